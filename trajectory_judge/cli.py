@@ -1,0 +1,78 @@
+"""The ``trajectory-judge`` command line.
+
+Each verb's arguments are declared here, in its own block; its work is done by a
+``cli_*`` function in the module of the paper concept it belongs to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .models import DataError
+
+
+def _build_dataset(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build-dataset", help="generate the labelled trajectories")
+    p.add_argument("--n", type=int, default=400, help="number of trajectories (default 400)")
+    p.add_argument("--seed", type=int, default=7, help="generation seed (default 7)")
+    p.add_argument("--out", default="data/", help="output directory (default data/)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.dataset", fromlist=["x"]).cli_build_dataset(a))
+
+
+def _check(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="run the rule checker over a trajectories file")
+    p.add_argument("file", help="a trajectories JSONL file")
+    p.add_argument("--out", default=None, help="write one programmatic verdict per trajectory here")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.checker", fromlist=["x"]).cli_check(a))
+
+
+# --- report (analysis) ---------------------------------------------------------------
+def _report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="compute every metric, interval and delta from raw verdicts")
+    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl and verdicts.jsonl")
+    p.add_argument("--json", default=None, help="write the machine-readable report here")
+    p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--seed", type=int, default=7, help="bootstrap seed (default 7)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.report", fromlist=["x"]).cli_report(a))
+
+
+# --- run (LLM judges) ----------------------------------------------------------------
+def _run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run LLM judges against a model server, resumably")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.runner", fromlist=["x"]).cli_run(a))
+    try:
+        from .runner import add_run_arguments
+    except ImportError:  # pragma: no cover - the runner is optional at import time
+        return
+    add_run_arguments(p)
+
+
+# --- fetch-release -------------------------------------------------------------------
+def _fetch_release(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fetch-release", help="download and verify the published raw data")
+    p.add_argument("--dir", default=None, help="cache directory (default: TJ_RELEASE_DIR or a user cache)")
+    p.add_argument("--base-url", default=None, help="fetch the three files from this mirror instead")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.release", fromlist=["x"]).cli_fetch_release(a))
+
+
+VERBS = [_build_dataset, _check, _report, _run, _fetch_release]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    parser = argparse.ArgumentParser(prog="trajectory-judge", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    for add in VERBS:
+        add(sub)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except DataError as exc:
+        print(f"trajectory-judge: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Judges: the rule engine, the LLM views, and self-consistency."""
