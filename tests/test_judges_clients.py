@@ -1,0 +1,180 @@
+"""Clients against an in-process fake HTTP server (httpx.MockTransport): request and response shapes."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from llm_fakes import make_trajectory, response
+
+from trajectory_judge.judges.clients import (
+    OllamaClient,
+    OpenAIClient,
+    PromptTooLongError,
+    ServerRejectedError,
+    TransportError,
+)
+from trajectory_judge.judges.llm import LLMJudge
+from trajectory_judge.judges.schema import response_schema
+
+SCHEMA = response_schema("step")
+
+
+def llama_server(seen: list, *, n_ctx: int = 8192, n_tokens: int = 100, content: str | None = None):
+    """A fake llama-server: /props, /apply-template, /tokenize, /v1/chat/completions."""
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        body = json.loads(req.content) if req.content else None
+        seen.append((req.method, req.url.path, body))
+        if req.url.path == "/props":
+            return httpx.Response(200, json={"build_info": "b1234-abc", "model_path": "/nonexistent/m.gguf",
+                                             "default_generation_settings": {"n_ctx": n_ctx}})
+        if req.url.path == "/apply-template":
+            return httpx.Response(200, json={"prompt": "<|user|>" + body["messages"][0]["content"]})
+        if req.url.path == "/tokenize":
+            return httpx.Response(200, json={"tokens": list(range(n_tokens))})
+        if req.url.path == "/v1/chat/completions":
+            return httpx.Response(200, json={
+                "choices": [{"message": {"role": "assistant", "content": content or response()}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": n_tokens, "completion_tokens": 42},
+                "timings": {"cache_n": 0, "prompt_n": n_tokens, "predicted_n": 42},
+            })
+        return httpx.Response(404, text="not found")
+
+    return httpx.MockTransport(handler)
+
+
+def test_openai_client_request_and_response_shape():
+    seen: list = []
+    c = OpenAIClient("http://srv", "qwen", cache_prompt=False, transport=llama_server(seen))
+    out = c.complete("PROMPT", SCHEMA, temperature=0.0, seed=7)
+    method, path, body = seen[-1]
+    assert (method, path) == ("POST", "/v1/chat/completions")
+    assert body["messages"] == [{"role": "user", "content": "PROMPT"}]  # one user message, no system
+    assert body["response_format"] == {"type": "json_schema", "json_schema": {"name": "verdict", "schema": SCHEMA, "strict": True}}
+    assert (body["temperature"], body["seed"], body["max_tokens"], body["cache_prompt"]) == (0.0, 7, 512, False)
+    assert (out.prompt_tokens, out.completion_tokens, out.finish_reason) == (100, 42, "stop")
+    assert json.loads(out.text)["faulty"] is True
+
+
+def test_openai_client_sends_no_cache_prompt_when_unset():
+    seen: list = []
+    OpenAIClient("http://srv", "m", transport=llama_server(seen)).complete("P", SCHEMA, temperature=0, seed=7)
+    assert "cache_prompt" not in seen[-1][2]
+
+
+def test_ollama_client_request_and_response_shape():
+    seen: list = []
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        seen.append((req.url.path, json.loads(req.content)))
+        return httpx.Response(200, json={"response": response(), "prompt_eval_count": 321, "eval_count": 55,
+                                         "done": True, "done_reason": "stop"})
+
+    c = OllamaClient("http://srv", "qwen2.5-coder:1.5b", transport=httpx.MockTransport(handler))
+    out = c.complete("PROMPT", SCHEMA, temperature=0.0, seed=7)
+    path, body = seen[-1]
+    assert path == "/api/generate"
+    assert body["format"] == SCHEMA and body["prompt"] == "PROMPT" and body["stream"] is False
+    assert "system" not in body
+    assert body["options"] == {"num_ctx": 8192, "num_predict": 512, "temperature": 0.0, "seed": 7}
+    assert (out.prompt_tokens, out.completion_tokens) == (321, 55)
+
+
+def test_prompt_too_long_is_an_error_not_truncation():
+    seen: list = []
+    c = OpenAIClient("http://srv", "m", num_ctx=8192, max_tokens=512, transport=llama_server(seen, n_tokens=7800))
+    with pytest.raises(PromptTooLongError, match="7800 tokens.*does not fit num_ctx=8192"):
+        c.complete("P" * 10, SCHEMA, temperature=0, seed=7)
+    assert all(path != "/v1/chat/completions" for _, path, _ in seen)  # never sent
+
+
+def test_prompt_too_long_detected_from_ollama_counts():
+    def handler(req):
+        return httpx.Response(200, json={"response": response(), "prompt_eval_count": 1024, "eval_count": 5})
+
+    c = OllamaClient("http://srv", "m", num_ctx=1100, max_tokens=76, transport=httpx.MockTransport(handler))
+    with pytest.raises(PromptTooLongError, match="does not fit num_ctx=1100"):
+        c.complete("x" * 5000, SCHEMA, temperature=0, seed=7)
+
+
+def test_server_context_refusal_is_prompt_too_long():
+    def handler(req):
+        if req.url.path == "/v1/chat/completions":
+            return httpx.Response(400, json={"error": {"message": "the request exceeds the available context size"}})
+        return httpx.Response(404)
+
+    c = OpenAIClient("http://srv", "m", transport=httpx.MockTransport(handler))
+    with pytest.raises(PromptTooLongError, match="too long for its context"):
+        c.complete("P", SCHEMA, temperature=0, seed=7)
+
+
+def test_server_context_must_equal_num_ctx():
+    c = OpenAIClient("http://srv", "m", num_ctx=8192, transport=llama_server([], n_ctx=4096))
+    with pytest.raises(ServerRejectedError, match="context size is 4096 but num_ctx=8192; start it with -c 8192"):
+        c.complete("P", SCHEMA, temperature=0, seed=7)
+
+
+@pytest.mark.parametrize("fault", ["refused", "timeout", "http500"])
+def test_transport_faults_retried_with_backoff_then_raised(fault):
+    calls: list = []
+    sleeps: list = []
+
+    def handler(req):
+        calls.append(req.url.path)
+        if fault == "refused":
+            raise httpx.ConnectError("connection refused", request=req)
+        if fault == "timeout":
+            raise httpx.ReadTimeout("timed out", request=req)
+        return httpx.Response(500, text="internal error")
+
+    c = OllamaClient("http://srv", "m", retries=3, backoff_s=1.0, transport=httpx.MockTransport(handler), sleep=sleeps.append)
+    with pytest.raises(TransportError, match="gave up after 4 attempts"):
+        c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert len(calls) == 4 and sleeps == [1.0, 2.0, 4.0]
+
+
+def test_transport_fault_then_success_gives_one_completion():
+    n = {"i": 0}
+
+    def handler(req):
+        n["i"] += 1
+        if n["i"] == 1:
+            return httpx.Response(503, text="loading model")
+        return httpx.Response(200, json={"response": response(), "prompt_eval_count": 1, "eval_count": 1})
+
+    c = OllamaClient("http://srv", "m", transport=httpx.MockTransport(handler), sleep=lambda s: None)
+    assert json.loads(c.complete("P", SCHEMA, temperature=0, seed=7).text)["faulty"] is True
+
+
+def test_client_error_is_rejected_not_retried():
+    calls: list = []
+
+    def handler(req):
+        calls.append(1)
+        return httpx.Response(400, text="invalid json schema")
+
+    c = OllamaClient("http://srv", "m", transport=httpx.MockTransport(handler), sleep=lambda s: None)
+    with pytest.raises(ServerRejectedError, match="HTTP 400"):
+        c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert len(calls) == 1
+
+
+def test_llm_judge_over_fake_llama_server_end_to_end():
+    seen: list = []
+    client = OpenAIClient("http://srv", "m", transport=llama_server(seen))
+    v = LLMJudge("step", client, "qwen2.5-coder:1.5b").judge(make_trajectory())
+    assert v.judge_id == "step:qwen2.5-coder:1.5b"
+    assert (v.faulty, v.failure_step, v.failure_type, v.prompt_tokens, v.completion_tokens) == (True, 2, "wrong_tool", 100, 42)
+
+
+def test_truncated_output_is_recorded_as_unparseable():
+    client = OpenAIClient("http://srv", "m", transport=llama_server([], content='{"reasoning": "aaaa'))
+    v = LLMJudge("outcome", client, "m").judge(make_trajectory())
+    assert v.faulty is False and v.confidence == 0.5 and v.error.startswith("unparseable")
+
+
+def test_server_info_reports_build_and_context():
+    info = OpenAIClient("http://srv", "m", transport=llama_server([])).server_info()
+    assert info["build"] == "b1234-abc" and info["n_ctx"] == 8192 and info["server"] == "llama-server"

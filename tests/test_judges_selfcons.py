@@ -1,0 +1,58 @@
+"""Self-consistency: k=3 at T=0.7 with seeds 7, 8, 9; strict majority; confidence = vote share."""
+
+from __future__ import annotations
+
+import pytest
+from llm_fakes import ScriptedClient, make_trajectory, response
+
+from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+
+
+def test_members_sampled_at_point_seven_with_seeds_seven_eight_nine():
+    client = ScriptedClient(response())
+    j = SelfConsistencyJudge(client, "qwen2.5-coder:1.5b")
+    j.judge(make_trajectory())
+    assert j.judge_id == "selfcons3:qwen2.5-coder:1.5b"
+    assert [(c["temperature"], c["seed"]) for c in client.calls] == [(0.7, 7), (0.7, 8), (0.7, 9)]
+    assert len({c["prompt"] for c in client.calls}) == 1
+
+
+def test_two_of_three_faulty_is_faulty_at_two_thirds():
+    client = ScriptedClient([response(True, 2, "wrong_tool"), response(False, 0, "none"), response(True, 3, "wrong_tool")])
+    v = SelfConsistencyJudge(client, "m").judge(make_trajectory())
+    assert v.faulty is True and v.confidence == pytest.approx(2 / 3)
+    assert v.failure_type == "wrong_tool" and v.failure_step == 2  # tie on step: first majority member
+
+
+def test_vote_share_takes_only_two_values_at_k3():
+    for texts, share in [([response()] * 3, 1.0), ([response(False, 0, "none")] * 2 + [response()], 2 / 3)]:
+        assert SelfConsistencyJudge(ScriptedClient(texts), "m").judge(make_trajectory()).confidence == pytest.approx(share)
+
+
+def test_clean_majority_names_no_type_or_step():
+    client = ScriptedClient([response(False, 0, "none"), response(True, 4, "premature_stop"), response(False, 0, "none")])
+    v = SelfConsistencyJudge(client, "m").judge(make_trajectory())
+    assert (v.faulty, v.failure_type, v.failure_step) == (False, None, None)
+
+
+def test_type_is_the_majority_members_mode():
+    client = ScriptedClient([response(True, 2, "wrong_tool"), response(True, 2, "hallucinated_argument"),
+                             response(True, 2, "hallucinated_argument")])
+    assert SelfConsistencyJudge(client, "m").judge(make_trajectory()).failure_type == "hallucinated_argument"
+
+
+def test_unparseable_member_votes_clean_and_is_recorded():
+    client = ScriptedClient(["garbage", response(), response(False, 0, "none")])
+    v = SelfConsistencyJudge(client, "m").judge(make_trajectory())
+    assert v.faulty is False and v.confidence == pytest.approx(2 / 3)
+    assert "member 0: unparseable" in v.error
+
+
+def test_cost_is_summed_over_members():
+    v = SelfConsistencyJudge(ScriptedClient(response()), "m").judge(make_trajectory())
+    assert (v.prompt_tokens, v.completion_tokens) == (300, 60)
+
+
+def test_even_number_of_members_is_an_error():
+    with pytest.raises(ValueError, match="odd number of members"):
+        SelfConsistencyJudge(ScriptedClient(), "m", seeds=(7, 8))

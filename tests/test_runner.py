@@ -1,0 +1,198 @@
+"""The runner: resumable, crash-safe, never records a transport fault, fast, and keeps a run log."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import httpx
+import pytest
+from llm_fakes import ScriptedClient, make_trajectory, response
+
+from trajectory_judge import runner
+from trajectory_judge.judges.base import Judge
+from trajectory_judge.judges.clients import OpenAIClient, TransportError
+from trajectory_judge.judges.llm import LLMJudge
+from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
+
+
+def trajs(n: int):
+    return [make_trajectory(f"t-{i:04d}") for i in range(n)]
+
+
+def lines(path):
+    return [json.loads(ln) for ln in path.read_text().splitlines()]
+
+
+def test_rerun_skips_what_is_on_disk(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    client = ScriptedClient(response())
+    judges = [LLMJudge(v, client, "m") for v in ("outcome", "step")]
+    r1 = runner.run_judges(trajs(3), judges, out, progress=False)
+    assert (r1.written, r1.skipped, len(client.calls)) == (6, 0, 6)
+    r2 = runner.run_judges(trajs(5), judges, out, progress=False)
+    assert (r2.written, r2.skipped, len(client.calls)) == (4, 6, 10)
+    keys = [(v["trajectory_id"], v["judge_id"]) for v in lines(out)]
+    assert len(keys) == len(set(keys)) == 10
+
+
+def test_verdicts_visited_trajectory_by_trajectory(tmp_path):
+    out = tmp_path / "v.jsonl"
+    runner.run_judges(trajs(2), [LLMJudge(v, ScriptedClient(response()), "m") for v in ("outcome", "step")], out, progress=False)
+    assert [(v["trajectory_id"], v["judge_id"]) for v in lines(out)] == [
+        ("t-0000", "outcome:m"), ("t-0000", "step:m"), ("t-0001", "outcome:m"), ("t-0001", "step:m")]
+
+
+def test_torn_last_line_is_repaired_on_resume(tmp_path, capsys):
+    out = tmp_path / "verdicts.jsonl"
+    judge = LLMJudge("step", ScriptedClient(response()), "m")
+    runner.run_judges(trajs(2), [judge], out, progress=False)
+    whole = out.read_bytes()
+    out.write_bytes(whole + whole.splitlines(keepends=True)[0][:37])  # a crash mid-write
+    r = runner.run_judges(trajs(3), [judge], out, progress=False)
+    assert "repaired a torn last line" in capsys.readouterr().err and r.repaired
+    assert r.written == 1 and r.skipped == 2
+    assert [v.trajectory_id for v in parse_jsonl(out, Verdict)] == ["t-0000", "t-0001", "t-0002"]
+
+
+def test_complete_last_line_without_newline_is_kept(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    judge = LLMJudge("step", ScriptedClient(response()), "m")
+    runner.run_judges(trajs(1), [judge], out, progress=False)
+    out.write_bytes(out.read_bytes().rstrip(b"\n"))
+    r = runner.run_judges(trajs(2), [judge], out, progress=False)
+    assert "added it" in r.repaired and (r.written, r.skipped) == (1, 1)
+    assert len(parse_jsonl(out, Verdict)) == 2
+
+
+def test_transport_faults_are_never_verdicts(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    client = ScriptedClient(response(), fail_after=2, exc=TransportError("server gone"))
+    with pytest.raises(TransportError, match="server gone") as info:
+        runner.run_judges(trajs(5), [LLMJudge("step", client, "m")], out, progress=False)
+    assert info.value.run_result.written == 2 and info.value.run_result.status == "failed"
+    assert [v["trajectory_id"] for v in lines(out)] == ["t-0000", "t-0001"]  # kept, and nothing else
+    assert all(v["error"] is None for v in lines(out))
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_failure_under_concurrency_keeps_finished_verdicts(tmp_path, concurrency):
+    out = tmp_path / "verdicts.jsonl"
+    client = ScriptedClient(response(), fail_after=3, exc=TransportError("boom"))
+    with pytest.raises(TransportError):
+        runner.run_judges(trajs(10), [LLMJudge("step", client, "m")], out, concurrency=concurrency, progress=False)
+    got = lines(out)
+    assert len(got) == 3 and len({v["trajectory_id"] for v in got}) == 3
+
+
+def test_concurrency_writes_the_same_keys(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    js = [LLMJudge(v, ScriptedClient(response()), "m") for v in ("outcome", "step", "reply")]
+    runner.run_judges(trajs(7), js, a, concurrency=1, progress=False)
+    runner.run_judges(trajs(7), js, b, concurrency=3, progress=False)
+    key = lambda v: (v["trajectory_id"], v["judge_id"])  # noqa: E731
+    assert sorted(map(key, lines(a))) == sorted(map(key, lines(b)))
+
+
+class Constant:
+    """A user's own judge: anything with judge_id and judge(traj) -> Verdict."""
+
+    judge_id = "always-faulty"
+
+    def judge(self, traj):
+        return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=True, confidence=1.0,
+                       rationale="", latency_s=0.0, prompt_tokens=0, completion_tokens=0)
+
+
+def test_any_judge_fitting_the_protocol_runs(tmp_path):
+    assert isinstance(Constant(), Judge)
+    r = runner.run_judges(trajs(4), [Constant()], tmp_path / "v.jsonl", progress=False)
+    assert r.written == 4
+
+
+def test_judge_returning_another_key_is_an_error(tmp_path):
+    class Liar(Constant):
+        judge_id = "liar"
+
+        def judge(self, traj):
+            return super().judge(traj).model_copy(update={"judge_id": "someone-else"})
+
+    with pytest.raises(ValueError, match="judge 'liar' returned a verdict keyed"):
+        runner.run_judges(trajs(1), [Liar()], tmp_path / "v.jsonl", progress=False)
+
+
+def test_runner_overhead_below_two_ms_per_verdict(tmp_path):
+    # an instant fake model: everything measured is the runner (prompt, coercion, durable append)
+    client = ScriptedClient(response())
+    judges = [LLMJudge(v, client, "m") for v in ("outcome", "step", "reply")]
+    data = trajs(200)
+    t0 = time.perf_counter()
+    r = runner.run_judges(data, judges, tmp_path / "verdicts.jsonl", progress=False)
+    per = (time.perf_counter() - t0) / r.written
+    assert r.written == 600
+    assert per < 0.002, f"{per * 1000:.2f} ms per verdict"
+
+
+def _fake_llama(req: httpx.Request) -> httpx.Response:
+    if req.url.path == "/props":
+        return httpx.Response(200, json={"build_info": "b9-test", "model_path": "/nope.gguf",
+                                         "default_generation_settings": {"n_ctx": 8192}})
+    if req.url.path == "/v1/chat/completions":
+        return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
+                                         "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+    return httpx.Response(404)
+
+
+def _cli(tmp_path, monkeypatch, handler, extra=()):
+    write_jsonl(tmp_path / "trajectories.jsonl", trajs(4))
+    real = runner.make_client
+
+    def patched(args):
+        c = real(args)
+        c._http = httpx.Client(base_url=c.base_url, transport=httpx.MockTransport(handler))
+        c._sleep = lambda s: None
+        return c
+
+    monkeypatch.setattr(runner, "make_client", patched)
+    p = argparse.ArgumentParser()
+    runner.add_run_arguments(p)
+    args = p.parse_args(["--data", str(tmp_path), "--model", "x", "--judge-model-name", "qwen2.5-coder:1.5b",
+                         "--judges", "outcome,step", "--quiet", *extra])
+    return runner.cli_run(args)
+
+
+def test_cli_run_appends_run_metadata(tmp_path, monkeypatch):
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "3"]) == 0
+    assert len(lines(tmp_path / "verdicts.jsonl")) == 6
+    rec = lines(tmp_path / "runs.jsonl")[-1]
+    assert rec["judges"] == ["outcome:qwen2.5-coder:1.5b", "step:qwen2.5-coder:1.5b"]
+    assert rec["server"]["build"] == "b9-test" and rec["decoding"]["num_ctx"] == 8192
+    assert rec["decoding"]["temperature"] == 0.0 and rec["decoding"]["seed"] == 7
+    assert (rec["written"], rec["status"], rec["package_version"]) == (6, "ok", "0.1.0")
+    assert rec["started"] <= rec["ended"] and "s_per_verdict" in rec["per_judge"]["step:qwen2.5-coder:1.5b"]
+    assert _cli(tmp_path, monkeypatch, _fake_llama) == 0  # second invocation: resumes, logs again
+    rec2 = lines(tmp_path / "runs.jsonl")[-1]
+    assert (rec2["written"], rec2["skipped"]) == (2, 6) and len(lines(tmp_path / "runs.jsonl")) == 2
+
+
+def test_cli_transport_fault_exits_nonzero_keeping_verdicts(tmp_path, monkeypatch, capsys):
+    n = {"i": 0}
+
+    def flaky(req):
+        if req.url.path == "/v1/chat/completions":
+            n["i"] += 1
+            if n["i"] > 3:
+                raise httpx.ConnectError("connection refused", request=req)
+        return _fake_llama(req)
+
+    assert _cli(tmp_path, monkeypatch, flaky) == 1
+    err = capsys.readouterr().err
+    assert "gave up after 4 attempts" in err and "3 verdicts written by this run are kept" in err
+    assert len(lines(tmp_path / "verdicts.jsonl")) == 3
+    assert lines(tmp_path / "runs.jsonl")[-1]["status"] == "failed"
+
+
+def test_cli_unknown_judge_is_an_error(tmp_path, monkeypatch, capsys):
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--judges", "outcome,final"]) == 2
+    assert "unknown judge 'final'" in capsys.readouterr().err

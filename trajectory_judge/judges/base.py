@@ -1,0 +1,23 @@
+"""The judge protocol: anything with a ``judge_id`` and ``judge(traj) -> Verdict`` can be scored.
+
+The runner, the metrics and the report only ever see this protocol, so a user's own judge (or a
+library's) is scored exactly like the paper's: write a class with these two members and pass an
+instance to :func:`trajectory_judge.runner.run_judges`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from ..models import Trajectory, Verdict
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A judge: an id naming it in every verdict, and one verdict per trajectory."""
+
+    judge_id: str
+
+    def judge(self, traj: Trajectory) -> Verdict:
+        """Return this judge's verdict on ``traj`` (``verdict.judge_id == self.judge_id``)."""
+        ...

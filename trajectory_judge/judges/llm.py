@@ -1,0 +1,49 @@
+"""The single-pass LLM judge: one view, one model, one greedy decode under the view's schema."""
+
+from __future__ import annotations
+
+from ..models import Trajectory, Verdict
+from .clients import Completion, ModelClient
+from .coerce import coerce
+from .prompts import build_prompt
+from .schema import response_schema
+from .views import VIEWS
+
+DEFAULT_TEMPERATURE = 0.0
+DEFAULT_SEED = 7
+
+
+def completion_verdict(c: Completion, *, trajectory_id: str, judge_id: str, traj: Trajectory) -> Verdict:
+    """Coerce one completion into a verdict; an output cut at ``max_tokens`` is noted in ``error``."""
+    note = "output truncated at max_tokens" if c.finish_reason == "length" else None
+    return coerce(
+        c.text, trajectory_id=trajectory_id, judge_id=judge_id,
+        step_indices=[s.index for s in traj.steps], latency_s=c.latency_s,
+        prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, note=note,
+    )
+
+
+class LLMJudge:
+    """An LLM judge reading one view (``outcome``, ``step`` or ``reply``); id ``f"{view}:{model_name}"``.
+
+    ``model_name`` names the model in verdict ids (spelled as Ollama would, e.g.
+    ``qwen2.5-coder:1.5b``) independently of what the server calls it.
+    """
+
+    def __init__(self, view: str, client: ModelClient, model_name: str, *,
+                 temperature: float = DEFAULT_TEMPERATURE, seed: int = DEFAULT_SEED) -> None:
+        if view not in VIEWS:
+            raise ValueError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
+        self.view = view
+        self.client = client
+        self.model_name = model_name
+        self.temperature = temperature
+        self.seed = seed
+        self.judge_id = f"{view}:{model_name}"
+        self.schema = response_schema(view)
+
+    def judge(self, traj: Trajectory) -> Verdict:
+        """One request, one verdict (client failures propagate; they are never verdicts)."""
+        c = self.client.complete(build_prompt(self.view, traj), self.schema,
+                                 temperature=self.temperature, seed=self.seed)
+        return completion_verdict(c, trajectory_id=traj.trajectory_id, judge_id=self.judge_id, traj=traj)

@@ -1,0 +1,85 @@
+"""Response schemas: what a judge must emit, decoded under a JSON-schema grammar.
+
+Property order is generation order under constrained decoding, so ``reasoning`` comes first
+(the argument is written before the verdict) and carries a ``maxLength``: without it a small
+model can loop inside the string until ``max_tokens`` and return broken JSON. The outcome
+schema has no ``failure_step``: a judge that cannot see the steps has no business naming one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REASONING_MAX_CHARS = 600
+"""``maxLength`` of the ``reasoning`` string."""
+
+TypeOrNone = Literal[
+    "wrong_tool",
+    "hallucinated_argument",
+    "skipped_precondition",
+    "ignored_observation",
+    "premature_stop",
+    "unsupported_claim",
+    "none",
+]
+
+
+class OutcomeResponse(BaseModel):
+    """What the outcome judge returns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str = Field(max_length=REASONING_MAX_CHARS)
+    """The judge's argument, generated before the verdict."""
+    faulty: bool
+    """Whether the judge reports a failure."""
+    failure_type: TypeOrNone
+    """One of the six failure types, or ``none``."""
+    confidence: float
+    """Stated probability that the verdict is right (coerced into [0.5, 1.0])."""
+
+
+class StepResponse(BaseModel):
+    """What the step, reply and self-consistency judges return."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str = Field(max_length=REASONING_MAX_CHARS)
+    """The judge's argument, generated before the verdict."""
+    faulty: bool
+    """Whether the judge reports a failure."""
+    failure_step: int
+    """Index of the first step that went wrong."""
+    failure_type: TypeOrNone
+    """One of the six failure types, or ``none``."""
+    confidence: float
+    """Stated probability that the verdict is right (coerced into [0.5, 1.0])."""
+
+
+RESPONSE_MODELS: dict[str, type[BaseModel]] = {
+    "outcome": OutcomeResponse,
+    "step": StepResponse,
+    "reply": StepResponse,
+}
+
+
+def _clean(node: Any) -> Any:
+    # drop pydantic's cosmetic "title"s; the grammar does not need them
+    if isinstance(node, dict):
+        return {k: _clean(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_clean(v) for v in node]
+    return node
+
+
+def response_schema(view: str) -> dict[str, Any]:
+    """The JSON schema a ``view`` judge decodes under (all properties required, in order)."""
+    try:
+        model = RESPONSE_MODELS[view]
+    except KeyError:
+        raise ValueError(f"unknown view {view!r}; expected one of {', '.join(RESPONSE_MODELS)}") from None
+    schema = _clean(model.model_json_schema())
+    schema["required"] = list(schema["properties"])
+    return schema

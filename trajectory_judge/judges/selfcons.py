@@ -1,0 +1,90 @@
+"""Self-consistency: the step judge sampled k=3 times at temperature 0.7, strict-majority vote.
+
+Aggregation rule:
+
+- ``faulty`` is the strict majority of the k member verdicts (2 of 3);
+- ``confidence`` is the vote share of that majority (at k=3 only 2/3 or 1 can occur);
+- ``failure_type`` and ``failure_step`` are taken from the majority members only (the members
+  that voted faulty when the majority is faulty; nothing when it is clean): the most frequent
+  non-missing value among them, ties broken by member order (seed 7 before 8 before 9);
+- latency and tokens are the sums over members (the ensemble costs k passes);
+- a member whose response did not parse votes clean (as any judge's would) and its error is
+  kept in the ensemble verdict's ``error``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence, TypeVar
+
+from ..models import Trajectory, Verdict
+from .clients import ModelClient
+from .llm import completion_verdict
+from .prompts import build_prompt
+from .schema import response_schema
+
+K = 3
+TEMPERATURE = 0.7
+SEEDS: tuple[int, ...] = (7, 8, 9)
+
+T = TypeVar("T")
+
+
+def _mode(values: Sequence[T | None]) -> T | None:
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    counts = Counter(present)
+    top = max(counts.values())
+    return next(v for v in present if counts[v] == top)  # first in member order among the tied
+
+
+def aggregate(members: Sequence[Verdict], *, trajectory_id: str, judge_id: str) -> Verdict:
+    """Strict-majority aggregate of member verdicts (see the module docstring)."""
+    k = len(members)
+    n_faulty = sum(m.faulty for m in members)
+    faulty = n_faulty * 2 > k
+    majority = [m for m in members if m.faulty == faulty]
+    share = len(majority) / k
+    errors = [f"member {i}: {m.error}" for i, m in enumerate(members) if m.error]
+    rationale = f"{n_faulty}/{k} members voted faulty. " + (majority[0].rationale if majority else "")
+    return Verdict(
+        trajectory_id=trajectory_id,
+        judge_id=judge_id,
+        faulty=faulty,
+        failure_step=_mode([m.failure_step for m in majority]) if faulty else None,
+        failure_type=_mode([m.failure_type for m in majority]) if faulty else None,
+        confidence=share,
+        rationale=rationale,
+        latency_s=sum(m.latency_s for m in members),
+        prompt_tokens=sum(m.prompt_tokens for m in members),
+        completion_tokens=sum(m.completion_tokens for m in members),
+        error="; ".join(errors) or None,
+    )
+
+
+class SelfConsistencyJudge:
+    """The step judge run ``len(seeds)`` times at ``temperature``; id ``f"selfcons{k}:{model_name}"``."""
+
+    def __init__(self, client: ModelClient, model_name: str, *,
+                 temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS) -> None:
+        if len(seeds) % 2 == 0:
+            raise ValueError(f"need an odd number of members for a strict majority, got {len(seeds)}")
+        self.client = client
+        self.model_name = model_name
+        self.temperature = temperature
+        self.seeds = tuple(seeds)
+        self.judge_id = f"selfcons{len(self.seeds)}:{model_name}"
+        self.schema = response_schema("step")
+
+    def judge(self, traj: Trajectory) -> Verdict:
+        """k samples of the step prompt, one per seed, aggregated by strict majority."""
+        prompt = build_prompt("step", traj)
+        members = [
+            completion_verdict(
+                self.client.complete(prompt, self.schema, temperature=self.temperature, seed=seed),
+                trajectory_id=traj.trajectory_id, judge_id=self.judge_id, traj=traj,
+            )
+            for seed in self.seeds
+        ]
+        return aggregate(members, trajectory_id=traj.trajectory_id, judge_id=self.judge_id)

