@@ -178,3 +178,41 @@ def test_truncated_output_is_recorded_as_unparseable():
 def test_server_info_reports_build_and_context():
     info = OpenAIClient("http://srv", "m", transport=llama_server([])).server_info()
     assert info["build"] == "b1234-abc" and info["n_ctx"] == 8192 and info["server"] == "llama-server"
+
+
+def test_saved_prefix_is_restored_before_every_request():
+    seen: list = []
+    base = llama_server(seen)
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        if req.url.path.startswith("/slots/"):
+            seen.append(("POST", f"slot:{req.url.params['action']}", json.loads(req.content)))
+            return httpx.Response(200, json={})
+        return base.handle_request(req)
+
+    from trajectory_judge.judges.prompts import build_prompt, view_prefix
+
+    c = OpenAIClient("http://srv", "m", prefix_slots=[view_prefix("step"), view_prefix("outcome")],
+                     transport=httpx.MockTransport(handler))
+    traj = make_trajectory()
+    for _ in range(2):
+        c.complete(build_prompt("step", traj), SCHEMA, temperature=0, seed=7)
+    paths = [p for _, p, _ in seen if p.startswith("slot:") or p == "/v1/chat/completions"]
+    # primed once from an erased slot, then restored before each of the two requests
+    assert paths == ["slot:erase", "/v1/chat/completions", "slot:save", "slot:restore", "/v1/chat/completions",
+                     "slot:restore", "/v1/chat/completions"]
+    completions = [b for _, p, b in seen if p == "/v1/chat/completions"]
+    assert completions[0]["messages"][0]["content"] == view_prefix("step") and completions[0]["max_tokens"] == 1
+    assert all(b["cache_prompt"] is True for b in completions)
+    assert c.decoding()["cache_prompt"] == "saved-prefix"
+
+
+def test_saved_prefix_needs_slot_save_path():
+    def handler(req):
+        if req.url.path.startswith("/slots/"):
+            return httpx.Response(501, json={"error": "This server does not support slots action."})
+        return httpx.Response(404)
+
+    c = OpenAIClient("http://srv", "m", prefix_slots=["You are"], transport=httpx.MockTransport(handler))
+    with pytest.raises(ServerRejectedError, match="needs llama-server started with --slot-save-path"):
+        c.complete("You are auditing", SCHEMA, temperature=0, seed=7)

@@ -49,6 +49,17 @@ def _run(sub: argparse._SubParsersAction) -> None:
     add_run_arguments(p)
 
 
+# --- agent (organic episodes) ---------------------------------------------------------
+def _agent(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("agent", help="let an LLM drive the support desk; label episodes with the rule checker")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.agent", fromlist=["x"]).cli_agent(a))
+    try:
+        from .agent import add_agent_arguments
+    except ImportError:  # pragma: no cover - the agent is optional at import time
+        return
+    add_agent_arguments(p)
+
+
 # --- fetch-release -------------------------------------------------------------------
 def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
@@ -57,7 +68,7 @@ def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.release", fromlist=["x"]).cli_fetch_release(a))
 
 
-VERBS = [_build_dataset, _check, _report, _run, _fetch_release]
+VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release]
 
 
 def main(argv: list[str] | None = None) -> int:

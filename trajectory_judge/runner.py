@@ -36,6 +36,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from pydantic import BaseModel
+
 from . import __version__
 from .judges.base import Judge
 from .models import Trajectory, Verdict, dumps, load_trajectories, parse_jsonl
@@ -47,7 +49,7 @@ JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
 
 
 # --- the verdict file ------------------------------------------------------------------
-def repair_torn_tail(path: str | Path) -> str | None:
+def repair_torn_tail(path: str | Path, model: type[BaseModel] = Verdict) -> str | None:
     """Make ``path`` end with a complete line; return a message if something was repaired.
 
     A last line without a newline is either a complete record (a newline is added) or torn
@@ -77,7 +79,7 @@ def repair_torn_tail(path: str | Path) -> str | None:
         fh.seek(start)
         tail = fh.read()
         try:
-            Verdict.model_validate_json(tail)
+            model.model_validate_json(tail)
         except ValueError:
             fh.truncate(start)
             fh.flush()
@@ -410,8 +412,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=7, help="single-pass seed (default 7)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per request (default 600)")
     p.add_argument("--retries", type=int, default=3, help="retries on transport faults, with backoff (default 3)")
-    p.add_argument("--cache-prompt", choices=["on", "off", "unset"], default="off",
-                   help="llama-server prompt-prefix reuse; 'off' is deterministic per request (default off)")
+    p.add_argument("--cache-prompt", choices=["off", "prefix", "on", "unset"], default="off",
+                   help="llama-server prompt caching, the same for every request: 'off' recomputes every prompt; "
+                        "'prefix' restores the saved shared prefix of the prompt's view before each request "
+                        "(needs --slot-save-path and --concurrency 1); 'on' reuses whatever the previous request "
+                        "left (fast, but verdicts then depend on request order); 'unset' sends nothing (default off)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -438,6 +443,13 @@ def make_client(args: argparse.Namespace) -> Any:
     common = dict(num_ctx=args.num_ctx, max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries)
     if args.backend == "ollama":
         return OllamaClient(args.base_url, args.model, **common)
+    if args.cache_prompt == "prefix":
+        from .judges.prompts import view_prefix
+        from .judges.views import VIEWS
+
+        if args.concurrency != 1:
+            raise ValueError("--cache-prompt prefix restores one slot before each request; it needs --concurrency 1")
+        return OpenAIClient(args.base_url, args.model, prefix_slots=[view_prefix(v) for v in VIEWS], **common)
     cache = {"on": True, "off": False, "unset": None}[args.cache_prompt]
     return OpenAIClient(args.base_url, args.model, cache_prompt=cache, **common)
 
@@ -452,8 +464,8 @@ def cli_run(args: argparse.Namespace) -> int:
         trajs = trajs[: args.limit]
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
     model_name = args.judge_model_name or args.model
-    client = make_client(args)
     try:
+        client = make_client(args)
         judges = make_judges(names, client, model_name, temperature=args.temperature, seed=args.seed)
     except ValueError as exc:
         print(f"trajectory-judge: error: {exc}", file=sys.stderr)

@@ -201,15 +201,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("--log", default=None, help="server log file (start)")
     ap.add_argument("--pidfile", default=None, help="write the server's PID here (start)")
+    ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
+    ap.add_argument("--binary", default=DEFAULT_BINARY, help="the llama-server binary")
     a = ap.parse_args(argv)
     if a.action == "assemble":
         p = assemble(a.model)
         print(f"{p}  sha256={file_sha256(p)}")
         return 0
     if a.action == "command":
-        print(" ".join(server_command(DEFAULT_MODELS / MODELS[a.model].filename, port=a.port)))
+        print(" ".join(server_command(DEFAULT_MODELS / MODELS[a.model].filename, port=a.port,
+                                      binary=a.binary, slot_save_path=a.slot_save_path)))
         return 0
-    proc = start(a.model, port=a.port, log=a.log)
+    if a.slot_save_path:
+        Path(a.slot_save_path).mkdir(parents=True, exist_ok=True)
+    proc = start(a.model, port=a.port, log=a.log, binary=a.binary, slot_save_path=a.slot_save_path)
     if a.pidfile:
         Path(a.pidfile).write_text(f"{proc.pid}\n")
     print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")

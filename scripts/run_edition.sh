@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The real LLM runs of this edition, in rounds so partial data stays balanced.
+#
+#   nohup scripts/run_edition.sh >> /work/llm/run_edition.log 2>&1 &
+#
+# Sequential on one llama-server (2 cores: never two model runs at once). Each round raises
+# --limit (a stratified prefix of data/trajectories.jsonl) and runs: outcome, step, reply with
+# the 1.5B model; step with the 0.5B model; from the 200 round on, selfcons with the 1.5B.
+# Every `trajectory-judge run` is resumable, so rerunning this script continues where it stopped.
+# A failed run (server crash, transport fault) is retried after restarting the server.
+# Stop: kill the script's PID (see /work/llm/run_edition.pid), then scripts/llm_server.sh stop.
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$HERE"
+DATA=${TJ_DATA:-data}
+PORT=${TJ_PORT:-8080}
+CACHE=${TJ_CACHE_PROMPT:-prefix}
+ROUNDS=${TJ_ROUNDS:-"40 100 200 400"}
+TJ="$HERE/.venv/bin/trajectory-judge"
+echo $$ > /work/llm/run_edition.pid
+
+log() { echo "[$(date -u +%FT%TZ)] $*"; }
+
+judge() {  # judge MODEL JUDGES LIMIT
+  local model=$1 judges=$2 limit=$3
+  for attempt in 1 2 3; do
+    scripts/llm_server.sh start "$model" || { log "server start failed ($model)"; sleep 30; continue; }
+    log "run $judges with $model, limit $limit (attempt $attempt)"
+    "$TJ" run --data "$DATA" --judges "$judges" --backend openai --base-url "http://127.0.0.1:$PORT" \
+      --model "$model" --judge-model-name "$model" --limit "$limit" --num-ctx 8192 \
+      --temperature 0 --seed 7 --timeout 600 --cache-prompt "$CACHE"
+    local rc=$?
+    [[ $rc -eq 0 ]] && return 0
+    [[ $rc -eq 130 ]] && { log "interrupted"; exit 130; }
+    log "run failed with exit $rc; restarting the server and resuming"
+    scripts/llm_server.sh stop
+  done
+  log "giving up on $judges with $model at limit $limit"
+  return 1
+}
+
+log "run_edition start (pid $$, rounds: $ROUNDS, cache: $CACHE)"
+for LIMIT in $ROUNDS; do
+  judge qwen2.5-coder:1.5b outcome,step,reply "$LIMIT"
+  judge qwen2.5-coder:0.5b step "$LIMIT"
+  if [[ $LIMIT -ge 200 ]]; then
+    judge qwen2.5-coder:1.5b selfcons "$LIMIT"
+  fi
+  if [[ -n "${TJ_ORGANIC:-}" && $LIMIT -eq 100 ]]; then
+    scripts/llm_server.sh start qwen2.5-coder:1.5b && "$TJ" agent --data "$DATA" --episodes 30 \
+      --backend openai --base-url "http://127.0.0.1:$PORT" --model qwen2.5-coder:1.5b --cache-prompt off \
+      || log "organic episodes failed"
+  fi
+done
+if [[ -n "${TJ_ORGANIC:-}" ]]; then
+  scripts/llm_server.sh start qwen2.5-coder:1.5b && "$TJ" agent --data "$DATA" --episodes 60 \
+    --backend openai --base-url "http://127.0.0.1:$PORT" --model qwen2.5-coder:1.5b --cache-prompt off \
+    || log "organic episodes failed"
+fi
+log "run_edition done"
