@@ -63,6 +63,9 @@ def test_report_reproduces_published_strata_and_denominators(rep):
     assert rep.judges[STEP].metrics["precision"] == 1.0
     assert round(rep.judges[STEP].metrics["recall"] * 300) == 257  # 257 flagged, all faulty
     assert rep.judges[OUTCOME].metrics["step_exact_n"] == 0
+    # Paper §7.3: the 8B judge flags 397 of 400, precision 0.748.
+    m8 = rep.judges[STEP8].metrics
+    assert round(m8["recall"] * 300 + m8["false_alarm_rate"] * 100) == 397 and round(m8["precision"], 3) == 0.748
 
 
 def test_report_reproduces_published_per_type_recall(rep):

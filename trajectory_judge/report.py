@@ -312,7 +312,7 @@ def _frame(rows: Mapping[str, Mapping[str, Any]], index: str) -> pd.DataFrame:
 
 def _md(df: pd.DataFrame) -> str:
     df = df.reset_index()
-    cell = lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    cell = lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
     head = "| " + " | ".join(map(str, df.columns)) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.astype(object).itertuples(index=False)]
@@ -350,6 +350,8 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
         ids.add(t.trajectory_id)
     seen: set[tuple[str, str]] = set()
     for i, v in enumerate(verdicts, 1):
+        if "|" in v.judge_id:
+            raise DataError(f"verdict {i}: judge_id {v.judge_id!r} may not contain '|'")
         if v.trajectory_id not in ids:
             raise DataError(f"verdict {i}: verdict for unknown trajectory {v.trajectory_id!r}")
         key = (v.trajectory_id, v.judge_id)
@@ -460,9 +462,7 @@ def make_plan(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
     for ia, a in enumerate(judges):
         for b in judges[ia + 1 :]:
             both = [x is not None and y is not None for x, y in zip(aligned[a], aligned[b])]
-            if not all((x is not None) == y for x, y in zip(aligned[a], both)) or not all(
-                (y is not None) == z for y, z in zip(aligned[b], both)
-            ):
+            if any(both != [v is not None for v in aligned[j]] for j in (a, b)):
                 for j in (a, b):
                     add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
             names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
