@@ -1,0 +1,39 @@
+"""Shared fixtures: the repository root and the published release (skipped when absent)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def release_dir() -> Path | None:
+    """The published release: ``TJ_RELEASE_DIR`` or ``../shared/upstream-release`` beside the repo."""
+    env = os.environ.get("TJ_RELEASE_DIR")
+    candidates = [Path(env)] if env else []
+    candidates.append(ROOT.parent / "shared" / "upstream-release")
+    for c in candidates:
+        if (c / "trajectories.jsonl").exists() and (c / "verdicts.jsonl").exists():
+            return c
+    return None
+
+
+@pytest.fixture(scope="session")
+def release() -> Path:
+    """Path to the published release, or skip with the reason."""
+    d = release_dir()
+    if d is None:
+        pytest.skip("published release not found: set TJ_RELEASE_DIR or place it at ../shared/upstream-release "
+                    "(run `trajectory-judge fetch-release`)")
+    return d
+
+
+@pytest.fixture(scope="session")
+def dataset():
+    """Our 400 trajectories, built in memory."""
+    from trajectory_judge.dataset import build_dataset
+
+    return build_dataset(400, 7)

@@ -1,0 +1,44 @@
+import json
+
+from trajectory_judge.cli import main
+from trajectory_judge.models import load_verdicts
+
+from conftest import ROOT
+
+
+def test_check_writes_one_programmatic_verdict_per_trajectory(tmp_path, capsys):
+    out = tmp_path / "v.jsonl"
+    assert main(["check", str(ROOT / "data" / "trajectories.jsonl"), "--out", str(out)]) == 0
+    verdicts = load_verdicts(out)
+    assert len(verdicts) == 400 and {v.judge_id for v in verdicts} == {"programmatic"}
+    assert "wrong_tool" in capsys.readouterr().out
+
+
+def test_check_accepts_unlabelled_episodes(tmp_path, capsys):
+    src = (ROOT / "data" / "trajectories.jsonl").read_text().splitlines()[:3]
+    rows = [json.loads(line) for line in src]
+    for r in rows:
+        r.pop("label")
+    f = tmp_path / "episodes.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["check", str(f)]) == 0
+    assert "unlabelled" in capsys.readouterr().out
+
+
+def test_malformed_file_names_file_and_line_exits_2_writes_nothing(tmp_path, capsys):
+    src = (ROOT / "data" / "trajectories.jsonl").read_text().splitlines()[:3]
+    src[1] = src[1][:50]
+    f, out = tmp_path / "bad.jsonl", tmp_path / "v.jsonl"
+    f.write_text("\n".join(src) + "\n")
+    assert main(["check", str(f), "--out", str(out)]) == 2
+    assert f"{f}:2: not valid JSON" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_missing_field_names_the_field_and_line(tmp_path, capsys):
+    row = json.loads((ROOT / "data" / "trajectories.jsonl").read_text().splitlines()[0])
+    del row["goal"]
+    f = tmp_path / "bad.jsonl"
+    f.write_text(json.dumps(row) + "\n")
+    assert main(["check", str(f)]) == 2
+    assert f"{f}:1: invalid Trajectory: goal: Field required" in capsys.readouterr().err
