@@ -84,7 +84,8 @@ def replay(
     steps: list[Step] = []
     for i, c in enumerate(calls):
         obs = env.call(c.tool, dict(c.args))
-        steps.append(Step(index=i, thought=c.thought, call=ToolCall(tool=c.tool, args=dict(c.args)), observation=obs))
+        call = ToolCall.model_construct(tool=c.tool, args=dict(c.args))
+        steps.append(Step.model_construct(index=i, thought=c.thought, call=call, observation=obs))
     if final_answer is None:
         final_answer = env.replies[-1] if env.replies else ""
     label = Label(
