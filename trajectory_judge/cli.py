@@ -68,7 +68,15 @@ def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.release", fromlist=["x"]).cli_fetch_release(a))
 
 
-VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release]
+# --- manifest ------------------------------------------------------------------------
+def _manifest(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("manifest", help="write (or --check) the checksum manifest of a data directory")
+    p.add_argument("--data", default="data/", help="data directory (default data/)")
+    p.add_argument("--check", action="store_true", help="verify instead of writing")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.manifest", fromlist=["x"]).cli_manifest(a))
+
+
+VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release, _manifest]
 
 
 def main(argv: list[str] | None = None) -> int:
