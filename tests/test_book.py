@@ -1,0 +1,147 @@
+"""The book's guarantees: paired notebooks agree, execution is deterministic, drift fails nbval.
+
+These pin the edition's reproducibility claims (book/reproducibility.md): the .md a reader edits and
+the .ipynb nbval checks hold the same cells; re-executing rewrites the same bytes; and changing one
+label in a copy of the data makes nbval fail on the testbed notebook.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+from trajectory_judge import book, load_trajectories, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
+MAX_CELL_LINES = 15
+
+
+def _ids(paths):
+    return [p.stem for p in paths]
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_md_and_ipynb_hold_identical_cells(md):
+    ipynb = md.with_suffix(".ipynb")
+    assert ipynb.exists(), f"{ipynb.name} missing: run `python -m trajectory_judge.book execute {md.stem}`"
+    src = jupytext.read(md, fmt="md:myst")
+    executed = nbformat.read(ipynb, as_version=4)
+    assert [(c.cell_type, c.source) for c in src.cells] == [(c.cell_type, c.source) for c in executed.cells], (
+        f"{md.name} and {ipynb.name} differ: re-run `python -m trajectory_judge.book execute {md.stem}`"
+    )
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_is_paired_with_jupytext(md):
+    nb = jupytext.read(md, fmt="md:myst")
+    assert nb.metadata["jupytext"]["formats"] == book.PAIRING
+    assert nb.metadata["kernelspec"]["name"] == book.KERNEL
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_no_code_cell_is_longer_than_fifteen_lines(md):
+    nb = jupytext.read(md, fmt="md:myst")
+    long = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and len(c.source.splitlines()) > MAX_CELL_LINES]
+    assert not long, f"{md.name}: code cells {long} exceed {MAX_CELL_LINES} lines; move the logic into the package"
+
+
+# Spans of prose where digits are allowed: roles ({glue:text}`x:.3f`, {cite}`k2026`, {numref}`...`),
+# inline code, labels, section references (§3), directive options, and the metric name F1.
+_ALLOWED = re.compile(r"\{[\w:-]+\}`[^`]*`|`[^`]*`|^\(.*\)=$|§\s?\d+(\.\d+)*|^:\w+:.*$|\bF1\b", re.M)
+_DIGIT = re.compile(r"\d")
+
+
+def prose_digits(markdown: str) -> list[str]:
+    """Lines of markdown prose that still contain a digit once the allowed spans are removed."""
+    text = re.sub(r"^```.*?^```", "", markdown, flags=re.M | re.S)  # fenced blocks and directives
+    text = re.sub(r"^:::.*?^:::", "", text, flags=re.M | re.S)
+    return [ln for ln in _ALLOWED.sub("", text).splitlines() if _DIGIT.search(ln)]
+
+
+def test_prose_digit_check_allows_glue_and_section_numbers_but_not_typed_numbers():
+    assert prose_digits("See §3 and {glue:text}`f1:.3f` in {numref}`fig-2` {cite}`a2026`.\n(sec-1)=\n") == []
+    assert prose_digits("Typing is scored as macro-F1.") == []
+    assert prose_digits("Recall was 0.84 on loud faults.") == ["Recall was 0.84 on loud faults."]
+    assert prose_digits("```{code-cell}\nx = 400\n```\n") == []
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_no_number_is_typed_in_notebook_prose(md):
+    nb = jupytext.read(md, fmt="md:myst")
+    bad = [ln for c in nb.cells if c.cell_type == "markdown" for ln in prose_digits(c.source)]
+    assert not bad, f"{md.name}: numbers typed in prose (glue them instead): {bad}"
+
+
+def test_data_dir_defaults_to_data_and_follows_tj_data(monkeypatch, tmp_path):
+    monkeypatch.delenv(book.DATA_ENV, raising=False)
+    assert book.data_dir() == ROOT / "data"
+    monkeypatch.setenv(book.DATA_ENV, str(tmp_path))
+    assert book.data_dir() == tmp_path.resolve()
+    monkeypatch.setenv(book.DATA_ENV, "data")
+    assert book.data_dir() == ROOT / "data"
+
+
+def test_data_dir_that_does_not_exist_is_an_error_naming_the_variable(monkeypatch, tmp_path):
+    monkeypatch.setenv(book.DATA_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match=r"nowhere does not exist \(set TJ_DATA"):
+        book.data_dir()
+
+
+def test_unknown_notebook_name_is_an_error():
+    with pytest.raises(FileNotFoundError, match="no notebook source"):
+        book.notebook_sources(["no-such-chapter"])
+
+
+def test_reexecution_is_byte_identical(tmp_path):
+    """Execute a copy of one small notebook twice: same bytes, no timing metadata, stable ids."""
+    md = tmp_path / "paired.md"
+    shutil.copy(ROOT / "notebooks" / "paired.md", md)
+    first = book.execute(md).read_bytes()
+    second = book.execute(md).read_bytes()
+    assert first == second
+    nb = nbformat.reads(first.decode(), as_version=4)
+    assert [c.id for c in nb.cells] == [f"cell-{i:03d}" for i in range(len(nb.cells))]
+    assert all("execution" not in c.metadata for c in nb.cells)
+    assert first == (ROOT / "notebooks" / "paired.ipynb").read_bytes()
+
+
+def _nbval(notebook: Path, data: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, book.DATA_ENV: str(data)}
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", str(notebook)]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def data_copy(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("data")
+    shutil.copytree(ROOT / "data", d, dirs_exist_ok=True)
+    return d
+
+
+def test_nbval_passes_on_an_unchanged_copy_of_the_data(data_copy):
+    """The control for the drift guard: the committed testbed notebook matches a fresh run on a copy."""
+    res = _nbval(ROOT / "notebooks" / "testbed.ipynb", data_copy)
+    assert res.returncode == 0, res.stdout[-3000:]
+
+
+def test_drift_guard_one_changed_label_fails_nbval(data_copy, tmp_path):
+    """Flip one silent skipped_precondition mutant to loud: a glued count changes and nbval must fail."""
+    drifted = tmp_path / "drifted"
+    shutil.copytree(data_copy, drifted)
+    trajs = load_trajectories(drifted / "trajectories.jsonl")
+    victim = next(t for t in trajs if t.label.failure_type == "skipped_precondition" and t.label.outcome_correct)
+    victim.label.outcome_correct = False
+    write_jsonl(drifted / "trajectories.jsonl", trajs)
+    res = _nbval(ROOT / "notebooks" / "testbed.ipynb", drifted)
+    assert res.returncode != 0, "nbval passed on drifted data: the book would not notice a changed label"
+    # the glued silent count is among the failures (nbval's diff: '-' is the fresh run)
+    assert "application/papermill.record/text/plain" in res.stdout and "- 174" in res.stdout, res.stdout[-3000:]
