@@ -64,12 +64,14 @@ def prose_digits(markdown: str) -> list[str]:
     """Lines of markdown prose that still contain a digit once the allowed spans are removed."""
     text = re.sub(r"^```.*?^```", "", markdown, flags=re.M | re.S)  # fenced blocks and directives
     text = re.sub(r"^:::.*?^:::", "", text, flags=re.M | re.S)
+    text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", "", text, flags=re.S)  # math
     return [ln for ln in _ALLOWED.sub("", text).splitlines() if _DIGIT.search(ln)]
 
 
 def test_prose_digit_check_allows_glue_and_section_numbers_but_not_typed_numbers():
     assert prose_digits("See §3 and {glue:text}`f1:.3f` in {numref}`fig-2` {cite}`a2026`.\n(sec-1)=\n") == []
     assert prose_digits("Typing is scored as macro-F1.") == []
+    assert prose_digits("Steps $s_0, \\dots, s_{T-1}$ and\n$$\nx_1\n$$\n") == []
     assert prose_digits("Recall was 0.84 on loud faults.") == ["Recall was 0.84 on loud faults."]
     assert prose_digits("```{code-cell}\nx = 400\n```\n") == []
 

@@ -67,3 +67,9 @@ def test_versions_table_marks_missing_packages():
     v = tables.versions_table(["no-such-package-xyz"])
     assert v.loc["no-such-package-xyz", "version"] == "not installed"
     assert "python" in v.index
+
+
+def test_strata_by_type_splits_only_skipped_precondition(dataset):
+    by_type = tables.strata_by_type(dataset)
+    assert set(by_type) == set(FAILURE_TYPES)
+    assert [t for t, s in by_type.items() if len(s) > 1] == ["skipped_precondition"]

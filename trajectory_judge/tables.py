@@ -55,6 +55,15 @@ def stratum_counts(trajs: Sequence[Trajectory]) -> dict[str, int]:
     return {s: int(counts.get(s, 0)) for s in ("clean", "silent", "loud")}
 
 
+def strata_by_type(trajs: Sequence[Trajectory]) -> dict[str, set[str]]:
+    """Failure type -> the outcome strata (``silent``, ``loud``) its mutants fall in."""
+    out: dict[str, set[str]] = {}
+    for t in trajs:
+        if t.label is not None and t.label.faulty:
+            out.setdefault(str(t.label.failure_type), set()).add(stratum(t.label))
+    return out
+
+
 def strata_table(trajs: Sequence[Trajectory], instances: dict[str, Instance]) -> pd.DataFrame:
     """Instance stratum x trajectory kind (clean or failure type), with row totals."""
     df = pd.DataFrame({"instance stratum": [instances[t.instance_id].stratum for t in trajs], "kind": [_kind(t) for t in trajs]})
