@@ -31,6 +31,7 @@ import pandas as pd
 
 from . import metrics as M
 from .bootstrap import BootstrapResult, bootstrap
+from .manifest import verify_manifest
 from .models import (
     DESIGN_CELLS,
     FAILURE_TYPES,
@@ -332,6 +333,7 @@ def load_data(directory: str | Path) -> Dataset:
     """
     directory = Path(directory)
     tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
+    verify_manifest(directory, ("trajectories.jsonl", "verdicts.jsonl"))
     trajectories = load_trajectories(tpath)
     for lineno, t in zip(_record_lines(tpath), trajectories):
         if t.label is None:

@@ -1,6 +1,6 @@
 """Time the vectorised bootstrap against a plain Python loop over replicates, on the same input.
 
-    python scripts/bench_bootstrap.py [--data DIR] [--resamples 10000] [--loop-resamples 300]
+    python tests/benchmarks/bench_bootstrap.py [--data DIR] [--resamples 10000] [--loop-resamples 300]
 
 The vectorised run covers all metrics of all judges and all pairwise deltas at ``--resamples``.
 The loop (one call of the plain metric functions per replicate) is run at ``--loop-resamples``
@@ -22,7 +22,7 @@ from trajectory_judge.bootstrap import bootstrap, bootstrap_loop
 from trajectory_judge.models import DESIGN_CELLS
 from trajectory_judge.report import load_data, make_plan, run_bootstrap
 
-DEFAULT_DATA = Path(os.environ.get("TJ_RELEASE_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "upstream-release"))
+DEFAULT_DATA = Path(os.environ.get("TJ_RELEASE_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream-release"))
 
 
 def main() -> None:
