@@ -196,3 +196,18 @@ def test_cli_transport_fault_exits_nonzero_keeping_verdicts(tmp_path, monkeypatc
 def test_cli_unknown_judge_is_an_error(tmp_path, monkeypatch, capsys):
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--judges", "outcome,final"]) == 2
     assert "unknown judge 'final'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_every_line_is_complete_on_close_with_either_sync_mode(tmp_path, background):
+    out = tmp_path / "v.jsonl"
+    v = Constant().judge(make_trajectory())
+    with runner.VerdictWriter(out, background_sync=background) as w:
+        for _ in range(50):
+            w.write(v)
+    assert out.read_text().count("\n") == 50 and len(parse_jsonl(out, Verdict)) == 50
+
+
+def test_saved_prefix_caching_needs_concurrency_one(tmp_path, monkeypatch, capsys):
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--cache-prompt", "prefix", "--concurrency", "2"]) == 2
+    assert "needs --concurrency 1" in capsys.readouterr().err
