@@ -1,0 +1,115 @@
+"""Book helpers of the paired, organic, appendix and audit chapters (trajectory_judge.audit)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis_synth import design, random_verdicts
+from trajectory_judge import audit as A
+from trajectory_judge import published as P
+from trajectory_judge.checker import RULES
+from trajectory_judge.env import STRATA, TOOLS
+from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.release import ReleaseError
+from trajectory_judge.report import build_report, load_data
+
+
+def test_family_and_model_are_read_from_the_id():
+    assert A.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons3" and A.model_of("step:llama3.1:8b") == "llama3.1:8b"
+    assert A.model_of("programmatic") is None
+    assert A.judges_of(["programmatic", "step:a", "outcome:b", "step:c"], "step") == ["step:a", "step:c"]
+
+
+def test_appendix_tables_cover_every_tool_rule_stratum_and_type():
+    assert list(A.tools_table().index) == list(TOOLS)
+    assert len(A.rules_table()) == len(RULES) and set(A.rules_table()["failure type"]) <= set(FAILURE_TYPES)
+    strata = A.env_strata_table(60, 7)
+    assert list(strata.index) == list(STRATA) and strata.iloc[:, 1].sum() == 60
+    inj = A.injector_table()
+    assert list(inj.index) == list(FAILURE_TYPES)
+    assert inj.loc["wrong_tool", "edit"] == "step 2: get_policy replaced by lookup_order"
+    assert inj.loc["ignored_observation", "host strata"] == "restocking"
+
+
+def test_organic_helpers_say_when_there_are_no_episodes(tmp_path):
+    assert A.load_episodes(tmp_path) is None
+    assert A.organic_status(None, 60).startswith("No organic episodes are in the data yet")
+    counts = A.organic_counts(None)
+    assert list(counts.columns) == ["published (qwen2.5:14b)"]
+    assert counts.loc["escalate calls"].iloc[0] == P.PUBLISHED_COUNTS["organic_escalate_calls"].value
+
+
+def test_formatted_intervals_mark_exact_and_structural_cells():
+    long = pd.DataFrame([("j", "t1", 1.0, 0.93, 1.0, "clopper-pearson"), ("j", "t2", 0.5, 0.5, 0.5, "structural"),
+                         ("j", "t3", 0.34, 0.22, 0.48, "bootstrap")],
+                        columns=["judge", "failure type", "recall", "low", "high", "method"])  # fmt: skip
+    out = A.formatted_intervals(long, "failure type", "judge")
+    assert out["j"].tolist() == ["1.00 [0.93, 1.00]†", "0.50", "0.34 [0.22, 0.48]"]
+
+
+def test_release_path_without_fetch_names_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setenv("TJ_RELEASE_DIR", str(tmp_path))
+    with pytest.raises(ReleaseError, match="run `trajectory-judge fetch-release` or set TJ_RELEASE_DIR"):
+        A.release_path(fetch=False)
+
+
+def test_setup_frame_reads_our_runs_and_the_release_run_json():
+    ours = A.setup_frame([{"judges": ["step:m"], "model": "m", "host": "vm", "decoding": {"num_ctx": 8192, "seed": 7},
+                           "server": {"server": "llama-server", "model_path": "/x/m.gguf"}}], "ours")  # fmt: skip
+    assert ours.loc[0, "model file"] == "m.gguf" and ours.loc[0, "n_ctx"] == 8192
+    rel = A.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
+    assert rel.loc[0, "server"] == "ollama (per README)" and rel.loc[0, "seed"] == 7
+
+
+# --- synthetic data: paired detail equals the report's paired discrimination ----------------------
+def test_paired_detail_agrees_with_the_report_on_synthetic_verdicts():
+    trajs = design()
+    verdicts = [v for k, j in enumerate(("programmatic", "outcome:m", "step:m")) for v in random_verdicts(trajs, j, seed=k)]
+    rep = build_report(trajs, verdicts, resamples=50, seed=1)
+    detail = A.paired_detail(trajs, verdicts)
+    for row in detail[~detail["group"].str.startswith("reply_")].itertuples():
+        pv = rep.judges[row.judge].paired_discrimination[row.group]
+        assert pv.n == row.n and row.paired == pytest.approx(pv.value)
+    wide = A.paired_wide(detail)
+    assert list(wide.index) == list(dict.fromkeys(detail["judge"]))
+
+
+# --- the release -----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rel(release):
+    return load_data(release)
+
+
+@pytest.fixture(scope="module")
+def rep(rel):
+    return build_report(rel.trajectories, rel.verdicts, resamples=10_000, seed=7)
+
+
+def test_outcome_view_recall_on_hidden_faults_is_its_flag_rate_on_parents(rel):
+    # Camera-ready abstract: on faults that leave the outcome view unchanged, paired discrimination is 0.
+    hid = A.hidden_input_summary(A.paired_detail(rel.trajectories, rel.verdicts))
+    assert list(hid.index) == [P.OUTCOME]
+    row = hid.loc[P.OUTCOME]
+    assert row["paired"] == 0 and row["disagree"] == 0 and row["fault_rate"] == row["parent_rate"]
+
+
+def test_audit_frame_agrees_everywhere_it_can_recompute(rep):
+    au = A.audit_frame(rep)
+    s = A.audit_summary(au)
+    assert s["differ"] == 0 and s["agree"] + s["not_recomputable"] == s["total"]
+    # Not recomputable: the 13 organic counts and the reply-only judge's +0.69.
+    missing = au[au["agree"].isna()]["quantity"]
+    assert len(missing) == 14 and missing.str.startswith(("organic_", "reply_")).all()
+    # Paper §7.1's +0.389 upper bound: within 0.01 of ours (+0.383), not equal at 3 decimals.
+    row = au[au["quantity"] == "silent_recall: step:qwen2.5:14b − outcome:qwen2.5:14b high"].iloc[0]
+    assert row["agree"] and round(row["recomputed"], 3) == 0.383 and row["note"]
+
+
+def test_published_delta_bound_is_within_monte_carlo_noise_of_the_stated_procedure(rel):
+    # Measured: the delta lives on a 1/175 grid and P(delta <= 67/175) is 0.9750 to three decimals,
+    # so the 97.5th percentile of B=10,000 replicates flips between 67/175 (.383) and 68/175 (.389).
+    cdf = A.silent_delta_cdf(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, resamples=200_000, seed=0)
+    assert cdf.loc[67 / 175] == pytest.approx(0.975, abs=0.001)
+    spread = A.bound_spread(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, "silent_recall", seeds=range(6))
+    assert set(spread["high"].round(3)) == {0.383, 0.389}
