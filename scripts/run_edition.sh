@@ -8,7 +8,9 @@
 # the 1.5B model; step with the 0.5B model; from the 200 round on, selfcons with the 1.5B.
 # Every `trajectory-judge run` is resumable, so rerunning this script continues where it stopped.
 # A failed run (server crash, transport fault) is retried after restarting the server.
-# Stop: kill the script's PID (see /work/llm/run_edition.pid), then scripts/llm_server.sh stop.
+# With TJ_ORGANIC=1, organic agent episodes are played too: 30 after the 100 round, 60 at the end.
+# Stop: kill "$(cat /work/llm/run_edition.pid)" (the run in flight is stopped cleanly, its verdicts
+# kept), then scripts/llm_server.sh stop. Resume: start this script again.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HERE"
@@ -18,6 +20,9 @@ CACHE=${TJ_CACHE_PROMPT:-prefix}
 ROUNDS=${TJ_ROUNDS:-"40 100 200 400"}
 TJ="$HERE/.venv/bin/trajectory-judge"
 echo $$ > /work/llm/run_edition.pid
+CHILD=
+# stopping the script stops the run in flight cleanly (its verdicts are kept; rerun to resume)
+trap '[[ -n "$CHILD" ]] && kill -TERM "$CHILD" && wait "$CHILD"; echo "[$(date -u +%FT%TZ)] stopped by signal"; exit 130' TERM INT
 
 log() { echo "[$(date -u +%FT%TZ)] $*"; }
 
@@ -28,8 +33,11 @@ judge() {  # judge MODEL JUDGES LIMIT
     log "run $judges with $model, limit $limit (attempt $attempt)"
     "$TJ" run --data "$DATA" --judges "$judges" --backend openai --base-url "http://127.0.0.1:$PORT" \
       --model "$model" --judge-model-name "$model" --limit "$limit" --num-ctx 8192 \
-      --temperature 0 --seed 7 --timeout 600 --cache-prompt "$CACHE"
+      --temperature 0 --seed 7 --timeout 600 --cache-prompt "$CACHE" &
+    CHILD=$!
+    wait "$CHILD"
     local rc=$?
+    CHILD=
     [[ $rc -eq 0 ]] && return 0
     [[ $rc -eq 130 ]] && { log "interrupted"; exit 130; }
     log "run failed with exit $rc; restarting the server and resuming"
@@ -39,22 +47,24 @@ judge() {  # judge MODEL JUDGES LIMIT
   return 1
 }
 
-log "run_edition start (pid $$, rounds: $ROUNDS, cache: $CACHE)"
+organic() {  # organic EPISODES: the 1.5B model drives the agent (resumable, like the judge runs)
+  scripts/llm_server.sh start qwen2.5-coder:1.5b || { log "server start failed"; return 1; }
+  log "organic episodes with qwen2.5-coder:1.5b, first $1 instances"
+  "$TJ" agent --data "$DATA" --episodes "$1" --backend openai --base-url "http://127.0.0.1:$PORT" \
+    --model qwen2.5-coder:1.5b --num-ctx 8192 --temperature 0 --seed 7 --timeout 600 --cache-prompt off &
+  CHILD=$!
+  wait "$CHILD" || log "organic episodes failed (exit $?)"
+  CHILD=
+}
+
+log "run_edition start (pid $$, rounds: $ROUNDS, cache: $CACHE, organic: ${TJ_ORGANIC:-no})"
 for LIMIT in $ROUNDS; do
   judge qwen2.5-coder:1.5b outcome,step,reply "$LIMIT"
   judge qwen2.5-coder:0.5b step "$LIMIT"
   if [[ $LIMIT -ge 200 ]]; then
     judge qwen2.5-coder:1.5b selfcons "$LIMIT"
   fi
-  if [[ -n "${TJ_ORGANIC:-}" && $LIMIT -eq 100 ]]; then
-    scripts/llm_server.sh start qwen2.5-coder:1.5b && "$TJ" agent --data "$DATA" --episodes 30 \
-      --backend openai --base-url "http://127.0.0.1:$PORT" --model qwen2.5-coder:1.5b --cache-prompt off \
-      || log "organic episodes failed"
-  fi
+  if [[ -n "${TJ_ORGANIC:-}" && $LIMIT -eq 100 ]]; then organic 30; fi
 done
-if [[ -n "${TJ_ORGANIC:-}" ]]; then
-  scripts/llm_server.sh start qwen2.5-coder:1.5b && "$TJ" agent --data "$DATA" --episodes 60 \
-    --backend openai --base-url "http://127.0.0.1:$PORT" --model qwen2.5-coder:1.5b --cache-prompt off \
-    || log "organic episodes failed"
-fi
+if [[ -n "${TJ_ORGANIC:-}" ]]; then organic 60; fi
 log "run_edition done"

@@ -73,7 +73,7 @@ def test_episodes_are_resumable(tmp_path):
     class Oracle(ScriptedClient):
         def complete(self, prompt, schema, **kw):
             inst = next(i for i in insts if i.goal in prompt)
-            n = prompt.count(" call: ")
+            n = prompt.count(" -> ")
             self.texts = [oracle_actions(inst)[n]]
             self.calls.clear()
             return super().complete(prompt, schema, **kw)

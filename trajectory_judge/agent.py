@@ -35,7 +35,7 @@ from .checker import check
 from .env import TOOLS, Instance, SupportDesk, generate_instances, outcome_matches
 from .judges.clients import ModelClient
 from .judges.prompts import PROCEDURE
-from .judges.views import render_steps
+from .judges.views import render_call, render_observation
 from .models import Label, Observation, Step, ToolCall, Trajectory, dumps, parse_jsonl
 
 MAX_STEPS = 10
@@ -98,21 +98,30 @@ AGENT_PREFIX = (
     "You are a customer-support agent for an online shop, working on one refund request.\n\n"
     f"{PROCEDURE}\n\n"
     f"Tools:\n{TOOL_HELP}\n\n"
-    "Take one step at a time. Answer with one JSON action: your thought, the tool, and its arguments "
-    "in the matching fields; fill the fields the tool does not use with an empty string (or 0 for "
-    "amount_eur). Use only values from the request or from earlier observations.\n\n"
+    "You act one step at a time. Below are the request and the steps you have taken so far, each with "
+    "the result the tool returned. Decide the single next step. Answer with one JSON action: in "
+    "\"thought\" say what you will do next and why, given the results so far; then the tool, and its "
+    "arguments in the matching fields. Fill the fields the tool does not use with an empty string (or 0 "
+    "for amount_eur). Use only values from the request or from earlier results.\n\n"
 )
 """The part of every agent prompt that does not depend on the episode."""
 
 
+def render_history(steps: Sequence[Step]) -> str:
+    """One line per step taken: the call and what it returned (the agent's own thoughts are not replayed)."""
+    if not steps:
+        return "(none yet)"
+    return "\n".join(
+        f"step {s.index}: {render_call(s.call.tool, s.call.args)} -> "
+        f"{render_observation(s.observation.ok, s.observation.data, s.observation.error)}"
+        for s in steps
+    )
+
+
 def agent_prompt(goal: str, steps: Sequence[Step]) -> str:
     """The prompt for the next action: shared instructions, the request, the steps so far."""
-    history = render_steps(_as_traj(goal, steps)) if steps else "(none yet)"
-    return f"{AGENT_PREFIX}REQUEST: {goal}\n\nSTEPS SO FAR:\n{history}\n\nYour next action:\n"
-
-
-def _as_traj(goal: str, steps: Sequence[Step]) -> Trajectory:
-    return Trajectory(trajectory_id="-", instance_id="-", goal=goal, steps=list(steps), final_answer="")
+    return (f"{AGENT_PREFIX}REQUEST: {goal}\n\nSTEPS TAKEN SO FAR ({len(steps)}):\n{render_history(steps)}\n\n"
+            f"Your next action (step {len(steps)}):\n")
 
 
 def action_call(action: dict[str, Any]) -> ToolCall:

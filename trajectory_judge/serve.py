@@ -155,6 +155,8 @@ def server_command(
     cmd = [
         str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
         "-t", str(threads), "-c", str(ctx), "-np", "1",
+        # no host-memory prompt cache: a request may reuse only what the client put in the slot
+        "--cache-ram", "0",
     ]
     if slot_save_path is not None:
         cmd += ["--slot-save-path", str(slot_save_path)]
