@@ -211,3 +211,14 @@ def test_every_line_is_complete_on_close_with_either_sync_mode(tmp_path, backgro
 def test_saved_prefix_caching_needs_concurrency_one(tmp_path, monkeypatch, capsys):
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--cache-prompt", "prefix", "--concurrency", "2"]) == 2
     assert "needs --concurrency 1" in capsys.readouterr().err
+
+
+def test_writer_follows_a_file_replaced_by_another_process(tmp_path, capsys):
+    out = tmp_path / "v.jsonl"
+    v = Constant().judge(make_trajectory())
+    with runner.VerdictWriter(out, background_sync=False) as w:
+        w.write(v)
+        write_jsonl(out, [v, v])  # someone else rewrites the file atomically
+        w.write(v)
+    assert len(parse_jsonl(out, Verdict)) == 3
+    assert "was replaced or removed by another process" in capsys.readouterr().err

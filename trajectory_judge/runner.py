@@ -131,7 +131,9 @@ class VerdictWriter:
                 return
             try:
                 os.fsync(self._fh.fileno())
-            except (OSError, ValueError) as exc:  # pragma: no cover - disk failure
+            except ValueError:  # pragma: no cover - the file was just swapped by _reopen_if_replaced
+                continue
+            except OSError as exc:  # pragma: no cover - disk failure
                 self._sync_error = exc
                 return
 
@@ -139,12 +141,30 @@ class VerdictWriter:
         """Append one verdict: written and flushed now, fsynced now or by the background syncer."""
         if self._sync_error is not None:  # pragma: no cover
             raise OSError(f"{self.path}: fsync failed: {self._sync_error}")
+        self._reopen_if_replaced()
         self._fh.write(dumps(verdict) + "\n")
         self._fh.flush()
         if self._background:
             self._dirty.set()
         else:
             os.fsync(self._fh.fileno())
+
+    def _reopen_if_replaced(self) -> None:
+        # another process may have replaced the file (an atomic rewrite): keep appending to the
+        # file at the path, not to the orphaned one, and say so
+        try:
+            replaced = os.stat(self.path).st_ino != os.fstat(self._fh.fileno()).st_ino
+        except FileNotFoundError:
+            replaced = True
+        if replaced:
+            print(f"trajectory-judge: warning: {self.path} was replaced or removed by another process "
+                  "while this run appended to it; reopening it (check that no verdicts were lost)",
+                  file=sys.stderr)
+            old = self._fh
+            self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
+            old.flush()
+            os.fsync(old.fileno())
+            old.close()
 
     def close(self) -> None:
         """Wait for the syncer, fsync once more, close."""
