@@ -54,13 +54,13 @@ def test_views_share_every_word_of_procedure_taxonomy_and_confidence():
 
 def test_outcome_view_carries_the_debiasing_paragraph_and_no_steps():
     p = build_prompt("outcome", make_trajectory())
-    assert "not evidence" in VIEW_INSTRUCTIONS["outcome"]
+    assert "not a sign of failure" in VIEW_INSTRUCTIONS["outcome"]
     assert "step 0 call" not in p
 
 
 def test_step_view_asks_for_step_by_step_checking():
     text = VIEW_INSTRUCTIONS["step"]
-    assert "one at a time" in text and "first step that went wrong" in text
+    assert "one by one" in text and "earliest step that went wrong" in text
     assert "step 0 call" in build_prompt("step", make_trajectory())
 
 
@@ -68,7 +68,7 @@ def test_reply_view_shows_every_step_but_asks_only_about_the_reply():
     traj = make_trajectory()
     assert render_view("reply", traj) == render_view("step", traj)
     text = VIEW_INSTRUCTIONS["reply"]
-    assert "one question only" in text and "observations do not support" in text
+    assert "single question" in text and "observations do not back up" in text
 
 
 def test_unknown_view_is_an_error():

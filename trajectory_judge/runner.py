@@ -477,6 +477,7 @@ def make_client(args: argparse.Namespace) -> Any:
 def cli_run(args: argparse.Namespace) -> int:
     """``trajectory-judge run``: judge, append, record; exit 0, or 1 on a client failure, 130 on interrupt."""
     from .judges.clients import JudgeClientError
+    from .judges.prompts import prompt_digests
 
     data = Path(args.data)
     trajs = load_trajectories(data / TRAJECTORIES)
@@ -507,6 +508,7 @@ def cli_run(args: argparse.Namespace) -> int:
             "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in names else None,
             "retries": args.retries,
         },
+        "prompt_sha256": prompt_digests(),
         "package_version": __version__,
         "git_commit": git_commit(),
         "python": sys.version.split()[0],

@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..models import Trajectory
 from .views import VIEWS, render_view
 
-ROLE = "You are auditing a customer-support agent."
+ROLE = "Your job is to audit the work of a customer-support agent."
 
 PROCEDURE = """\
 The agent resolves refund requests for an online shop. Its procedure is:
@@ -29,25 +29,24 @@ The agent resolves refund requests for an online shop. Its procedure is:
 3. Read the refund policy that applies to the item actually ordered.
 4. Check eligibility before any money is moved.
 5. Refund precisely the amount the eligibility check approved, neither more nor less.
-6. When the customer is not eligible, escalate instead of refunding.
-7. Use only argument values taken from the goal or from an earlier observation.
+6. If the customer turns out not to be eligible, hand the case to a human (escalate) rather than refund.
+7. Every argument value must already appear in the goal or in the observation of an earlier step.
 8. End with a reply to the customer that states only what the observations back up."""
 """The eight rules of the standard operating procedure (the agent is given the same text)."""
 
 TAXONOMY = """\
-- wrong_tool: used a tool that does nothing for the sub-goal it was working on, for example fetching the order a second time when what it needed was the item's refund policy.
-- hallucinated_argument: gave a tool an argument value that is found neither in the goal nor in any earlier observation.
-- skipped_precondition: left out a step that had to happen first, for example refunding without having checked eligibility.
-- ignored_observation: acted against something an earlier observation had already shown, for example refunding a different amount from the one approved.
-- premature_stop: ended before the task was finished.
-- unsupported_claim: the final reply states something that no observation backs up.
+- wrong_tool: the tool chosen does not advance the sub-goal at hand (e.g. a second order lookup where the item's refund policy was needed).
+- hallucinated_argument: a tool received an argument value with no source: it is in neither the goal nor any earlier observation.
+- skipped_precondition: a required earlier step was never done (e.g. money refunded with no eligibility check).
+- ignored_observation: an action contradicts what an earlier observation had shown (e.g. a refund amount different from the approved one).
+- premature_stop: the agent quit with the task unfinished.
+- unsupported_claim: the answer to the customer claims something that none of the observations backs up.
 - none: nothing went wrong."""
 """The six failure types plus ``none``, one line each."""
 
 CONFIDENCE = (
-    "confidence is the probability that your own verdict is right, from 0.5 (no better than a "
-    "coin toss) to 1.0 (certain). Give the value you actually believe; do not fall back on a "
-    "round number."
+    "For confidence, give how likely you think it is that your verdict is right, anywhere from 0.5 "
+    "(a pure guess) to 1.0 (no doubt at all). Use your actual estimate rather than a round number."
 )
 """The confidence instruction, shared by every view."""
 
@@ -55,19 +54,19 @@ SHARED_PREFIX = f"{ROLE}\n\n{PROCEDURE}\n\nFailure types:\n{TAXONOMY}\n\n{CONFID
 """Everything that precedes the view paragraph: identical for every judge and trajectory."""
 
 OUTCOME_INSTRUCTIONS = """\
-What you are shown: only the goal the agent was given and the answer it sent to the customer. The steps the agent took are hidden from you.
-Decide whether this answer resolves the request correctly and completely. Report faulty only when the answer itself gives you a reason to: it resolves something other than what was asked, leaves the request unresolved, contradicts itself, or promises something the request cannot justify.
-That you cannot see the steps is not evidence that anything went wrong. Do not report faulty because some step of the procedure cannot be verified from here: if the answer reads as a correct resolution, say that it is correct. If you report faulty, name the failure type from the list above."""
+What you are shown: the goal the agent received and the answer it sent to the customer, nothing else. The steps in between are hidden from you.
+Judge whether this answer settles the request correctly and completely. Call it faulty only if the answer on its own gives grounds for that: it settles something other than what was asked, leaves the request open, contradicts itself, or promises what the request cannot justify.
+Missing sight of the steps is not a sign of failure in itself. A procedure step you have no way to check from here is no reason to flag the answer; when the answer reads as a correct resolution, report it as correct. If you do call it faulty, pick the failure type from the list above."""
 
 STEP_INSTRUCTIONS = """\
-What you are shown: the agent's whole trajectory, meaning every thought, tool call and observation, followed by the answer it sent to the customer.
-Check each step against the procedure, in order. A trajectory can be faulty even when its final answer is right: reaching the right answer the wrong way is still a failure.
-In your reasoning, go through the steps one at a time and say for each whether it was appropriate and why. Then give the index of the first step that went wrong and its failure type from the list above."""
+What you are shown: the complete trajectory, that is each thought, each tool call with its observation, and finally the answer sent to the customer.
+Walk through the steps in order and hold every one of them against the procedure. A correct final answer does not make a trajectory correct: arriving at the right answer by the wrong route counts as a failure.
+In your reasoning, take the steps one by one and state for each whether it was the right thing to do, with the reason. Then report the index of the earliest step that went wrong and its failure type from the list above."""
 
 REPLY_INSTRUCTIONS = """\
-What you are shown: the agent's whole trajectory, meaning every thought, tool call and observation, followed by the answer it sent to the customer.
-Answer one question only: does the final answer to the customer assert anything that the observations do not support? Use the steps as the record of what was established; whether they followed the procedure is not your question here.
-In your reasoning, go through the statements of the final answer one at a time and say for each which observation supports it, or that none does. If a statement is unsupported, report faulty, give the index of the step that sent the reply and the failure type from the list above."""
+What you are shown: the complete trajectory, that is each thought, each tool call with its observation, and finally the answer sent to the customer.
+You have a single question to settle: does the final answer to the customer claim anything that the observations do not back up? Treat the steps as the record of what was established; whether they followed the procedure is outside this question.
+In your reasoning, take the statements of the final answer one by one and name the observation that backs each of them, or say that none does. If any statement lacks support, call the trajectory faulty, report the index of the step that sent the reply and the failure type from the list above."""
 
 VIEW_INSTRUCTIONS: dict[str, str] = {
     "outcome": OUTCOME_INSTRUCTIONS,
@@ -78,6 +77,13 @@ VIEW_INSTRUCTIONS: dict[str, str] = {
 
 BEGIN = "--- BEGIN ---"
 END = "--- END ---"
+
+
+def prompt_digests() -> dict[str, str]:
+    """SHA-256 (first 16 hex digits) of each view's fixed prompt text, for run metadata."""
+    import hashlib
+
+    return {v: hashlib.sha256(view_prefix(v).encode("utf-8")).hexdigest()[:16] for v in VIEW_INSTRUCTIONS}
 
 
 def view_prefix(view: str) -> str:
