@@ -18,7 +18,8 @@ import jupytext
 import nbformat
 import pytest
 
-from trajectory_judge import book, load_trajectories, write_jsonl
+from trajectory_judge import book, load_trajectories, load_verdicts, write_jsonl
+from trajectory_judge.manifest import write_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
@@ -130,20 +131,26 @@ def data_copy(tmp_path_factory) -> Path:
 
 
 def test_nbval_passes_on_an_unchanged_copy_of_the_data(data_copy):
-    """The control for the drift guard: the committed testbed notebook matches a fresh run on a copy."""
-    res = _nbval(ROOT / "notebooks" / "testbed.ipynb", data_copy)
+    """The control for the drift guard: the committed results notebook matches a fresh run on a copy."""
+    res = _nbval(ROOT / "notebooks" / "results.ipynb", data_copy)
     assert res.returncode == 0, res.stdout[-3000:]
 
 
-def test_drift_guard_one_changed_label_fails_nbval(data_copy, tmp_path):
-    """Flip one silent skipped_precondition mutant to loud: a glued count changes and nbval must fail."""
+def test_drift_guard_one_flipped_verdict_fails_nbval(data_copy, tmp_path):
+    """Flip one committed verdict (the rules judge now flags a wrong_tool mutant): nbval must fail.
+
+    The manifest of the copy is rewritten, so what fails is the computed book, not the checksum.
+    """
     drifted = tmp_path / "drifted"
     shutil.copytree(data_copy, drifted)
-    trajs = load_trajectories(drifted / "trajectories.jsonl")
-    victim = next(t for t in trajs if t.label.failure_type == "skipped_precondition" and t.label.outcome_correct)
-    victim.label.outcome_correct = False
-    write_jsonl(drifted / "trajectories.jsonl", trajs)
-    res = _nbval(ROOT / "notebooks" / "testbed.ipynb", drifted)
-    assert res.returncode != 0, "nbval passed on drifted data: the book would not notice a changed label"
-    # the glued silent count is among the failures (nbval's diff: '-' is the fresh run)
-    assert "application/papermill.record/text/plain" in res.stdout and "- 174" in res.stdout, res.stdout[-3000:]
+    trajs = {t.trajectory_id: t for t in load_trajectories(drifted / "trajectories.jsonl")}
+    verdicts = load_verdicts(drifted / "verdicts.jsonl")
+    victim = next(v for v in verdicts if v.judge_id == "programmatic"
+                  and trajs[v.trajectory_id].label.failure_type == "wrong_tool")
+    victim.faulty, victim.failure_type, victim.failure_step = True, "wrong_tool", 2
+    write_jsonl(drifted / "verdicts.jsonl", verdicts)
+    write_manifest(drifted)
+    res = _nbval(ROOT / "notebooks" / "results.ipynb", drifted)
+    assert res.returncode != 0, "nbval passed on drifted data: the book would not notice a changed verdict"
+    # nbval's diff: '-' is the fresh run; the rules judge's wrong_tool recall moved off zero
+    assert "Cell outputs differ" in res.stdout or "differ" in res.stdout, res.stdout[-3000:]
