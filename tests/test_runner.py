@@ -222,3 +222,25 @@ def test_writer_follows_a_file_replaced_by_another_process(tmp_path, capsys):
         w.write(v)
     assert len(parse_jsonl(out, Verdict)) == 3
     assert "was replaced or removed by another process" in capsys.readouterr().err
+
+
+def test_the_rule_engine_fits_the_judge_protocol():
+    from trajectory_judge.judges.programmatic import ProgrammaticJudge
+
+    assert isinstance(ProgrammaticJudge(), Judge)
+
+
+def test_interrupt_keeps_verdicts_and_exits_130(tmp_path, monkeypatch, capsys):
+    n = {"i": 0}
+
+    def interrupted(req):
+        if req.url.path == "/v1/chat/completions":
+            n["i"] += 1
+            if n["i"] > 2:
+                raise KeyboardInterrupt
+        return _fake_llama(req)
+
+    assert _cli(tmp_path, monkeypatch, interrupted) == 130
+    assert "2 verdicts written are kept" in capsys.readouterr().err
+    assert len(lines(tmp_path / "verdicts.jsonl")) == 2
+    assert lines(tmp_path / "runs.jsonl")[-1]["status"] == "interrupted"
