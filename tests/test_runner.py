@@ -12,7 +12,7 @@ from llm_fakes import ScriptedClient, make_trajectory, response
 
 from trajectory_judge import runner
 from trajectory_judge.judges.base import Judge
-from trajectory_judge.judges.clients import OpenAIClient, TransportError
+from trajectory_judge.judges.clients import TransportError
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
 

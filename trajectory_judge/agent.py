@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -32,7 +33,7 @@ from typing import Any, Iterable, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from .checker import check
-from .env import TOOLS, Instance, SupportDesk, generate_instances, outcome_matches
+from .env import Instance, SupportDesk, generate_instances, outcome_matches
 from .judges.clients import ModelClient
 from .judges.prompts import PROCEDURE
 from .judges.views import render_call, render_observation
@@ -239,8 +240,6 @@ def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: s
     todo = [i for i in instances if f"{i.instance_id}-organic" not in done]
     bar = Progress(len(todo), desc=f"organic:{agent_model}", enabled=progress)
     new: list[Episode] = []
-    import os
-
     with open(out_path, "a", encoding="utf-8", newline="\n") as fh:
         for inst in todo:
             ep = play(inst, client, agent_model=agent_model, temperature=temperature, seed=seed)
@@ -274,9 +273,9 @@ def add_agent_arguments(p: argparse.ArgumentParser) -> None:
 
 def cli_agent(args: argparse.Namespace) -> int:
     """``trajectory-judge agent``: play organic episodes, append them, print the summary."""
+    from . import __version__
     from .judges.clients import JudgeClientError
     from .runner import _now, append_run_record, git_commit, make_client
-    from . import __version__
 
     args.concurrency = 1
     data = Path(args.data)
