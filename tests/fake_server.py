@@ -1,0 +1,159 @@
+"""A fake model server on a real socket (127.0.0.1, ephemeral port) speaking Ollama and OpenAI.
+
+Endpoints: Ollama ``POST /api/generate``, ``GET /api/version``, ``GET /api/tags``; llama-server /
+OpenAI ``GET /props``, ``POST /apply-template``, ``POST /tokenize``, ``POST /v1/chat/completions``.
+
+The generation endpoints follow a script of behaviours, one per request (the last one repeats):
+
+- ``"ok"``: a well-formed answer (``content`` as the model's text);
+- ``"500"``: HTTP 500;
+- ``"bad-body"``: HTTP 200 whose body is not JSON;
+- ``"bad-content"``: a well-formed envelope whose model text is not JSON;
+- ``"schema"``: a well-formed envelope whose model text is JSON breaking the verdict schema;
+- ``"envelope"``: HTTP 200 JSON without the API's answer fields (no ``choices`` / ``response``);
+- ``("slow", seconds)``: sleep, then answer ``"ok"``.
+
+Usage::
+
+    with FakeModelServer(["500", "ok"]) as srv:
+        client = OpenAIClient(srv.url, "m", ...)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+VALID_CONTENT = json.dumps({"reasoning": "checked", "faulty": True, "failure_step": 2,
+                            "failure_type": "wrong_tool", "confidence": 0.8})
+SCHEMA_BREAKING = json.dumps({"reasoning": "hmm", "faulty": "maybe", "confidence": "high"})
+NOT_JSON = "I think the trajectory is fine {"
+
+
+class FakeModelServer:
+    """A threaded HTTP server in a background thread; ``requests`` records ``(method, path, body)``."""
+
+    def __init__(self, script: list[Any] | None = None, *, content: str = VALID_CONTENT, n_ctx: int = 8192,
+                 prompt_tokens: int = 123, completion_tokens: int = 45, n_tokenize: int = 100) -> None:
+        self.script: list[Any] = list(script or ["ok"])
+        self.content = content
+        self.n_ctx = n_ctx
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+        self.n_tokenize = n_tokenize
+        self.requests: list[tuple[str, str, Any]] = []
+        self.generations = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "FakeModelServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def next_behaviour(self) -> Any:
+        with self._lock:
+            b = self.script[min(self.generations, len(self.script) - 1)]
+            self.generations += 1
+            return b
+
+    # -- bodies ----------------------------------------------------------------------------
+    def ollama_body(self, text: str) -> dict[str, Any]:
+        return {"model": "fake", "response": text, "done": True, "done_reason": "stop",
+                "prompt_eval_count": self.prompt_tokens, "eval_count": self.completion_tokens}
+
+    def openai_body(self, text: str) -> dict[str, Any]:
+        return {"id": "cmpl-1", "object": "chat.completion", "system_fingerprint": "b9999-fake",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens},
+                "timings": {"cache_n": 0, "prompt_n": self.prompt_tokens, "predicted_n": self.completion_tokens}}
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, body: Any, *, raw: bool = False) -> None:
+                data = body.encode() if raw else json.dumps(body).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/plain" if raw else "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+            def _body(self) -> Any:
+                n = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(n) if n else b""
+                try:
+                    return json.loads(raw) if raw else None
+                except ValueError:
+                    return raw.decode("utf-8", "replace")
+
+            def do_GET(self) -> None:
+                server.requests.append(("GET", self.path, None))
+                if self.path == "/props":
+                    self._send(200, {"build_info": "b9999-fake", "model_path": "/nonexistent/fake.gguf",
+                                     "default_generation_settings": {"n_ctx": server.n_ctx}})
+                elif self.path == "/api/version":
+                    self._send(200, {"version": "0.0.0-fake"})
+                elif self.path == "/api/tags":
+                    self._send(200, {"models": [{"name": "fake", "model": "fake", "digest": "sha256:fake"}]})
+                else:
+                    self._send(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                body = self._body()
+                server.requests.append(("POST", self.path.split("?")[0], body))
+                path = self.path.split("?")[0]
+                if path == "/apply-template":
+                    self._send(200, {"prompt": "<|user|>" + body["messages"][0]["content"]})
+                elif path == "/tokenize":
+                    self._send(200, {"tokens": list(range(server.n_tokenize))})
+                elif path in ("/api/generate", "/v1/chat/completions"):
+                    self._generate(path)
+                else:
+                    self._send(404, {"error": "not found"})
+
+            def _generate(self, path: str) -> None:
+                b = server.next_behaviour()
+                make = server.ollama_body if path == "/api/generate" else server.openai_body
+                if isinstance(b, tuple) and b[0] == "slow":
+                    time.sleep(float(b[1]))
+                    b = "ok"
+                if b == "ok":
+                    self._send(200, make(server.content))
+                elif b == "500":
+                    self._send(500, {"error": "internal server error (scripted)"})
+                elif b == "bad-body":
+                    self._send(200, "<html>definitely not json", raw=True)
+                elif b == "bad-content":
+                    self._send(200, make(NOT_JSON))
+                elif b == "schema":
+                    self._send(200, make(SCHEMA_BREAKING))
+                elif b == "envelope":
+                    self._send(200, {"unexpected": True})
+                else:  # pragma: no cover - a typo in a test's script
+                    self._send(500, {"error": f"unknown scripted behaviour {b!r}"})
+
+        return Handler

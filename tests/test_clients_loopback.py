@@ -1,0 +1,210 @@
+"""The real clients over real sockets against tests/fake_server.py (127.0.0.1, ephemeral ports).
+
+Complements test_judges_clients.py (httpx.MockTransport): here connection refusal, read
+timeouts, retries and latency go through the actual TCP stack.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+from fake_server import FakeModelServer
+from llm_fakes import make_trajectory
+
+from trajectory_judge.judges.clients import OllamaClient, OpenAIClient, ServerRejectedError, TransportError
+from trajectory_judge.judges.llm import LLMJudge
+from trajectory_judge.judges.schema import response_schema
+
+SCHEMA = response_schema("step")
+BACKENDS = {"ollama": OllamaClient, "openai": OpenAIClient}
+GEN_PATH = {"ollama": "/api/generate", "openai": "/v1/chat/completions"}
+
+
+class Sleeps(list):
+    """A recording stand-in for time.sleep (backoff without waiting)."""
+
+    def __call__(self, s: float) -> None:
+        self.append(s)
+
+
+def client(backend: str, url: str, *, sleeps: Sleeps | None = None, **kw):
+    kw.setdefault("retries", 2)
+    kw.setdefault("backoff_s", 0.001)
+    kw.setdefault("timeout", 5.0)
+    return BACKENDS[backend](url, "fake", sleep=sleeps if sleeps is not None else (lambda s: None), **kw)
+
+
+def gen_requests(srv: FakeModelServer, backend: str) -> int:
+    return sum(1 for _, p, _ in srv.requests if p == GEN_PATH[backend])
+
+
+@pytest.fixture
+def dead_port():
+    """A port bound but not listening: connecting to it is refused, and nobody else can take it."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    yield s.getsockname()[1]
+    s.close()
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_ok_reads_token_counts_and_latency(backend):
+    with FakeModelServer(["ok"], prompt_tokens=321, completion_tokens=54) as srv:
+        c = client(backend, srv.url)
+        try:
+            comp = c.complete("judge this", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+    assert comp.prompt_tokens == 321 and comp.completion_tokens == 54
+    assert comp.finish_reason == "stop"
+    assert comp.latency_s > 0
+    if backend == "openai":
+        assert comp.model_digest == "b9999-fake"
+        assert comp.extra == {"cache_n": 0, "prompt_n": 321, "predicted_n": 54}
+        paths = [p for _, p, _ in srv.requests]
+        assert paths[:3] == ["/props", "/apply-template", "/tokenize"]  # checked before sending
+    # the request really carried the schema and the seed
+    body = next(b for _, p, b in srv.requests if p == GEN_PATH[backend])
+    if backend == "ollama":
+        assert body["format"] == SCHEMA and body["options"]["seed"] == 7 and body["options"]["num_ctx"] == 8192
+    else:
+        assert body["response_format"]["json_schema"]["schema"] == SCHEMA and body["seed"] == 7
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_connection_refused_is_transport_error_after_retries(backend, dead_port):
+    sleeps = Sleeps()
+    c = client(backend, f"http://127.0.0.1:{dead_port}", sleeps=sleeps, retries=3)
+    try:
+        with pytest.raises(TransportError, match="gave up after 4 attempts"):
+            c.complete("p", SCHEMA, temperature=0.0, seed=7)
+    finally:
+        c.close()
+    assert sleeps == [0.001, 0.002, 0.004]  # exponential backoff between the 4 attempts
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_timeout_is_transport_error(backend):
+    with FakeModelServer([("slow", 1.5)]) as srv:
+        c = client(backend, srv.url, timeout=0.3, retries=1)
+        t0 = time.perf_counter()
+        try:
+            with pytest.raises(TransportError, match="(?i)timeout"):
+                c.complete("p", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+        elapsed = time.perf_counter() - t0
+        assert gen_requests(srv, backend) == 2
+    assert elapsed < 1.5  # gave up on the client's timeout, not the server's answer
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_500_is_retried_then_transport_error(backend):
+    with FakeModelServer(["500"]) as srv:
+        c = client(backend, srv.url, retries=2)
+        try:
+            with pytest.raises(TransportError, match="HTTP 500"):
+                c.complete("p", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+        assert gen_requests(srv, backend) == 3
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_500_then_ok_recovers(backend):
+    with FakeModelServer(["500", "500", "ok"]) as srv:
+        c = client(backend, srv.url, retries=2)
+        try:
+            comp = c.complete("p", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+        assert gen_requests(srv, backend) == 3
+    assert comp.prompt_tokens == 123
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_http_body_not_json_is_a_transport_fault(backend):
+    # the *envelope* not being JSON is a server fault (retried, then raised), never a verdict
+    with FakeModelServer(["bad-body"]) as srv:
+        c = client(backend, srv.url, retries=1)
+        try:
+            with pytest.raises(TransportError, match="not JSON"):
+                c.complete("p", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+        assert gen_requests(srv, backend) == 2
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+@pytest.mark.parametrize("behaviour, fragment", [("bad-content", "not valid JSON"), ("schema", "'faulty' missing or not a boolean")])
+def test_unparseable_model_text_votes_clean_at_half(backend, behaviour, fragment):
+    with FakeModelServer([behaviour], prompt_tokens=77, completion_tokens=11) as srv:
+        c = client(backend, srv.url)
+        try:
+            v = LLMJudge("step", c, "fake:1b").judge(make_trajectory())
+        finally:
+            c.close()
+        assert gen_requests(srv, backend) == 1  # never silently retried
+    assert v.faulty is False and v.confidence == 0.5
+    assert v.error is not None and v.error.startswith("unparseable") and fragment in v.error
+    assert v.prompt_tokens == 77 and v.completion_tokens == 11 and v.latency_s > 0
+
+
+def test_openai_envelope_without_choices_is_rejected():
+    with FakeModelServer(["envelope"]) as srv:
+        c = client("openai", srv.url)
+        try:
+            with pytest.raises(ServerRejectedError, match="choices"):
+                c.complete("p", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+
+
+def test_ollama_envelope_without_response_is_an_unparseable_verdict():
+    with FakeModelServer(["envelope"]) as srv:
+        c = client("ollama", srv.url)
+        try:
+            v = LLMJudge("step", c, "fake:1b").judge(make_trajectory())
+        finally:
+            c.close()
+    assert v.faulty is False and v.confidence == 0.5 and v.error.startswith("unparseable")
+    assert v.prompt_tokens == 0 and v.completion_tokens == 0
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_slow_within_timeout_succeeds_with_latency(backend):
+    with FakeModelServer([("slow", 0.4)]) as srv:
+        c = client(backend, srv.url, timeout=3.0)
+        try:
+            v = LLMJudge("step", c, "fake:1b").judge(make_trajectory())
+        finally:
+            c.close()
+        assert gen_requests(srv, backend) == 1
+    assert v.error is None and v.faulty is True and v.failure_step == 2 and v.failure_type == "wrong_tool"
+    assert 0.4 <= v.latency_s < 3.0
+    assert v.prompt_tokens == 123 and v.completion_tokens == 45
+
+
+def test_openai_server_context_mismatch_is_rejected_before_generating():
+    with FakeModelServer(["ok"], n_ctx=4096) as srv:
+        c = client("openai", srv.url, num_ctx=8192)
+        try:
+            with pytest.raises(ServerRejectedError, match="context size is 4096"):
+                c.complete("p", SCHEMA, temperature=0.0, seed=7)
+        finally:
+            c.close()
+        assert gen_requests(srv, "openai") == 0
+
+
+def test_server_info_over_the_wire():
+    with FakeModelServer() as srv:
+        o, a = client("ollama", srv.url), client("openai", srv.url)
+        try:
+            assert o.server_info() == {"server": "ollama", "build": "0.0.0-fake", "model_digest": "sha256:fake"}
+            info = a.server_info()
+        finally:
+            o.close()
+            a.close()
+    assert info["server"] == "llama-server" and info["n_ctx"] == 8192 and info["build"] == "b9999-fake"
