@@ -179,12 +179,31 @@ def checker_table(trajectories: list[Trajectory]) -> list[tuple[str, int, int, i
     return [(k, rows[(k, "n")], rows[(k, "flagged")], rows[(k, "typed")]) for k in kinds]
 
 
+def _load_any(path: str) -> list[Trajectory]:
+    """Trajectories from a trajectories file or from an agent's episodes file (``organic.jsonl``)."""
+    import json
+
+    from .models import load_trajectories, parse_jsonl
+
+    with open(path, encoding="utf-8") as fh:
+        first = next((line for line in fh if line.strip()), "")
+    try:
+        head = json.loads(first) if first else {}
+    except json.JSONDecodeError:
+        head = {}
+    if isinstance(head, dict) and "episode_id" in head and "trajectory" in head:
+        from .agent import Episode
+
+        return [e.trajectory for e in parse_jsonl(path, Episode)]
+    return load_trajectories(path)
+
+
 def cli_check(args: Any) -> int:
     """``trajectory-judge check FILE [--out VERDICTS]``."""
     from .judges.programmatic import ProgrammaticJudge
     from .models import load_trajectories, write_jsonl
 
-    trajs = load_trajectories(args.file)  # raises DataError naming file and line; nothing written
+    trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
     print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
     for kind, n, flagged, typed in checker_table(trajs):
         print(f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled') else float('nan'):>8.3f}")
