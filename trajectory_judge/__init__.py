@@ -16,10 +16,19 @@ from .models import (
     stratum,
     write_jsonl,
 )
+from .bootstrap import BootstrapResult, bootstrap
+from .dataset import build_dataset
+from .report import Report, build_report, load_data
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BootstrapResult",
+    "Report",
+    "bootstrap",
+    "build_dataset",
+    "build_report",
+    "load_data",
     "DESIGN_CELLS",
     "FAILURE_TYPES",
     "DataError",
