@@ -1,9 +1,10 @@
+from pathlib import Path
 import json
 
 from trajectory_judge.cli import main
 from trajectory_judge.models import load_verdicts
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_check_writes_one_programmatic_verdict_per_trajectory(tmp_path, capsys):

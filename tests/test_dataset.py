@@ -1,3 +1,4 @@
+from pathlib import Path
 import hashlib
 from collections import Counter
 
@@ -5,7 +6,7 @@ from trajectory_judge.cli import main
 from trajectory_judge.dataset import build_dataset
 from trajectory_judge.models import DESIGN_CELLS, design_cell, stratum
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_composition_is_that_of_appendix_a(dataset):

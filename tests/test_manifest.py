@@ -1,3 +1,4 @@
+from pathlib import Path
 import shutil
 
 import pytest
@@ -6,7 +7,7 @@ from trajectory_judge.cli import main
 from trajectory_judge.manifest import read_manifest, verify_manifest, write_manifest
 from trajectory_judge.models import DataError
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_committed_data_matches_its_manifest():
