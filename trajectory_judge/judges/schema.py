@@ -12,18 +12,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..models import FAILURE_TYPES
+
 REASONING_MAX_CHARS = 600
 """``maxLength`` of the ``reasoning`` string."""
 
-TypeOrNone = Literal[
-    "wrong_tool",
-    "hallucinated_argument",
-    "skipped_precondition",
-    "ignored_observation",
-    "premature_stop",
-    "unsupported_claim",
-    "none",
-]
+TypeOrNone = Literal[(*FAILURE_TYPES, "none")]  # type: ignore[valid-type]
+"""The six failure types of the taxonomy, or ``none`` (one list, kept in models.py)."""
 
 
 class OutcomeResponse(BaseModel):
