@@ -84,3 +84,25 @@ def test_episodes_are_resumable(tmp_path):
     assert [e.episode_id for e in eps] == [f"{i.instance_id}-organic" for i in insts]
     s = agent.summarise(eps)
     assert s["episodes"] == 2 and s["flagged_or_wrong_outcome"] == 0 and s["episodes_with_eligibility_check"] == 2
+
+
+def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
+    """`trajectory-judge agent` over a real socket: episodes on disk, one metadata line per invocation."""
+    from fake_server import FakeModelServer
+
+    from trajectory_judge.cli import main
+
+    reply = act("reply", text="Done.")
+    argv = ["agent", "--data", str(tmp_path), "--episodes", "2", "--backend", "openai", "--model", "m",
+            "--agent-model-name", "qwen2.5-coder:1.5b", "--retries", "0", "--timeout", "10", "--quiet"]
+    with FakeModelServer(["ok"], content=reply) as srv:
+        assert main([*argv, "--base-url", srv.url]) == 0
+        assert main([*argv, "--base-url", srv.url, "--episodes", "3"]) == 0
+    eps = [json.loads(ln) for ln in (tmp_path / "organic.jsonl").read_text().splitlines()]
+    assert [e["agent_model"] for e in eps] == ["qwen2.5-coder:1.5b"] * 3
+    recs = [json.loads(ln) for ln in (tmp_path / "runs.jsonl").read_text().splitlines()]
+    assert [(r["kind"], r["status"], r["written"]) for r in recs] == [("organic", "ok", 2), ("organic", "ok", 1)]
+    first = recs[0]
+    assert first["agent_model"] == "qwen2.5-coder:1.5b" and first["decoding"]["num_ctx"] == 8192
+    assert first["decoding"]["temperature"] == 0.0 and first["decoding"]["seed"] == 7
+    assert first["server"] and first["started"] <= first["ended"] and first["wall_s"] >= 0

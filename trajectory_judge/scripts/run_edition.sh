@@ -5,10 +5,12 @@
 #
 # Sequential on one llama-server (2 cores: never two model runs at once). Each round raises
 # --limit (a stratified prefix of data/trajectories.jsonl) and runs: outcome, step, reply with
-# the 1.5B model; step with the 0.5B model; from the 200 round on, selfcons with the 1.5B.
+# the 1.5B model; step with the 0.5B model; selfcons with the 1.5B on half the round's prefix
+# (all of it in the 400 round), so every round leaves every judge on a balanced prefix.
 # Every `trajectory-judge run` is resumable, so rerunning this script continues where it stopped.
 # A failed run (server crash, transport fault) is retried after restarting the server.
-# With TJ_ORGANIC=1, organic agent episodes are played too: 30 after the 100 round, 60 at the end.
+# With TJ_ORGANIC=1, organic agent episodes are played too: one per ten trajectories of the round
+# (15 after the 150 round, ...), 60 at the end.
 # Stop: kill "$(cat /work/llm/run_edition.pid)" (the run in flight is stopped cleanly, its verdicts
 # kept), then trajectory_judge/scripts/llm_server.sh stop. Resume: start this script again.
 set -uo pipefail
@@ -17,7 +19,7 @@ cd "$HERE"
 DATA=${TJ_DATA:-data}
 PORT=${TJ_PORT:-8080}
 CACHE=${TJ_CACHE_PROMPT:-prefix}
-ROUNDS=${TJ_ROUNDS:-"40 100 200 400"}
+ROUNDS=${TJ_ROUNDS:-"40 100 150 200 300 400"}
 TJ="$HERE/.venv/bin/trajectory-judge"
 echo $$ > /work/llm/run_edition.pid
 CHILD=
@@ -61,10 +63,9 @@ log "run_edition start (pid $$, rounds: $ROUNDS, cache: $CACHE, organic: ${TJ_OR
 for LIMIT in $ROUNDS; do
   judge qwen2.5-coder:1.5b outcome,step,reply "$LIMIT"
   judge qwen2.5-coder:0.5b step "$LIMIT"
-  if [[ $LIMIT -ge 200 ]]; then
-    judge qwen2.5-coder:1.5b selfcons "$LIMIT"
-  fi
-  if [[ -n "${TJ_ORGANIC:-}" && $LIMIT -eq 100 ]]; then organic 30; fi
+  if [[ $LIMIT -ge 400 ]]; then SC=$LIMIT; else SC=$(( LIMIT / 2 )); fi
+  judge qwen2.5-coder:1.5b selfcons "$SC"
+  if [[ -n "${TJ_ORGANIC:-}" ]]; then organic $(( LIMIT / 10 )); fi
 done
 if [[ -n "${TJ_ORGANIC:-}" ]]; then organic 60; fi
 log "run_edition done"
