@@ -113,3 +113,34 @@ def test_published_delta_bound_is_within_monte_carlo_noise_of_the_stated_procedu
     assert cdf.loc[67 / 175] == pytest.approx(0.975, abs=0.001)
     spread = A.bound_spread(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, "silent_recall", seeds=range(6))
     assert set(spread["high"].round(3)) == {0.383, 0.389}
+
+
+def test_organic_endings_count_verbatim_repeats_of_a_call():
+    from trajectory_judge import agent
+    from trajectory_judge.env import generate_instances
+    from trajectory_judge.oracle import solve
+
+    inst = generate_instances(1)[0]
+    clean = solve(inst)
+    looped = clean.model_copy(update={"steps": [*clean.steps[:-1], *[clean.steps[-2]] * 3]})
+    assert A.longest_repeat(clean.steps) == 1 and A.longest_repeat(looped.steps) == 4
+    assert A.longest_repeat([]) == 0
+
+    def ep(traj, stop):
+        return agent.Episode(episode_id="e", stratum=inst.stratum, agent_model="m", trajectory=traj, violations=[],
+                             outcome={}, expected={}, stop=stop, latency_s=0.0, prompt_tokens=0, completion_tokens=0)
+
+    df = A.organic_endings([ep(clean, "replied"), ep(looped, "max_steps"), ep(looped, "max_steps")])
+    assert df.loc["replied"].tolist()[:4] == [1, 0, 1, int(clean.label.outcome_correct)]
+    assert df.loc["max_steps", "episodes"] == 2 and df.loc["max_steps", "repeating a call"] == 2
+    assert df.loc["max_steps", "longest repeat"] == 4 and df.loc["unparseable_action", "episodes"] == 0
+    rep = A.repeated_calls([ep(clean, "replied"), ep(looped, "max_steps")])
+    assert rep.to_dict() == {clean.steps[-2].call.tool: 3}
+
+
+def test_outcome_gaps_count_each_wrong_field():
+    from types import SimpleNamespace as NS
+
+    eps = [NS(outcome={"refunded_eur": 5.0, "replied": False}, expected={"refunded_eur": 5.0, "replied": True}),
+           NS(outcome={"refunded_eur": 9.0, "replied": True}, expected={"refunded_eur": 5.0, "replied": True})]
+    assert A.outcome_gaps(eps).to_dict() == {"refunded_eur": 1, "replied": 1}

@@ -243,6 +243,46 @@ def organic_tools(episodes: Sequence) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tool", "calls", "failed", "episodes using it"]).set_index("tool")
 
 
+def longest_repeat(steps: Sequence) -> int:
+    """The longest run of consecutive steps making the same call (tool and arguments); 1 means none."""
+    best = run = 1 if steps else 0
+    for prev, cur in zip(steps, steps[1:]):
+        run = run + 1 if (cur.call.tool, cur.call.args) == (prev.call.tool, prev.call.args) else 1
+        best = max(best, run)
+    return best
+
+
+def organic_endings(episodes: Sequence) -> pd.DataFrame:
+    """How episodes ended (reply, step limit, unparseable action), with repeated calls and outcomes.
+
+    ``repeating a call`` counts episodes with at least two consecutive identical calls; ``longest
+    repeat`` is the longest such run in any of them.
+    """
+    rows = []
+    for stop in ("replied", "max_steps", "unparseable_action"):
+        eps = [e for e in episodes if e.stop == stop]
+        runs = [longest_repeat(e.trajectory.steps) for e in eps]
+        rows.append((stop, len(eps), sum(r > 1 for r in runs), max(runs, default=0),
+                     sum(e.trajectory.label.outcome_correct for e in eps),
+                     sum(len(e.trajectory.steps) for e in eps) / len(eps) if eps else float("nan")))  # fmt: skip
+    cols = ["episodes", "repeating a call", "longest repeat", "outcome correct", "mean steps"]
+    return pd.DataFrame([r[1:] for r in rows], columns=cols, index=pd.Index([r[0] for r in rows], name="ended by"))
+
+
+def repeated_calls(episodes: Sequence) -> pd.Series:
+    """Per tool, the steps that repeat the previous step's call verbatim (most repeated first)."""
+    c = Counter(cur.call.tool for e in episodes for prev, cur in zip(e.trajectory.steps, e.trajectory.steps[1:])
+                if (cur.call.tool, cur.call.args) == (prev.call.tool, prev.call.args))  # fmt: skip
+    return pd.Series(dict(c.most_common()), dtype="int64", name="repeated steps").rename_axis("tool")
+
+
+def outcome_gaps(episodes: Sequence) -> pd.Series:
+    """Per customer-visible outcome field (refund, escalation, reply), the episodes that get it wrong."""
+    keys = sorted({k for e in episodes for k in e.expected})
+    return pd.Series({k: sum(e.outcome.get(k) != e.expected.get(k) for e in episodes) for k in keys},
+                     dtype="int64", name="episodes wrong").rename_axis("outcome field")
+
+
 # --- appendix tables ----------------------------------------------------------------------------
 def tools_table() -> pd.DataFrame:
     """The seven tools: what each does (its docstring) and the arguments the checker traces."""
