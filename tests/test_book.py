@@ -56,8 +56,12 @@ def test_no_code_cell_is_longer_than_fifteen_lines(md):
 
 
 # Spans of prose where digits are allowed: roles ({glue:text}`x:.3f`, {cite}`k2026`, {numref}`...`),
-# inline code, labels, section references (§3), directive options, and the metric name F1.
-_ALLOWED = re.compile(r"\{[\w:-]+\}`[^`]*`|`[^`]*`|^\(.*\)=$|§\s?\d+(\.\d+)*|^:\w+:.*$|\bF1\b", re.M)
+# inline code, labels, section references (§3), directive options, the metric name F1, and names
+# that carry digits: model sizes (14B, 1.5B), sha256, Python 3.11.
+_ALLOWED = re.compile(
+    r"\{[\w:-]+\}`[^`]*`|`[^`]*`|^\(.*\)=$|§\s?\d+(\.\d+)*|^:\w+:.*$|\bF1\b|\b\d+(\.\d+)?B\b|\bsha256\b|Qwen\d(\.\d)?|Python 3\.\d+",
+    re.M,
+)
 _DIGIT = re.compile(r"\d")
 
 
@@ -75,6 +79,12 @@ def test_prose_digit_check_allows_glue_and_section_numbers_but_not_typed_numbers
     assert prose_digits("Steps $s_0, \\dots, s_{T-1}$ and\n$$\nx_1\n$$\n") == []
     assert prose_digits("Recall was 0.84 on loud faults.") == ["Recall was 0.84 on loud faults."]
     assert prose_digits("```{code-cell}\nx = 400\n```\n") == []
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name)
+def test_no_number_is_typed_in_the_prose_pages(page):
+    bad = prose_digits(page.read_text(encoding="utf-8"))
+    assert not bad, f"book/{page.name}: numbers typed in prose (glue them from a notebook instead): {bad}"
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
@@ -115,6 +125,20 @@ def test_reexecution_is_byte_identical(tmp_path):
     assert [c.id for c in nb.cells] == [f"cell-{i:03d}" for i in range(len(nb.cells))]
     assert all("execution" not in c.metadata for c in nb.cells)
     assert first == (ROOT / "notebooks" / "paired.ipynb").read_bytes()
+
+
+def test_execute_reports_a_failing_cell_briefly_and_keeps_the_old_ipynb(tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    with open(data / "verdicts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("\n")  # any change breaks the checksum
+    md = tmp_path / "paired.md"
+    shutil.copy(ROOT / "notebooks" / "paired.md", md)
+    (tmp_path / "paired.ipynb").write_text("old", encoding="utf-8")
+    assert book.main(["execute", str(md), "--data", str(data)]) == 1
+    err = capsys.readouterr().err
+    assert f"{md}: a cell failed" in err and "checksum mismatch" in err and len(err.splitlines()) <= 3
+    assert (tmp_path / "paired.ipynb").read_text(encoding="utf-8") == "old"
 
 
 def _nbval(notebook: Path, data: Path) -> subprocess.CompletedProcess:

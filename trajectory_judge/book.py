@@ -132,8 +132,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ex.add_argument("--data", default=None, help=f"data directory for the kernel (sets {DATA_ENV})")
     ex.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     args = parser.parse_args(argv)
+    from nbclient.exceptions import CellExecutionError
+
     for md in notebook_sources(args.notebooks):
-        out = execute(md, data=args.data, timeout=args.timeout)
+        try:
+            out = execute(md, data=args.data, timeout=args.timeout)
+        except CellExecutionError as exc:
+            last = [ln for ln in str(exc).splitlines() if ln.strip()][-1]
+            print(f"{md}: a cell failed, the .ipynb is left as it was\n  {last}", file=sys.stderr)
+            return 1
         print(f"executed {out.relative_to(repo_root()) if out.is_relative_to(repo_root()) else out}", file=sys.stderr)
     return 0
 
