@@ -178,3 +178,34 @@ def test_drift_guard_one_flipped_verdict_fails_nbval(data_copy, tmp_path):
     assert res.returncode != 0, "nbval passed on drifted data: the book would not notice a changed verdict"
     # nbval's diff: '-' is the fresh run; the rules judge's wrong_tool recall moved off zero
     assert "Cell outputs differ" in res.stdout or "differ" in res.stdout, res.stdout[-3000:]
+
+
+_GLUE_REF = re.compile(r"\{glue:[a-z]+\}`([^`]+)`")
+
+
+def glued_names(ipynb: Path) -> set[str]:
+    """Names glued by the executed notebook in cells that are rendered (a remove-cell drops its glue)."""
+    nb = nbformat.read(ipynb, as_version=4)
+    return {
+        out.get("metadata", {}).get("scrapbook", {}).get("name")
+        for cell in nb.cells
+        if cell.cell_type == "code" and "remove-cell" not in cell.metadata.get("tags", [])
+        for out in cell.get("outputs", [])
+    } - {None}
+
+
+def glue_references(md: Path) -> list[tuple[Path, str]]:
+    """(executed notebook, key) for every glue role in ``md``; ``path::key`` points at another page."""
+    refs = []
+    for ref in _GLUE_REF.findall(md.read_text(encoding="utf-8")):
+        path, _, key = ref.rpartition("::")
+        target = (md.parent / path).with_suffix(".ipynb") if path else md.with_suffix(".ipynb")
+        refs.append((target.resolve(), key.split(":")[0]))
+    return refs
+
+
+@pytest.mark.parametrize("page", [*NOTEBOOKS, *sorted((ROOT / "book").glob("*.md"))], ids=lambda p: p.name)
+def test_every_glue_reference_resolves_to_a_rendered_glue(page):
+    """myst-nb renders an unresolvable cross-page glue as empty text without a warning: catch it here."""
+    missing = [(t.name, k) for t, k in glue_references(page) if not t.exists() or k not in glued_names(t)]
+    assert not missing, f"{page.name}: glue references with nothing rendered behind them: {missing}"
