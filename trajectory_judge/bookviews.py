@@ -445,6 +445,38 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     return fig
 
 
+SETTING_COLUMNS: tuple[str, ...] = ("model", "ensemble", "model_sha256", "server", "temperature", "seed", "num_ctx", "max_tokens")
+"""What must stay fixed for a judge across its runs (the build is listed, not compared: see run_summary)."""
+
+
+def run_summary(settings: pd.DataFrame) -> pd.DataFrame:
+    """One row per judge and set of decoding settings: runs, verdicts, first and last start, builds seen.
+
+    A judge that ran under one set of settings has one row. The build is not part of the key:
+    records written before launch records existed name the same server ``b0-unknown``.
+    """
+    cols = ["judge", *SETTING_COLUMNS, "runs", "verdicts", "first", "last", "builds"]
+    if settings.empty:
+        return pd.DataFrame(columns=cols)
+    keyed = settings.astype({c: str for c in SETTING_COLUMNS})
+    out = keyed.groupby(["judge", *SETTING_COLUMNS], sort=False).agg(
+        runs=("started", "size"), verdicts=("verdicts", "sum"), first=("started", "min"), last=("started", "max"),
+        builds=("build", lambda b: ", ".join(sorted({str(x) for x in b}))),
+    )
+    return out.reset_index()[cols]
+
+
+def settings_sentence(summary: pd.DataFrame) -> str:
+    """Whether every judge kept one set of decoding settings across its runs (from :func:`run_summary`)."""
+    if summary.empty:
+        return "There are no run records to compare"
+    counts = summary["judge"].value_counts()
+    changed = sorted(counts.index[counts > 1])
+    if not changed:
+        return f"Each of the {len(counts)} judges ran under a single set of decoding settings across all its runs"
+    return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
+
+
 def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
     """One sentence on how far ``runs.jsonl`` (as read by :func:`run_settings`) covers the LLM judges."""
     if settings.empty:
