@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from trajectory_judge.judges.prompts import prompt_digests
 from trajectory_judge.serve import MODELS
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(os.environ.get("TJ_DATA") or Path(__file__).resolve().parents[1] / "data")
 JUDGE_ID = re.compile(r"^(outcome|step|reply|selfcons3):(qwen2\.5-coder:(?:1\.5b|0\.5b))$")
 
 
