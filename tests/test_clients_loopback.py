@@ -101,15 +101,23 @@ def test_timeout_is_transport_error(backend):
 
 
 @pytest.mark.parametrize("backend", ["ollama", "openai"])
-def test_500_is_retried_then_transport_error(backend):
-    with FakeModelServer(["500"]) as srv:
-        c = client(backend, srv.url, retries=2)
+@pytest.mark.parametrize(
+    "behaviour, retries, message",
+    [
+        ("500", 2, "HTTP 500"),
+        # the *envelope* not being JSON is a server fault (retried, then raised), never a verdict
+        ("bad-body", 1, "not JSON"),
+    ],
+)
+def test_server_faults_are_retried_then_a_transport_error(backend, behaviour, retries, message):
+    with FakeModelServer([behaviour]) as srv:
+        c = client(backend, srv.url, retries=retries)
         try:
-            with pytest.raises(TransportError, match="HTTP 500"):
+            with pytest.raises(TransportError, match=message):
                 c.complete("p", SCHEMA, temperature=0.0, seed=7)
         finally:
             c.close()
-        assert gen_requests(srv, backend) == 3
+        assert gen_requests(srv, backend) == retries + 1
 
 
 @pytest.mark.parametrize("backend", ["ollama", "openai"])
@@ -122,19 +130,6 @@ def test_500_then_ok_recovers(backend):
             c.close()
         assert gen_requests(srv, backend) == 3
     assert comp.prompt_tokens == 123
-
-
-@pytest.mark.parametrize("backend", ["ollama", "openai"])
-def test_http_body_not_json_is_a_transport_fault(backend):
-    # the *envelope* not being JSON is a server fault (retried, then raised), never a verdict
-    with FakeModelServer(["bad-body"]) as srv:
-        c = client(backend, srv.url, retries=1)
-        try:
-            with pytest.raises(TransportError, match="not JSON"):
-                c.complete("p", SCHEMA, temperature=0.0, seed=7)
-        finally:
-            c.close()
-        assert gen_requests(srv, backend) == 2
 
 
 @pytest.mark.parametrize("backend", ["ollama", "openai"])
