@@ -11,6 +11,7 @@
 # A failed run (server crash, transport fault) is retried after restarting the server.
 # With TJ_ORGANIC=1, organic agent episodes are played too: one per ten trajectories of the round
 # (15 after the 150 round, ...), 60 at the end.
+# TJ_ROUNDS overrides the rounds; TJ_SELFCONS_CAP caps the self-consistency prefix (e.g. 200).
 # Stop: kill "$(cat /work/llm/run_edition.pid)" (the run in flight is stopped cleanly, its verdicts
 # kept), then trajectory_judge/scripts/llm_server.sh stop. Resume: start this script again.
 set -uo pipefail
@@ -64,6 +65,7 @@ for LIMIT in $ROUNDS; do
   judge qwen2.5-coder:1.5b outcome,step,reply "$LIMIT"
   judge qwen2.5-coder:0.5b step "$LIMIT"
   if [[ $LIMIT -ge 400 ]]; then SC=$LIMIT; else SC=$(( LIMIT / 2 )); fi
+  if [[ -n "${TJ_SELFCONS_CAP:-}" && $SC -gt $TJ_SELFCONS_CAP ]]; then SC=$TJ_SELFCONS_CAP; fi
   judge qwen2.5-coder:1.5b selfcons "$SC"
   if [[ -n "${TJ_ORGANIC:-}" ]]; then organic $(( LIMIT / 10 )); fi
 done
