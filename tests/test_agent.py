@@ -106,3 +106,4 @@ def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
     assert first["agent_model"] == "qwen2.5-coder:1.5b" and first["decoding"]["num_ctx"] == 8192
     assert first["decoding"]["temperature"] == 0.0 and first["decoding"]["seed"] == 7
     assert first["server"] and first["started"] <= first["ended"] and first["wall_s"] >= 0
+    assert first["cpu_s"]["client"] >= 0 and first["cpu_s"]["server"] is None  # no launch record names a PID

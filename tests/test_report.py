@@ -279,3 +279,20 @@ def test_cli_writes_json_and_markdown(tmp_path, capsys):
     assert (d / "out" / "r.md").read_text().startswith("# Report")
     assert "outcome:m" in capsys.readouterr().out
     assert main(["report", "--data", str(d), "--resamples", "0"]) == 2
+
+
+def test_report_states_the_compute_its_runs_spent(tmp_path, capsys):
+    trajs = design(3)
+    d = _write(tmp_path, trajs, random_verdicts(trajs, "step:m", 1))
+    md = d / "r.md"
+    assert main(["report", "--data", str(d), "--markdown", str(md), "--resamples", "20"]) == 0
+    assert "no run records, so the compute spent is not known" in capsys.readouterr().out
+    assert "## Compute spent" in md.read_text()
+    rec = {"judges": ["step:m"], "judge_model_name": "m", "per_judge": {"step:m": {"verdicts": 5}}, "wall_s": 7200.0,
+           "cpu_s": {"server": 12600.0, "client": 1800.0, "server_pid": 1}}
+    (d / "runs.jsonl").write_text(json.dumps(rec) + "\n")
+    if (d / "SHA256SUMS").exists():
+        main(["manifest", "--data", str(d)])
+    assert main(["report", "--data", str(d), "--markdown", str(md), "--resamples", "20"]) == 0
+    assert "The 1 run took 2.00 h of wall time; the 1 run that measured it used 4.00 CPU hours (server and client)." in capsys.readouterr().out
+    assert "| step · m | 1 | 5 | 2.000 | 4.000 | 1 |" in md.read_text()

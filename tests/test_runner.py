@@ -257,3 +257,37 @@ def test_interrupt_keeps_verdicts_and_exits_130(tmp_path, monkeypatch, capsys):
     assert "2 verdicts written are kept" in capsys.readouterr().err
     assert len(lines(tmp_path / "verdicts.jsonl")) == 2
     assert lines(tmp_path / "runs.jsonl")[-1]["status"] == "interrupted"
+
+
+def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from trajectory_judge import serve
+
+    server = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 120: pass"])
+    try:
+        launch = tmp_path / "llama-server.json"
+        monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
+        launch.write_text(json.dumps({"port": 8080, "model_path": "/nope.gguf", "pid": server.pid, "binary": sys.executable}))
+        real_run = runner.run_judges
+
+        def slow_run(*a, **kw):  # the "server" burns CPU while the run is in flight
+            from trajectory_judge.cost import process_cpu_seconds
+
+            start, end = process_cpu_seconds(server.pid), time.monotonic() + 60
+            while (process_cpu_seconds(server.pid) or 0) < start + 0.2 and time.monotonic() < end:
+                time.sleep(0.05)
+            return real_run(*a, **kw)
+
+        monkeypatch.setattr(runner, "run_judges", slow_run)
+        assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
+    finally:
+        server.kill()
+        server.wait()
+    cpu = lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]
+    assert cpu["server"] >= 0.2 and cpu["server_pid"] == server.pid and cpu["client"] >= 0.0
+    launch.unlink()
+    monkeypatch.setattr(runner, "run_judges", real_run)
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "2"]) == 0
+    assert lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]["server"] is None  # no launch record: not measured

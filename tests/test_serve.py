@@ -31,6 +31,7 @@ def test_launch_record_names_the_package_and_hashes_of_the_server(tmp_path):
     assert info["binary_sha256"] == hashlib.sha256(binary.read_bytes()).hexdigest()
     assert info["model_sha256"] == serve.MODELS["qwen2.5-coder:1.5b"].sha256
     assert info["argv"][:3] == [str(binary), "-m", str(model)] and "-np" in info["argv"]
+    assert info["pid"] is None and serve.launch_info("qwen2.5-coder:1.5b", model, cmd, port=8099, pid=42)["pid"] == 42
 
 
 def test_a_stale_launch_record_never_reaches_run_metadata(tmp_path):

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from .checker import check
+from .cost import CpuMeter
 from .env import Instance, SupportDesk, generate_instances, outcome_matches
 from .judges.clients import ModelClient
 from .judges.prompts import PROCEDURE
@@ -289,6 +290,7 @@ def cli_agent(args: argparse.Namespace) -> int:
         "package_version": __version__, "git_commit": git_commit(), "server": client.server_info(),
     }
     record["server_launch"] = launch_record(args.base_url, record["server"])
+    meter = CpuMeter(record["server_launch"])
     t0 = time.monotonic()
     code, status, message, new = 0, "ok", None, []
     instances = generate_instances(args.episodes, args.instance_seed)
@@ -303,7 +305,7 @@ def cli_agent(args: argparse.Namespace) -> int:
     finally:
         client.close()
         record.update(status=status, message=message, written=len(new), ended=_now(),
-                      wall_s=round(time.monotonic() - t0, 3))
+                      wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
         append_run_record(data, record)
     if code == 0:
         eps = parse_jsonl(data / ORGANIC, Episode)

@@ -31,6 +31,7 @@ import pandas as pd
 
 from . import metrics as M
 from .bootstrap import BootstrapResult, bootstrap
+from .cost import ComputeSpent, compute_spent
 from .manifest import verify_manifest
 from .models import (
     DESIGN_CELLS,
@@ -588,6 +589,12 @@ def _check_agrees(judge: str, values: Mapping[str, float | None], boot: Bootstra
 
 
 # --- command line ----------------------------------------------------------------------------
+def compute_markdown(spent: ComputeSpent) -> str:
+    """The ``## Compute spent`` section of the Markdown report (from the run records)."""
+    table = "\n\n" + _md(spent.to_frame()) if spent.rows else ""
+    return f"\n## Compute spent\n\n{spent.sentence()}.{table}\n"
+
+
 def _stdout_table(rep: Report) -> str:
     df = rep.main_table()
     fmt: dict[str, Callable[[Any], str]] = {
@@ -609,10 +616,14 @@ def cli_report(args: Any) -> int:
     print(_stdout_table(rep))
     print()
     print(rep.per_type_table().to_string(float_format=lambda v: f"{v:.2f}"))
+    spent = compute_spent(args.data)
+    print(f"\n{spent.sentence()}.")
+    if spent.rows:
+        print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(rep.to_json(), encoding="utf-8")
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.markdown).write_text(rep.to_markdown(), encoding="utf-8")
+        Path(args.markdown).write_text(rep.to_markdown() + compute_markdown(spent), encoding="utf-8")
     return 0

@@ -39,6 +39,7 @@ from typing import Any, Iterable, Sequence
 from pydantic import BaseModel
 
 from . import __version__
+from .cost import CpuMeter
 from .judges.base import Judge
 from .models import Trajectory, Verdict, dumps, load_trajectories, parse_jsonl
 
@@ -523,6 +524,7 @@ def cli_run(args: argparse.Namespace) -> int:
     }
     record["server"] = client.server_info()
     record["server_launch"] = launch_record(args.base_url, record["server"])
+    meter = CpuMeter(record["server_launch"])
 
     def on_term(signum: int, frame: Any) -> None:
         raise Interrupted(f"signal {signum}")
@@ -553,6 +555,7 @@ def cli_run(args: argparse.Namespace) -> int:
         record.update(asdict(result))
         record["ended"] = _now()
         record["wall_s"] = round(time.monotonic() - t0, 3)
+        record["cpu_s"] = meter.read()
         try:
             append_run_record(data, record)
         except OSError as exc:  # pragma: no cover - the verdicts matter more than the log line

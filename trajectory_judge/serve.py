@@ -245,13 +245,13 @@ def binary_package(binary: str | Path) -> str | None:
     return None
 
 
-def launch_info(model: str, model_path: str | Path, cmd: list[str], *, port: int) -> dict:
-    """What a run record needs to name the server build: package, binary hash, argv, model hash."""
+def launch_info(model: str, model_path: str | Path, cmd: list[str], *, port: int, pid: int | None = None) -> dict:
+    """What a run record needs to name the server build (package, binary hash, argv, model hash) and its PID."""
     binary = Path(cmd[0])
     return {
         "model": model, "model_path": str(model_path), "model_sha256": MODELS[model].sha256, "port": port,
         "binary": str(binary), "binary_sha256": file_sha256(binary) if binary.exists() else None,
-        "package": binary_package(binary) if binary.exists() else None, "argv": cmd,
+        "package": binary_package(binary) if binary.exists() else None, "argv": cmd, "pid": pid,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -293,7 +293,7 @@ def start(model: str, *, port: int = 8080, log: str | Path | None = None,
         raise
     if info_path is not None:
         tmp = Path(f"{info_path}.tmp")
-        tmp.write_text(json.dumps(launch_info(model, path, cmd, port=port), indent=2, sort_keys=True) + "\n")
+        tmp.write_text(json.dumps(launch_info(model, path, cmd, port=port, pid=proc.pid), indent=2, sort_keys=True) + "\n")
         os.replace(tmp, info_path)
     return proc
 

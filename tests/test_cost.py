@@ -1,0 +1,98 @@
+"""Compute spent: CPU time is measured from the server process itself, and summed honestly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from trajectory_judge import cost
+from trajectory_judge.models import DataError
+
+BURN = "import time\nt = time.time()\nwhile time.time() - t < 120: pass"
+
+
+@pytest.fixture
+def burner():
+    proc = subprocess.Popen([sys.executable, "-c", BURN])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def _wait_for_cpu(pid: int, above: float, deadline_s: float = 60.0) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if (cost.process_cpu_seconds(pid) or 0.0) > above:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"process {pid} did not use {above} CPU seconds within {deadline_s} s")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_server_cpu_seconds_are_read_from_the_launched_process(burner):
+    meter = cost.CpuMeter({"pid": burner.pid, "binary": sys.executable})
+    start = cost.process_cpu_seconds(burner.pid, sys.executable)
+    assert start is not None
+    _wait_for_cpu(burner.pid, start + 0.2)
+    got = meter.read()
+    assert got["server"] >= 0.2 and got["server_pid"] == burner.pid and got["client"] >= 0.0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_recycled_or_vanished_pid_is_never_counted(burner, tmp_path):
+    assert cost.process_cpu_seconds(burner.pid, str(tmp_path / "llama-server")) is None  # another binary
+    assert cost.CpuMeter({"pid": burner.pid, "binary": "/bin/true"}).read()["server"] is None
+    meter = cost.CpuMeter({"pid": burner.pid, "binary": sys.executable})
+    burner.kill()
+    burner.wait()
+    assert cost.process_cpu_seconds(burner.pid) is None
+    assert meter.read()["server"] is None  # gone before the run ended: unknown, not zero
+    assert cost.CpuMeter(None).read()["server"] is None  # no launch record
+
+
+def _write_runs(tmp_path, recs):
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def test_compute_spent_counts_cpu_only_where_it_was_measured(tmp_path):
+    trio = ["outcome:m:1b", "step:m:1b", "reply:m:1b"]
+    per = {j: {"verdicts": 10} for j in trio}
+    _write_runs(tmp_path, [
+        {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 3600.0},  # before CpuMeter
+        {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 1800.0,
+         "cpu_s": {"server": 3000.0, "client": 600.0, "server_pid": 5}},
+        {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 900.0,
+         "cpu_s": {"server": None, "client": 60.0, "server_pid": 5}},  # server restarted mid-run
+        {"kind": "organic", "agent_model": "m:1b", "written": 4, "wall_s": 720.0,
+         "cpu_s": {"server": 1440.0, "client": 0.0, "server_pid": 9}},
+    ])
+    spent = cost.compute_spent(tmp_path)
+    df = spent.to_frame()
+    assert list(df.index) == ["outcome+step+reply · m:1b", "organic agent · m:1b", "total"]
+    assert df.loc["outcome+step+reply · m:1b"].tolist() == [3, 90, 1.75, 1.0, 1]
+    assert df.loc["organic agent · m:1b"].tolist() == [1, 4, 0.2, 0.4, 1]
+    assert (spent.runs, spent.cpu_runs) == (4, 2) and spent.cpu_h == pytest.approx(1.4)
+    assert spent.sentence() == ("The 4 runs took 1.95 h of wall time; the 2 runs that measured it used 1.40 CPU hours "
+                                "(server and client), and the other 2 runs did not measure it")
+
+
+def test_no_run_records_means_no_claim_about_compute(tmp_path):
+    spent = cost.compute_spent(tmp_path)
+    assert spent.to_frame().empty and "not known" in spent.sentence()
+    _write_runs(tmp_path, [{"judges": ["step:m"], "per_judge": {"step:m": {"verdicts": 2}}, "wall_s": 36.0}])
+    unmeasured = cost.compute_spent(tmp_path)
+    assert unmeasured.sentence().endswith("none of their records measured CPU time") and unmeasured.cpu_h is None
+    assert unmeasured.to_frame()["cpu_h"].isna().all()  # unknown, never a zero
+
+
+def test_a_bad_run_record_is_named_by_file_and_line(tmp_path):
+    (tmp_path / "runs.jsonl").write_text('{"wall_s": 1}\n\n{"wall_s": \n')
+    with pytest.raises(DataError, match=r"runs\.jsonl:3: not valid JSON"):
+        cost.compute_spent(tmp_path)
+    (tmp_path / "runs.jsonl").write_text('{"wall_s": 1}\n[1, 2]\n')
+    with pytest.raises(DataError, match=r"runs\.jsonl:2: expected a JSON object"):
+        cost.read_run_records(tmp_path)
