@@ -107,3 +107,12 @@ def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
     assert first["decoding"]["temperature"] == 0.0 and first["decoding"]["seed"] == 7
     assert first["server"] and first["started"] <= first["ended"] and first["wall_s"] >= 0
     assert first["cpu_s"]["client"] >= 0 and first["cpu_s"]["server"] is None  # no launch record names a PID
+
+
+def test_organic_progress_counts_episodes_not_verdicts(tmp_path, capsys):
+    """The agent's progress lines give the rate per episode; the judge runner's stay per verdict."""
+    insts = generate_instances(6)[:1]
+    agent.run_episodes(insts, ScriptedClient(act("reply", text="Done.")), tmp_path / "o.jsonl",
+                       agent_model="fake", progress=True)
+    err = capsys.readouterr().err
+    assert "organic:fake 1/1 (100%)" in err and "s/episode" in err and "s/verdict" not in err

@@ -239,7 +239,7 @@ def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: s
         print(f"trajectory-judge: {msg}", file=sys.stderr)
     done = {e.episode_id for e in parse_jsonl(out_path, Episode)} if out_path.exists() else set()
     todo = [i for i in instances if f"{i.instance_id}-organic" not in done]
-    bar = Progress(len(todo), desc=f"organic:{agent_model}", enabled=progress)
+    bar = Progress(len(todo), desc=f"organic:{agent_model}", enabled=progress, unit="episode")
     new: list[Episode] = []
     with open(out_path, "a", encoding="utf-8", newline="\n") as fh:
         for inst in todo:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .bootstrap import stratified_indices
 from .cost import read_run_records
-from .judges.prompts import END, SHARED_PREFIX, build_prompt, view_prefix
+from .judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
 from .judges.views import VIEWS
 from .models import DESIGN_CELLS, FAILURE_TYPES, Verdict
 from .report import MAIN_COLUMNS, Report

@@ -190,8 +190,9 @@ class VerdictWriter:
 class Progress:
     """Progress on stderr with rate and ETA: tqdm on a terminal when installed, else plain lines."""
 
-    def __init__(self, total: int, *, desc: str = "verdicts", enabled: bool = True, every_s: float = 30.0) -> None:
-        self.total, self.n, self.desc, self.enabled = total, 0, desc, enabled
+    def __init__(self, total: int, *, desc: str = "verdicts", enabled: bool = True, every_s: float = 30.0,
+                 unit: str = "verdict") -> None:
+        self.total, self.n, self.desc, self.enabled, self.unit = total, 0, desc, enabled, unit
         self.every_s = every_s
         self.t0 = self._last = time.monotonic()
         self._bar = None
@@ -199,12 +200,12 @@ class Progress:
             try:
                 from tqdm import tqdm
 
-                self._bar = tqdm(total=total, desc=desc, unit="verdict", file=sys.stderr)
+                self._bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr)
             except ImportError:
                 pass
 
     def update(self, note: str = "") -> None:
-        """Count one verdict."""
+        """Count one unit of work."""
         self.n += 1
         if not self.enabled:
             return
@@ -217,12 +218,12 @@ class Progress:
             print(self.line(note), file=sys.stderr, flush=True)
 
     def line(self, note: str = "") -> str:
-        """``desc n/total (pct) s/verdict ETA``."""
+        """``desc n/total (pct) s/unit ETA``."""
         el = time.monotonic() - self.t0
         rate = el / self.n if self.n else float("nan")
         eta = rate * (self.total - self.n) if self.n else float("nan")
         pct = 100.0 * self.n / self.total if self.total else 100.0
-        return (f"{self.desc} {self.n}/{self.total} ({pct:.0f}%) {rate:.2f} s/verdict "
+        return (f"{self.desc} {self.n}/{self.total} ({pct:.0f}%) {rate:.2f} s/{self.unit} "
                 f"elapsed {_hms(el)} ETA {_hms(eta)}{' ' + note if note else ''}")
 
     def close(self) -> None:
