@@ -110,7 +110,7 @@ def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
 
 
 def test_organic_progress_counts_episodes_not_verdicts(tmp_path, capsys):
-    """The agent's progress lines give the rate per episode; the judge runner's stay per verdict."""
+    """The agent's progress lines give its rate per episode, not per verdict."""
     insts = generate_instances(6)[:1]
     agent.run_episodes(insts, ScriptedClient(act("reply", text="Done.")), tmp_path / "o.jsonl",
                        agent_model="fake", progress=True)
