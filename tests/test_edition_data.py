@@ -34,8 +34,20 @@ def test_llm_judge_ids_name_the_model_as_ollama_would():
     assert ids and all(JUDGE_ID.match(j) for j in ids), sorted(ids)
 
 
+MEMBER_ID = re.compile(r"^step@T0\.7/seed[789]:qwen2\.5-coder:1\.5b$")
+
+
+def members() -> list[dict]:
+    """The self-consistency members (none before they were kept)."""
+    return jsonl("members.jsonl") if (DATA / "members.jsonl").exists() else []
+
+
+def test_member_ids_name_view_temperature_and_seed():
+    assert all(MEMBER_ID.match(m["judge_id"]) for m in members())
+
+
 def test_every_llm_verdict_is_accounted_for_by_a_run_record():
-    on_disk = Counter(v["judge_id"] for v in jsonl("verdicts.jsonl") if v["judge_id"] != "programmatic")
+    on_disk = Counter(v["judge_id"] for v in jsonl("verdicts.jsonl") + members() if v["judge_id"] != "programmatic")
     recorded = Counter()
     for r in judge_runs():
         for judge, per in (r.get("per_judge") or {}).items():

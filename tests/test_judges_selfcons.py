@@ -56,3 +56,19 @@ def test_cost_is_summed_over_members():
 def test_even_number_of_members_is_an_error():
     with pytest.raises(ValueError, match="odd number of members"):
         SelfConsistencyJudge(ScriptedClient(), "m", seeds=(7, 8))
+
+
+def test_each_member_is_a_verdict_under_an_id_naming_its_temperature_and_seed():
+    j = SelfConsistencyJudge(ScriptedClient([response(True, 2, "wrong_tool"), response(False, 0, "none"),
+                                             response(True, 3, "wrong_tool")]), "qwen2.5-coder:1.5b")
+    members = j.judge_members(make_trajectory())
+    assert [m.judge_id for m in members] == [f"step@T0.7/seed{s}:qwen2.5-coder:1.5b" for s in (7, 8, 9)]
+    assert [m.faulty for m in members] == [True, False, True]
+
+
+def test_ensemble_verdict_is_the_aggregate_of_its_stored_members():
+    texts = [response(True, 2, "wrong_tool"), response(False, 0, "none"), response(True, 3, "premature_stop")]
+    direct = SelfConsistencyJudge(ScriptedClient(texts), "m").judge(make_trajectory())
+    j = SelfConsistencyJudge(ScriptedClient(texts), "m")
+    rederived = j.aggregate(j.judge_members(make_trajectory()))
+    assert rederived.model_dump(exclude={"latency_s"}) == direct.model_dump(exclude={"latency_s"})

@@ -118,7 +118,7 @@ def test_judge_returning_another_key_is_an_error(tmp_path):
         def judge(self, traj):
             return super().judge(traj).model_copy(update={"judge_id": "someone-else"})
 
-    with pytest.raises(ValueError, match="judge 'liar' returned a verdict keyed"):
+    with pytest.raises(ValueError, match="judge .liar. returned verdicts keyed"):
         runner.run_judges(trajs(1), [Liar()], tmp_path / "v.jsonl", progress=False)
 
 
@@ -291,3 +291,42 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     monkeypatch.setattr(runner, "run_judges", real_run)
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "2"]) == 0
     assert lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]["server"] is None  # no launch record: not measured
+
+
+def test_ensemble_members_are_kept_beside_the_ensemble_verdict(tmp_path):
+    from llm_fakes import ScriptedClient, response
+
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    from trajectory_judge.models import Verdict, parse_jsonl
+    from trajectory_judge.runner import run_judges
+
+    trajs = [make_trajectory(f"t-{i:04d}") for i in range(3)]
+    j = SelfConsistencyJudge(ScriptedClient(response()), "m")
+    res = run_judges(trajs, [j], tmp_path / "verdicts.jsonl", progress=False)
+    members = parse_jsonl(tmp_path / "members.jsonl", Verdict)
+    ensemble = parse_jsonl(tmp_path / "verdicts.jsonl", Verdict)
+    assert len(members) == 9 and len(ensemble) == 3 and res.written == 12
+    assert {m.judge_id for m in members} == set(j.member_ids)
+    assert res.per_judge[j.member_ids[0]]["verdicts"] == 3
+
+
+def test_ensemble_on_disk_without_members_is_rejudged_for_them_and_compared(tmp_path):
+    from llm_fakes import ScriptedClient, response
+
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    from trajectory_judge.models import Verdict, parse_jsonl
+    from trajectory_judge.runner import run_judges
+
+    trajs = [make_trajectory(f"t-{i:04d}") for i in range(2)]
+    j = SelfConsistencyJudge(ScriptedClient(response()), "m")
+    run_judges(trajs, [j], tmp_path / "verdicts.jsonl", progress=False)
+    (tmp_path / "members.jsonl").unlink()
+    before = (tmp_path / "verdicts.jsonl").read_bytes()
+    # the first trajectory comes back the same; the second, sampled differently, does not
+    j2 = SelfConsistencyJudge(ScriptedClient([response()] * 3 + [response(False, 0, "none")] * 3), "m")
+    res = run_judges(trajs, [j2], tmp_path / "verdicts.jsonl", progress=False)
+    assert (tmp_path / "verdicts.jsonl").read_bytes() == before
+    assert len(parse_jsonl(tmp_path / "members.jsonl", Verdict)) == 6 and res.written == 6
+    assert res.rechecked == {j.judge_id: {"same": 1, "different": 1}}
+    again = run_judges(trajs, [j2], tmp_path / "verdicts.jsonl", progress=False)
+    assert (again.written, again.skipped) == (0, 2)

@@ -45,6 +45,8 @@ from .models import Trajectory, Verdict, dumps, load_trajectories, parse_jsonl
 
 TRAJECTORIES = "trajectories.jsonl"
 VERDICTS = "verdicts.jsonl"
+MEMBERS = "members.jsonl"
+"""The member verdicts of ensemble judges (self-consistency), one line per (trajectory, member id)."""
 RUNS = "runs.jsonl"
 JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
 
@@ -259,22 +261,61 @@ class RunResult:
     repaired: str | None = None
     """The torn-tail repair message, if a repair happened."""
     per_judge: dict[str, dict[str, float]] = field(default_factory=dict)
-    """Per judge: verdicts written, mean latency (s/verdict), mean prompt and completion tokens."""
+    """Per judge (and ensemble member): verdicts written, mean latency (s/verdict), mean prompt and completion tokens."""
+    rechecked: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per ensemble judge: recomputed verdicts that are the ``same`` as, or ``different`` from, the one on disk."""
 
 
 class Interrupted(Exception):
     """SIGTERM or Ctrl-C: stop after the verdicts in flight."""
 
 
-def _check_verdict(v: Verdict, traj: Trajectory, judge: Judge) -> Verdict:
-    if not isinstance(v, Verdict):
-        raise TypeError(f"judge {judge.judge_id!r} returned {type(v).__name__}, not a Verdict")
-    if v.judge_id != judge.judge_id or v.trajectory_id != traj.trajectory_id:
+def member_ids(judge: Judge) -> tuple[str, ...]:
+    """The member judge ids of an ensemble judge (one with ``member_ids`` and ``judge_members``), else ()."""
+    if hasattr(judge, "judge_members") and hasattr(judge, "aggregate"):
+        return tuple(getattr(judge, "member_ids", ()))
+    return ()
+
+
+def _judge_task(judge: Judge, traj: Trajectory) -> list[Verdict]:
+    """A plain judge's verdict, or an ensemble's members followed by their aggregate."""
+    if member_ids(judge):
+        members = judge.judge_members(traj)  # type: ignore[attr-defined]
+        return [*members, judge.aggregate(members)]  # type: ignore[attr-defined]
+    return [judge.judge(traj)]
+
+
+def _check_verdicts(vs: Sequence[Verdict], traj: Trajectory, judge: Judge) -> list[Verdict]:
+    expected = [*member_ids(judge), judge.judge_id]
+    for v in vs:
+        if not isinstance(v, Verdict):
+            raise TypeError(f"judge {judge.judge_id!r} returned {type(v).__name__}, not a Verdict")
+    got = [v.judge_id for v in vs]
+    if got != expected or any(v.trajectory_id != traj.trajectory_id for v in vs):
         raise ValueError(
-            f"judge {judge.judge_id!r} returned a verdict keyed ({v.trajectory_id!r}, {v.judge_id!r}) "
-            f"for trajectory {traj.trajectory_id!r}"
+            f"judge {judge.judge_id!r} returned verdicts keyed {[(v.trajectory_id, v.judge_id) for v in vs]} "
+            f"for trajectory {traj.trajectory_id!r} (expected judge ids {expected})"
         )
-    return v
+    return list(vs)
+
+
+def same_verdict(a: Verdict, b: Verdict) -> bool:
+    """Two verdicts agree on everything a judge decides and spends (all fields but latency)."""
+    return a.model_dump(exclude={"latency_s"}) == b.model_dump(exclude={"latency_s"})
+
+
+def _plan(trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]],
+          result: RunResult) -> list[tuple[Trajectory, Judge]]:
+    tasks: list[tuple[Trajectory, Judge]] = []
+    for t in trajectories:
+        for j in judges:
+            result.planned += 1
+            keys = [(t.trajectory_id, k) for k in (j.judge_id, *member_ids(j))]
+            if all(k in done for k in keys):
+                result.skipped += 1
+            else:
+                tasks.append((t, j))
+    return tasks
 
 
 def run_judges(
@@ -282,6 +323,7 @@ def run_judges(
     judges: Sequence[Judge],
     verdicts_path: str | Path,
     *,
+    members_path: str | Path | None = None,
     concurrency: int = 1,
     progress: bool = True,
 ) -> RunResult:
@@ -290,50 +332,66 @@ def run_judges(
     Pairs are visited trajectory by trajectory (all judges of one trajectory before the next), so
     an interrupted multi-judge run leaves balanced partial data. A judge's exception stops the
     run after the requests in flight finish (their verdicts are written) and is re-raised.
+
+    An ensemble judge's member verdicts go to ``members_path`` (default ``members.jsonl`` beside
+    the verdicts). A trajectory whose ensemble verdict is on disk but whose members are not is
+    judged again for its members; the recomputed ensemble verdict is then compared with the one on
+    disk (``RunResult.rechecked``) and not written twice.
     """
     path = Path(verdicts_path)
+    mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
     result = RunResult()
-    result.repaired = repair_torn_tail(path)
+    ensembles = any(member_ids(j) for j in judges)
+    repairs = [repair_torn_tail(path), repair_torn_tail(mpath) if ensembles else None]
+    result.repaired = "; ".join(r for r in repairs if r) or None
     if result.repaired:
         print(f"trajectory-judge: {result.repaired}", file=sys.stderr)
-    done = keys_on_disk(path)
     ids = [j.judge_id for j in judges]
     if len(set(ids)) != len(ids):
         raise ValueError(f"duplicate judge ids: {ids}")
-    tasks: list[tuple[Trajectory, Judge]] = []
-    for t in trajectories:
-        for j in judges:
-            result.planned += 1
-            if (t.trajectory_id, j.judge_id) in done:
-                result.skipped += 1
-            else:
-                tasks.append((t, j))
+    on_disk = {(v.trajectory_id, v.judge_id): v for v in parse_jsonl(path, Verdict)} if path.exists() else {}
+    done = set(on_disk) | (keys_on_disk(mpath) if ensembles else set())
+    tasks = _plan(trajectories, judges, done, result)
     stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
     bar = Progress(len(tasks), desc=",".join(ids), enabled=progress)
+    all_members = {m for j in judges for m in member_ids(j)}
 
-    def record(v: Verdict) -> None:
-        writer.write(v)
-        result.written += 1
-        result.unparseable += v.error is not None and v.error.startswith("unparseable")
-        s = stats[v.judge_id]
-        s[0] += 1
-        s[1] += v.latency_s
-        s[2] += v.prompt_tokens
-        s[3] += v.completion_tokens
-        bar.update(f"last {v.judge_id} {v.latency_s:.1f}s")
+    def record(vs: list[Verdict]) -> None:
+        for v in vs:
+            key = (v.trajectory_id, v.judge_id)
+            if key in done:
+                if key in on_disk:  # an ensemble verdict recomputed with its members: compare
+                    tally = result.rechecked.setdefault(v.judge_id, {"same": 0, "different": 0})
+                    tally["same" if same_verdict(v, on_disk[key]) else "different"] += 1
+                continue
+            (mwriter if v.judge_id in all_members else writer).write(v)
+            done.add(key)
+            result.written += 1
+            result.unparseable += v.error is not None and v.error.startswith("unparseable")
+            s = stats[v.judge_id]
+            s[0] += 1
+            s[1] += v.latency_s
+            s[2] += v.prompt_tokens
+            s[3] += v.completion_tokens
+        bar.update(f"last {vs[-1].judge_id} {sum(v.latency_s for v in vs):.1f}s")
 
     error: BaseException | None = None
+    mwriter: VerdictWriter | None = None
     try:
         with VerdictWriter(path) as writer:
+            if all_members:
+                mwriter = VerdictWriter(mpath)
             if concurrency <= 1:
                 try:
                     for t, j in tasks:
-                        record(_check_verdict(j.judge(t), t, j))
+                        record(_check_verdicts(_judge_task(j, t), t, j))
                 except BaseException as exc:  # noqa: BLE001 - re-raised below after bookkeeping
                     error = exc
             else:
                 error = _run_pool(tasks, concurrency, record)
     finally:
+        if mwriter is not None:
+            mwriter.close()
         bar.close()
         result.per_judge = {
             jid: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
@@ -358,7 +416,7 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record) -
                     t, j = next(it)  # type: ignore[call-overload]
                 except StopIteration:
                     return
-                pending[ex.submit(j.judge, t)] = (t, j)
+                pending[ex.submit(_judge_task, j, t)] = (t, j)
 
         try:
             fill()
@@ -367,7 +425,7 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record) -
                 for f in finished:
                     t, j = pending.pop(f)
                     try:
-                        record(_check_verdict(f.result(), t, j))
+                        record(_check_verdicts(f.result(), t, j))
                     except BaseException as exc:  # noqa: BLE001
                         error = error or exc
                 fill()
@@ -376,7 +434,7 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record) -
             for f in list(pending):
                 t, j = pending.pop(f)
                 try:
-                    record(_check_verdict(f.result(), t, j))
+                    record(_check_verdicts(f.result(), t, j))
                 except BaseException:  # noqa: BLE001
                     pass
     return error
@@ -504,6 +562,7 @@ def cli_run(args: argparse.Namespace) -> int:
         "started": _now(),
         "argv": sys.argv[1:],
         "judges": [j.judge_id for j in judges],
+        "members": {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)} or None,
         "backend": args.backend,
         "base_url": args.base_url,
         "model": args.model,
@@ -535,7 +594,8 @@ def cli_run(args: argparse.Namespace) -> int:
     code = 0
     result = RunResult()
     try:
-        result = run_judges(trajs, judges, data / VERDICTS, concurrency=args.concurrency, progress=not args.quiet)
+        result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
+                            concurrency=args.concurrency, progress=not args.quiet)
     except JudgeClientError as exc:
         result = getattr(exc, "run_result", result)
         print(f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "

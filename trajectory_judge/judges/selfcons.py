@@ -10,6 +10,11 @@ Aggregation rule:
 - latency and tokens are the sums over members (the ensemble costs k passes);
 - a member whose response did not parse votes clean (as any judge's would) and its error is
   kept in the ensemble verdict's ``error``.
+
+Every member is a verdict in its own right, with its own judge id naming view, temperature and
+seed (:func:`member_id`, e.g. ``step@T0.7/seed7:qwen2.5-coder:1.5b``). The runner keeps them in
+``DATA/members.jsonl``, so the ensemble can be re-derived from its members and each member can be
+scored as a single-pass sampled judge.
 """
 
 from __future__ import annotations
@@ -28,6 +33,11 @@ TEMPERATURE = 0.7
 SEEDS: tuple[int, ...] = (7, 8, 9)
 
 T = TypeVar("T")
+
+
+def member_id(model_name: str, *, temperature: float = TEMPERATURE, seed: int, view: str = "step") -> str:
+    """The judge id of one ensemble member: ``f"{view}@T{temperature:g}/seed{seed}:{model_name}"``."""
+    return f"{view}@T{temperature:g}/seed{seed}:{model_name}"
 
 
 def _mode(values: Sequence[T | None]) -> T | None:
@@ -75,16 +85,24 @@ class SelfConsistencyJudge:
         self.temperature = temperature
         self.seeds = tuple(seeds)
         self.judge_id = f"selfcons{len(self.seeds)}:{model_name}"
+        self.member_ids = tuple(member_id(model_name, temperature=temperature, seed=s) for s in self.seeds)
         self.schema = response_schema("step")
+
+    def judge_members(self, traj: Trajectory) -> list[Verdict]:
+        """k samples of the step prompt, one per seed, each a verdict under its member id."""
+        prompt = build_prompt("step", traj)
+        return [
+            completion_verdict(
+                self.client.complete(prompt, self.schema, temperature=self.temperature, seed=seed),
+                trajectory_id=traj.trajectory_id, judge_id=mid, traj=traj,
+            )
+            for seed, mid in zip(self.seeds, self.member_ids)
+        ]
+
+    def aggregate(self, members: Sequence[Verdict]) -> Verdict:
+        """The ensemble verdict of these members (their trajectory, this judge's id)."""
+        return aggregate(members, trajectory_id=members[0].trajectory_id, judge_id=self.judge_id)
 
     def judge(self, traj: Trajectory) -> Verdict:
         """k samples of the step prompt, one per seed, aggregated by strict majority."""
-        prompt = build_prompt("step", traj)
-        members = [
-            completion_verdict(
-                self.client.complete(prompt, self.schema, temperature=self.temperature, seed=seed),
-                trajectory_id=traj.trajectory_id, judge_id=self.judge_id, traj=traj,
-            )
-            for seed in self.seeds
-        ]
-        return aggregate(members, trajectory_id=traj.trajectory_id, judge_id=self.judge_id)
+        return self.aggregate(self.judge_members(traj))
