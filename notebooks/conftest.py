@@ -15,7 +15,7 @@ NEEDS_RELEASE = {"audit.ipynb"}
 
 
 def pytest_collection_modifyitems(config, items):
-    from trajectory_judge.release import default_dir, verified
+    from trajectory_judge.provenance.release import default_dir, verified
 
     if verified(default_dir()):
         return

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import random
 
-from trajectory_judge.models import FAILURE_TYPES, Label, Observation, Step, ToolCall, Trajectory, Verdict
+from trajectory_judge.models import (
+    FAILURE_TYPES,
+    Label,
+    Observation,
+    Step,
+    ToolCall,
+    Trajectory,
+    Verdict,
+)
 
 ALWAYS_SILENT = ("wrong_tool", "hallucinated_argument", "unsupported_claim")
 ALWAYS_LOUD = ("ignored_observation", "premature_stop")

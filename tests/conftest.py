@@ -34,6 +34,6 @@ def release() -> Path:
 @pytest.fixture(scope="session")
 def dataset():
     """Our 400 trajectories, built in memory."""
-    from trajectory_judge.dataset import build_dataset
+    from trajectory_judge.testbed.dataset import build_dataset
 
     return build_dataset(400, 7)

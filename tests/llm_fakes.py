@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from trajectory_judge.judges.clients import Completion, ModelClient
+from trajectory_judge.backends.clients import Completion, ModelClient
 from trajectory_judge.models import Label, Observation, Step, ToolCall, Trajectory
 
 

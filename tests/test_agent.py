@@ -6,9 +6,11 @@ import json
 
 from llm_fakes import ScriptedClient
 
-from trajectory_judge import agent
-from trajectory_judge.env import generate_instances
-from trajectory_judge.oracle import oracle_calls
+from trajectory_judge import models
+from trajectory_judge.run import organic
+from trajectory_judge.testbed import agent
+from trajectory_judge.testbed.env import generate_instances
+from trajectory_judge.testbed.oracle import oracle_calls
 
 BLANK = {"email": "", "order_id": "", "sku": "", "amount_eur": 0, "reason": "", "text": ""}
 
@@ -29,7 +31,7 @@ def test_action_schema_is_flat_with_fixed_keyword_fields():
 
 
 def test_agent_prompt_carries_the_judges_procedure_text():
-    from trajectory_judge.judges.prompts import PROCEDURE
+    from trajectory_judge.testbed.procedure import PROCEDURE
 
     assert PROCEDURE in agent.agent_prompt("goal", [])
 
@@ -78,9 +80,9 @@ def test_episodes_are_resumable(tmp_path):
             self.calls.clear()
             return super().complete(prompt, schema, **kw)
 
-    assert len(agent.run_episodes(insts[:1], Oracle(), out, agent_model="fake", progress=False)) == 1
-    assert len(agent.run_episodes(insts, Oracle(), out, agent_model="fake", progress=False)) == 1
-    eps = [agent.Episode.model_validate_json(ln) for ln in out.read_text().splitlines()]
+    assert len(organic.run_episodes(insts[:1], Oracle(), out, agent_model="fake", progress=False)) == 1
+    assert len(organic.run_episodes(insts, Oracle(), out, agent_model="fake", progress=False)) == 1
+    eps = [models.Episode.model_validate_json(ln) for ln in out.read_text().splitlines()]
     assert [e.episode_id for e in eps] == [f"{i.instance_id}-organic" for i in insts]
     s = agent.summarise(eps)
     assert s["episodes"] == 2 and s["flagged_or_wrong_outcome"] == 0 and s["episodes_with_eligibility_check"] == 2
@@ -112,7 +114,7 @@ def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
 def test_organic_progress_counts_episodes_not_verdicts(tmp_path, capsys):
     """The agent's progress lines give its rate per episode, not per verdict."""
     insts = generate_instances(6)[:1]
-    agent.run_episodes(insts, ScriptedClient(act("reply", text="Done.")), tmp_path / "o.jsonl",
+    organic.run_episodes(insts, ScriptedClient(act("reply", text="Done.")), tmp_path / "o.jsonl",
                        agent_model="fake", progress=True)
     err = capsys.readouterr().err
     assert "organic:fake 1/1 (100%)" in err and "s/episode" in err and "s/verdict" not in err

@@ -1,41 +1,42 @@
-"""Book helpers of the paired, organic, appendix and audit chapters (trajectory_judge.audit)."""
+"""Book helpers of the paired, organic, appendix and audit chapters (trajectory_judge.book.audit)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from analysis_synth import design, random_verdicts
-from trajectory_judge import audit as A
-from trajectory_judge import published as P
-from trajectory_judge.checker import RULES
-from trajectory_judge.env import STRATA, TOOLS
+
+from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.report import build_report
+from trajectory_judge.book import appendix, audit, organic, paired
 from trajectory_judge.models import FAILURE_TYPES
-from trajectory_judge.release import ReleaseError
-from trajectory_judge.report import build_report, load_data
+from trajectory_judge.provenance.release import ReleaseError
+from trajectory_judge.testbed.checker import RULES
+from trajectory_judge.testbed.env import STRATA, TOOLS
 
 
 def test_family_and_model_are_read_from_the_id():
-    assert A.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons3" and A.model_of("step:llama3.1:8b") == "llama3.1:8b"
-    assert A.model_of("programmatic") is None
-    assert A.judges_of(["programmatic", "step:a", "outcome:b", "step:c"], "step") == ["step:a", "step:c"]
+    assert paired.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons3" and paired.model_of("step:llama3.1:8b") == "llama3.1:8b"
+    assert paired.model_of("programmatic") is None
+    assert paired.judges_of(["programmatic", "step:a", "outcome:b", "step:c"], "step") == ["step:a", "step:c"]
 
 
 def test_appendix_tables_cover_every_tool_rule_stratum_and_type():
-    assert list(A.tools_table().index) == list(TOOLS)
-    assert len(A.rules_table()) == len(RULES) and set(A.rules_table()["failure type"]) <= set(FAILURE_TYPES)
-    strata = A.env_strata_table(60, 7)
+    assert list(appendix.tools_table().index) == list(TOOLS)
+    assert len(appendix.rules_table()) == len(RULES) and set(appendix.rules_table()["failure type"]) <= set(FAILURE_TYPES)
+    strata = appendix.env_strata_table(60, 7)
     assert list(strata.index) == list(STRATA) and strata.iloc[:, 1].sum() == 60
-    inj = A.injector_table()
+    inj = appendix.injector_table()
     assert list(inj.index) == list(FAILURE_TYPES)
     assert inj.loc["wrong_tool", "edit"] == "step 2: get_policy replaced by lookup_order"
     assert inj.loc["ignored_observation", "host strata"] == "restocking"
 
 
 def test_organic_helpers_say_when_there_are_no_episodes(tmp_path):
-    assert A.load_episodes(tmp_path) is None
-    assert A.organic_status(None, 60).startswith("No organic episodes are in the data yet")
-    counts = A.organic_counts(None)
+    assert organic.load_episodes(tmp_path) is None
+    assert organic.organic_status(None, 60).startswith("No organic episodes are in the data yet")
+    counts = organic.organic_counts(None)
     assert list(counts.columns) == ["published (qwen2.5:14b)"]
     assert counts.loc["escalate calls"].iloc[0] == P.PUBLISHED_COUNTS["organic_escalate_calls"].value
 
@@ -44,21 +45,21 @@ def test_formatted_intervals_mark_exact_and_structural_cells():
     long = pd.DataFrame([("j", "t1", 1.0, 0.93, 1.0, "clopper-pearson"), ("j", "t2", 0.5, 0.5, 0.5, "structural"),
                          ("j", "t3", 0.34, 0.22, 0.48, "bootstrap")],
                         columns=["judge", "failure type", "recall", "low", "high", "method"])  # fmt: skip
-    out = A.formatted_intervals(long, "failure type", "judge")
+    out = appendix.formatted_intervals(long, "failure type", "judge")
     assert out["j"].tolist() == ["1.00 [0.93, 1.00]†", "0.50", "0.34 [0.22, 0.48]"]
 
 
 def test_release_path_without_fetch_names_the_fix(monkeypatch, tmp_path):
     monkeypatch.setenv("TJ_RELEASE_DIR", str(tmp_path))
     with pytest.raises(ReleaseError, match="run `trajectory-judge fetch-release` or set TJ_RELEASE_DIR"):
-        A.release_path(fetch=False)
+        audit.release_path(fetch=False)
 
 
 def test_setup_frame_reads_our_runs_and_the_release_run_json():
-    ours = A.setup_frame([{"judges": ["step:m"], "model": "m", "host": "vm", "decoding": {"num_ctx": 8192, "seed": 7},
+    ours = audit.setup_frame([{"judges": ["step:m"], "model": "m", "host": "vm", "decoding": {"num_ctx": 8192, "seed": 7},
                            "server": {"server": "llama-server", "model_path": "/x/m.gguf"}}], "ours")  # fmt: skip
     assert ours.loc[0, "model file"] == "m.gguf" and ours.loc[0, "n_ctx"] == 8192
-    rel = A.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
+    rel = audit.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
     assert rel.loc[0, "server"] == "ollama (per README)" and rel.loc[0, "seed"] == 7
 
 
@@ -67,11 +68,11 @@ def test_paired_detail_agrees_with_the_report_on_synthetic_verdicts():
     trajs = design()
     verdicts = [v for k, j in enumerate(("programmatic", "outcome:m", "step:m")) for v in random_verdicts(trajs, j, seed=k)]
     rep = build_report(trajs, verdicts, resamples=50, seed=1)
-    detail = A.paired_detail(trajs, verdicts)
+    detail = paired.paired_detail(trajs, verdicts)
     for row in detail[~detail["group"].str.startswith("reply_")].itertuples():
         pv = rep.judges[row.judge].paired_discrimination[row.group]
         assert pv.n == row.n and row.paired == pytest.approx(pv.value)
-    wide = A.paired_wide(detail)
+    wide = paired.paired_wide(detail)
     assert list(wide.index) == list(dict.fromkeys(detail["judge"]))
 
 
@@ -88,15 +89,15 @@ def rep(rel):
 
 def test_outcome_view_recall_on_hidden_faults_is_its_flag_rate_on_parents(rel):
     # Camera-ready abstract: on faults that leave the outcome view unchanged, paired discrimination is 0.
-    hid = A.hidden_input_summary(A.paired_detail(rel.trajectories, rel.verdicts))
+    hid = paired.hidden_input_summary(paired.paired_detail(rel.trajectories, rel.verdicts))
     assert list(hid.index) == [P.OUTCOME]
     row = hid.loc[P.OUTCOME]
     assert row["paired"] == 0 and row["disagree"] == 0 and row["fault_rate"] == row["parent_rate"]
 
 
 def test_audit_frame_agrees_everywhere_it_can_recompute(rep):
-    au = A.audit_frame(rep)
-    s = A.audit_summary(au)
+    au = audit.audit_frame(rep)
+    s = audit.audit_summary(au)
     assert s["differ"] == 0 and s["agree"] + s["not_recomputable"] == s["total"]
     # Not recomputable: the 13 organic counts and the reply-only judge's +0.69.
     missing = au[au["agree"].isna()]["quantity"]
@@ -109,32 +110,32 @@ def test_audit_frame_agrees_everywhere_it_can_recompute(rep):
 def test_published_delta_bound_is_within_monte_carlo_noise_of_the_stated_procedure(rel):
     # Measured: the delta lives on a 1/175 grid and P(delta <= 67/175) is 0.9750 to three decimals,
     # so the 97.5th percentile of B=10,000 replicates flips between 67/175 (.383) and 68/175 (.389).
-    cdf = A.silent_delta_cdf(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, resamples=200_000, seed=0)
+    cdf = audit.silent_delta_cdf(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, resamples=200_000, seed=0)
     assert cdf.loc[67 / 175] == pytest.approx(0.975, abs=0.001)
-    spread = A.bound_spread(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, "silent_recall", seeds=range(6))
+    spread = audit.bound_spread(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, "silent_recall", seeds=range(6))
     assert set(spread["high"].round(3)) == {0.383, 0.389}
 
 
 def test_organic_endings_count_verbatim_repeats_of_a_call():
-    from trajectory_judge import agent
-    from trajectory_judge.env import generate_instances
-    from trajectory_judge.oracle import solve
+    from trajectory_judge import models
+    from trajectory_judge.testbed.env import generate_instances
+    from trajectory_judge.testbed.oracle import solve
 
     inst = generate_instances(1)[0]
     clean = solve(inst)
     looped = clean.model_copy(update={"steps": [*clean.steps[:-1], *[clean.steps[-2]] * 3]})
-    assert A.longest_repeat(clean.steps) == 1 and A.longest_repeat(looped.steps) == 4
-    assert A.longest_repeat([]) == 0
+    assert organic.longest_repeat(clean.steps) == 1 and organic.longest_repeat(looped.steps) == 4
+    assert organic.longest_repeat([]) == 0
 
     def ep(traj, stop):
-        return agent.Episode(episode_id="e", stratum=inst.stratum, agent_model="m", trajectory=traj, violations=[],
+        return models.Episode(episode_id="e", stratum=inst.stratum, agent_model="m", trajectory=traj, violations=[],
                              outcome={}, expected={}, stop=stop, latency_s=0.0, prompt_tokens=0, completion_tokens=0)
 
-    df = A.organic_endings([ep(clean, "replied"), ep(looped, "max_steps"), ep(looped, "max_steps")])
+    df = organic.organic_endings([ep(clean, "replied"), ep(looped, "max_steps"), ep(looped, "max_steps")])
     assert df.loc["replied"].tolist()[:4] == [1, 0, 1, int(clean.label.outcome_correct)]
     assert df.loc["max_steps", "episodes"] == 2 and df.loc["max_steps", "repeating a call"] == 2
     assert df.loc["max_steps", "longest repeat"] == 4 and df.loc["unparseable_action", "episodes"] == 0
-    rep = A.repeated_calls([ep(clean, "replied"), ep(looped, "max_steps")])
+    rep = organic.repeated_calls([ep(clean, "replied"), ep(looped, "max_steps")])
     assert rep.to_dict() == {clean.steps[-2].call.tool: 3}
 
 
@@ -143,4 +144,4 @@ def test_outcome_gaps_count_each_wrong_field():
 
     eps = [NS(outcome={"refunded_eur": 5.0, "replied": False}, expected={"refunded_eur": 5.0, "replied": True}),
            NS(outcome={"refunded_eur": 9.0, "replied": True}, expected={"refunded_eur": 5.0, "replied": True})]
-    assert A.outcome_gaps(eps).to_dict() == {"refunded_eur": 1, "replied": 1}
+    assert organic.outcome_gaps(eps).to_dict() == {"refunded_eur": 1, "replied": 1}

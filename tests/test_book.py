@@ -7,6 +7,8 @@ label in a copy of the data makes nbval fail on the testbed notebook.
 
 from __future__ import annotations
 
+import ast
+
 import os
 import re
 import shutil
@@ -18,8 +20,9 @@ import jupytext
 import nbformat
 import pytest
 
-from trajectory_judge import book, load_trajectories, load_verdicts, write_jsonl
-from trajectory_judge.manifest import write_manifest
+from trajectory_judge import load_trajectories, load_verdicts, write_jsonl
+from trajectory_judge.book import execute, paths
+from trajectory_judge.provenance.manifest import write_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
@@ -44,14 +47,21 @@ def test_md_and_ipynb_hold_identical_cells(md):
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_notebook_is_paired_with_jupytext(md):
     nb = jupytext.read(md, fmt="md:myst")
-    assert nb.metadata["jupytext"]["formats"] == book.PAIRING
-    assert nb.metadata["kernelspec"]["name"] == book.KERNEL
+    assert nb.metadata["jupytext"]["formats"] == execute.PAIRING
+    assert nb.metadata["kernelspec"]["name"] == execute.KERNEL
+
+
+def _only_imports(source: str) -> bool:
+    """A cell of import statements only (its length is a list of names, not logic)."""
+    tree = ast.parse(source)
+    return bool(tree.body) and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in tree.body)
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_no_code_cell_is_longer_than_fifteen_lines(md):
     nb = jupytext.read(md, fmt="md:myst")
-    long = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and len(c.source.splitlines()) > MAX_CELL_LINES]
+    long = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and not _only_imports(c.source)
+            and len(c.source.splitlines()) > MAX_CELL_LINES]
     assert not long, f"{md.name}: code cells {long} exceed {MAX_CELL_LINES} lines; move the logic into the package"
 
 
@@ -95,31 +105,31 @@ def test_no_number_is_typed_in_notebook_prose(md):
 
 
 def test_data_dir_defaults_to_data_and_follows_tj_data(monkeypatch, tmp_path):
-    monkeypatch.delenv(book.DATA_ENV, raising=False)
-    assert book.data_dir() == ROOT / "data"
-    monkeypatch.setenv(book.DATA_ENV, str(tmp_path))
-    assert book.data_dir() == tmp_path.resolve()
-    monkeypatch.setenv(book.DATA_ENV, "data")
-    assert book.data_dir() == ROOT / "data"
+    monkeypatch.delenv(paths.DATA_ENV, raising=False)
+    assert paths.data_dir() == ROOT / "data"
+    monkeypatch.setenv(paths.DATA_ENV, str(tmp_path))
+    assert paths.data_dir() == tmp_path.resolve()
+    monkeypatch.setenv(paths.DATA_ENV, "data")
+    assert paths.data_dir() == ROOT / "data"
 
 
 def test_data_dir_that_does_not_exist_is_an_error_naming_the_variable(monkeypatch, tmp_path):
-    monkeypatch.setenv(book.DATA_ENV, str(tmp_path / "nowhere"))
+    monkeypatch.setenv(paths.DATA_ENV, str(tmp_path / "nowhere"))
     with pytest.raises(FileNotFoundError, match=r"nowhere does not exist \(set TJ_DATA"):
-        book.data_dir()
+        paths.data_dir()
 
 
 def test_unknown_notebook_name_is_an_error():
     with pytest.raises(FileNotFoundError, match="no notebook source"):
-        book.notebook_sources(["no-such-chapter"])
+        execute.notebook_sources(["no-such-chapter"])
 
 
 def test_reexecution_is_byte_identical(tmp_path):
     """Execute a copy of one small notebook twice: same bytes, no timing metadata, stable ids."""
     md = tmp_path / "paired.md"
     shutil.copy(ROOT / "notebooks" / "paired.md", md)
-    first = book.execute(md).read_bytes()
-    second = book.execute(md).read_bytes()
+    first = execute.execute(md).read_bytes()
+    second = execute.execute(md).read_bytes()
     assert first == second
     nb = nbformat.reads(first.decode(), as_version=4)
     assert [c.id for c in nb.cells] == [f"cell-{i:03d}" for i in range(len(nb.cells))]
@@ -135,14 +145,14 @@ def test_execute_reports_a_failing_cell_briefly_and_keeps_the_old_ipynb(tmp_path
     md = tmp_path / "paired.md"
     shutil.copy(ROOT / "notebooks" / "paired.md", md)
     (tmp_path / "paired.ipynb").write_text("old", encoding="utf-8")
-    assert book.main(["execute", str(md), "--data", str(data)]) == 1
+    assert execute.main(["execute", str(md), "--data", str(data)]) == 1
     err = capsys.readouterr().err
     assert f"{md}: a cell failed" in err and "checksum mismatch" in err and len(err.splitlines()) <= 3
     assert (tmp_path / "paired.ipynb").read_text(encoding="utf-8") == "old"
 
 
 def _nbval(notebook: Path, data: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, book.DATA_ENV: str(data)}
+    env = {**os.environ, paths.DATA_ENV: str(data)}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", str(notebook)]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
@@ -209,3 +219,22 @@ def test_every_glue_reference_resolves_to_a_rendered_glue(page):
     """myst-nb renders an unresolvable cross-page glue as empty text without a warning: catch it here."""
     missing = [(t.name, k) for t, k in glue_references(page) if not t.exists() or k not in glued_names(t)]
     assert not missing, f"{page.name}: glue references with nothing rendered behind them: {missing}"
+
+
+def test_book_reads_the_data_of_its_own_folder_not_of_the_installed_package(tmp_path, monkeypatch):
+    # a second clone sharing this environment: its notebooks run inside it and must read its data
+    clone = tmp_path / "clone"
+    (clone / "notebooks").mkdir(parents=True)
+    (clone / "data").mkdir()
+    (clone / "_config.yml").write_text("title: x\n")
+    monkeypatch.delenv(paths.DATA_ENV, raising=False)
+    monkeypatch.chdir(clone / "notebooks")
+    assert paths.data_dir() == (clone / "data").resolve()
+    assert paths.repo_root() == clone.resolve()
+
+
+def test_outside_any_book_the_data_directory_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.delenv(paths.DATA_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no _config.yml at or above"):
+        paths.data_dir()

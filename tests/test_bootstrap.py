@@ -3,18 +3,19 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-
 from analysis_synth import design, random_verdicts
-from trajectory_judge.bootstrap import (
+
+from trajectory_judge.analysis.bootstrap import (
     bootstrap,
     bootstrap_loop,
     clopper_pearson,
     count_weights,
-    stratified_indices,
     strata_members,
+    stratified_indices,
 )
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.plan import make_plan, run_bootstrap
 from trajectory_judge.models import DESIGN_CELLS
-from trajectory_judge.report import load_data, make_plan, run_bootstrap
 
 STRATA = np.array(["a"] * 5 + ["b"] * 3 + ["c"] * 12)
 

@@ -2,12 +2,12 @@ import json
 
 import pytest
 
-from trajectory_judge.checker import check
-from trajectory_judge.env import generate_instances
-from trajectory_judge.inject import inject
 from trajectory_judge.judges.programmatic import ProgrammaticJudge
 from trajectory_judge.models import FAILURE_TYPES, load_trajectories
-from trajectory_judge.oracle import solve
+from trajectory_judge.testbed.checker import check
+from trajectory_judge.testbed.env import generate_instances
+from trajectory_judge.testbed.inject import inject
+from trajectory_judge.testbed.oracle import solve
 
 # (flagged, typed) coverage per type; the two zeros are structural (paper §3, Appendix B)
 COVERAGE = {

@@ -1,5 +1,5 @@
-from pathlib import Path
 import json
+from pathlib import Path
 
 from trajectory_judge.cli import main
 from trajectory_judge.models import load_verdicts
@@ -46,7 +46,6 @@ def test_missing_field_names_the_field_and_line(tmp_path, capsys):
 
 
 def test_check_reads_an_agent_episodes_file(tmp_path, capsys):
-    from trajectory_judge.agent import Episode  # noqa: F401  (the episodes format)
 
     src = json.loads((ROOT / "data" / "trajectories.jsonl").read_text().splitlines()[0])
     src.pop("label")

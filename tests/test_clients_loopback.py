@@ -13,7 +13,12 @@ import pytest
 from fake_server import FakeModelServer
 from llm_fakes import make_trajectory
 
-from trajectory_judge.judges.clients import OllamaClient, OpenAIClient, ServerRejectedError, TransportError
+from trajectory_judge.backends.clients import (
+    OllamaClient,
+    OpenAIClient,
+    ServerRejectedError,
+    TransportError,
+)
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.judges.schema import response_schema
 

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from trajectory_judge import cost
+from trajectory_judge.analysis import cost
 from trajectory_judge.models import DataError
+from trajectory_judge.run import meter as run_meter
 
 BURN = "import time\nt = time.time()\nwhile time.time() - t < 120: pass"
 
@@ -26,7 +27,7 @@ def burner():
 def _wait_for_cpu(pid: int, above: float, deadline_s: float = 60.0) -> None:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        if (cost.process_cpu_seconds(pid) or 0.0) > above:
+        if (run_meter.process_cpu_seconds(pid) or 0.0) > above:
             return
         time.sleep(0.05)
     pytest.fail(f"process {pid} did not use {above} CPU seconds within {deadline_s} s")
@@ -34,8 +35,8 @@ def _wait_for_cpu(pid: int, above: float, deadline_s: float = 60.0) -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_server_cpu_seconds_are_read_from_the_launched_process(burner):
-    meter = cost.CpuMeter({"pid": burner.pid, "binary": sys.executable})
-    start = cost.process_cpu_seconds(burner.pid, sys.executable)
+    meter = run_meter.CpuMeter({"pid": burner.pid, "binary": sys.executable})
+    start = run_meter.process_cpu_seconds(burner.pid, sys.executable)
     assert start is not None
     _wait_for_cpu(burner.pid, start + 0.2)
     got = meter.read()
@@ -44,14 +45,14 @@ def test_server_cpu_seconds_are_read_from_the_launched_process(burner):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_recycled_or_vanished_pid_is_never_counted(burner, tmp_path):
-    assert cost.process_cpu_seconds(burner.pid, str(tmp_path / "llama-server")) is None  # another binary
-    assert cost.CpuMeter({"pid": burner.pid, "binary": "/bin/true"}).read()["server"] is None
-    meter = cost.CpuMeter({"pid": burner.pid, "binary": sys.executable})
+    assert run_meter.process_cpu_seconds(burner.pid, str(tmp_path / "llama-server")) is None  # another binary
+    assert run_meter.CpuMeter({"pid": burner.pid, "binary": "/bin/true"}).read()["server"] is None
+    meter = run_meter.CpuMeter({"pid": burner.pid, "binary": sys.executable})
     burner.kill()
     burner.wait()
-    assert cost.process_cpu_seconds(burner.pid) is None
+    assert run_meter.process_cpu_seconds(burner.pid) is None
     assert meter.read()["server"] is None  # gone before the run ended: unknown, not zero
-    assert cost.CpuMeter(None).read()["server"] is None  # no launch record
+    assert run_meter.CpuMeter(None).read()["server"] is None  # no launch record
 
 
 def _write_runs(tmp_path, recs):

@@ -31,7 +31,7 @@ ENTRY = f"""
 import sys
 from llm_fakes import make_trajectory
 from trajectory_judge.judges.mock import MockJudge
-from trajectory_judge.runner import run_judges
+from trajectory_judge.run.runner import run_judges
 
 path, concurrency = sys.argv[1], int(sys.argv[2])
 trajs = [make_trajectory(f"t-{{i:04d}}") for i in range({N_TRAJ})]

@@ -1,10 +1,10 @@
-from pathlib import Path
 import hashlib
 from collections import Counter
+from pathlib import Path
 
 from trajectory_judge.cli import main
-from trajectory_judge.dataset import build_dataset
 from trajectory_judge.models import DESIGN_CELLS, design_cell, stratum
+from trajectory_judge.testbed.dataset import build_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 

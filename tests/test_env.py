@@ -1,4 +1,9 @@
-from trajectory_judge.env import STRATA, SKU_POOL, SupportDesk, generate_instances
+from trajectory_judge.testbed.env import (
+    SKU_POOL,
+    STRATA,
+    SupportDesk,
+    generate_instances,
+)
 
 
 def test_environment_is_permissive_by_design():

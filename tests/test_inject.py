@@ -1,9 +1,14 @@
 import pytest
 
-from trajectory_judge.env import SupportDesk, generate_instances
-from trajectory_judge.inject import INVENTED_PROMISES, NotHostable, can_host, inject
 from trajectory_judge.models import FAILURE_TYPES
-from trajectory_judge.oracle import solve
+from trajectory_judge.testbed.env import SupportDesk, generate_instances
+from trajectory_judge.testbed.inject import (
+    INVENTED_PROMISES,
+    NotHostable,
+    can_host,
+    inject,
+)
+from trajectory_judge.testbed.oracle import solve
 
 INSTANCES = generate_instances(120, seed=7)
 PAIRS = [(i, t) for i in INSTANCES for t in FAILURE_TYPES if can_host(i, t)]

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from llm_fakes import make_trajectory, response
 
-from trajectory_judge.judges.clients import (
+from trajectory_judge.backends.clients import (
     OllamaClient,
     OpenAIClient,
     PromptTooLongError,

@@ -9,7 +9,7 @@ from llm_fakes import make_trajectory
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.mock import MockJudge
-from trajectory_judge.runner import run_judges
+from trajectory_judge.run.runner import run_judges
 
 
 def test_protocol_and_id():

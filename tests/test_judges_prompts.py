@@ -9,7 +9,6 @@ from llm_fakes import make_trajectory
 
 from trajectory_judge.judges.prompts import (
     CONFIDENCE,
-    PROCEDURE,
     SHARED_PREFIX,
     TAXONOMY,
     VIEW_INSTRUCTIONS,
@@ -18,6 +17,7 @@ from trajectory_judge.judges.prompts import (
 )
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.testbed.procedure import PROCEDURE
 
 
 def test_procedure_has_eight_numbered_rules():

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.judges.clients import BACKENDS
+from trajectory_judge.backends.clients import BACKENDS
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.models import Verdict, load_trajectories, parse_jsonl
-from trajectory_judge.runner import run_judges
+from trajectory_judge.run.runner import run_judges
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_URL = os.environ.get("TJ_LLM_BASE_URL")

@@ -1,11 +1,15 @@
-from pathlib import Path
 import shutil
+from pathlib import Path
 
 import pytest
 
 from trajectory_judge.cli import main
-from trajectory_judge.manifest import read_manifest, verify_manifest, write_manifest
 from trajectory_judge.models import DataError
+from trajectory_judge.provenance.manifest import (
+    read_manifest,
+    verify_manifest,
+    write_manifest,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,11 +2,15 @@ import math
 
 import numpy as np
 import pytest
-
 from analysis_synth import clean, design, fault, random_verdicts, verdict
-from trajectory_judge import metrics as M
+
+from trajectory_judge.analysis import metrics as M
+from trajectory_judge.analysis.paired import (
+    claim_detection,
+    invented_sentence,
+    paired_discrimination,
+)
 from trajectory_judge.models import FAILURE_TYPES, Label
-from trajectory_judge.paired import claim_detection, invented_sentence, paired_discrimination
 
 
 def _pairs(trajs, verdicts):
@@ -141,7 +145,7 @@ def test_invented_sentence_is_the_suffix_over_the_parent_answer_or_the_last_sent
 # --- on the published release ---------------------------------------------------------------
 @pytest.fixture(scope="module")
 def release_data(release):
-    from trajectory_judge.report import load_data
+    from trajectory_judge.analysis.loading import load_data
 
     return load_data(release)
 

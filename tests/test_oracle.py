@@ -1,8 +1,8 @@
 import pytest
 
-from trajectory_judge.checker import check
-from trajectory_judge.env import generate_instances
-from trajectory_judge.oracle import solve
+from trajectory_judge.testbed.checker import check
+from trajectory_judge.testbed.env import generate_instances
+from trajectory_judge.testbed.oracle import solve
 
 INSTANCES = generate_instances(600, seed=7)
 

@@ -1,4 +1,4 @@
-"""The published numbers (trajectory_judge.published) against a fresh report on the release.
+"""The published numbers (trajectory_judge.analysis.published) against a fresh report on the release.
 
 tests/test_report.py pins main-table reproduction; here the quotations themselves are checked:
 every value in published.py that the release can reproduce does, to 3 decimals for point
@@ -13,8 +13,8 @@ import math
 import pandas as pd
 import pytest
 
-from trajectory_judge.models import FAILURE_TYPES
-from trajectory_judge.published import (
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.published import (
     MAIN_METRICS,
     OUTCOME,
     PUBLISHED_COUNTS,
@@ -33,7 +33,8 @@ from trajectory_judge.published import (
     published_main_frame,
     published_per_type_frame,
 )
-from trajectory_judge.report import build_report, load_data
+from trajectory_judge.analysis.report import build_report
+from trajectory_judge.models import FAILURE_TYPES
 
 # Measured on the release with resamples=10_000, seed=7 (our bootstrap seed; the paper's is not published):
 KNOWN_DIFFERENCES = {

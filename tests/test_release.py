@@ -8,7 +8,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from trajectory_judge.cli import main
-from trajectory_judge.release import RELEASE_SHA256, fetch_release, verified
+from trajectory_judge.provenance.release import RELEASE_SHA256, fetch_release, verified
 
 
 class _Quiet(SimpleHTTPRequestHandler):

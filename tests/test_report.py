@@ -2,11 +2,12 @@ import json
 
 import pandas as pd
 import pytest
-
 from analysis_synth import design, random_verdicts, verdict
+
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.report import build_report
 from trajectory_judge.cli import main
 from trajectory_judge.models import FAILURE_TYPES, DataError, dumps
-from trajectory_judge.report import build_report, load_data
 
 OUTCOME, STEP, STEP8, SELFCONS, RULES = (
     "outcome:qwen2.5:14b", "step:qwen2.5:14b", "step:llama3.1:8b", "selfcons3:qwen2.5:14b", "programmatic",

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from llm_fakes import ScriptedClient, make_trajectory, response
 
-from trajectory_judge import runner
+from trajectory_judge.backends.clients import TransportError
 from trajectory_judge.judges.base import Judge
-from trajectory_judge.judges.clients import TransportError
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
+from trajectory_judge.run import cli_run, runner, store
 
 
 def trajs(n: int):
@@ -146,7 +146,7 @@ def _fake_llama(req: httpx.Request) -> httpx.Response:
 
 def _cli(tmp_path, monkeypatch, handler, extra=()):
     write_jsonl(tmp_path / "trajectories.jsonl", trajs(4))
-    real = runner.make_client
+    real = cli_run.make_client
 
     def patched(args):
         c = real(args)
@@ -154,12 +154,12 @@ def _cli(tmp_path, monkeypatch, handler, extra=()):
         c._sleep = lambda s: None
         return c
 
-    monkeypatch.setattr(runner, "make_client", patched)
+    monkeypatch.setattr(cli_run, "make_client", patched)
     p = argparse.ArgumentParser()
-    runner.add_run_arguments(p)
+    cli_run.add_run_arguments(p)
     args = p.parse_args(["--data", str(tmp_path), "--model", "x", "--judge-model-name", "qwen2.5-coder:1.5b",
                          "--judges", "outcome,step", "--quiet", *extra])
-    return runner.cli_run(args)
+    return cli_run.cli_run(args)
 
 
 def test_cli_run_appends_run_metadata(tmp_path, monkeypatch):
@@ -177,7 +177,7 @@ def test_cli_run_appends_run_metadata(tmp_path, monkeypatch):
 
 
 def test_run_record_carries_the_matching_server_launch_record(tmp_path, monkeypatch):
-    from trajectory_judge import serve
+    from trajectory_judge.run import serve
 
     launch = tmp_path / "llama-server.json"
     monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
@@ -215,7 +215,7 @@ def test_cli_unknown_judge_is_an_error(tmp_path, monkeypatch, capsys):
 def test_every_line_is_complete_on_close_with_either_sync_mode(tmp_path, background):
     out = tmp_path / "v.jsonl"
     v = Constant().judge(make_trajectory())
-    with runner.VerdictWriter(out, background_sync=background) as w:
+    with store.VerdictWriter(out, background_sync=background) as w:
         for _ in range(50):
             w.write(v)
     assert out.read_text().count("\n") == 50 and len(parse_jsonl(out, Verdict)) == 50
@@ -229,7 +229,7 @@ def test_saved_prefix_caching_needs_concurrency_one(tmp_path, monkeypatch, capsy
 def test_writer_follows_a_file_replaced_by_another_process(tmp_path, capsys):
     out = tmp_path / "v.jsonl"
     v = Constant().judge(make_trajectory())
-    with runner.VerdictWriter(out, background_sync=False) as w:
+    with store.VerdictWriter(out, background_sync=False) as w:
         w.write(v)
         write_jsonl(out, [v, v])  # someone else rewrites the file atomically
         w.write(v)
@@ -263,7 +263,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     import subprocess
     import sys
 
-    from trajectory_judge import serve
+    from trajectory_judge.run import serve
 
     server = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 120: pass"])
     try:
@@ -273,14 +273,14 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
         real_run = runner.run_judges
 
         def slow_run(*a, **kw):  # the "server" burns CPU while the run is in flight
-            from trajectory_judge.cost import process_cpu_seconds
+            from trajectory_judge.run.meter import process_cpu_seconds
 
             start, end = process_cpu_seconds(server.pid), time.monotonic() + 60
             while (process_cpu_seconds(server.pid) or 0) < start + 0.2 and time.monotonic() < end:
                 time.sleep(0.05)
             return real_run(*a, **kw)
 
-        monkeypatch.setattr(runner, "run_judges", slow_run)
+        monkeypatch.setattr(cli_run, "run_judges", slow_run)
         assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
     finally:
         server.kill()
@@ -288,7 +288,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     cpu = lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]
     assert cpu["server"] >= 0.2 and cpu["server_pid"] == server.pid and cpu["client"] >= 0.0
     launch.unlink()
-    monkeypatch.setattr(runner, "run_judges", real_run)
+    monkeypatch.setattr(cli_run, "run_judges", real_run)
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "2"]) == 0
     assert lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]["server"] is None  # no launch record: not measured
 
@@ -298,7 +298,7 @@ def test_ensemble_members_are_kept_beside_the_ensemble_verdict(tmp_path):
 
     from trajectory_judge.judges.selfcons import SelfConsistencyJudge
     from trajectory_judge.models import Verdict, parse_jsonl
-    from trajectory_judge.runner import run_judges
+    from trajectory_judge.run.runner import run_judges
 
     trajs = [make_trajectory(f"t-{i:04d}") for i in range(3)]
     j = SelfConsistencyJudge(ScriptedClient(response()), "m")
@@ -315,7 +315,7 @@ def test_ensemble_on_disk_without_members_is_rejudged_for_them_and_compared(tmp_
 
     from trajectory_judge.judges.selfcons import SelfConsistencyJudge
     from trajectory_judge.models import Verdict, parse_jsonl
-    from trajectory_judge.runner import run_judges
+    from trajectory_judge.run.runner import run_judges
 
     trajs = [make_trajectory(f"t-{i:04d}") for i in range(2)]
     j = SelfConsistencyJudge(ScriptedClient(response()), "m")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from trajectory_judge import serve
+from trajectory_judge.run import serve
 
 
 def fake_install(tmp_path, version="1.2.3"):

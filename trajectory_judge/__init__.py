@@ -1,9 +1,15 @@
 """trajectory-judge: what outcome-only LLM judges miss on agent trajectories."""
 
-from .models import (
+from trajectory_judge.analysis.bootstrap import BootstrapResult, bootstrap
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.report import Report, build_report
+from trajectory_judge.judges.base import Judge
+from trajectory_judge.run.runner import run_judges
+from trajectory_judge.models import (
     DESIGN_CELLS,
     FAILURE_TYPES,
     DataError,
+    Episode,
     Label,
     Observation,
     Step,
@@ -16,9 +22,7 @@ from .models import (
     stratum,
     write_jsonl,
 )
-from .bootstrap import BootstrapResult, bootstrap
-from .dataset import build_dataset
-from .report import Report, build_report, load_data
+from trajectory_judge.testbed.dataset import build_dataset
 
 __version__ = "0.1.0"
 
@@ -32,6 +36,9 @@ __all__ = [
     "DESIGN_CELLS",
     "FAILURE_TYPES",
     "DataError",
+    "Episode",
+    "Judge",
+    "run_judges",
     "Label",
     "Observation",
     "Step",

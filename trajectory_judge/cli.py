@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .models import DataError
+from trajectory_judge.models import DataError
 
 
 def _build_dataset(sub: argparse._SubParsersAction) -> None:
@@ -17,14 +17,14 @@ def _build_dataset(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n", type=int, default=400, help="number of trajectories (default 400)")
     p.add_argument("--seed", type=int, default=7, help="generation seed (default 7)")
     p.add_argument("--out", default="data/", help="output directory (default data/)")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.dataset", fromlist=["x"]).cli_build_dataset(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.testbed.dataset", fromlist=["x"]).cli_build_dataset(a))
 
 
 def _check(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="run the rule checker over a trajectories file")
     p.add_argument("file", help="a trajectories JSONL file")
     p.add_argument("--out", default=None, help="write one programmatic verdict per trajectory here")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.checker", fromlist=["x"]).cli_check(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.judges.programmatic", fromlist=["x"]).cli_check(a))
 
 
 # --- report (analysis) ---------------------------------------------------------------
@@ -35,15 +35,15 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--seed", type=int, default=7, help="bootstrap seed (default 7)")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.report", fromlist=["x"]).cli_report(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.report_cli", fromlist=["x"]).cli_report(a))
 
 
 # --- run (LLM judges) ----------------------------------------------------------------
 def _run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run LLM judges against a model server, resumably")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.runner", fromlist=["x"]).cli_run(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.cli_run", fromlist=["x"]).cli_run(a))
     try:
-        from .runner import add_run_arguments
+        from trajectory_judge.run.cli_run import add_run_arguments
     except ImportError:  # pragma: no cover - the runner is optional at import time
         return
     add_run_arguments(p)
@@ -52,9 +52,9 @@ def _run(sub: argparse._SubParsersAction) -> None:
 # --- agent (organic episodes) ---------------------------------------------------------
 def _agent(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("agent", help="let an LLM drive the support desk; label episodes with the rule checker")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.agent", fromlist=["x"]).cli_agent(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.organic", fromlist=["x"]).cli_agent(a))
     try:
-        from .agent import add_agent_arguments
+        from trajectory_judge.run.organic import add_agent_arguments
     except ImportError:  # pragma: no cover - the agent is optional at import time
         return
     add_agent_arguments(p)
@@ -65,7 +65,7 @@ def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
     p.add_argument("--dir", default=None, help="cache directory (default: TJ_RELEASE_DIR or a user cache)")
     p.add_argument("--base-url", default=None, help="fetch the three files from this mirror instead")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.release", fromlist=["x"]).cli_fetch_release(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.release", fromlist=["x"]).cli_fetch_release(a))
 
 
 # --- manifest ------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def _manifest(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("manifest", help="write (or --check) the checksum manifest of a data directory")
     p.add_argument("--data", default="data/", help="data directory (default data/)")
     p.add_argument("--check", action="store_true", help="verify instead of writing")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.manifest", fromlist=["x"]).cli_manifest(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.manifest", fromlist=["x"]).cli_manifest(a))
 
 
 VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release, _manifest]

@@ -23,6 +23,7 @@ FAILURE_TYPES: tuple[str, ...] = (
 )
 """The six failure types of the taxonomy, in the paper's order."""
 
+
 FailureType = Literal[
     "wrong_tool",
     "hallucinated_argument",
@@ -31,6 +32,7 @@ FailureType = Literal[
     "premature_stop",
     "unsupported_claim",
 ]
+
 
 DESIGN_CELLS: tuple[str, ...] = (
     "clean",
@@ -216,3 +218,43 @@ def write_jsonl(path: str | Path, records: Iterable[BaseModel]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class Episode(BaseModel):
+    """One organic episode: the trajectory the model produced, its rule-checker label, its cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    episode_id: str
+    """``{instance_id}-organic``."""
+    stratum: str
+    """The instance's stratum."""
+    agent_model: str
+    """The model that drove the agent."""
+    trajectory: Trajectory
+    """The steps taken, with the label from the checker and the outcome check."""
+    violations: list[dict[str, Any]]
+    """Every rule the checker found broken, in (step, priority) order."""
+    outcome: dict[str, Any]
+    """The customer-visible end state."""
+    expected: dict[str, Any]
+    """The instance's expected outcome."""
+    stop: Literal["replied", "max_steps", "unparseable_action"]
+    """Why the episode ended."""
+    error: str | None = None
+    """The unparseable model output that ended the episode, if any."""
+    latency_s: float
+    """Wall-clock seconds of all model calls."""
+    prompt_tokens: int
+    """Prompt tokens over all steps."""
+    completion_tokens: int
+    """Generated tokens over all steps."""
+
+
+def _clean(node: Any) -> Any:
+    # drop pydantic's cosmetic "title"s; the grammar does not need them
+    if isinstance(node, dict):
+        return {k: _clean(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_clean(v) for v in node]
+    return node

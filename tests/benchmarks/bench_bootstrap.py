@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from trajectory_judge.bootstrap import bootstrap, bootstrap_loop
+from trajectory_judge.analysis.bootstrap import bootstrap, bootstrap_loop
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.plan import make_plan, run_bootstrap
 from trajectory_judge.models import DESIGN_CELLS
-from trajectory_judge.report import load_data, make_plan, run_bootstrap
 
 DEFAULT_DATA = Path(os.environ.get("TJ_RELEASE_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream-release"))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from trajectory_judge.dataset import build_dataset
+from trajectory_judge.testbed.dataset import build_dataset
 
 
 def main() -> None:

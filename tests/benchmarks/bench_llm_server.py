@@ -16,7 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from trajectory_judge.judges.clients import OpenAIClient
+from trajectory_judge.backends.clients import OpenAIClient
 from trajectory_judge.judges.prompts import build_prompt, view_prefix
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.judges.views import VIEWS

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for llm_
 
 from llm_fakes import make_trajectory, response  # noqa: E402
 
-from trajectory_judge.judges.clients import Completion, ModelClient  # noqa: E402
-from trajectory_judge.judges.llm import LLMJudge  # noqa: E402
-from trajectory_judge.runner import run_judges  # noqa: E402
+from trajectory_judge.backends.clients import Completion, ModelClient
+from trajectory_judge.judges.llm import LLMJudge
+from trajectory_judge.run.runner import run_judges
 
 
 class FixedLatencyClient(ModelClient):

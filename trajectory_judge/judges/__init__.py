@@ -1,7 +1,8 @@
 """Judges: the rule engine, the LLM views, and self-consistency."""
 
-from .base import Judge
-from .clients import (
+from __future__ import annotations
+
+from trajectory_judge.backends.clients import (
     Completion,
     JudgeClientError,
     ModelClient,
@@ -11,13 +12,14 @@ from .clients import (
     ServerRejectedError,
     TransportError,
 )
-from .coerce import coerce
-from .llm import LLMJudge
-from .programmatic import ProgrammaticJudge
-from .prompts import SHARED_PREFIX, build_prompt, view_prefix
-from .schema import response_schema
-from .selfcons import SelfConsistencyJudge
-from .views import VIEWS, render_view
+from trajectory_judge.judges.base import Judge
+from trajectory_judge.judges.coerce import coerce
+from trajectory_judge.judges.llm import LLMJudge
+from trajectory_judge.judges.programmatic import ProgrammaticJudge
+from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
+from trajectory_judge.judges.schema import response_schema
+from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+from trajectory_judge.judges.views import VIEWS, render_view
 
 __all__ = [
     "Completion",

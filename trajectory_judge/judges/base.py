@@ -2,14 +2,14 @@
 
 The runner, the metrics and the report only ever see this protocol, so a user's own judge (or a
 library's) is scored exactly like the paper's: write a class with these two members and pass an
-instance to :func:`trajectory_judge.runner.run_judges`.
+instance to :func:`trajectory_judge.run.runner.run_judges`.
 """
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ..models import Trajectory, Verdict
+from trajectory_judge.models import Trajectory, Verdict
 
 
 @runtime_checkable

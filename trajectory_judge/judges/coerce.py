@@ -20,9 +20,11 @@ import json
 import math
 from typing import Any, Iterable
 
-from ..models import FAILURE_TYPES, Verdict
+from trajectory_judge.models import FAILURE_TYPES, Verdict
 
 CONFIDENCE_MIN = 0.5
+
+
 CONFIDENCE_MAX = 1.0
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from ..models import Trajectory, Verdict
-from .clients import Completion, ModelClient
-from .coerce import coerce
-from .prompts import build_prompt
-from .schema import response_schema
-from .views import VIEWS
+from trajectory_judge.backends.clients import Completion, ModelClient
+from trajectory_judge.judges.coerce import coerce
+from trajectory_judge.judges.prompts import build_prompt
+from trajectory_judge.judges.schema import response_schema
+from trajectory_judge.judges.views import VIEWS
+from trajectory_judge.models import Trajectory, Verdict
 
 DEFAULT_TEMPERATURE = 0.0
+
+
 DEFAULT_SEED = 7
 
 

@@ -3,7 +3,7 @@
 ``MockJudge(view="step", seed=7)`` has the id ``mock-step:seed7``; its verdict on a trajectory is
 a pure function of ``(trajectory_id, view, seed)`` through SHA-256 (never Python's ``hash()``,
 which is salted per process), so the same call gives the same verdict in every process. It
-fits the :class:`~trajectory_judge.judges.base.Judge` protocol, so :func:`~trajectory_judge.runner.run_judges`
+fits the :class:`~trajectory_judge.judges.base.Judge` protocol, so :func:`~trajectory_judge.run.runner.run_judges`
 runs it like any other judge. ``delay_s`` sleeps before each verdict (to stand in for a model's
 latency); the recorded ``latency_s`` is the time actually spent.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import time
 
-from ..models import FAILURE_TYPES, Trajectory, Verdict
-from .views import VIEWS
+from trajectory_judge.judges.views import VIEWS
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
 
 class MockJudge:

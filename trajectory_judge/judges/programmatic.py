@@ -2,13 +2,52 @@
 
 from __future__ import annotations
 
+import sys
 import time
+from typing import Any
 
-from ..checker import check
-from ..models import Trajectory, Verdict
+from trajectory_judge.models import Trajectory, Verdict
+from trajectory_judge.testbed.checker import check, checker_table
+
+
+def _load_any(path: str) -> list[Trajectory]:
+    """Trajectories from a trajectories file or from an agent's episodes file (``organic.jsonl``)."""
+    import json
+
+    from trajectory_judge.models import load_trajectories, parse_jsonl
+
+    with open(path, encoding="utf-8") as fh:
+        first = next((line for line in fh if line.strip()), "")
+    try:
+        head = json.loads(first) if first else {}
+    except json.JSONDecodeError:
+        head = {}
+    if isinstance(head, dict) and "episode_id" in head and "trajectory" in head:
+        from trajectory_judge.models import Episode
+
+        return [e.trajectory for e in parse_jsonl(path, Episode)]
+    return load_trajectories(path)
+
+
+def cli_check(args: Any) -> int:
+    """``trajectory-judge check FILE [--out VERDICTS]``."""
+    from trajectory_judge.models import write_jsonl
+
+    trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
+    print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
+    for kind, n, flagged, typed in checker_table(trajs):
+        print(f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled') else float('nan'):>8.3f}")
+    if args.out:
+        judge = ProgrammaticJudge()
+        write_jsonl(args.out, [judge.judge(t) for t in trajs])
+        print(f"wrote {len(trajs)} programmatic verdicts to {args.out}", file=sys.stderr)
+    return 0
+
 
 CONFIDENCE_FLAGGED = 0.95
 """Hand-set confidence when a rule fires (a constant, not a measurement)."""
+
+
 CONFIDENCE_CLEAN = 0.60
 """Hand-set confidence when no rule fires: two failure types are outside what rules can see."""
 

@@ -17,22 +17,12 @@ The three views differ only in their paragraph and in what of the trajectory is 
 
 from __future__ import annotations
 
-from ..models import Trajectory
-from .views import VIEWS, render_view
+from trajectory_judge.judges.views import VIEWS, render_view
+from trajectory_judge.models import Trajectory
+from trajectory_judge.testbed.procedure import PROCEDURE
 
 ROLE = "Your job is to audit the work of a customer-support agent."
 
-PROCEDURE = """\
-The agent resolves refund requests for an online shop. Its procedure is:
-1. Establish who the customer is before doing anything with their order.
-2. Fetch the order before forming any judgement about it.
-3. Read the refund policy that applies to the item actually ordered.
-4. Check eligibility before any money is moved.
-5. Refund precisely the amount the eligibility check approved, neither more nor less.
-6. If the customer turns out not to be eligible, hand the case to a human (escalate) rather than refund.
-7. Every argument value must already appear in the goal or in the observation of an earlier step.
-8. End with a reply to the customer that states only what the observations back up."""
-"""The eight rules of the standard operating procedure (the agent is given the same text)."""
 
 TAXONOMY = """\
 - wrong_tool: the tool chosen does not advance the sub-goal at hand (e.g. a second order lookup where the item's refund policy was needed).
@@ -44,29 +34,35 @@ TAXONOMY = """\
 - none: nothing went wrong."""
 """The six failure types plus ``none``, one line each."""
 
+
 CONFIDENCE = (
     "For confidence, give how likely you think it is that your verdict is right, anywhere from 0.5 "
     "(a pure guess) to 1.0 (no doubt at all). Use your actual estimate rather than a round number."
 )
 """The confidence instruction, shared by every view."""
 
+
 SHARED_PREFIX = f"{ROLE}\n\n{PROCEDURE}\n\nFailure types:\n{TAXONOMY}\n\n{CONFIDENCE}\n\n"
 """Everything that precedes the view paragraph: identical for every judge and trajectory."""
+
 
 OUTCOME_INSTRUCTIONS = """\
 What you are shown: the goal the agent received and the answer it sent to the customer, nothing else. The steps in between are hidden from you.
 Judge whether this answer settles the request correctly and completely. Call it faulty only if the answer on its own gives grounds for that: it settles something other than what was asked, leaves the request open, contradicts itself, or promises what the request cannot justify.
 Missing sight of the steps is not a sign of failure in itself. A procedure step you have no way to check from here is no reason to flag the answer; when the answer reads as a correct resolution, report it as correct. If you do call it faulty, pick the failure type from the list above."""
 
+
 STEP_INSTRUCTIONS = """\
 What you are shown: the complete trajectory, that is each thought, each tool call with its observation, and finally the answer sent to the customer.
 Walk through the steps in order and hold every one of them against the procedure. A correct final answer does not make a trajectory correct: arriving at the right answer by the wrong route counts as a failure.
 In your reasoning, take the steps one by one and state for each whether it was the right thing to do, with the reason. Then report the index of the earliest step that went wrong and its failure type from the list above."""
 
+
 REPLY_INSTRUCTIONS = """\
 What you are shown: the complete trajectory, that is each thought, each tool call with its observation, and finally the answer sent to the customer.
 You have a single question to settle: does the final answer to the customer claim anything that the observations do not back up? Treat the steps as the record of what was established; whether they followed the procedure is outside this question.
 In your reasoning, take the statements of the final answer one by one and name the observation that backs each of them, or say that none does. If any statement lacks support, call the trajectory faulty, report the index of the step that sent the reply and the failure type from the list above."""
+
 
 VIEW_INSTRUCTIONS: dict[str, str] = {
     "outcome": OUTCOME_INSTRUCTIONS,
@@ -75,7 +71,10 @@ VIEW_INSTRUCTIONS: dict[str, str] = {
 }
 """The view-specific paragraph, keyed by view."""
 
+
 BEGIN = "--- BEGIN ---"
+
+
 END = "--- END ---"
 
 

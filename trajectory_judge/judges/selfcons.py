@@ -22,15 +22,20 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence, TypeVar
 
-from ..models import Trajectory, Verdict
-from .clients import ModelClient
-from .llm import completion_verdict
-from .prompts import build_prompt
-from .schema import response_schema
+from trajectory_judge.backends.clients import ModelClient
+from trajectory_judge.judges.llm import completion_verdict
+from trajectory_judge.judges.prompts import build_prompt
+from trajectory_judge.judges.schema import response_schema
+from trajectory_judge.models import Trajectory, Verdict
 
 K = 3
+
+
 TEMPERATURE = 0.7
+
+
 SEEDS: tuple[int, ...] = (7, 8, 9)
+
 
 T = TypeVar("T")
 

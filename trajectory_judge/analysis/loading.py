@@ -1,0 +1,80 @@
+"""Loading a data directory for analysis: trajectories and verdicts, validated together.
+
+:func:`load_data` verifies the directory's checksum manifest when there is one, reads
+``trajectories.jsonl`` and ``verdicts.jsonl`` and checks that every verdict names a known
+trajectory once per judge. :func:`judge_order` fixes the order judges appear in every table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+from trajectory_judge.models import (
+    DataError,
+    Trajectory,
+    Verdict,
+    load_trajectories,
+    load_verdicts,
+)
+from trajectory_judge.provenance.manifest import verify_manifest
+
+_FAMILY_RANK = {"programmatic": 0, "outcome": 1, "step": 2, "reply": 3, "selfcons": 4}
+
+
+class Dataset(NamedTuple):
+    """Trajectories and the verdicts on them."""
+
+    trajectories: list[Trajectory]
+    verdicts: list[Verdict]
+
+
+# --- loading and validation ------------------------------------------------------------------
+def _record_lines(path: Path) -> list[int]:
+    return [i for i, ln in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if ln.strip()]
+
+
+def load_data(directory: str | Path) -> Dataset:
+    """Load ``trajectories.jsonl`` and ``verdicts.jsonl`` from ``directory`` and validate them.
+
+    Every trajectory must carry a label; every verdict must name a known trajectory and be the
+    only one for its (trajectory, judge). Violations raise :class:`DataError` with file and line.
+    """
+    directory = Path(directory)
+    tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
+    verify_manifest(directory, ("trajectories.jsonl", "verdicts.jsonl"))
+    trajectories = load_trajectories(tpath)
+    for lineno, t in zip(_record_lines(tpath), trajectories):
+        if t.label is None:
+            raise DataError(f"{tpath}:{lineno}: trajectory {t.trajectory_id!r} has no label")
+    verdicts = load_verdicts(vpath, [t.trajectory_id for t in trajectories])
+    return Dataset(trajectories, verdicts)
+
+
+def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> None:
+    ids = set()
+    for i, t in enumerate(trajectories, 1):
+        if t.label is None:
+            raise DataError(f"trajectory {i} ({t.trajectory_id!r}) has no label")
+        if t.trajectory_id in ids:
+            raise DataError(f"trajectory {i}: duplicate trajectory_id {t.trajectory_id!r}")
+        ids.add(t.trajectory_id)
+    seen: set[tuple[str, str]] = set()
+    for i, v in enumerate(verdicts, 1):
+        if "|" in v.judge_id:
+            raise DataError(f"verdict {i}: judge_id {v.judge_id!r} may not contain '|'")
+        if v.trajectory_id not in ids:
+            raise DataError(f"verdict {i}: verdict for unknown trajectory {v.trajectory_id!r}")
+        key = (v.trajectory_id, v.judge_id)
+        if key in seen:
+            raise DataError(f"verdict {i}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}")
+        seen.add(key)
+    if not verdicts:
+        raise DataError("no verdicts to report on")
+
+
+def judge_order(verdicts: Sequence[Verdict]) -> list[str]:
+    """Judge ids by family rank, then first appearance."""
+    first = list(dict.fromkeys(v.judge_id for v in verdicts))
+    rank = lambda j: _FAMILY_RANK.get(j.split(":", 1)[0].rstrip("0123456789"), len(_FAMILY_RANK))  # noqa: E731
+    return sorted(first, key=lambda j: (rank(j), first.index(j)))

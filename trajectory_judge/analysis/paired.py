@@ -1,0 +1,105 @@
+"""Paired discrimination (camera-ready) and detection per invented sentence.
+
+Paired discrimination of a judge on a set of faults is its flag rate on the faults minus its
+flag rate on their clean parents (the clean trajectory with the same ``instance_id``), over the
+faults whose parent the judge also judged. A judge whose input is identical for a fault and its
+parent can only score 0 there: what looks like recall is its flag rate on clean runs.
+
+Whether a fault *reaches the judge's input* is decided by rendering the judge's view of the
+fault and of its parent and comparing the two strings; no list of fault types is assumed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from trajectory_judge.judges.views import render_view, view_of_judge
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+
+PAIRED_GROUPS: tuple[str, ...] = ("all", "loud", "silent", "reaches_input", "hidden_from_input", *FAILURE_TYPES)
+"""The groups paired discrimination is reported over, in report order."""
+
+
+@dataclass(frozen=True)
+class PairedValue:
+    """Paired discrimination over one group of faults."""
+
+    value: float | None
+    """Mean of flag(fault) - flag(parent); ``None`` when the group is empty."""
+    n: int
+    """Faults in the group that have a judged clean parent."""
+
+
+def clean_parents(trajectories: Sequence[Trajectory]) -> dict[str, Trajectory]:
+    """instance_id -> its clean trajectory (the first one, if several)."""
+    out: dict[str, Trajectory] = {}
+    for t in trajectories:
+        if t.label is not None and not t.label.faulty:
+            out.setdefault(t.instance_id, t)
+    return out
+
+
+def reaches_input(judge_id: str, fault: Trajectory, parent: Trajectory) -> bool:
+    """True when the judge's rendered view of the fault differs from that of its parent."""
+    view = view_of_judge(judge_id)
+    return render_view(view, fault) != render_view(view, parent)
+
+
+def paired_discrimination(
+    judge_id: str, trajectories: Sequence[Trajectory], verdicts: Mapping[str, Verdict]
+) -> dict[str, PairedValue]:
+    """Paired discrimination by group (see :data:`PAIRED_GROUPS`); ``verdicts`` keyed by trajectory id."""
+    parents = clean_parents(trajectories)
+    diffs: dict[str, list[int]] = {g: [] for g in PAIRED_GROUPS}
+    for t in trajectories:
+        lab = t.label
+        if lab is None or not lab.faulty or t.trajectory_id not in verdicts:
+            continue
+        parent = parents.get(t.instance_id)
+        if parent is None or parent.trajectory_id not in verdicts:
+            continue
+        d = int(verdicts[t.trajectory_id].faulty) - int(verdicts[parent.trajectory_id].faulty)
+        groups = ["all", "silent" if lab.outcome_correct else "loud"]
+        groups.append("reaches_input" if reaches_input(judge_id, t, parent) else "hidden_from_input")
+        if lab.failure_type is not None:
+            groups.append(lab.failure_type)
+        for g in groups:
+            diffs[g].append(d)
+    return {g: PairedValue(sum(ds) / len(ds) if ds else None, len(ds)) for g, ds in diffs.items()}
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def invented_sentence(fault: Trajectory, parent: Trajectory | None) -> str:
+    """The text an ``unsupported_claim`` fault appended to its parent's final answer.
+
+    With a parent whose final answer is a prefix of the fault's, the suffix; otherwise the
+    last sentence of the fault's final answer.
+    """
+    answer = fault.final_answer.strip()
+    if parent is not None:
+        base = parent.final_answer.strip()
+        if answer.startswith(base) and len(answer) > len(base):
+            return answer[len(base) :].strip()
+    parts = [p for p in _SENTENCE_END.split(answer) if p]
+    return parts[-1].strip() if parts else ""
+
+
+def claim_detection(
+    trajectories: Sequence[Trajectory], verdicts: Mapping[str, Verdict]
+) -> dict[str, tuple[int, int]]:
+    """Invented sentence -> (flagged, judged) over the judged ``unsupported_claim`` faults, sorted by sentence."""
+    parents = clean_parents(trajectories)
+    out: dict[str, list[int]] = {}
+    for t in trajectories:
+        lab = t.label
+        if lab is None or lab.failure_type != "unsupported_claim" or t.trajectory_id not in verdicts:
+            continue
+        sentence = invented_sentence(t, parents.get(t.instance_id))
+        counts = out.setdefault(sentence, [0, 0])
+        counts[0] += int(verdicts[t.trajectory_id].faulty)
+        counts[1] += 1
+    return {s: (out[s][0], out[s][1]) for s in sorted(out)}

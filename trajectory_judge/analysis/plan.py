@@ -1,0 +1,184 @@
+"""The bootstrap plan: every judge's per-trajectory outcomes as arrays, ready to resample.
+
+:func:`make_plan` lays the verdicts out by trajectory and design cell; :func:`run_bootstrap`
+draws the stratified paired replicates once for all judges and metrics, so every interval and
+every paired delta of the report comes from the same resamples.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from trajectory_judge.analysis import metrics as M
+from trajectory_judge.analysis.bootstrap import BootstrapResult, bootstrap
+from trajectory_judge.analysis.loading import _validate, judge_order
+from trajectory_judge.models import (
+    DESIGN_CELLS,
+    FAILURE_TYPES,
+    Label,
+    Trajectory,
+    Verdict,
+    design_cell,
+)
+
+DELTA_METRICS: tuple[str, ...] = tuple(m for m in M.METRICS if m != "step_exact_n")
+"""Metrics compared between every pair of judges."""
+
+
+BOOT_KEYS: tuple[str, ...] = (
+    *(m for m in M.METRICS if m != "step_exact_n"),
+    *(f"recall:{t}" for t in FAILURE_TYPES),
+    "loud_minus_silent",
+)
+"""Per-judge statistics that get an interval."""
+
+
+# --- the bootstrap plan ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plan:
+    """Everything the bootstrap needs: data columns, statistic names, vectorised and loop statistics."""
+
+    labels: list[Label]
+    """Labels, one per trajectory."""
+    cells: list[str]
+    """Design cell of each trajectory (the bootstrap strata)."""
+    judges: list[str]
+    """Judges in report order."""
+    verdicts: dict[str, list[Verdict | None]]
+    """Per judge, its verdict on each trajectory or None."""
+    data: np.ndarray = field(repr=False)
+    """``(n, k)`` count columns of every block."""
+    blocks: dict[tuple[str, ...], slice] = field(repr=False)
+    """Columns of each block: ``(judge,)`` or ``(a, b, judge)`` for a pair's common subset."""
+    names: tuple[str, ...]
+    """Statistic names: ``judge|metric`` and ``delta|a|b|metric``."""
+
+    def pair_block(self, a: str, b: str, judge: str) -> tuple[str, ...]:
+        """Block holding ``judge`` restricted to what both ``a`` and ``b`` judged."""
+        key = (a, b, judge)
+        return key if key in self.blocks else (judge,)
+
+    def statistic(self, sums: np.ndarray) -> np.ndarray:
+        """Vectorised: column sums ``(..., k)`` -> statistics ``(..., len(names))``."""
+        cache: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
+
+        def get(key: tuple[str, ...]) -> dict[str, np.ndarray]:
+            if key not in cache:
+                cache[key] = M.metrics_from_counts(sums[..., self.blocks[key]])
+            return cache[key]
+
+        out = []
+        for name in self.names:
+            parts = name.split("|")
+            if parts[0] == "delta":
+                _, a, b, m = parts
+                out.append(get(self.pair_block(a, b, b))[m] - get(self.pair_block(a, b, a))[m])
+            else:
+                out.append(get((parts[0],))[parts[1]])
+        return np.stack(out, axis=-1)
+
+    def loop_statistic(self, indices: np.ndarray) -> np.ndarray:
+        """Plain: resampled row indices of one replicate -> statistics, via :func:`metrics.judge_metrics`."""
+        cache: dict[tuple[str, ...], dict[str, float | None]] = {}
+
+        def get(judge: str, other: str | None = None) -> dict[str, float | None]:
+            vs, ws = self.verdicts[judge], self.verdicts[other or judge]
+            covered = all(w is not None for v, w in zip(vs, ws) if v is not None)
+            key = (judge, judge if covered else other or judge)
+            if key not in cache:
+                pairs = [(self.labels[i], vs[i]) for i in indices if vs[i] is not None and ws[i] is not None]
+                cache[key] = M.judge_metrics(pairs)  # type: ignore[arg-type]
+            return cache[key]
+
+        out = []
+        for name in self.names:
+            parts = name.split("|")
+            if parts[0] == "delta":
+                _, a, b, m = parts
+                vb, va = get(b, a)[m], get(a, b)[m]
+                out.append(math.nan if va is None or vb is None else vb - va)
+            else:
+                v = get(parts[0])[parts[1]]
+                out.append(math.nan if v is None else v)
+        return np.asarray(out)
+
+
+def make_plan(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> Plan:
+    """Align verdicts with trajectories and lay out the count columns of every judge and pair."""
+    _validate(trajectories, verdicts)
+    labels = [t.label for t in trajectories]
+    pos = {t.trajectory_id: i for i, t in enumerate(trajectories)}
+    judges = judge_order(verdicts)
+    aligned: dict[str, list[Verdict | None]] = {j: [None] * len(trajectories) for j in judges}
+    for v in verdicts:
+        aligned[v.judge_id][pos[v.trajectory_id]] = v
+    cols: list[np.ndarray] = []
+    blocks: dict[tuple[str, ...], slice] = {}
+
+    def add(key: tuple[str, ...], vs: list[Verdict | None]) -> None:
+        start = sum(c.shape[1] for c in cols)
+        cols.append(M.count_columns(labels, vs))  # type: ignore[arg-type]
+        blocks[key] = slice(start, start + len(M.COUNT_NAMES))
+
+    for j in judges:
+        add((j,), aligned[j])
+    names = [f"{j}|{m}" for j in judges for m in BOOT_KEYS]
+    for ia, a in enumerate(judges):
+        for b in judges[ia + 1 :]:
+            both = [x is not None and y is not None for x, y in zip(aligned[a], aligned[b])]
+            if any(both != [v is not None for v in aligned[j]] for j in (a, b)):
+                for j in (a, b):
+                    add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
+            names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
+    cells = [design_cell(lab) for lab in labels]
+    return Plan(labels, cells, judges, aligned, np.concatenate(cols, axis=1), blocks, tuple(names))  # type: ignore[arg-type]
+
+
+def _structural_judges(plan: Plan) -> set[str]:
+    quality = [i for i, n in enumerate(M.COUNT_NAMES) if n not in M.COST_COUNTS]
+    cells = np.asarray(plan.cells)
+    out = set()
+    for j in plan.judges:
+        block = plan.data[:, plan.blocks[(j,)]][:, quality]
+        if all(np.ptp(block[cells == c], axis=0).max() == 0 for c in np.unique(cells)):
+            out.add(j)
+    return out
+
+
+def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    structural_judges = _structural_judges(plan)
+    k = np.full(len(plan.names), np.nan)
+    n = np.full(len(plan.names), np.nan)
+    structural = np.zeros(len(plan.names), dtype=bool)
+    props = {j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0)) for j in plan.judges}
+    for i, name in enumerate(plan.names):
+        parts = name.split("|")
+        if parts[0] == "delta":
+            continue
+        j, m = parts
+        if m in props[j]:
+            k[i], n[i] = props[j][m]
+        structural[i] = j in structural_judges and m not in M.COST_METRICS
+    return (k, n), structural
+
+
+# --- building the report ---------------------------------------------------------------------
+def run_bootstrap(plan: Plan, *, resamples: int = 10_000, seed: int = 7, batch: int | None = None) -> BootstrapResult:
+    """All statistics of ``plan`` from one shared stratified resample per replicate."""
+    exact, structural = _exact_and_structural(plan)
+    return bootstrap(
+        plan.data,
+        plan.statistic,
+        strata=plan.cells,
+        names=plan.names,
+        resamples=resamples,
+        rng=np.random.default_rng(seed),
+        batch=batch,
+        strata_order=DESIGN_CELLS,
+        exact=exact,
+        structural=structural,
+    )

@@ -1,0 +1,368 @@
+"""The report: every metric, interval, paired delta and gap, from trajectories and raw verdicts.
+
+Python API for the book::
+
+    from trajectory_judge import load_data, build_report
+    rep = build_report(*load_data("data/"), resamples=10_000, seed=7)
+    rep.main_table(); rep.per_type_table(); rep.confusion("step:qwen2.5:14b"); rep.deltas_frame()
+
+Judges are ordered by family (programmatic, outcome, step, reply, selfcons, others), then by
+first appearance in the verdicts; a delta of pair ``(a, b)`` is ``b - a`` with ``a`` earlier in
+that order, so ``step - outcome`` and ``selfcons - step`` read as in the paper.
+
+Interval methods (see :mod:`trajectory_judge.analysis.bootstrap`): a judge whose verdicts are constant
+within every design cell (the rule engine) has no sampling variance under the design-conditioned
+bootstrap; its quality metrics are reported with method ``structural`` and
+``low = high = value`` (kept numeric so tables and plots need no special case). Cost metrics
+are always bootstrapped. Proportions observed at 0 or 1 get Clopper-Pearson intervals.
+Metrics whose value is null have no interval entry.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from trajectory_judge.analysis import metrics as M
+from trajectory_judge.analysis.bootstrap import BootstrapResult
+from trajectory_judge.analysis.paired import (
+    PairedValue,
+    claim_detection,
+    paired_discrimination,
+)
+from trajectory_judge.analysis.plan import (
+    BOOT_KEYS,
+    DELTA_METRICS,
+    make_plan,
+    run_bootstrap,
+)
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, stratum
+
+MAIN_COLUMNS: tuple[str, ...] = (
+    "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "step_exact_n",
+    "type_macro_f1", "ece", "s_per_traj",
+)  # fmt: skip
+"""Columns of the paper's main table (Table 3)."""
+
+
+_DIGITS = 6
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A 95% interval and how it was obtained."""
+
+    low: float
+    """Lower bound."""
+    high: float
+    """Upper bound."""
+    method: str
+    """``bootstrap``, ``clopper-pearson`` or ``structural``."""
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Paired difference ``b - a`` of one metric, on the trajectories both judged."""
+
+    a: str
+    """Reference judge."""
+    b: str
+    """Compared judge."""
+    metric: str
+    """Metric name."""
+    value: float
+    """Point estimate of ``b - a``."""
+    low: float
+    """Lower percentile bound."""
+    high: float
+    """Upper percentile bound."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Loud recall minus silent recall of one judge."""
+
+    judge: str
+    """Judge id."""
+    metric: str
+    """Always ``loud_minus_silent``."""
+    value: float
+    """Point estimate."""
+    low: float
+    """Lower bound (percentile, or the value for a structural judge)."""
+    high: float
+    """Upper bound."""
+
+
+@dataclass(frozen=True)
+class JudgeReport:
+    """Everything measured about one judge."""
+
+    judge_id: str
+    """Judge id, e.g. ``step:qwen2.5:14b``."""
+    n: int
+    """Trajectories it judged."""
+    strata: dict[str, int]
+    """Judged trajectories per stratum (clean, silent, loud)."""
+    metrics: dict[str, float | None]
+    """Headline metrics (:data:`trajectory_judge.analysis.metrics.METRICS`)."""
+    intervals: dict[str, Interval]
+    """Interval per non-null headline metric (except ``step_exact_n``)."""
+    per_type_recall: dict[str, float | None]
+    """Recall on each failure type."""
+    per_type_intervals: dict[str, Interval]
+    """Interval per non-null per-type recall (Appendix E, Table 6)."""
+    paired_discrimination: dict[str, PairedValue]
+    """Flag rate on faults minus on their clean parents, by group."""
+    confidence_support: dict[str, int]
+    """Distinct stated confidences and their counts."""
+    confusion: dict[str, dict[str, int]]
+    """True type -> predicted type or ``missed`` -> count."""
+    calibration_bins: list[dict[str, Any]]
+    """Ten equal-width bins: population, mean confidence, accuracy."""
+    claim_detection: dict[str, tuple[int, int]]
+    """Invented sentence -> (flagged, judged) on ``unsupported_claim``."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """The full analysis of one set of trajectories and verdicts."""
+
+    n_trajectories: int
+    """Trajectories in the set."""
+    design: dict[str, int]
+    """Trajectories per stratum."""
+    judges: dict[str, JudgeReport]
+    """Per-judge results, in report order."""
+    deltas: tuple[Delta, ...]
+    """``b - a`` for every pair of judges and every metric both have."""
+    gaps: tuple[Gap, ...]
+    """Loud minus silent recall per judge."""
+    resamples: int
+    """Bootstrap replicates."""
+    seed: int
+    """Bootstrap seed."""
+    bootstrap: BootstrapResult = field(repr=False)
+    """The replicate distribution behind every interval."""
+
+    # --- machine-readable --------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document as Python objects (floats rounded, NaN as None)."""
+        judges = {}
+        for j, jr in self.judges.items():
+            judges[j] = {
+                "n": jr.n,
+                "strata": dict(jr.strata),
+                "metrics": {m: _num(v) for m, v in jr.metrics.items()},
+                "intervals": {
+                    m: {"low": _num(iv.low), "high": _num(iv.high), "method": iv.method}
+                    for m, iv in jr.intervals.items()
+                },
+                "per_type_recall": {t: _num(v) for t, v in jr.per_type_recall.items()},
+                "paired_discrimination": {
+                    g: {"value": _num(p.value), "n": p.n} for g, p in jr.paired_discrimination.items()
+                },
+                "confidence_support": dict(jr.confidence_support),
+            }
+        return {
+            "n_trajectories": self.n_trajectories,
+            "design": dict(self.design),
+            "judges": judges,
+            "deltas": [
+                {"a": d.a, "b": d.b, "metric": d.metric, "value": _num(d.value), "low": _num(d.low), "high": _num(d.high)}
+                for d in self.deltas
+            ],
+            "gaps": [
+                {"judge": g.judge, "metric": g.metric, "value": _num(g.value), "low": _num(g.low), "high": _num(g.high)}
+                for g in self.gaps
+            ],
+        }
+
+    def to_json(self) -> str:
+        """Deterministic JSON text (byte-identical for the same inputs, seed and resamples)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    # --- tables for the book -----------------------------------------------------------
+    def main_table(self) -> pd.DataFrame:
+        """Table 3: one row per judge, the main-table metrics."""
+        rows = {j: {c: jr.metrics[c] for c in MAIN_COLUMNS} for j, jr in self.judges.items()}
+        return _frame(rows, "judge")
+
+    def metrics_table(self) -> pd.DataFrame:
+        """Every headline metric, one row per judge."""
+        return _frame({j: dict(jr.metrics) for j, jr in self.judges.items()}, "judge")
+
+    def strata_table(self) -> pd.DataFrame:
+        """Judged trajectories per stratum, one row per judge."""
+        return _frame({j: dict(jr.strata) for j, jr in self.judges.items()}, "judge")
+
+    def intervals_frame(self) -> pd.DataFrame:
+        """Long table: judge, metric, value, low, high, method (headline and per-type)."""
+        rows = []
+        for j, jr in self.judges.items():
+            for m, iv in jr.intervals.items():
+                rows.append((j, m, jr.metrics[m], iv.low, iv.high, iv.method))
+            for t, iv in jr.per_type_intervals.items():
+                rows.append((j, f"recall:{t}", jr.per_type_recall[t], iv.low, iv.high, iv.method))
+        return pd.DataFrame(rows, columns=["judge", "metric", "value", "low", "high", "method"])
+
+    def per_type_table(self) -> pd.DataFrame:
+        """Table 4: recall per failure type (rows) and judge (columns), with the false-alarm anchor row."""
+        data = {j: [*(jr.per_type_recall[t] for t in FAILURE_TYPES), jr.metrics["false_alarm_rate"]]
+                for j, jr in self.judges.items()}  # fmt: skip
+        index = pd.Index([*FAILURE_TYPES, "false_alarms_on_clean"], name="failure_type")
+        return pd.DataFrame(data, index=index, dtype=float)
+
+    def confusion(self, judge: str) -> pd.DataFrame:
+        """Confusion matrix of one judge: true type (rows) x predicted type or ``missed``."""
+        mat = self._judge(judge).confusion
+        return pd.DataFrame.from_dict(mat, orient="index").rename_axis(index="true", columns="predicted")
+
+    def calibration_bins(self, judge: str) -> pd.DataFrame:
+        """Reliability-diagram data of one judge: bin edges, population, confidence, accuracy."""
+        return pd.DataFrame(self._judge(judge).calibration_bins).set_index("bin")
+
+    def confidence_support(self, judge: str) -> pd.Series:
+        """Count of each distinct confidence one judge stated."""
+        sup = self._judge(judge).confidence_support
+        return pd.Series({float(k): v for k, v in sup.items()}, name="count", dtype=int).rename_axis("confidence")
+
+    def paired_frame(self) -> pd.DataFrame:
+        """Paired discrimination: one row per (judge, group) with value and n."""
+        rows = [(j, g, p.value, p.n) for j, jr in self.judges.items() for g, p in jr.paired_discrimination.items()]
+        return pd.DataFrame(rows, columns=["judge", "group", "value", "n"])
+
+    def claim_table(self, judge: str) -> pd.DataFrame:
+        """Detection of ``unsupported_claim`` per invented sentence for one judge."""
+        rows = [(s, k, n, k / n) for s, (k, n) in self._judge(judge).claim_detection.items()]
+        return pd.DataFrame(rows, columns=["sentence", "flagged", "n", "recall"]).set_index("sentence")
+
+    def deltas_frame(self) -> pd.DataFrame:
+        """All paired deltas ``b - a`` with intervals."""
+        return pd.DataFrame([d.__dict__ for d in self.deltas], columns=["a", "b", "metric", "value", "low", "high"])
+
+    def delta(self, a: str, b: str, metric: str) -> Delta:
+        """The delta ``b - a`` of ``metric`` (either order of the pair is accepted; sign follows it)."""
+        for d in self.deltas:
+            if d.metric == metric and (d.a, d.b) == (a, b):
+                return d
+            if d.metric == metric and (d.a, d.b) == (b, a):
+                return Delta(a, b, metric, -d.value, -d.high, -d.low)
+        raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
+
+    def gaps_frame(self) -> pd.DataFrame:
+        """Loud minus silent recall per judge, with intervals."""
+        return pd.DataFrame([g.__dict__ for g in self.gaps], columns=["judge", "metric", "value", "low", "high"])
+
+    def to_markdown(self) -> str:
+        """The tables as Markdown."""
+        parts = [
+            f"# Report\n\n{self.n_trajectories} trajectories: "
+            + ", ".join(f"{v} {k}" for k, v in self.design.items())
+            + f". Intervals: 95% stratified paired bootstrap, B={self.resamples}, seed {self.seed}.",
+            "## Main table\n\n" + _md(self.main_table()),
+            "## Strata judged\n\n" + _md(self.strata_table()),
+            "## Recall per failure type\n\n" + _md(self.per_type_table()),
+            "## Intervals\n\n" + _md(self.intervals_frame().set_index(["judge", "metric"])),
+            "## Paired discrimination\n\n" + _md(self.paired_frame().set_index(["judge", "group"])),
+            "## Loud minus silent\n\n" + _md(self.gaps_frame().set_index("judge")),
+            "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
+        ]
+        return "\n\n".join(parts) + "\n"
+
+    def _judge(self, judge: str) -> JudgeReport:
+        if judge not in self.judges:
+            raise KeyError(f"unknown judge {judge!r}; known: {', '.join(self.judges)}")
+        return self.judges[judge]
+
+
+def _num(x: float | None) -> float | None:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return round(float(x), _DIGITS) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def _frame(rows: Mapping[str, Mapping[str, Any]], index: str) -> pd.DataFrame:
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(index)
+
+
+def _md(df: pd.DataFrame) -> str:
+    df = df.reset_index()
+    cell = lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    head = "| " + " | ".join(map(str, df.columns)) + " |"
+    sep = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.astype(object).itertuples(index=False)]
+    return "\n".join([head, sep, *body])
+
+
+def build_report(
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    *,
+    resamples: int = 10_000,
+    seed: int = 7,
+) -> Report:
+    """Compute every metric of every judge, with intervals, paired deltas and gaps."""
+    plan = make_plan(trajectories, verdicts)
+    boot = run_bootstrap(plan, resamples=resamples, seed=seed)
+    idx = {name: i for i, name in enumerate(boot.names)}
+
+    def interval(name: str, value: float) -> Interval:
+        i = idx[name]
+        if boot.method[i] == "structural":  # the plain value, not the count form's rounding of it
+            return Interval(value, value, "structural")
+        return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
+
+    judges: dict[str, JudgeReport] = {}
+    for j in plan.judges:
+        pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
+        values = M.judge_metrics(pairs)  # type: ignore[arg-type]
+        _check_agrees(j, values, boot, idx)
+        by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
+        strata = {"clean": 0, "silent": 0, "loud": 0}
+        for lab, _ in pairs:
+            strata[stratum(lab)] += 1
+        judges[j] = JudgeReport(
+            judge_id=j,
+            n=len(pairs),
+            strata=strata,
+            metrics={m: values[m] for m in M.METRICS},
+            intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},
+            per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
+            per_type_intervals={
+                t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None
+            },
+            paired_discrimination=paired_discrimination(j, trajectories, by_id),
+            confidence_support=M.confidence_support(by_id.values()),
+            confusion=M.confusion(pairs),  # type: ignore[arg-type]
+            calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
+            claim_detection=claim_detection(trajectories, by_id),
+        )
+    deltas = []
+    for name in boot.names:
+        if name.startswith("delta|") and not math.isnan(boot.estimate[idx[name]]):
+            _, a, b, m = name.split("|")
+            i = idx[name]
+            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
+    gaps = []
+    for j in plan.judges:
+        i = idx[f"{j}|loud_minus_silent"]
+        if not math.isnan(boot.estimate[i]):
+            gaps.append(Gap(j, "loud_minus_silent", float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
+    design = {"clean": 0, "silent": 0, "loud": 0}
+    for lab in plan.labels:
+        design[stratum(lab)] += 1
+    return Report(len(trajectories), design, judges, tuple(deltas), tuple(gaps), resamples, seed, boot)
+
+
+def _check_agrees(judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]) -> None:
+    """The vectorised statistic at unit weights must equal the plain definition."""
+    for m in BOOT_KEYS:
+        plain, vec = values[m], float(boot.estimate[idx[f"{judge}|{m}"]])
+        same = (plain is None and math.isnan(vec)) or (plain is not None and math.isclose(plain, vec, abs_tol=1e-9))
+        if not same:
+            raise RuntimeError(f"{judge} {m}: count form gives {vec}, plain form {plain}")

@@ -1,0 +1,53 @@
+"""``trajectory-judge report``: the report on stdout, and as JSON and Markdown files.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+from trajectory_judge.analysis.cost import ComputeSpent, compute_spent
+from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.report import Report, _md, build_report
+
+
+# --- command line ----------------------------------------------------------------------------
+def compute_markdown(spent: ComputeSpent) -> str:
+    """The ``## Compute spent`` section of the Markdown report (from the run records)."""
+    table = "\n\n" + _md(spent.to_frame()) if spent.rows else ""
+    return f"\n## Compute spent\n\n{spent.sentence()}.{table}\n"
+
+
+def _stdout_table(rep: Report) -> str:
+    df = rep.main_table()
+    fmt: dict[str, Callable[[Any], str]] = {
+        c: (lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}") for c in df.columns
+    }
+    fmt["step_exact_n"] = lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(int(v))
+    fmt["s_per_traj"] = lambda v: f"{v:.1f}"
+    return df.to_string(formatters=fmt, na_rep="n/a")
+
+
+def cli_report(args: Any) -> int:
+    """``trajectory-judge report``: print the main table; write JSON and Markdown on request."""
+    if args.resamples < 1:
+        print(f"trajectory-judge: error: --resamples must be positive, got {args.resamples}", file=__import__("sys").stderr)
+        return 2
+    data = load_data(args.data)
+    rep = build_report(data.trajectories, data.verdicts, resamples=args.resamples, seed=args.seed)
+    print(f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items()))
+    print(_stdout_table(rep))
+    print()
+    print(rep.per_type_table().to_string(float_format=lambda v: f"{v:.2f}"))
+    spent = compute_spent(args.data)
+    print(f"\n{spent.sentence()}.")
+    if spent.rows:
+        print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(rep.to_json(), encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.markdown).write_text(rep.to_markdown() + compute_markdown(spent), encoding="utf-8")
+    return 0

@@ -1,0 +1,7 @@
+"""``python -m trajectory_judge.book execute [--data DIR] [NOTEBOOK ...]``."""
+
+import sys
+
+from trajectory_judge.book.execute import main
+
+sys.exit(main())

@@ -1,0 +1,118 @@
+"""Helpers of the appendix (``notebooks/appendix.md``): tools, strata, rules, the injector's
+edits, per-type intervals, localisation and cost tables.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from trajectory_judge.analysis import published as P
+from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.testbed.checker import RULES, TRACED_ARGS
+from trajectory_judge.testbed.env import (
+    ESCALATION_STRATA,
+    STRATA,
+    TOOLS,
+    SupportDesk,
+    generate_instances,
+)
+from trajectory_judge.testbed.inject import ANCHORS, can_host, mutate_calls
+from trajectory_judge.testbed.oracle import oracle_calls
+
+
+# --- appendix tables ----------------------------------------------------------------------------
+def tools_table() -> pd.DataFrame:
+    """The seven tools: what each does (its docstring) and the arguments the checker traces."""
+    rows = []
+    for tool in TOOLS:
+        doc = (inspect.getdoc(getattr(SupportDesk, tool)) or "").splitlines()[0]
+        rows.append((tool, ", ".join(TRACED_ARGS.get(tool, ())) or "(prose, not traced)", doc))
+    return pd.DataFrame(rows, columns=["tool", "grounded arguments", "behaviour"]).set_index("tool")
+
+
+def env_strata_table(n: int = 60, seed: int = 7) -> pd.DataFrame:
+    """The instance strata: expected action, and how many of the first ``n`` seeded instances fall in each."""
+    counts = Counter(i.stratum for i in generate_instances(n, seed))
+    rows = [(s, "escalate" if s in ESCALATION_STRATA else "refund", counts[s]) for s in STRATA]
+    return pd.DataFrame(rows, columns=["stratum", "expected action", f"of first {n} instances"]).set_index("stratum")
+
+
+def rules_table() -> pd.DataFrame:
+    """The checker's rules: priority and the failure type each evidences."""
+    rows = [(r.split("_", 1)[0], r.split("_", 1)[1].replace("_", " "), prio, ftype) for r, (prio, ftype) in RULES.items()]
+    return pd.DataFrame(rows, columns=["rule", "what it checks", "priority", "failure type"]).set_index("rule")
+
+
+def _describe_edit(before: Sequence, after: Sequence, answer: str | None) -> str:
+    if answer is not None and len(after) < len(before):
+        return f"truncate before step {len(after)} ({before[len(after)].tool}); fixed final answer"
+    if len(after) < len(before):
+        k = next(i for i, (x, y) in enumerate(zip(before, after)) if x.tool != y.tool or x.args != y.args)
+        return f"delete step {k} ({before[k].tool}); step {k} becomes {after[k].tool}({', '.join(after[k].args)})"
+    k = next(i for i, (x, y) in enumerate(zip(before, after)) if x.tool != y.tool or x.args != y.args)
+    changed = [a for a in after[k].args if before[k].args.get(a) != after[k].args.get(a)]
+    if before[k].tool != after[k].tool:
+        return f"step {k}: {before[k].tool} replaced by {after[k].tool}"
+    return f"step {k}: {after[k].tool} with a different {', '.join(changed)}"
+
+
+def injector_table(seed: int = 7) -> pd.DataFrame:
+    """Per failure type: labelled step, the edit (computed on the first instance that hosts it), and who can host it."""
+    instances = generate_instances(len(STRATA), seed)
+    rows = []
+    for ftype in FAILURE_TYPES:
+        hosts = [i for i in instances if can_host(i, ftype)]
+        before = oracle_calls(hosts[0])
+        after, answer = mutate_calls(hosts[0], ftype, seed)
+        rows.append((ftype, ANCHORS[ftype], _describe_edit(before, after, answer), ", ".join(i.stratum for i in hosts)))
+    return pd.DataFrame(rows, columns=["failure type", "labelled step", "edit", "host strata"]).set_index("failure type")
+
+
+def per_type_intervals_frame(rep) -> pd.DataFrame:
+    """Long frame: judge, failure type, recall, interval and method (Appendix E, Table 6)."""
+    rows = []
+    for j, jr in rep.judges.items():
+        for t in FAILURE_TYPES:
+            v, iv = jr.per_type_recall.get(t), jr.per_type_intervals.get(t)
+            if v is not None:
+                rows.append((j, t, v, iv.low if iv else np.nan, iv.high if iv else np.nan, iv.method if iv else ""))
+    return pd.DataFrame(rows, columns=["judge", "failure type", "recall", "low", "high", "method"])
+
+
+def formatted_intervals(long: pd.DataFrame, index: str, columns: str, digits: int = 2) -> pd.DataFrame:
+    """``value [low, high]`` strings (``†`` for exact intervals, no bracket for structural ones), pivoted."""
+    def cell(r: pd.Series) -> str:
+        v = f"{r.iloc[2]:.{digits}f}"
+        if r["method"] == "structural":
+            return v
+        mark = "†" if r["method"] == "clopper-pearson" else ""
+        return f"{v} [{r['low']:.{digits}f}, {r['high']:.{digits}f}]{mark}"
+
+    df = long.assign(cell=long.apply(cell, axis=1))
+    return df.pivot(index=index, columns=columns, values="cell").reindex(
+        index=list(dict.fromkeys(long[index])), columns=list(dict.fromkeys(long[columns]))
+    ).rename_axis(columns=None)
+
+
+def localisation_frame(rep) -> pd.DataFrame:
+    """Per judge: exact and within-one-step localisation with the scored cases, and the Brier score."""
+    cols = ["step_exact", "step_within_one", "step_exact_n", "brier"]
+    return rep.metrics_table()[cols].astype({"step_exact_n": int})
+
+
+def cost_frame(rep) -> pd.DataFrame:
+    """Per judge: seconds and tokens per trajectory, total hours, and the published s/traj where there is one."""
+    df = rep.metrics_table()[["s_per_traj", "prompt_tokens_mean", "completion_tokens_mean"]].copy()
+    df["hours"] = [jr.metrics["s_per_traj"] * jr.n / 3600 for jr in rep.judges.values()]
+    df[f"published s/traj ({P.PUBLISHED_MODEL})"] = [P.PUBLISHED_MAIN.get(j, {}).get("s_per_traj") for j in df.index]
+    return df.astype(float)
+
+
+def total_hours(rep) -> float:
+    """Judge time over every verdict, in hours."""
+    return float(sum(jr.metrics["s_per_traj"] * jr.n for jr in rep.judges.values()) / 3600)

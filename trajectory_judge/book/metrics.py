@@ -1,0 +1,25 @@
+"""Helpers of the chapter "Metrics" (``notebooks/metrics.md``): the bootstrap's design cells.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from trajectory_judge.analysis.bootstrap import stratified_indices
+from trajectory_judge.models import DESIGN_CELLS
+
+
+# --- bootstrap demonstration -----------------------------------------------------------------
+def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> pd.DataFrame:
+    """Trajectories drawn from each design cell in each of ``resamples`` stratified replicates.
+
+    Uses the bootstrap's own index generator, so every row must equal the original cell sizes.
+    """
+    idx = stratified_indices(cells, resamples=resamples, rng=np.random.default_rng(seed), order=DESIGN_CELLS)
+    drawn = np.asarray(cells)[idx]
+    order = [c for c in DESIGN_CELLS if c in set(cells)]
+    counts = {c: (drawn == c).sum(axis=1) for c in order}
+    return pd.DataFrame(counts).rename_axis("replicate")

@@ -1,0 +1,130 @@
+"""Helpers of the chapter "Paired discrimination" (``notebooks/paired.md``): per-fault paired
+detail, the hidden-input summary and the comparison with the camera-ready values.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.paired import clean_parents, reaches_input
+from trajectory_judge.judges.views import render_view
+from trajectory_judge.models import Trajectory, Verdict
+
+# --- paired discrimination --------------------------------------------------------------------
+PAIRED_VIEW_GROUPS: tuple[str, ...] = ("loud", "silent", "reaches_input", "hidden_from_input")
+"""The groups the paired figure shows."""
+
+
+def family_of(judge_id: str) -> str:
+    """The family of a judge id: ``step:qwen2.5:14b`` -> ``step``."""
+    return judge_id.split(":", 1)[0]
+
+
+def model_of(judge_id: str) -> str | None:
+    """The model of a judge id, ``None`` for the rule engine."""
+    return judge_id.split(":", 1)[1] if ":" in judge_id else None
+
+
+def judges_of(judges: Iterable[str], family: str) -> list[str]:
+    """The judge ids of one family, in the given order."""
+    return [j for j in judges if family_of(j) == family]
+
+
+def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents, the difference.
+
+    ``fault_rate - parent_rate`` is paired discrimination (it equals the report's); ``disagree``
+    counts faults whose verdict differs from their parent's. Groups as in
+    :data:`trajectory_judge.analysis.paired.PAIRED_GROUPS`, plus ``reply_unchanged`` / ``reply_changed``
+    (whether the outcome view, goal and final answer, equals the parent's, whatever the judge's
+    own view); empty groups are left out.
+    """
+    parents = clean_parents(trajectories)
+    by_judge: dict[str, dict[str, Verdict]] = {}
+    for v in verdicts:
+        by_judge.setdefault(v.judge_id, {})[v.trajectory_id] = v
+    rows = []
+    for judge, vs in by_judge.items():
+        acc: dict[str, list[tuple[int, int]]] = {}
+        for t in trajectories:
+            lab, parent = t.label, parents.get(t.instance_id)
+            if lab is None or not lab.faulty or t.trajectory_id not in vs or parent is None or parent.trajectory_id not in vs:
+                continue
+            pair = (int(vs[t.trajectory_id].faulty), int(vs[parent.trajectory_id].faulty))
+            view = "reaches_input" if reaches_input(judge, t, parent) else "hidden_from_input"
+            reply = "reply_unchanged" if render_view("outcome", t) == render_view("outcome", parent) else "reply_changed"
+            for g in ("all", "silent" if lab.outcome_correct else "loud", view, reply, str(lab.failure_type)):
+                acc.setdefault(g, []).append(pair)
+        for g, pairs in acc.items():
+            f, p = np.asarray(pairs).T
+            rows.append((judge, g, len(pairs), f.mean(), p.mean(), f.mean() - p.mean(), int((f != p).sum())))
+    cols = ["judge", "group", "n", "fault_rate", "parent_rate", "paired", "disagree"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def paired_wide(detail: pd.DataFrame, value: str = "paired", groups: Sequence[str] | None = None) -> pd.DataFrame:
+    """``detail`` as judge x group (groups in report order, judges in their order of appearance)."""
+    from trajectory_judge.analysis.paired import PAIRED_GROUPS
+
+    default = (*PAIRED_GROUPS[:5], "reply_unchanged", "reply_changed", *PAIRED_GROUPS[5:])
+    order = [g for g in (groups or default) if g in set(detail["group"])]
+    wide = detail.pivot(index="judge", columns="group", values=value)
+    return wide.reindex(index=list(dict.fromkeys(detail["judge"])), columns=order).rename_axis(columns=None)
+
+
+def hidden_input_summary(detail: pd.DataFrame) -> pd.DataFrame:
+    """Judges with faults hidden from their input: recall there, flag rate on the parents, paired value."""
+    hid = detail[detail["group"] == "hidden_from_input"].set_index("judge")
+    return hid[["n", "fault_rate", "parent_rate", "paired", "disagree"]]
+
+
+def paired_figure(detail: pd.DataFrame):
+    """Two panels over :data:`PAIRED_VIEW_GROUPS`: recall on the faults, and paired discrimination."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, col, title in zip(axes, ("fault_rate", "paired"), ("recall on the faults", "paired discrimination")):
+        wide = paired_wide(detail, col, PAIRED_VIEW_GROUPS).T
+        wide.plot.bar(ax=ax, rot=0, width=0.8, legend=False)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_title(title)
+        ax.set_xlabel("")
+    axes[0].set_ylabel("rate")
+    axes[1].legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+_PUBLISHED_PAIRED_ROWS = (
+    ("outcome", "loud", "outcome_paired_loud"), ("outcome", "silent", "outcome_paired_silent"),
+    ("outcome", "reply_unchanged", "outcome_paired_reply_unchanged"),
+    ("step", "reply_unchanged", "step_paired_reply_unchanged"), ("reply", "reply_unchanged", "reply_paired_reply_unchanged"),
+)  # fmt: skip
+
+
+def paired_beside_published(detail: pd.DataFrame) -> pd.DataFrame:
+    """The camera-ready abstract's paired values, each beside every judge of ours of the same family and group."""
+    rows = []
+    for fam, group, key in _PUBLISHED_PAIRED_ROWS:
+        pub = P.PUBLISHED_PAIRED[key].value
+        ours = detail[(detail["judge"].map(family_of) == fam) & (detail["group"] == group)]
+        for r in ours.itertuples() if len(ours) else [None]:
+            rows.append((fam, group, r.judge if r else "(none of ours)", r.n if r else pd.NA, r.paired if r else float("nan"), pub))
+    cols = ["family", "group", "our judge", "n", "ours", f"published ({P.PUBLISHED_MODEL})"]
+    return pd.DataFrame(rows, columns=cols).astype({"n": "Int64"}).set_index(["family", "group"])
+
+
+def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
+    """What the data say about recall on faults hidden from an outcome view, judge by judge."""
+    if hidden.empty:
+        return "No judge with an outcome view is in the data yet, so the claim cannot be checked here."
+    parts = []
+    for j, r in hidden.iterrows():
+        same = "identical to" if r["disagree"] == 0 else f"different from (on {r['disagree']} faults)"
+        parts.append(f"{j} flags {r['fault_rate']:.3f} of the {int(r['n'])} hidden faults and {r['parent_rate']:.3f} of their "
+                     f"clean parents, its verdicts {same} its verdicts on the parents (paired {r['paired']:+.3f})")  # fmt: skip
+    return "; ".join(parts) + "."

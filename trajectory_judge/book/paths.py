@@ -1,0 +1,51 @@
+"""Where the book finds its data: the book's own folder, found from where the notebook runs.
+
+The book is the folder holding ``_config.yml``. A notebook runs with its own folder as working
+directory (``notebooks/``), so the book is the nearest folder at or above the working directory
+that holds ``_config.yml``, never the folder the package happens to be installed in: two clones
+sharing one environment each read their own ``data/``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DATA_ENV = "TJ_DATA"
+"""Environment variable naming the data directory of the whole book."""
+
+BOOK_CONFIG = "_config.yml"
+"""The file that marks the book's root folder."""
+
+
+def repo_root(start: str | Path | None = None) -> Path:
+    """The book's root: the nearest folder at or above ``start`` (default: the working directory)
+    holding ``_config.yml``.
+
+    Raises :class:`FileNotFoundError` when there is none.
+    """
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / BOOK_CONFIG).is_file():
+            return folder
+    raise FileNotFoundError(f"no {BOOK_CONFIG} at or above {here}: run from inside the book's folder")
+
+
+def notebooks_dir(start: str | Path | None = None) -> Path:
+    """The folder of the book's notebooks."""
+    return repo_root(start) / "notebooks"
+
+
+def data_dir(start: str | Path | None = None) -> Path:
+    """The book's data directory: ``$TJ_DATA`` (a relative path from the book's root), else ``data/``.
+
+    Raises :class:`FileNotFoundError` naming the directory and the variable when it does not exist.
+    """
+    raw = os.environ.get(DATA_ENV, "").strip()
+    path = Path(raw) if raw else Path("data")
+    if not path.is_absolute():
+        path = repo_root(start) / path
+    path = path.resolve()
+    if not path.is_dir():
+        raise FileNotFoundError(f"data directory {path} does not exist (set {DATA_ENV} to a folder with trajectories.jsonl)")
+    return path

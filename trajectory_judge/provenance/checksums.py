@@ -1,0 +1,41 @@
+"""SHA-256 digests of files: plain, and cached beside large files (model weights).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file, cached next to it in ``.<name>.sha256`` keyed by size and mtime."""
+    path = Path(path)
+    st = path.stat()
+    cache = path.with_name(f".{path.name}.sha256")
+    key = f"{st.st_size}:{st.st_mtime_ns}"
+    try:
+        cached = json.loads(cache.read_text())
+        if cached.get("key") == key:
+            return str(cached["sha256"])
+    except (OSError, ValueError, KeyError):
+        pass
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    try:
+        cache.write_text(json.dumps({"key": key, "sha256": digest}))
+    except OSError:
+        pass
+    return digest
+
+
+def sha256_file(path: str | Path) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

@@ -1,0 +1,83 @@
+"""The checksum manifest of a data directory: ``SHA256SUMS`` in ``sha256sum`` format.
+
+Loaders verify the files the manifest lists before reading them, so a book or report is never
+computed from data that silently differs from what was committed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from trajectory_judge.models import DataError
+from trajectory_judge.provenance.checksums import sha256_file
+
+MANIFEST = "SHA256SUMS"
+
+
+DATA_FILES: tuple[str, ...] = ("trajectories.jsonl", "verdicts.jsonl", "runs.jsonl", "organic.jsonl")
+"""The files a manifest covers when present."""
+
+
+def read_manifest(directory: str | Path) -> dict[str, str] | None:
+    """File name -> digest, or None when the directory has no manifest."""
+    path = Path(directory) / MANIFEST
+    if not path.exists():
+        return None
+    out: dict[str, str] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or len(parts[0]) != 64:
+            raise DataError(f"{path}:{lineno}: expected '<sha256>  <file name>'")
+        out[parts[1].lstrip("*")] = parts[0]
+    return out
+
+
+def write_manifest(directory: str | Path) -> Path:
+    """(Re)write the manifest for the data files present in ``directory``."""
+    d = Path(directory)
+    lines = [f"{sha256_file(d / n)}  {n}" for n in DATA_FILES if (d / n).is_file()]
+    path = d / MANIFEST
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def verify_manifest(directory: str | Path, names: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`DataError` if a listed file is missing or differs from its digest.
+
+    ``names`` limits the check to those files (each must then be listed). A directory without
+    a manifest (a user's own verdicts, the release) is accepted as is.
+    """
+    d = Path(directory)
+    listed = read_manifest(d)
+    if listed is None:
+        return
+    for name in names if names is not None else tuple(listed):
+        if name not in listed:
+            if (d / name).exists():
+                raise DataError(f"{d / MANIFEST}: {name} is not listed; run `trajectory-judge manifest --data {d}`")
+            continue
+        path = d / name
+        if not path.is_file():
+            raise DataError(f"{path}: listed in {MANIFEST} but missing")
+        got = sha256_file(path)
+        if got != listed[name]:
+            raise DataError(
+                f"{path}: checksum mismatch with {d / MANIFEST} (sha256 {got}, listed {listed[name]}); "
+                f"the file changed after the manifest was written; if that is intended, run "
+                f"`trajectory-judge manifest --data {d}`"
+            )
+
+
+def cli_manifest(args: Any) -> int:
+    """``trajectory-judge manifest --data DIR [--check]``."""
+    if args.check:
+        verify_manifest(args.data)
+        print(f"{Path(args.data) / MANIFEST}: all listed files verify")
+        return 0
+    path = write_manifest(args.data)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0

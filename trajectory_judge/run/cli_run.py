@@ -1,0 +1,225 @@
+"""``trajectory-judge run``: the judges named on the command line against a model server.
+
+Builds the client and the judges from the arguments, runs them through
+:func:`trajectory_judge.run.runner.run_judges`, and appends the run record (settings, server
+build, prompt digests, commit, wall and CPU time, how it ended) to ``DATA/runs.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from datetime import datetime, timezone
+from importlib.metadata import version as _dist_version
+from pathlib import Path
+from typing import Any, Sequence
+
+from trajectory_judge.judges.base import Judge
+from trajectory_judge.models import load_trajectories
+from trajectory_judge.run.meter import CpuMeter
+from trajectory_judge.run.runner import Interrupted, RunResult, member_ids, run_judges
+from trajectory_judge.run.store import (
+    MEMBERS,
+    RUNS,
+    TRAJECTORIES,
+    VERDICTS,
+    append_run_record,
+)
+
+JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
+
+
+# --- metadata --------------------------------------------------------------------------------
+def git_commit() -> str | None:
+    """The package checkout's commit (with ``-dirty`` if it has uncommitted changes), if any."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        if not head:
+            return None
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def launch_record(base_url: str, server: dict[str, Any]) -> dict[str, Any] | None:
+    """The local server's launch record (build, argv, binary hash) when it matches ``server``."""
+    from trajectory_judge.run.serve import read_launch_info
+
+    return read_launch_info(base_url, server.get("model_path"))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --- the command line ------------------------------------------------------------------------
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """Declare the arguments of ``trajectory-judge run``."""
+    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl; verdicts.jsonl and runs.jsonl are appended there")
+    p.add_argument("--judges", default="outcome,step,reply",
+                   help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)")
+    p.add_argument("--backend", choices=["ollama", "openai"], default="openai",
+                   help="ollama (native /api/generate) or openai (/v1/chat/completions, e.g. llama-server)")
+    p.add_argument("--base-url", default="http://127.0.0.1:8080", help="server URL (default http://127.0.0.1:8080)")
+    p.add_argument("--model", required=True, help="model name sent to the server")
+    p.add_argument("--judge-model-name", default=None,
+                   help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model")
+    p.add_argument("--limit", type=int, default=None, help="judge only the first N trajectories (a stratified prefix)")
+    p.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
+    p.add_argument("--num-ctx", type=int, default=8192, help="context window, always explicit (default 8192)")
+    p.add_argument("--max-tokens", type=int, default=512, help="output budget per request (default 512)")
+    p.add_argument("--temperature", type=float, default=0.0, help="single-pass temperature (default 0)")
+    p.add_argument("--seed", type=int, default=7, help="single-pass seed (default 7)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per request (default 600)")
+    p.add_argument("--retries", type=int, default=3, help="retries on transport faults, with backoff (default 3)")
+    p.add_argument("--cache-prompt", choices=["off", "prefix", "on", "unset"], default="off",
+                   help="llama-server prompt caching, the same for every request: 'off' recomputes every prompt; "
+                        "'prefix' restores the saved shared prefix of the prompt's view before each request "
+                        "(needs --slot-save-path and --concurrency 1); 'on' reuses whatever the previous request "
+                        "left (fast, but verdicts then depend on request order); 'unset' sends nothing (default off)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def make_judges(names: Sequence[str], client: Any, model_name: str, *, temperature: float, seed: int) -> list[Judge]:
+    """The judges named by ``--judges``."""
+    from trajectory_judge.judges.llm import LLMJudge
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+
+    out: list[Judge] = []
+    for name in names:
+        if name in ("outcome", "step", "reply"):
+            out.append(LLMJudge(name, client, model_name, temperature=temperature, seed=seed))
+        elif name == "selfcons":
+            out.append(SelfConsistencyJudge(client, model_name))
+        else:
+            raise ValueError(f"unknown judge {name!r}; expected some of {', '.join(JUDGE_FAMILIES)}")
+    return out
+
+
+def make_client(args: argparse.Namespace) -> Any:
+    """The model client of ``--backend``."""
+    from trajectory_judge.backends.clients import OllamaClient, OpenAIClient
+
+    common = dict(num_ctx=args.num_ctx, max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries)
+    if args.backend == "ollama":
+        return OllamaClient(args.base_url, args.model, **common)
+    if args.cache_prompt == "prefix":
+        from trajectory_judge.judges.prompts import view_prefix
+        from trajectory_judge.judges.views import VIEWS
+
+        if args.concurrency != 1:
+            raise ValueError("--cache-prompt prefix restores one slot before each request; it needs --concurrency 1")
+        return OpenAIClient(args.base_url, args.model, prefix_slots=[view_prefix(v) for v in VIEWS], **common)
+    cache = {"on": True, "off": False, "unset": None}[args.cache_prompt]
+    return OpenAIClient(args.base_url, args.model, cache_prompt=cache, **common)
+
+
+def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, names: Sequence[str],
+               model_name: str) -> dict[str, Any]:
+    """The settings half of a run record: judges, server, decoding, prompt digests, code version."""
+    from trajectory_judge.judges.prompts import prompt_digests
+
+    record: dict[str, Any] = {
+        "started": _now(),
+        "argv": sys.argv[1:],
+        "judges": [j.judge_id for j in judges],
+        "members": {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)} or None,
+        "backend": args.backend,
+        "base_url": args.base_url,
+        "model": args.model,
+        "judge_model_name": model_name,
+        "limit": args.limit,
+        "concurrency": args.concurrency,
+        "decoding": {
+            **client.decoding(),
+            "temperature": args.temperature,
+            "seed": args.seed,
+            "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in names else None,
+            "retries": args.retries,
+        },
+        "prompt_sha256": prompt_digests(),
+        "package_version": _dist_version("trajectory-judge"),
+        "git_commit": git_commit(),
+        "python": sys.version.split()[0],
+        "host": os.uname().nodename,
+    }
+    record["server"] = client.server_info()
+    record["server_launch"] = launch_record(args.base_url, record["server"])
+    return record
+
+
+def cli_run(args: argparse.Namespace) -> int:
+    """``trajectory-judge run``: judge, append, record; exit 0, or 1 on a client failure, 130 on interrupt."""
+    from trajectory_judge.backends.clients import JudgeClientError
+
+    data = Path(args.data)
+    trajs = load_trajectories(data / TRAJECTORIES)
+    if args.limit is not None:
+        trajs = trajs[: args.limit]
+    names = [n.strip() for n in args.judges.split(",") if n.strip()]
+    model_name = args.judge_model_name or args.model
+    try:
+        client = make_client(args)
+        judges = make_judges(names, client, model_name, temperature=args.temperature, seed=args.seed)
+    except ValueError as exc:
+        print(f"trajectory-judge: error: {exc}", file=sys.stderr)
+        return 2
+    record = run_record(args, judges, client, names, model_name)
+    meter = CpuMeter(record["server_launch"])
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise Interrupted(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    t0 = time.monotonic()
+    code = 0
+    result = RunResult()
+    try:
+        result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
+                            concurrency=args.concurrency, progress=not args.quiet)
+    except JudgeClientError as exc:
+        result = getattr(exc, "run_result", result)
+        print(f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
+              f"rerun the same command to resume.", file=sys.stderr)
+        code = 1
+    except (KeyboardInterrupt, Interrupted) as exc:
+        result = getattr(exc, "run_result", result)
+        print(f"trajectory-judge: interrupted ({exc}); {result.written} verdicts written are kept; "
+              f"rerun the same command to resume.", file=sys.stderr)
+        code = 130
+    except Exception as exc:
+        result = getattr(exc, "run_result", result)
+        result.status, result.message = "failed", f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        client.close()
+        record.update(asdict(result))
+        record["ended"] = _now()
+        record["wall_s"] = round(time.monotonic() - t0, 3)
+        record["cpu_s"] = meter.read()
+        try:
+            append_run_record(data, record)
+        except OSError as exc:  # pragma: no cover - the verdicts matter more than the log line
+            print(f"trajectory-judge: warning: could not append to {data / RUNS}: {exc}", file=sys.stderr)
+    if code == 0:
+        print(summary_line(result), file=sys.stderr)
+    return code
+
+
+def summary_line(result: RunResult) -> str:
+    """What a finished run did, in one line (with each judge's seconds per verdict)."""
+    per = ", ".join(f"{k} {v['s_per_verdict']:.2f} s/verdict" for k, v in result.per_judge.items())
+    rechecked = "".join(f"; {k} recomputed on disk: {v['same']} same, {v['different']} different"
+                        for k, v in result.rechecked.items())
+    return (f"trajectory-judge: {result.written} written, {result.skipped} already on disk, "
+            f"{result.unparseable} unparseable{'; ' + per if per else ''}{rechecked}")

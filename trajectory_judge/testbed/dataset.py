@@ -1,0 +1,99 @@
+"""The judged set: clean runs plus an equal number of mutants per failure type, stratified-shuffled.
+
+Hosts for each failure type are the first instances (in index order) that can host it, so
+the composition follows from the strata: ``ignored_observation`` lives only where a restocking
+fee makes the authorised amount differ from the total, and ``skipped_precondition`` alternates
+full-price (silent) and restocking (loud) hosts.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from trajectory_judge.models import (
+    DESIGN_CELLS,
+    FAILURE_TYPES,
+    Trajectory,
+    design_cell,
+    write_jsonl,
+)
+from trajectory_judge.testbed.env import Instance, generate_instances
+from trajectory_judge.testbed.inject import can_host, inject
+from trajectory_judge.testbed.oracle import solve
+
+
+def composition(n: int) -> tuple[int, int]:
+    """(clean count, mutants per type) for a set of ``n``: a quarter clean, the rest split six ways."""
+    if n < 8 or n % 8:
+        raise ValueError(f"n must be a positive multiple of 8 (a quarter clean, six equal fault types), got {n}")
+    per_type = n // 8
+    return n - 6 * per_type, per_type
+
+
+def _hosts(instances: list[Instance], failure_type: str, k: int) -> list[Instance]:
+    hosts = [inst for inst in instances if can_host(inst, failure_type)][:k]
+    if len(hosts) < k:
+        raise ValueError(f"only {len(hosts)} instances can host {failure_type}, need {k}")
+    return hosts
+
+
+def generate(n: int = 400, seed: int = 7) -> list[Trajectory]:
+    """The labelled trajectories in generation order (clean first, then each type)."""
+    n_clean, per_type = composition(n)
+    instances = generate_instances(max(n_clean, 6 * per_type), seed)
+    out = [solve(inst) for inst in instances[:n_clean]]
+    for ftype in FAILURE_TYPES:
+        out.extend(inject(inst, ftype, seed) for inst in _hosts(instances, ftype, per_type))
+    return out
+
+
+def stratified_order(cells: list[str], seed: int) -> list[int]:
+    """A permutation under which every prefix is a stratified sample of ``cells``.
+
+    Position k goes to the cell furthest behind its proportional share k * n_c / n (ties by a
+    seeded cell order); within a cell, members come in a seeded random order.
+    """
+    rng = random.Random(f"shuffle-{seed}")
+    members: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(cells):
+        members[c].append(i)
+    names = sorted(members)
+    rng.shuffle(names)
+    for c in names:
+        rng.shuffle(members[c])
+    n = len(cells)
+    taken = {c: 0 for c in names}
+    order: list[int] = []
+    for k in range(1, n + 1):
+        best = max(
+            (c for c in names if taken[c] < len(members[c])),
+            key=lambda c: k * len(members[c]) / n - taken[c],
+        )
+        order.append(members[best][taken[best]])
+        taken[best] += 1
+    return order
+
+
+def build_dataset(n: int = 400, seed: int = 7) -> list[Trajectory]:
+    """The judged set, shuffled so that any prefix is stratified over the eight design cells."""
+    trajs = generate(n, seed)
+    cells = [design_cell(t.label) for t in trajs]
+    unknown = set(cells) - set(DESIGN_CELLS)
+    if unknown:  # would mean an injector changed which outcome a type breaks
+        raise AssertionError(f"trajectories fell outside the design cells: {sorted(unknown)}")
+    return [trajs[i] for i in stratified_order(cells, seed)]
+
+
+def cli_build_dataset(args: Any) -> int:
+    """``trajectory-judge build-dataset --n N --seed S --out DIR``."""
+    start = time.perf_counter()
+    trajs = build_dataset(args.n, args.seed)
+    out = Path(args.out) / "trajectories.jsonl"
+    write_jsonl(out, trajs)
+    print(f"wrote {len(trajs)} trajectories to {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
