@@ -65,7 +65,9 @@ def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
     p.add_argument("--dir", default=None, help="cache directory (default: TJ_RELEASE_DIR or a user cache)")
     p.add_argument("--base-url", default=None, help="fetch the three files from this mirror instead")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.release", fromlist=["x"]).cli_fetch_release(a))
+    p.add_argument("--project", default=None, metavar="OUT",
+                   help="also (re)write the numbers-only projection of the release into OUT (e.g. data/release)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.projection", fromlist=["x"]).cli_fetch_release(a))
 
 
 # --- manifest ------------------------------------------------------------------------

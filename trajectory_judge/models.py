@@ -100,7 +100,10 @@ class Trajectory(_Strict):
 
 
 class Verdict(_Strict):
-    """One judge's verdict on one trajectory, with its cost."""
+    """One judge's verdict on one trajectory, with its cost.
+
+    ``rationale`` may be ``None``: the committed projection of the release withholds it.
+    """
 
     trajectory_id: str
     judge_id: str
@@ -108,7 +111,7 @@ class Verdict(_Strict):
     failure_step: int | None = None
     failure_type: FailureType | None = None
     confidence: float
-    rationale: str
+    rationale: str | None = None
     latency_s: float
     prompt_tokens: int
     completion_tokens: int

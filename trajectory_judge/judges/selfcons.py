@@ -62,7 +62,7 @@ def aggregate(members: Sequence[Verdict], *, trajectory_id: str, judge_id: str) 
     majority = [m for m in members if m.faulty == faulty]
     share = len(majority) / k
     errors = [f"member {i}: {m.error}" for i, m in enumerate(members) if m.error]
-    rationale = f"{n_faulty}/{k} members voted faulty. " + (majority[0].rationale if majority else "")
+    rationale = f"{n_faulty}/{k} members voted faulty. " + ((majority[0].rationale or "") if majority else "")
     return Verdict(
         trajectory_id=trajectory_id,
         judge_id=judge_id,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from trajectory_judge.models import DataError
 from trajectory_judge.provenance.checksums import sha256_file
@@ -36,12 +36,23 @@ def read_manifest(directory: str | Path) -> dict[str, str] | None:
     return out
 
 
-def write_manifest(directory: str | Path) -> Path:
-    """(Re)write the manifest for the data files present in ``directory``."""
+def manifest_text(directory: str | Path, names: Iterable[str] | None = None) -> str:
+    """The manifest of ``names`` (default: :data:`DATA_FILES` and any other file already listed) present in ``directory``."""
     d = Path(directory)
-    lines = [f"{sha256_file(d / n)}  {n}" for n in DATA_FILES if (d / n).is_file()]
-    path = d / MANIFEST
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if names is None:
+        try:
+            listed = read_manifest(d) or {}
+        except DataError:  # an unreadable manifest is being replaced; keep only the data files
+            listed = {}
+        names = (*DATA_FILES, *(n for n in listed if n not in DATA_FILES))
+    lines = [f"{sha256_file(d / n)}  {n}" for n in names if (d / n).is_file()]
+    return "\n".join(lines) + "\n"
+
+
+def write_manifest(directory: str | Path, names: Iterable[str] | None = None) -> Path:
+    """(Re)write the manifest of ``directory`` (see :func:`manifest_text` for which files it lists)."""
+    path = Path(directory) / MANIFEST
+    path.write_text(manifest_text(directory, names), encoding="utf-8")
     return path
 
 

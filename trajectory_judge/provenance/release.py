@@ -1,6 +1,7 @@
 """The published release: fetch the authors' raw data at a pinned commit and verify it.
 
-The release is never committed into this repository; users fetch it into a cache.
+The release itself is never committed into this repository; users fetch it into a cache. Only a
+numbers-only projection of its verdicts is committed, in ``data/release/`` (see :mod:`.projection`).
 """
 
 from __future__ import annotations
