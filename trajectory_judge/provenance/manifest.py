@@ -16,7 +16,7 @@ from trajectory_judge.provenance.checksums import sha256_file
 MANIFEST = "SHA256SUMS"
 
 
-DATA_FILES: tuple[str, ...] = ("trajectories.jsonl", "verdicts.jsonl", "runs.jsonl", "organic.jsonl")
+DATA_FILES: tuple[str, ...] = ("trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl")
 """The files a manifest covers when present."""
 
 

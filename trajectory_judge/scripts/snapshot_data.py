@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = ("trajectories.jsonl", "verdicts.jsonl", "runs.jsonl", "organic.jsonl")
+FILES = ("trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl")
 
 
 def complete_lines(path: Path) -> list[str]:
@@ -37,22 +37,29 @@ def accounted(data: Path) -> dict[str, list[str]]:
     for r in recs:
         for judge, per in (r.get("per_judge") or {}).items():
             budget[judge] += per.get("verdicts", 0)
+    kept = {name: accounted_verdicts(data / name, budget) for name in ("verdicts.jsonl", "members.jsonl")}
+    n_eps = sum(r.get("written", 0) for r in recs if r.get("kind") in ("agent", "organic"))
+    return {"trajectories.jsonl": complete_lines(data / "trajectories.jsonl"), **kept,
+            "runs.jsonl": runs, "organic.jsonl": complete_lines(data / "organic.jsonl")[:n_eps]}
+
+
+def accounted_verdicts(path: Path, budget: Counter) -> list[str]:
+    """The lines of a verdict file the run records account for: per judge, up to its recorded count."""
+    lines = complete_lines(path)
     kept, seen = [], Counter()
-    for i, ln in enumerate(complete_lines(data / "verdicts.jsonl")):
+    for i, ln in enumerate(lines):
         judge = json.loads(ln)["judge_id"]
         if judge != "programmatic" and seen[judge] >= budget[judge]:
-            rest = complete_lines(data / "verdicts.jsonl")[i:]
-            if any(json.loads(x)["judge_id"] == "programmatic" for x in rest):
-                raise SystemExit(f"verdicts.jsonl:{i + 1}: programmatic verdicts after an unaccounted one")
+            if any(json.loads(x)["judge_id"] == "programmatic" for x in lines[i:]):
+                raise SystemExit(f"{path.name}:{i + 1}: programmatic verdicts after an unaccounted one")
             break
         seen[judge] += 1
         kept.append(ln)
-    short = {j: (seen[j], n) for j, n in budget.items() if seen[j] != n}
+    on_disk = Counter(json.loads(ln)["judge_id"] for ln in lines)
+    short = {j: (seen[j], n) for j, n in budget.items() if j in on_disk and seen[j] != n}
     if short:
-        raise SystemExit(f"run records account for more verdicts than are on disk: {short}")
-    n_eps = sum(r.get("written", 0) for r in recs if r.get("kind") in ("agent", "organic"))
-    return {"trajectories.jsonl": complete_lines(data / "trajectories.jsonl"), "verdicts.jsonl": kept,
-            "runs.jsonl": runs, "organic.jsonl": complete_lines(data / "organic.jsonl")[:n_eps]}
+        raise SystemExit(f"run records account for more verdicts than {path.name} holds: {short}")
+    return kept
 
 
 def stage(repo: Path, rel: str, path: Path) -> None:

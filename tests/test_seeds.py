@@ -1,0 +1,107 @@
+"""Seed variance: ensemble members re-derive their ensemble, score as judges, and their agreement is measured."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from analysis_synth import design, random_verdicts
+
+from trajectory_judge.analysis.seeds import (
+    check_ensembles,
+    cohen_kappa,
+    fleiss_kappa,
+    load_members,
+    parse_member_id,
+    seed_variance,
+)
+from trajectory_judge.judges.selfcons import aggregate
+from trajectory_judge.models import DataError, write_jsonl
+
+MODEL = "m:1b"
+IDS = [f"step@T0.7/seed{s}:{MODEL}" for s in (7, 8, 9)]
+
+
+def members_and_ensembles(trajs):
+    members = [v for i, mid in enumerate(IDS) for v in random_verdicts(trajs, mid, seed=i)]
+    by = {(v.trajectory_id, v.judge_id): v for v in members}
+    ens = [aggregate([by[(t.trajectory_id, m)] for m in IDS], trajectory_id=t.trajectory_id,
+                     judge_id=f"selfcons3:{MODEL}") for t in trajs]
+    return members, ens
+
+
+def test_member_ids_name_view_temperature_seed_and_model():
+    s = parse_member_id("step@T0.7/seed8:qwen2.5-coder:1.5b")
+    assert (s.view, s.temperature, s.seed, s.model) == ("step", 0.7, 8, "qwen2.5-coder:1.5b")
+    with pytest.raises(ValueError, match="is not a member id"):
+        parse_member_id("step:qwen2.5-coder:1.5b")
+
+
+def test_fleiss_kappa_matches_the_worked_example():
+    # the worked example of Fleiss (1971) as reproduced on Wikipedia ("Fleiss' kappa"): 10 subjects,
+    # 14 raters, 5 categories; kappa = 0.210
+    counts = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+              [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    ratings = np.array([[c for c, n in enumerate(row) for _ in range(n)] for row in counts])
+    assert fleiss_kappa(ratings) == pytest.approx(0.210, abs=5e-4)
+
+
+def test_cohen_kappa_matches_the_worked_example():
+    # Wikipedia "Cohen's kappa": 50 items, 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no -> p_o 0.7, p_e 0.5, kappa 0.4
+    a = [1] * 20 + [1] * 5 + [0] * 10 + [0] * 15
+    b = [1] * 20 + [0] * 5 + [1] * 10 + [0] * 15
+    assert cohen_kappa(a, b) == pytest.approx(0.4)
+
+
+def test_identical_raters_agree_perfectly():
+    r = np.array([[1, 1, 1], [0, 0, 0], [1, 1, 1]])
+    assert fleiss_kappa(r) == pytest.approx(1.0) and cohen_kappa(r[:, 0], r[:, 1]) == pytest.approx(1.0)
+
+
+def test_every_ensemble_verdict_is_rederived_from_its_members():
+    trajs = design(4)
+    members, ens = members_and_ensembles(trajs)
+    (check,) = check_ensembles(ens, members)
+    assert check.members == tuple(IDS) and check.complete == len(trajs) == check.same
+    assert check.different == () and check.without_ensemble == ()
+
+
+def test_an_ensemble_verdict_its_members_do_not_give_is_reported():
+    trajs = design(2)
+    members, ens = members_and_ensembles(trajs)
+    ens[0] = ens[0].model_copy(update={"faulty": not ens[0].faulty, "failure_type": None, "failure_step": None})
+    (check,) = check_ensembles(ens[:-1], members)
+    assert check.different == (trajs[0].trajectory_id,) and check.without_ensemble == (trajs[-1].trajectory_id,)
+
+
+def test_seed_variance_scores_each_seed_and_sets_its_spread_beside_one_seeds_interval():
+    trajs = design(6)
+    members, ens = members_and_ensembles(trajs)
+    greedy = random_verdicts(trajs, f"step:{MODEL}", seed=42)
+    sv = seed_variance(trajs, greedy + ens, members, resamples=500, seed=1)
+    frame = sv.to_frame()
+    assert sv.members == tuple(IDS) and sv.greedy == f"step:{MODEL}" and sv.n == len(trajs)
+    assert list(frame.index)[:4] == ["f1", "silent_recall", "loud_recall", "false_alarm_rate"]
+    seeds = frame[IDS]
+    assert np.allclose(frame["range"], seeds.max(axis=1) - seeds.min(axis=1), equal_nan=True)
+    assert (frame["interval_width"].dropna() > 0).all()
+    assert 0 <= sv.agreement.all_agree <= sv.n and len(sv.agreement.cohen_kappa) == 3
+
+
+def test_seed_variance_uses_only_trajectories_every_seed_judged():
+    trajs = design(4)
+    members, _ = members_and_ensembles(trajs)
+    dropped = trajs[0].trajectory_id
+    members = [v for v in members if not (v.trajectory_id == dropped and v.judge_id == IDS[1])]
+    sv = seed_variance(trajs, [], members, resamples=200)
+    assert sv.n == len(trajs) - 1 and sv.greedy is None
+
+
+def test_data_without_members_has_no_seed_variance(tmp_path):
+    assert load_members(tmp_path) == []
+    assert seed_variance(design(1), [], []) is None
+
+
+def test_a_member_file_with_a_non_member_id_is_an_error(tmp_path):
+    write_jsonl(tmp_path / "members.jsonl", random_verdicts(design(1), "step:m", seed=0))
+    with pytest.raises(DataError, match="members.jsonl: 'step:m' is not a member id"):
+        load_members(tmp_path)

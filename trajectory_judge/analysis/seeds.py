@@ -1,0 +1,253 @@
+"""Variance over generation seeds: the self-consistency members scored as judges in their own right.
+
+The paper's intervals are over trajectories, conditional on one generation seed. A self-consistency
+ensemble samples the same step prompt at several seeds, so keeping its members (``members.jsonl``,
+one verdict per trajectory and member id such as ``step@T0.7/seed7:qwen2.5-coder:1.5b``) gives
+several single-pass sampled judges for free. This module
+
+- re-derives every ensemble verdict from its stored members and compares it with the one on disk
+  (:func:`check_ensembles`), which pins both the aggregation and the server's determinism;
+- scores each member with the same report as every other judge and sets the spread between seeds
+  beside the width of one seed's bootstrap interval (:func:`seed_variance`);
+- measures how often the seeds agree on a trajectory (all-agree share, Fleiss' and Cohen's kappa).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from trajectory_judge.analysis.report import MAIN_COLUMNS, build_report
+from trajectory_judge.judges.selfcons import aggregate
+from trajectory_judge.models import DataError, Trajectory, Verdict, load_verdicts
+from trajectory_judge.provenance.manifest import verify_manifest
+
+MEMBERS_FILE = "members.jsonl"
+"""Where the runner keeps ensemble members, beside ``verdicts.jsonl``."""
+
+_MEMBER = re.compile(r"^(?P<view>[a-z]+)@T(?P<temperature>[0-9.]+)/seed(?P<seed>\d+):(?P<model>.+)$")
+
+SEED_METRICS: tuple[str, ...] = tuple(m for m in MAIN_COLUMNS if m != "step_exact_n")
+"""The main table's metrics, compared across seeds."""
+
+
+@dataclass(frozen=True)
+class MemberSpec:
+    """What a member judge id says: the view it read, its temperature, seed and model."""
+
+    judge_id: str
+    view: str
+    temperature: float
+    seed: int
+    model: str
+
+
+def parse_member_id(judge_id: str) -> MemberSpec:
+    """Split ``view@T<temperature>/seed<n>:model``; a ValueError names the id otherwise."""
+    m = _MEMBER.match(judge_id)
+    if not m:
+        raise ValueError(f"{judge_id!r} is not a member id (expected view@T<temperature>/seed<n>:model)")
+    return MemberSpec(judge_id, m["view"], float(m["temperature"]), int(m["seed"]), m["model"])
+
+
+def load_members(directory: str | Path, trajectory_ids: Sequence[str] | None = None) -> list[Verdict]:
+    """The member verdicts of ``directory`` (checksum-verified when listed), or ``[]`` without a file."""
+    directory = Path(directory)
+    path = directory / MEMBERS_FILE
+    if not path.exists():
+        return []
+    verify_manifest(directory, (MEMBERS_FILE,))
+    members = load_verdicts(path, trajectory_ids)
+    for v in members:
+        try:
+            parse_member_id(v.judge_id)
+        except ValueError as exc:
+            raise DataError(f"{path}: {exc}") from None
+    return members
+
+
+def member_ids(members: Sequence[Verdict]) -> list[str]:
+    """Member judge ids ordered by model, then seed."""
+    specs = {parse_member_id(v.judge_id) for v in members}
+    return [s.judge_id for s in sorted(specs, key=lambda s: (s.model, s.view, s.temperature, s.seed))]
+
+
+def complete_ids(members: Sequence[Verdict], ids: Sequence[str]) -> list[str]:
+    """Trajectories judged by every member in ``ids``, in order of first appearance."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for v in members:
+        seen[v.trajectory_id].add(v.judge_id)
+    return [t for t, js in seen.items() if set(ids) <= js]
+
+
+@dataclass(frozen=True)
+class EnsembleCheck:
+    """Ensemble verdicts re-derived from their stored members, against those on disk."""
+
+    ensemble: str
+    """The ensemble's judge id, e.g. ``selfcons3:qwen2.5-coder:1.5b``."""
+    members: tuple[str, ...]
+    """Its member ids, in aggregation order (by seed)."""
+    complete: int
+    """Trajectories with every member stored."""
+    same: int
+    """Of those with an ensemble verdict on disk: re-derived verdict identical (all fields but latency)."""
+    different: tuple[str, ...]
+    """Trajectories whose re-derived verdict differs from the one on disk."""
+    without_ensemble: tuple[str, ...]
+    """Trajectories with all members but no ensemble verdict on disk."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the counts."""
+        return pd.DataFrame([{"ensemble": self.ensemble, "members": len(self.members), "complete": self.complete,
+                              "same": self.same, "different": len(self.different),
+                              "without ensemble": len(self.without_ensemble)}]).set_index("ensemble")
+
+
+def _decision(v: Verdict) -> dict:
+    return v.model_dump(exclude={"latency_s"})
+
+
+def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict]) -> list[EnsembleCheck]:
+    """Re-derive every ensemble verdict from its members (:func:`trajectory_judge.judges.selfcons.aggregate`)."""
+    groups: dict[tuple[str, str, float], list[str]] = defaultdict(list)
+    for mid in member_ids(members):
+        s = parse_member_id(mid)
+        groups[(s.model, s.view, s.temperature)].append(mid)
+    by_key = {(v.trajectory_id, v.judge_id): v for v in [*verdicts, *members]}
+    checks = []
+    for (model, _view, _t), ids in groups.items():
+        ensemble = f"selfcons{len(ids)}:{model}"
+        same, different, missing = 0, [], []
+        done = complete_ids(members, ids)
+        for tid in done:
+            derived = aggregate([by_key[(tid, m)] for m in ids], trajectory_id=tid, judge_id=ensemble)
+            stored = by_key.get((tid, ensemble))
+            if stored is None:
+                missing.append(tid)
+            elif _decision(derived) == _decision(stored):
+                same += 1
+            else:
+                different.append(tid)
+        checks.append(EnsembleCheck(ensemble, tuple(ids), len(done), same, tuple(different), tuple(missing)))
+    return checks
+
+
+def fleiss_kappa(ratings: np.ndarray) -> float:
+    """Fleiss' kappa of a (subjects x raters) array of category labels (every subject rated by all raters)."""
+    ratings = np.asarray(ratings)
+    n_sub, n_rat = ratings.shape
+    cats = np.unique(ratings)
+    counts = np.stack([(ratings == c).sum(axis=1) for c in cats], axis=1)  # subjects x categories
+    p_j = counts.sum(axis=0) / (n_sub * n_rat)
+    p_i = (np.square(counts).sum(axis=1) - n_rat) / (n_rat * (n_rat - 1))
+    p_bar, p_e = p_i.mean(), np.square(p_j).sum()
+    return float("nan") if p_e == 1 else float((p_bar - p_e) / (1 - p_e))
+
+
+def cohen_kappa(a: Sequence, b: Sequence) -> float:
+    """Cohen's kappa of two raters' labels on the same subjects."""
+    a, b = np.asarray(a), np.asarray(b)
+    cats = np.union1d(a, b)
+    p_o = float((a == b).mean())
+    p_e = float(sum((a == c).mean() * (b == c).mean() for c in cats))
+    return float("nan") if p_e == 1 else (p_o - p_e) / (1 - p_e)
+
+
+@dataclass(frozen=True)
+class SeedAgreement:
+    """How often the seeds give the same flag on a trajectory."""
+
+    members: tuple[str, ...]
+    n: int
+    """Trajectories every member judged."""
+    all_agree: int
+    """Trajectories on which every member gives the same flag."""
+    fleiss_kappa: float
+    """Fleiss' kappa of the flags (members as raters)."""
+    cohen_kappa: dict[tuple[str, str], float]
+    """Cohen's kappa of the flags, for every pair of members."""
+
+    @property
+    def all_agree_share(self) -> float:
+        """Share of trajectories on which every member agrees."""
+        return self.all_agree / self.n if self.n else float("nan")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair of members: their Cohen's kappa."""
+        rows = [{"member a": a, "member b": b, "cohen_kappa": k} for (a, b), k in self.cohen_kappa.items()]
+        return pd.DataFrame(rows, columns=["member a", "member b", "cohen_kappa"])
+
+
+@dataclass(frozen=True)
+class SeedVariance:
+    """The main table's metrics for each seed, their spread, and one seed's interval width."""
+
+    members: tuple[str, ...]
+    """Member judge ids, by seed."""
+    greedy: str | None
+    """The greedy (T=0) step judge of the same model, when the data has it."""
+    n: int
+    """Trajectories every member judged (all metrics are computed on these)."""
+    values: pd.DataFrame
+    """Metric x judge (members, then the greedy judge)."""
+    widths: pd.DataFrame
+    """Metric x member: the width of that member's 95% bootstrap interval."""
+    agreement: SeedAgreement
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per metric: each seed's value, range (max - min), standard deviation, mean one-seed interval width,
+        range over width, and the greedy judge's value."""
+        seeds = self.values[list(self.members)]
+        out = seeds.copy()
+        out["range"] = seeds.max(axis=1) - seeds.min(axis=1)
+        out["sd"] = seeds.std(axis=1, ddof=1)
+        out["interval_width"] = self.widths[list(self.members)].mean(axis=1)
+        out["range_over_width"] = out["range"] / out["interval_width"]
+        if self.greedy is not None:
+            out[self.greedy] = self.values[self.greedy]
+        return out
+
+
+def seed_agreement(members: Sequence[Verdict], ids: Sequence[str], trajectory_ids: Sequence[str]) -> SeedAgreement:
+    """Agreement of the members' flags on ``trajectory_ids`` (each judged by every member)."""
+    flag = {(v.trajectory_id, v.judge_id): v.faulty for v in members}
+    ratings = np.array([[flag[(t, m)] for m in ids] for t in trajectory_ids], dtype=int).reshape(len(trajectory_ids), len(ids))
+    all_agree = int((ratings.min(axis=1) == ratings.max(axis=1)).sum())
+    pairs = {(a, b): cohen_kappa(ratings[:, i], ratings[:, j])
+             for (i, a), (j, b) in combinations(list(enumerate(ids)), 2)}
+    kappa = fleiss_kappa(ratings) if len(trajectory_ids) else float("nan")
+    return SeedAgreement(tuple(ids), len(trajectory_ids), all_agree, kappa, pairs)
+
+
+def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], members: Sequence[Verdict], *,
+                  model: str | None = None, resamples: int = 10_000, seed: int = 7) -> SeedVariance | None:
+    """Score every member of one model's ensemble (and its greedy step judge) on the trajectories all
+    members judged, with the same report as the book's other tables. None when there are no members."""
+    ids = [m for m in member_ids(members) if model is None or parse_member_id(m).model == model]
+    if not ids:
+        return None
+    model = parse_member_id(ids[0]).model
+    ids = [m for m in ids if parse_member_id(m).model == model]
+    common = set(complete_ids(members, ids))
+    trajs = [t for t in trajectories if t.trajectory_id in common]
+    greedy = f"step:{model}"
+    chosen = [v for v in members if v.judge_id in ids and v.trajectory_id in common]
+    gverdicts = [v for v in verdicts if v.judge_id == greedy and v.trajectory_id in common]
+    has_greedy = len(gverdicts) == len(trajs) and len(trajs) > 0
+    rep = build_report(trajs, chosen + (gverdicts if has_greedy else []), resamples=resamples, seed=seed)
+    judges = ids + ([greedy] if has_greedy else [])
+    values = pd.DataFrame({j: {m: rep.judges[j].metrics.get(m) for m in SEED_METRICS} for j in judges},
+                          dtype=float).loc[list(SEED_METRICS)]
+    widths = pd.DataFrame({j: {m: (iv.high - iv.low) if (iv := rep.judges[j].intervals.get(m)) else np.nan
+                               for m in SEED_METRICS} for j in ids}, dtype=float).loc[list(SEED_METRICS)]
+    order = [t.trajectory_id for t in trajs]
+    return SeedVariance(tuple(ids), greedy if has_greedy else None, len(trajs), values, widths,
+                        seed_agreement(chosen, ids, order))

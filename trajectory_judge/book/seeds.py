@@ -1,0 +1,88 @@
+"""Helpers of the chapter "Seed variance" (``notebooks/seeds.md``): the self-consistency members
+scored one by one, their spread against one seed's interval, and their agreement.
+
+Every helper takes the typed results of :mod:`trajectory_judge.analysis.seeds` and returns a
+table or a sentence, so the chapter runs on any data that keeps ensemble members and says so
+plainly on data that does not.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from trajectory_judge.analysis.seeds import EnsembleCheck, SeedVariance, parse_member_id
+
+METRIC_LABELS: dict[str, str] = {
+    "f1": "F1", "silent_recall": "Silent recall", "loud_recall": "Loud recall",
+    "false_alarm_rate": "False-alarm rate", "step_exact": "Step exact", "type_macro_f1": "Type macro-F1",
+    "ece": "ECE", "s_per_traj": "Seconds per trajectory",
+}  # fmt: skip
+"""Row labels of the seed table."""
+
+
+def _seed_label(judge_id: str) -> str:
+    return f"Seed {parse_member_id(judge_id).seed}"
+
+
+def seed_table(sv: SeedVariance) -> pd.DataFrame:
+    """Metric by seed, with the spread between seeds beside the width of one seed's 95% interval."""
+    f = sv.to_frame()
+    out = f[list(sv.members)].rename(columns=_seed_label)
+    out["Range (max − min)"] = f["range"]
+    out["SD"] = f["sd"]
+    out["One seed's 95% interval width"] = f["interval_width"]
+    out["Range / width"] = f["range_over_width"]
+    if sv.greedy is not None:
+        out["Greedy step (T = 0)"] = f[sv.greedy]
+    out.index = [METRIC_LABELS.get(m, m) for m in out.index]
+    out.index.name = "Metric"
+    return out
+
+
+def kappa_table(sv: SeedVariance) -> pd.DataFrame:
+    """Cohen's kappa of the flags for every pair of seeds."""
+    rows = [{"Seeds": f"{_seed_label(a)} · {_seed_label(b)}", "Cohen's kappa": k}
+            for (a, b), k in sv.agreement.cohen_kappa.items()]
+    return pd.DataFrame(rows).set_index("Seeds")
+
+
+def quality_metrics(sv: SeedVariance) -> pd.DataFrame:
+    """The seed table without cost: the rows where seed spread and interval width are comparable."""
+    f = sv.to_frame().drop(index=["s_per_traj"], errors="ignore")
+    return f.dropna(subset=["range", "interval_width"])
+
+
+def determinism_sentence(check: EnsembleCheck) -> str:
+    """What re-deriving the ensemble from its stored members showed, in one sentence."""
+    checked = check.same + len(check.different)
+    if checked == 0:
+        return "No ensemble verdict on disk has all its members stored yet, so none could be re-derived."
+    verdict = ("every one of them is identical to the verdict on disk" if not check.different else
+               f"{len(check.different)} differ from the verdict on disk")
+    return (f"Of the {checked} trajectories whose ensemble verdict was on disk before its members were kept, "
+            f"re-running the members and aggregating them again gives the same verdict on {check.same}: {verdict}.")
+
+
+def spread_sentence(sv: SeedVariance) -> str:
+    """How the spread between seeds compares with one seed's interval, over the quality metrics."""
+    q = quality_metrics(sv)
+    narrower = int((q["range"] < q["interval_width"]).sum())
+    worst = q["range_over_width"].idxmax()
+    return (f"On {narrower} of the {len(q)} quality metrics the three seeds lie closer together than the width "
+            f"of one seed's interval; the largest spread relative to that width is on "
+            f"{METRIC_LABELS.get(worst, worst).lower()} ({q.loc[worst, 'range_over_width']:.2f} of the width).")
+
+
+def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajectories: int) -> dict[str, str]:
+    """Every value the chapter's prose quotes, as text ("–" where the data keeps no members)."""
+    from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
+
+    out = {"n_trajectories": str(n_trajectories), "temperature": f"{TEMPERATURE:g}",
+           "seeds": ", ".join(str(s) for s in SEEDS[:-1]) + f" and {SEEDS[-1]}", "n_members": str(len(SEEDS))}
+    check = checks[0] if checks else None
+    out["determinism"] = determinism_sentence(check) if check else "This data directory keeps no ensemble members."
+    out["n_complete"] = str(check.complete) if check else "–"
+    if sv is None:
+        return {**out, "spread": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
+    return {**out, "spread": spread_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
+            "all_agree_share": f"{sv.agreement.all_agree_share:.3f}", "fleiss_kappa": f"{sv.agreement.fleiss_kappa:.3f}"}
