@@ -105,3 +105,17 @@ def test_a_member_file_with_a_non_member_id_is_an_error(tmp_path):
     write_jsonl(tmp_path / "members.jsonl", random_verdicts(design(1), "step:m", seed=0))
     with pytest.raises(DataError, match="members.jsonl: 'step:m' is not a member id"):
         load_members(tmp_path)
+
+
+def test_report_shows_each_member_judge_and_the_rederivation(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    trajs = design(2)
+    members, ens = members_and_ensembles(trajs)
+    write_jsonl(tmp_path / "trajectories.jsonl", trajs)
+    write_jsonl(tmp_path / "verdicts.jsonl", ens)
+    write_jsonl(tmp_path / "members.jsonl", members)
+    assert main(["report", "--data", str(tmp_path), "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{m} {len(trajs)}" in " ".join(out.split()) for m in IDS)
+    assert f"re-derived from 3 members on {len(trajs)} trajectories: {len(trajs)} same as on disk, 0 different" in out

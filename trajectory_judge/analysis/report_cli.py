@@ -10,6 +10,7 @@ from typing import Any, Callable
 from trajectory_judge.analysis.cost import ComputeSpent, compute_spent
 from trajectory_judge.analysis.loading import load_data
 from trajectory_judge.analysis.report import Report, _md, build_report
+from trajectory_judge.analysis.seeds import members_summary
 
 
 # --- command line ----------------------------------------------------------------------------
@@ -40,6 +41,9 @@ def cli_report(args: Any) -> int:
     print(_stdout_table(rep))
     print()
     print(rep.per_type_table().to_string(float_format=lambda v: f"{v:.2f}"))
+    members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
+    if members:
+        print("\n" + members)
     spent = compute_spent(args.data)
     print(f"\n{spent.sentence()}.")
     if spent.rows:

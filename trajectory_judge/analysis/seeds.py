@@ -251,3 +251,26 @@ def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     order = [t.trajectory_id for t in trajs]
     return SeedVariance(tuple(ids), greedy if has_greedy else None, len(trajs), values, widths,
                         seed_agreement(chosen, ids, order))
+
+
+def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], *,
+                    resamples: int = 2_000, seed: int = 7) -> str:
+    """The report's text about ensemble members: each member judge's n and headline metrics, the
+    re-derivation check, and the seeds' agreement ("" when the data keeps no members)."""
+    members = load_members(directory, [t.trajectory_id for t in trajectories])
+    if not members:
+        return ""
+    ids = member_ids(members)
+    rep = build_report(trajectories, members, resamples=resamples, seed=seed)
+    cols = ["f1", "silent_recall", "loud_recall", "false_alarm_rate", "ece"]
+    table = pd.DataFrame({j: {"n": rep.judges[j].n, **{c: rep.judges[j].metrics.get(c) for c in cols}} for j in ids}).T
+    text = table.to_string(formatters={"n": lambda v: str(int(v))}, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
+    lines = ["Ensemble members (members.jsonl):", text]
+    for c in check_ensembles(verdicts, members):
+        lines.append(f"{c.ensemble} re-derived from {len(c.members)} members on {c.complete} trajectories: "
+                     f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one")
+    sv = seed_variance(trajectories, verdicts, members, resamples=resamples, seed=seed)
+    if sv is not None:
+        a = sv.agreement
+        lines.append(f"seeds agree on {a.all_agree} of {a.n} trajectories; Fleiss' kappa {a.fleiss_kappa:.3f}")
+    return "\n".join(lines)
