@@ -58,8 +58,15 @@ def paper_data_dir(start: str | Path | None = None) -> Path:
 
 
 def paper_trajectories_dir(start: str | Path | None = None) -> Path:
-    """Where the paper's verdicts find their trajectories: always this book's own ``data/``."""
-    return _resolve("", "data", "trajectories.jsonl", start)
+    """Where the paper's verdicts find their trajectories: this book's own ``data/``.
+
+    Outside any book (a notebook copied elsewhere and run with ``TJ_PAPER_DATA`` set), the folder
+    above the paper's verdicts, which is ``data/`` for the default ``data/release``.
+    """
+    try:
+        return _resolve("", "data", "trajectories.jsonl", start)
+    except FileNotFoundError:
+        return paper_data_dir(start).parent
 
 
 def _resolve(env: str, default: str, holds: str, start: str | Path | None) -> Path:
