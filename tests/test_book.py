@@ -69,7 +69,8 @@ def test_no_code_cell_is_longer_than_fifteen_lines(md):
 # inline code, labels, section references (§3), directive options, the metric name F1, and names
 # that carry digits: model sizes (14B, 1.5B), sha256, Python 3.11.
 _ALLOWED = re.compile(
-    r"\{[\w:-]+\}`[^`]*`|`[^`]*`|^\(.*\)=$|§\s?\d+(\.\d+)*|^:\w+:.*$|\bF1\b|\b\d+(\.\d+)?B\b|\bsha256\b|Qwen\d(\.\d)?|Python 3\.\d+",
+    r"\{[\w:-]+\}`[^`]*`|`[^`]*`|^\(.*\)=$|§\s?\d+(\.\d+)*|^:\w+:.*$|\bF1\b|\b\d+(\.\d+)?B\b|\bsha256\b|Qwen\d(\.\d)?|Python 3\.\d+"
+    r"|\b(Tables?|Figures?|Appendix|Appendices)\s[A-Z\d]+((\s(to|and)|–)\s?[A-Z\d]+)?",
     re.M,
 )
 _DIGIT = re.compile(r"\d")
@@ -238,3 +239,23 @@ def test_outside_any_book_the_data_directory_is_a_clear_error(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError, match="no _config.yml at or above"):
         paths.data_dir()
+
+
+def _published_literals() -> set[str]:
+    """Every number of ``published.py`` printed with three or more decimals, as typed there."""
+    import ast
+
+    tree = ast.parse((ROOT / "trajectory_judge" / "analysis" / "published.py").read_text(encoding="utf-8"))
+    floats = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, float)}
+    return {f"{x:.3f}" for x in floats if len(repr(x).split(".")[1]) >= 3}
+
+
+def test_no_published_number_is_typed_outside_published_py():
+    """Chapters, pages and the book's helpers compute the paper's numbers; only published.py (read by the audit) types them."""
+    literals = _published_literals()
+    assert {"0.923", "0.766", "0.393", "0.036"} <= literals  # the check has something to find
+    pattern = re.compile(r"(?<![\d.])(" + "|".join(re.escape(s) for s in sorted(literals)) + r")(?!\d)")
+    sources = [*(ROOT / "trajectory_judge" / "book").glob("*.py"), *(ROOT / "notebooks").glob("*.md"), *(ROOT / "book").glob("*.md")]
+    hits = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in sources if p.name != "published.py"
+            for m in pattern.finditer(p.read_text(encoding="utf-8"))]  # fmt: skip
+    assert not hits, f"published numbers typed outside published.py: {hits}"

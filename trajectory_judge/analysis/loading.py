@@ -51,6 +51,36 @@ def load_data(directory: str | Path) -> Dataset:
     return Dataset(trajectories, verdicts)
 
 
+PAPER_ORDER = "order.txt"
+"""File of a paper data directory listing the release's trajectory ids in the release's file order."""
+
+
+def load_paper_data(paper_dir: str | Path, trajectories_dir: str | Path) -> Dataset:
+    """The paper's data set: the release's verdicts (``paper_dir``) on our trajectories, in the release's order.
+
+    The release's verdicts are scored against ``trajectories_dir/trajectories.jsonl`` (the same 400
+    ids with the same labels). The stratified bootstrap draws trajectories in file order, so ours
+    are put in the order of the release's trajectories file (``paper_dir/order.txt``); only then do
+    the paper's intervals come out exactly. Both directories' manifests are verified first. Raises
+    :class:`DataError` when the order and our trajectories hold different ids, or a verdict names
+    an unknown trajectory.
+    """
+    paper_dir, trajectories_dir = Path(paper_dir), Path(trajectories_dir)
+    verify_manifest(trajectories_dir, ("trajectories.jsonl",))
+    verify_manifest(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
+    tpath, opath = trajectories_dir / "trajectories.jsonl", paper_dir / PAPER_ORDER
+    by_id = {t.trajectory_id: t for t in load_trajectories(tpath)}
+    order = [ln.strip() for ln in opath.read_text(encoding="utf-8").split("\n") if ln.strip()]
+    if len(set(order)) != len(order) or set(order) != set(by_id):
+        extra, missing = sorted(set(order) - set(by_id)), sorted(set(by_id) - set(order))
+        raise DataError(f"{opath}: lists other trajectories than {tpath} ({len(extra)} not ours, {len(missing)} of ours missing, "
+                        f"{len(order) - len(set(order))} repeated)")  # fmt: skip
+    trajectories = [by_id[i] for i in order]
+    verdicts = load_verdicts(paper_dir / "verdicts.jsonl", order)
+    _validate(trajectories, verdicts)
+    return Dataset(trajectories, verdicts)
+
+
 def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> None:
     ids = set()
     for i, t in enumerate(trajectories, 1):

@@ -269,6 +269,44 @@ PUBLISHED_PAIRED: Mapping[str, PublishedCount] = MappingProxyType({
 """The camera-ready abstract's numbers (paired discrimination against clean parents)."""
 
 
+PUBLISHED_TEXT: Mapping[str, PublishedCount] = MappingProxyType({
+    # abstract of the arXiv version, as printed (percentages)
+    "abstract_outcome_loud_pct": PublishedCount(84, "paper abstract", "outcome judge, loud recall (%)"),
+    "abstract_outcome_silent_pct": PublishedCount(45, "paper abstract", "outcome judge, silent recall (%)"),
+    "abstract_outcome_far_pct": PublishedCount(33, "paper abstract", "outcome judge, clean runs flagged (%)"),
+    "abstract_step_silent_pct": PublishedCount(77, "paper abstract", "step judge, silent recall (%)"),
+    "abstract_step_cost_ratio": PublishedCount(3, "paper abstract", "step over outcome s/traj (times)"),
+    "abstract_claim_evades_step_pct": PublishedCount(82, "paper abstract", "unsupported_claim faults the step judge misses (%)"),
+    "abstract_selfcons_cost_ratio": PublishedCount(3, "paper abstract; §7.4", "ensemble over step s/traj (times)"),
+    # design of the judged set (§3, Appendix F), and what every judge saw (README strata table)
+    "design_trajectories": PublishedCount(400, "paper §3", "trajectories judged"),
+    "design_clean": PublishedCount(100, "paper §3; Appendix F", "clean trajectories"),
+    "design_silent": PublishedCount(175, "paper §3; Appendix F", "silent faults"),
+    "design_loud": PublishedCount(125, "paper §3; Appendix F", "loud faults"),
+    "design_per_type": PublishedCount(50, "paper §3; Table 4", "faults per type (each of six)"),
+    "design_skipped_silent": PublishedCount(25, "paper Appendix A, F", "silent skipped_precondition faults"),
+    "verdicts_total": PublishedCount(2000, "paper Appendix D", "raw verdicts"),
+    "verdicts_unparseable": PublishedCount(0, "paper §4; Appendix D", "verdicts whose response could not be parsed"),
+    "rules_confidence_fired": PublishedCount(0.95, "README", "rule engine's confidence when a rule fires"),
+    "rules_confidence_quiet": PublishedCount(0.60, "README", "rule engine's confidence when none fires"),
+    # §6, §7 text beyond the tables
+    "rules_silent_missed_pct": PublishedCount(57, "README", "silent faults the rule engine misses (%)"),
+    "step8_base_rate": PublishedCount(0.75, "paper §7.3 (300/400)", "share of faults in the set"),
+    "section71_reply_unchanged_types": PublishedCount(3, "paper §7.1", "fault types whose reply equals the clean run's"),
+    "abstract_reply_unchanged_types": PublishedCount(4, "camera-ready abstract", "fault types that leave the reply unchanged"),
+    "readme_pooled_recall_outcome": PublishedCount(0.68, "README design notes", "pooled recall of the outcome judge"),
+    "readme_step8_completion_tokens": PublishedCount(56, "README", "mean output tokens, 8B step judge"),
+    "section72_example_confidence": PublishedCount(0.92, "paper §7.2", "confidence of one quoted miss (identified by its rationale)"),
+})
+"""Further numbers printed in the text (abstract, §3, §6-§7, appendices, README)."""
+
+
+PUBLISHED_STRATA: Mapping[str, Mapping[str, int]] = MappingProxyType(
+    {j: MappingProxyType({"clean": 100, "silent": 175, "loud": 125}) for j in PUBLISHED_JUDGES}
+)
+"""README "Strata each judge actually saw": judge -> stratum -> trajectories (the same for all five)."""
+
+
 PUBLISHED_COST: Mapping[str, Mapping[str, float]] = MappingProxyType({
     # README Results table / paper Table 3 (s/traj) and §7.3 (tokens). Only what is printed.
     OUTCOME: MappingProxyType({"s_per_traj": 3.5}),
@@ -304,7 +342,7 @@ def published_per_type_frame() -> pd.DataFrame:
 __all__ = [
     "FALSE_ALARM_ROW", "MAIN_METRICS", "OUTCOME", "PUBLISHED_COST", "PUBLISHED_COUNTS", "PUBLISHED_DELTAS",
     "PUBLISHED_GAPS", "PUBLISHED_INTERVALS", "PUBLISHED_JUDGES", "PUBLISHED_MAIN", "PUBLISHED_MODEL",
-    "PUBLISHED_PAIRED", "PUBLISHED_PER_TYPE", "REPLY_UNCHANGED_TYPES", "RULES", "SELFCONS", "STEP", "STEP8",
+    "PUBLISHED_PAIRED", "PUBLISHED_PER_TYPE", "PUBLISHED_STRATA", "PUBLISHED_TEXT", "REPLY_UNCHANGED_TYPES", "RULES", "SELFCONS", "STEP", "STEP8",
     "PublishedCount", "PublishedDelta", "PublishedGap", "PublishedInterval", "published_main",
     "published_main_frame", "published_per_type_frame",
 ]  # fmt: skip

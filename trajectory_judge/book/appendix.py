@@ -11,7 +11,6 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis import published as P
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.checker import RULES, TRACED_ARGS
 from trajectory_judge.testbed.env import (
@@ -106,10 +105,9 @@ def localisation_frame(rep) -> pd.DataFrame:
 
 
 def cost_frame(rep) -> pd.DataFrame:
-    """Per judge: seconds and tokens per trajectory, total hours, and the published s/traj where there is one."""
+    """Per judge: seconds and tokens per trajectory, and total hours of judge time."""
     df = rep.metrics_table()[["s_per_traj", "prompt_tokens_mean", "completion_tokens_mean"]].copy()
     df["hours"] = [jr.metrics["s_per_traj"] * jr.n / 3600 for jr in rep.judges.values()]
-    df[f"published s/traj ({P.PUBLISHED_MODEL})"] = [P.PUBLISHED_MAIN.get(j, {}).get("s_per_traj") for j in df.index]
     return df.astype(float)
 
 

@@ -1,5 +1,10 @@
 """Helpers of the audit (``notebooks/audit.md``): every published number recomputed from the
-release, and the comparison of our run's set-up with the release's.
+paper's verdicts, with a verdict per number, and the comparison of our run's set-up with the release's.
+
+Each row of :func:`audit_frame` ends in one of :data:`VERDICTS`: *reproduces* (equal at the printed
+precision), *within Monte-Carlo noise, measured* (an interval bound off in its last digit whose
+printed value other bootstrap seeds of the stated procedure produce), *differs, explained* (the
+data settle an inconsistency of the text, said in ``why``), or *cannot be recomputed* (``why``).
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ import pandas as pd
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.appendix import total_hours
-from trajectory_judge.book.paired import family_of
-from trajectory_judge.models import design_cell
+from trajectory_judge.book.paired import camera_ready_numbers, family_of, reply_unchanged_types
+from trajectory_judge.models import FAILURE_TYPES, design_cell
 
 # --- judges ---------------------------------------------------------------------------------
 FAMILIES: tuple[str, ...] = ("programmatic", "outcome", "step", "reply", "selfcons3")
@@ -25,24 +30,10 @@ FAMILIES: tuple[str, ...] = ("programmatic", "outcome", "step", "reply", "selfco
 
 
 # --- auditing the published numbers ----------------------------------------------------------------
-def release_path(fetch: bool = True) -> Path:
-    """The release directory (``TJ_RELEASE_DIR`` or the cache), fetched there if absent and ``fetch``.
-
-    Raises :class:`~trajectory_judge.provenance.release.ReleaseError` when it is absent and cannot be fetched.
-    """
-    from trajectory_judge.provenance.release import (
-        ReleaseError,
-        default_dir,
-        fetch_release,
-        verified,
-    )
-
-    d = default_dir()
-    if verified(d):
-        return d
-    if not fetch:
-        raise ReleaseError(f"no verified release in {d}; run `trajectory-judge fetch-release` or set TJ_RELEASE_DIR")
-    return fetch_release(d)
+REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
+    "reproduces", "within Monte-Carlo noise, measured", "differs, explained", "cannot be recomputed", "differs")  # fmt: skip
+VERDICTS: tuple[str, ...] = (REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS)
+"""The verdicts of an audit row; ``differs`` (unexplained) should never occur."""
 
 
 def _printed_decimals(x: float) -> int:
@@ -50,22 +41,27 @@ def _printed_decimals(x: float) -> int:
     return 0 if float(x).is_integer() else len(s.split(".")[1])
 
 
-def _point_row(what: str, source: str, published: float | None, got: float | None, digits: int, note: str = "") -> dict:
-    if published is None:
-        agree = got is None or (isinstance(got, float) and np.isnan(got))
-        return dict(quantity=what, source=source, published=np.nan, recomputed=np.nan, tolerance="n/a both", agree=agree, note=note)
+def _row(what: str, source: str, published: float, got: float | None, tolerance: str, verdict: str, why: str = "") -> dict:
+    got = np.nan if got is None else float(got)
+    return dict(quantity=what, source=source, published=float(published), recomputed=got, tolerance=tolerance,
+                verdict=verdict, why=why)  # fmt: skip
+
+
+def _point_row(what: str, source: str, published: float | None, got: float | None, digits: int, why: str = "") -> dict:
+    if published is None:  # printed "n/a": reproduced when there is nothing to compute either
+        ok = got is None or (isinstance(got, float) and np.isnan(got))
+        return dict(quantity=what, source=source, published=np.nan, recomputed=np.nan, tolerance="n/a both",
+                    verdict=REPRODUCES if ok else DIFFERS, why=why)  # fmt: skip
     if got is None or (isinstance(got, float) and np.isnan(got)):
-        return dict(quantity=what, source=source, published=published, recomputed=np.nan, tolerance="", agree=None, note=note)
-    agree = round(float(got), digits) == round(float(published), digits)
-    return dict(quantity=what, source=source, published=float(published), recomputed=float(got),
-                tolerance=f"{digits} decimals", agree=agree, note=note)  # fmt: skip
+        return _row(what, source, published, None, "", NOT_RECOMPUTABLE, why)
+    same = round(float(got), digits) == round(float(published), digits)
+    return _row(what, source, published, got, f"{digits} decimals", REPRODUCES if same else DIFFERS, why)
 
 
-def _bound_row(what: str, source: str, published: float, got: float, tol: float = 0.01) -> dict:
+def _bound_row(what: str, source: str, published: float, got: float) -> dict:
     d = _printed_decimals(published)
-    note = "" if round(float(got), d) == float(published) else f"within ±{tol}, not equal at {d} decimals"
-    return dict(quantity=what, source=source, published=float(published), recomputed=float(got),
-                tolerance=f"±{tol}", agree=abs(float(got) - float(published)) <= tol + 1e-12, note=note)  # fmt: skip
+    same = round(float(got), d) == round(float(published), d)
+    return _row(what, source, published, got, f"{d} decimals", REPRODUCES if same else DIFFERS)
 
 
 def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
@@ -101,50 +97,85 @@ def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
     return out
 
 
-def _paired_recomputers(rep) -> dict[str, Callable[[], float]]:
-    J = rep.judges
-    pd_out, pd_step = J[P.OUTCOME].paired_discrimination, J[P.STEP].paired_discrimination
-    four = P.REPLY_UNCHANGED_TYPES
-    claims = rep.claim_table(P.STEP)
-    always = claims[claims["recall"] == 1.0]
-    rest = claims.drop(always.index)
-    ft, fa = J[P.STEP].strata["clean"], J[P.STEP].metrics["false_alarm_rate"]
+def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
+    J, labels = rep.judges, [t.label for t in data.trajectories]
+    m_out, m_step = J[P.OUTCOME].metrics, J[P.STEP].metrics
+    rules_conf = sorted(J[P.RULES].confidence_support, key=float)
+    pct = lambda x: 100 * x  # noqa: E731
     return {
-        "outcome_recall_reply_unchanged_min": lambda: min(J[P.OUTCOME].per_type_recall[t] for t in four),
-        "outcome_recall_reply_unchanged_max": lambda: max(J[P.OUTCOME].per_type_recall[t] for t in four),
-        "outcome_paired_reply_unchanged": lambda: max(abs(pd_out[t].value) for t in four),
-        "outcome_paired_loud": lambda: pd_out["loud"].value,
-        "outcome_paired_silent": lambda: pd_out["silent"].value,
-        "outcome_loud_recall": lambda: J[P.OUTCOME].metrics["loud_recall"],
-        "outcome_silent_recall": lambda: J[P.OUTCOME].metrics["silent_recall"],
-        "step_recall_reply_unchanged": lambda: min(J[P.STEP].per_type_recall[t] for t in four),
-        "step_clean_flagged": lambda: round(fa * ft),
-        "step_clean_flagged_ci_high": lambda: J[P.STEP].intervals["false_alarm_rate"].high,
-        "claim_sentences": lambda: len(claims),
-        "claim_always_flagged_sentences": lambda: len(always),
-        "claim_other_flagged": lambda: int(rest["flagged"].sum()),
-        "claim_other_n": lambda: int(rest["n"].sum()),
-        "step_paired_reply_unchanged": lambda: min(pd_step[t].value for t in four),
+        "abstract_outcome_loud_pct": lambda: pct(m_out["loud_recall"]),
+        "abstract_outcome_silent_pct": lambda: pct(m_out["silent_recall"]),
+        "abstract_outcome_far_pct": lambda: pct(m_out["false_alarm_rate"]),
+        "abstract_step_silent_pct": lambda: pct(m_step["silent_recall"]),
+        "abstract_step_cost_ratio": lambda: m_step["s_per_traj"] / m_out["s_per_traj"],
+        "abstract_claim_evades_step_pct": lambda: pct(1 - J[P.STEP].per_type_recall["unsupported_claim"]),
+        "abstract_selfcons_cost_ratio": lambda: J[P.SELFCONS].metrics["s_per_traj"] / m_step["s_per_traj"],
+        "design_trajectories": lambda: rep.n_trajectories,
+        "design_clean": lambda: rep.design["clean"],
+        "design_silent": lambda: rep.design["silent"],
+        "design_loud": lambda: rep.design["loud"],
+        "design_per_type": lambda: min(sum(1 for x in labels if x.failure_type == t) for t in FAILURE_TYPES),
+        "design_skipped_silent": lambda: sum(1 for x in labels if x.failure_type == "skipped_precondition" and x.outcome_correct),
+        "verdicts_total": lambda: len(data.verdicts),
+        "verdicts_unparseable": lambda: sum(1 for v in data.verdicts if v.error),
+        "rules_confidence_fired": lambda: float(rules_conf[-1]),
+        "rules_confidence_quiet": lambda: float(rules_conf[0]),
+        "rules_silent_missed_pct": lambda: pct(1 - J[P.RULES].metrics["silent_recall"]),
+        "step8_base_rate": lambda: (rep.design["silent"] + rep.design["loud"]) / rep.n_trajectories,
+        "section71_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
+        "abstract_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
+        "readme_pooled_recall_outcome": lambda: m_out["recall"],
+        "readme_step8_completion_tokens": lambda: J[P.STEP8].metrics["completion_tokens_mean"],
     }
 
 
-def audit_frame(rep) -> pd.DataFrame:
-    """Every number in :mod:`trajectory_judge.analysis.published` beside its value recomputed from ``rep``.
+_EXPLAINED = {
+    "section71_reply_unchanged_types": "§7.1 says three types leave the reply unchanged; the camera-ready abstract says four, and "
+    "the data agree with it: every wrong_tool, hallucinated_argument, skipped_precondition and ignored_observation fault "
+    "shows the outcome view of its clean parent",
+    "readme_pooled_recall_outcome": "the README's design notes say 0.68, the paper (§1, §7.1) says 0.61; the data give the "
+    "paper's value (faults flagged over all faults), so the README is the one in error",
+    "readme_step8_completion_tokens": "the measured mean lies between 56 and 57: the paper rounds it, the README truncates it",
+}
 
-    ``agree`` is True/False, or ``None`` when the release cannot recompute it (``note`` says why).
-    Point estimates agree when equal at the printed precision (3 decimals in the main table,
-    2 in the per-type table, as printed elsewhere); interval bounds and deltas within 0.01.
+_NOT_RECOMPUTABLE = {
+    "organic": "the release holds no organic episodes (its verdicts and run settings only)",
+    "reply": "the release holds no reply-only judge: its verdicts are not released",
+    "section72_example_confidence": "the quoted miss is identified by its rationale and reply wording; the projection withholds "
+    "rationales and our trajectories word the invented sentences differently",
+}
+
+
+def audit_frame(rep, data, spread: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every number in :mod:`trajectory_judge.analysis.published` beside its value recomputed from ``rep`` (on ``data``).
+
+    Point estimates reproduce when equal at the printed precision; an interval bound or delta that
+    is not is *within Monte-Carlo noise* when ``spread`` (:func:`seed_spread`) shows other seeds of
+    the stated procedure printing the published value. Columns: quantity, source, published,
+    recomputed, tolerance, verdict (one of :data:`VERDICTS`) and why.
     """
     rows: list[dict] = []
     main = rep.main_table()
     for j, row in P.PUBLISHED_MAIN.items():
         for m, v in row.items():
-            got = float(main.loc[j, m]) if j in main.index else np.nan
-            rows.append(_point_row(f"{j} {m}", P.MAIN_SOURCE, v, got, 1 if m == "s_per_traj" else 3))
+            rows.append(_point_row(f"{j} {m}", P.MAIN_SOURCE, v, float(main.loc[j, m]), 1 if m == "s_per_traj" else 3))
     per_type = rep.per_type_table()
     for j, row in P.PUBLISHED_PER_TYPE.items():
         for t, v in row.items():
             rows.append(_point_row(f"{j} recall {t}", P.PER_TYPE_SOURCE, v, float(per_type.loc[t, j]), 2))
+    for j, row in P.PUBLISHED_STRATA.items():
+        rows += [_point_row(f"{j} judged {s}", "README strata table", v, rep.judges[j].strata[s], 0) for s, v in row.items()]
+    rows += _interval_rows(rep)
+    cr = camera_ready_numbers(rep, data.trajectories, P.OUTCOME, P.STEP)
+    rows += _fact_rows(P.PUBLISHED_COUNTS, _count_recomputers(rep))
+    rows += _fact_rows(P.PUBLISHED_PAIRED, {k: (lambda k=k: cr[k]) for k in cr})
+    rows += _fact_rows(P.PUBLISHED_TEXT, _text_recomputers(rep, data))
+    df = pd.DataFrame(rows, columns=["quantity", "source", "published", "recomputed", "tolerance", "verdict", "why"])
+    return _classify(df, spread)
+
+
+def _interval_rows(rep) -> list[dict]:
+    rows = []
     for q in P.PUBLISHED_INTERVALS:
         jr = rep.judges[q.judge]
         if q.metric.startswith("recall:"):
@@ -165,15 +196,19 @@ def audit_frame(rep) -> pd.DataFrame:
         what = f"{g.judge} loud − silent recall"
         rows += [_bound_row(what, g.source, g.value, got.value), _bound_row(f"{what} low", g.source, g.low, got.low),
                  _bound_row(f"{what} high", g.source, g.high, got.high)]  # fmt: skip
-    rows += _fact_rows(P.PUBLISHED_COUNTS, _count_recomputers(rep))
-    rows += _fact_rows(P.PUBLISHED_PAIRED, _paired_recomputers(rep))
-    return pd.DataFrame(rows, columns=["quantity", "source", "published", "recomputed", "tolerance", "agree", "note"])
+    return rows
 
 
-_NOT_IN_RELEASE = {
-    "organic": "the release holds no organic episodes (trajectories, verdicts and run.json only)",
-    "reply": "the release holds no reply-only judge: its verdicts are not released",
-}
+def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
+    df = df.copy()
+    for i, r in df.iterrows():
+        key = r["quantity"].split(" (", 1)[0]
+        if r["verdict"] == DIFFERS and key in _EXPLAINED:
+            df.loc[i, ["verdict", "why"]] = [EXPLAINED, _EXPLAINED[key]]
+        elif r["verdict"] == DIFFERS and spread is not None and r["quantity"] in spread.index and spread.loc[r["quantity"], "within range"]:
+            s = spread.loc[r["quantity"]]
+            df.loc[i, ["verdict", "why"]] = [NOISE, f"{int(s['seeds printing it'])} of {int(s['seeds'])} seeds print the published value"]
+    return df
 
 
 def _fact_rows(facts: Mapping[str, P.PublishedCount], recompute: Mapping[str, Callable[[], float]]) -> list[dict]:
@@ -181,30 +216,29 @@ def _fact_rows(facts: Mapping[str, P.PublishedCount], recompute: Mapping[str, Ca
     for key, fact in facts.items():
         what = f"{key} ({fact.what})"
         if key in recompute:
-            digits = _printed_decimals(fact.value)
-            note = "the paper rounds the measured mean; the README truncates it to 56" if key == "step8_completion_tokens" else ""
-            rows.append(_point_row(what, fact.source, fact.value, float(recompute[key]()), digits, note))
+            rows.append(_point_row(what, fact.source, fact.value, float(recompute[key]()), _printed_decimals(fact.value)))
         else:
-            reason = _NOT_IN_RELEASE["organic" if key.startswith("organic") else "reply"]
-            rows.append(_point_row(what, fact.source, fact.value, None, 0, reason))
+            why = _NOT_RECOMPUTABLE.get(key) or _NOT_RECOMPUTABLE["organic" if key.startswith("organic") else "reply"]
+            rows.append(_point_row(what, fact.source, fact.value, None, 0, why))
     return rows
 
 
 def audit_summary(audit: pd.DataFrame) -> dict[str, int]:
-    """Counts of published numbers that agree, disagree, and cannot be recomputed from the release."""
-    a = audit["agree"]
-    return {"total": len(a), "agree": int((a == True).sum()), "differ": int((a == False).sum()),  # noqa: E712
-            "not_recomputable": int(a.isna().sum())}  # fmt: skip
+    """Rows per verdict (every one of :data:`VERDICTS`, zeros included) and the total."""
+    counts = audit["verdict"].value_counts()
+    return {"total": len(audit), **{v: int(counts.get(v, 0)) for v in VERDICTS}}
 
 
-def bound_spread(trajectories, verdicts, a: str, b: str, metric: str, *, seeds: Sequence[int], resamples: int = 10_000) -> pd.DataFrame:
-    """The paired delta ``b - a`` and its interval under several bootstrap seeds (one report per seed)."""
+def seed_reports(trajectories, verdicts, *, seeds: Sequence[int], resamples: int = 10_000) -> dict[int, Any]:
+    """One report per bootstrap seed, the rest of the procedure unchanged."""
     from trajectory_judge.analysis.report import build_report
 
-    rows = []
-    for s in seeds:
-        d = build_report(trajectories, verdicts, resamples=resamples, seed=s).delta(a, b, metric)
-        rows.append((s, d.value, d.low, d.high))
+    return {s: build_report(trajectories, verdicts, resamples=resamples, seed=s) for s in seeds}
+
+
+def bound_spread(reports: Mapping[int, Any], a: str, b: str, metric: str) -> pd.DataFrame:
+    """The paired delta ``b - a`` and its interval in each of ``reports`` (seed -> report)."""
+    rows = [(s, d.value, d.low, d.high) for s, d in ((s, r.delta(a, b, metric)) for s, r in reports.items())]
     return pd.DataFrame(rows, columns=["seed", "value", "low", "high"]).set_index("seed")
 
 
@@ -274,25 +308,21 @@ def setup_frame(runs: Sequence[Mapping[str, Any]], source: str) -> pd.DataFrame:
     return df.astype(object).where(df.notna(), "").drop_duplicates().reset_index(drop=True)
 
 
-def seed_spread(trajectories, verdicts, *, seeds: Sequence[int], resamples: int = 10_000) -> pd.DataFrame:
-    """Every published interval bound recomputed under several bootstrap seeds: range, and how often it prints the same.
+def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
+    """Every published interval bound and delta recomputed in each of ``reports`` (seed -> report): range, and how often it prints the same.
 
     Shows whether a bound that differs from the published one is within Monte-Carlo noise of the
     stated procedure (same resamples, another seed) rather than a different procedure.
     """
-    from trajectory_judge.analysis.report import build_report
-
-    cols = {}
-    for s in seeds:
-        au = audit_frame(build_report(trajectories, verdicts, resamples=resamples, seed=s))
-        bounds = au[au["quantity"].str.endswith((" low", " high"))].set_index("quantity")
-        cols[s] = bounds["recomputed"]
-        published = bounds["published"]
+    cols, published = {}, None
+    for s, rep in reports.items():
+        rows = pd.DataFrame(_interval_rows(rep)).set_index("quantity")
+        cols[s], published = rows["recomputed"], rows["published"]
     df = pd.DataFrame(cols)
     digits = published.map(_printed_decimals)
     rounded = df.apply(lambda col: pd.Series([round(v, d) for v, d in zip(col, digits)], index=col.index))
     lo = [round(v, d) for v, d in zip(df.min(axis=1), digits)]
     hi = [round(v, d) for v, d in zip(df.max(axis=1), digits)]
     return pd.DataFrame({"published": published, "min": df.min(axis=1), "max": df.max(axis=1),
-                         "seeds printing it": rounded.eq(published, axis=0).sum(axis=1), "seeds": len(seeds),
+                         "seeds printing it": rounded.eq(published, axis=0).sum(axis=1), "seeds": len(reports),
                          "within range": (published >= lo) & (published <= hi)})  # fmt: skip

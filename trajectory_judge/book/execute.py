@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from trajectory_judge.book.paths import DATA_ENV, data_dir, notebooks_dir, repo_root
+from trajectory_judge.book.paths import DATA_ENV, PAPER_DATA_ENV, data_dir, notebooks_dir, paper_data_dir, repo_root
 
 KERNEL = "python3"
 """The kernel every notebook runs on."""
@@ -78,6 +78,7 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600) -> 
 
     ``data`` sets ``TJ_DATA`` for the kernel; by default it is the data of the book holding the
     notebook (or, for a notebook outside any book, of the book around the working directory).
+    ``TJ_PAPER_DATA`` is set the same way to that book's paper verdicts.
     The output is deterministic: stable cell ids, no timing or execution metadata, so an unchanged
     notebook on unchanged data writes the same bytes.
     """
@@ -90,12 +91,16 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600) -> 
             data = data_dir(md.parent)
         except FileNotFoundError:
             data = data_dir()
+    try:  # the paper's verdicts of the book holding the notebook, else of the book around the working directory
+        paper = paper_data_dir(md.parent)
+    except FileNotFoundError:
+        paper = paper_data_dir()
     nb = read_source(md)
     client = NotebookClient(
         nb, timeout=timeout, kernel_name=KERNEL, record_timing=False,
         resources={"metadata": {"path": str(md.parent)}},
     )
-    with _env(DATA_ENV, str(Path(data).resolve())):
+    with _env(DATA_ENV, str(Path(data).resolve())), _env(PAPER_DATA_ENV, str(paper)):
         client.execute()
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)

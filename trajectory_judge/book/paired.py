@@ -1,5 +1,5 @@
 """Helpers of the chapter "Paired discrimination" (``notebooks/paired.md``): per-fault paired
-detail, the hidden-input summary and the comparison with the camera-ready values.
+detail, the hidden-input summary and the numbers the camera-ready abstract quotes.
 """
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.paired import clean_parents, reaches_input
 from trajectory_judge.judges.views import render_view
-from trajectory_judge.models import Trajectory, Verdict
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
 # --- paired discrimination --------------------------------------------------------------------
 PAIRED_VIEW_GROUPS: tuple[str, ...] = ("loud", "silent", "reaches_input", "hidden_from_input")
@@ -99,23 +98,50 @@ def paired_figure(detail: pd.DataFrame):
     return fig
 
 
-_PUBLISHED_PAIRED_ROWS = (
-    ("outcome", "loud", "outcome_paired_loud"), ("outcome", "silent", "outcome_paired_silent"),
-    ("outcome", "reply_unchanged", "outcome_paired_reply_unchanged"),
-    ("step", "reply_unchanged", "step_paired_reply_unchanged"), ("reply", "reply_unchanged", "reply_paired_reply_unchanged"),
-)  # fmt: skip
+def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
+    """Failure types whose every fault with a clean parent shows the outcome view (goal, final answer) of that parent."""
+    parents = clean_parents(trajectories)
+    same: dict[str, bool] = {}
+    for t in trajectories:
+        parent = parents.get(t.instance_id)
+        if t.label is None or not t.label.faulty or parent is None:
+            continue
+        ft = str(t.label.failure_type)
+        same[ft] = same.get(ft, True) and render_view("outcome", t) == render_view("outcome", parent)
+    return [t for t in FAILURE_TYPES if same.get(t)]
 
 
-def paired_beside_published(detail: pd.DataFrame) -> pd.DataFrame:
-    """The camera-ready abstract's paired values, each beside every judge of ours of the same family and group."""
-    rows = []
-    for fam, group, key in _PUBLISHED_PAIRED_ROWS:
-        pub = P.PUBLISHED_PAIRED[key].value
-        ours = detail[(detail["judge"].map(family_of) == fam) & (detail["group"] == group)]
-        for r in ours.itertuples() if len(ours) else [None]:
-            rows.append((fam, group, r.judge if r else "(none of ours)", r.n if r else pd.NA, r.paired if r else float("nan"), pub))
-    cols = ["family", "group", "our judge", "n", "ours", f"published ({P.PUBLISHED_MODEL})"]
-    return pd.DataFrame(rows, columns=cols).astype({"n": "Int64"}).set_index(["family", "group"])
+def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float]:
+    """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
+
+    Keys name what is measured (recall and paired discrimination of the outcome judge on the
+    reply-unchanged types and by outcome survival; the step judge's recall there, its clean flags
+    and their exact upper bound; its detection of each invented promise).
+    """
+    four = reply_unchanged_types(trajectories)
+    out_j, step_j = rep.judges[outcome], rep.judges[step]
+    claims = rep.claim_table(step)
+    always = claims[claims["recall"] == 1.0]
+    rest = claims.drop(always.index)
+    return {
+        "n_reply_unchanged_types": len(four),
+        "outcome_recall_reply_unchanged_min": min(out_j.per_type_recall[t] for t in four),
+        "outcome_recall_reply_unchanged_max": max(out_j.per_type_recall[t] for t in four),
+        "outcome_paired_reply_unchanged": max(abs(out_j.paired_discrimination[t].value) for t in four),
+        "outcome_paired_loud": out_j.paired_discrimination["loud"].value,
+        "outcome_paired_silent": out_j.paired_discrimination["silent"].value,
+        "outcome_loud_recall": out_j.metrics["loud_recall"],
+        "outcome_silent_recall": out_j.metrics["silent_recall"],
+        "step_recall_reply_unchanged": min(step_j.per_type_recall[t] for t in four),
+        "step_clean_flagged": round(step_j.metrics["false_alarm_rate"] * step_j.strata["clean"]),
+        "step_clean_n": step_j.strata["clean"],
+        "step_clean_flagged_ci_high": step_j.intervals["false_alarm_rate"].high,
+        "step_paired_reply_unchanged": min(step_j.paired_discrimination[t].value for t in four),
+        "claim_sentences": len(claims),
+        "claim_always_flagged_sentences": len(always),
+        "claim_other_flagged": int(rest["flagged"].sum()),
+        "claim_other_n": int(rest["n"].sum()),
+    }
 
 
 def hidden_claim_sentence(hidden: pd.DataFrame) -> str:

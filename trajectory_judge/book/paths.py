@@ -14,6 +14,9 @@ from pathlib import Path
 DATA_ENV = "TJ_DATA"
 """Environment variable naming the data directory of the whole book."""
 
+PAPER_DATA_ENV = "TJ_PAPER_DATA"
+"""Environment variable naming the directory of the paper's verdicts (default ``data/release``)."""
+
 BOOK_CONFIG = "_config.yml"
 """The file that marks the book's root folder."""
 
@@ -41,11 +44,38 @@ def data_dir(start: str | Path | None = None) -> Path:
 
     Raises :class:`FileNotFoundError` naming the directory and the variable when it does not exist.
     """
-    raw = os.environ.get(DATA_ENV, "").strip()
-    path = Path(raw) if raw else Path("data")
+    return _resolve(DATA_ENV, "data", "trajectories.jsonl", start)
+
+
+def paper_data_dir(start: str | Path | None = None) -> Path:
+    """The paper's verdicts: ``$TJ_PAPER_DATA`` (a relative path from the book's root), else ``data/release``.
+
+    The directory holds the release's verdicts and ``order.txt``; they are scored against the
+    trajectories of ``data/`` (see :func:`trajectory_judge.analysis.loading.load_paper_data`).
+    Raises :class:`FileNotFoundError` naming the directory and the variable when it does not exist.
+    """
+    return _resolve(PAPER_DATA_ENV, "data/release", "verdicts.jsonl and order.txt", start)
+
+
+def paper_trajectories_dir(start: str | Path | None = None) -> Path:
+    """Where the paper's verdicts find their trajectories: this book's own ``data/``.
+
+    Outside any book (a notebook copied elsewhere and run with ``TJ_PAPER_DATA`` set), the folder
+    above the paper's verdicts, which is ``data/`` for the default ``data/release``.
+    """
+    try:
+        return _resolve("", "data", "trajectories.jsonl", start)
+    except FileNotFoundError:
+        return paper_data_dir(start).parent
+
+
+def _resolve(env: str, default: str, holds: str, start: str | Path | None) -> Path:
+    raw = os.environ.get(env, "").strip() if env else ""
+    path = Path(raw) if raw else Path(default)
     if not path.is_absolute():
         path = repo_root(start) / path
     path = path.resolve()
     if not path.is_dir():
-        raise FileNotFoundError(f"data directory {path} does not exist (set {DATA_ENV} to a folder with trajectories.jsonl)")
+        hint = f"set {env} to a folder with {holds}" if env else f"it should hold {holds}"
+        raise FileNotFoundError(f"data directory {path} does not exist ({hint})")
     return path

@@ -6,7 +6,7 @@ Every helper works for any set of judges found in the data.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -51,66 +51,6 @@ def per_type_table(rep: Report) -> pd.DataFrame:
     """Recall per failure type with intervals (rows) by judge (columns), and the false-alarm anchor row."""
     data = {j: [*(_cell(rep, j, f"recall:{t}") for t in FAILURE_TYPES), _cell(rep, j, "false_alarm_rate")] for j in rep.judges}
     return pd.DataFrame(data, index=pd.Index([*FAILURE_TYPES, "false alarms on clean"], name="failure type"))
-
-
-# --- published numbers beside ours -----------------------------------------------------------
-PUBLISHED_PREFIX = "published: "
-"""Row (or column) label prefix of a value quoted from the paper rather than measured here."""
-
-
-def published_rows(
-    published: Mapping[str, Mapping[str, float | None]],
-    columns: Sequence[str],
-    *,
-    intervals: Sequence[Any] = (),
-    rename: Mapping[str, str] | None = None,
-    digits: Mapping[str, int] | None = None,
-) -> pd.DataFrame:
-    """Published values as text, one row per published judge (``published: <id>``), on ``columns``.
-
-    ``published`` maps judge id -> metric -> value (None printed as ``n/a``); a column the paper
-    does not report is blank. ``rename`` maps a column to its metric name; ``intervals`` holds
-    objects with ``judge, metric, value, low, high`` (an interval quoted in the text is shown in
-    brackets, with a dagger at 0 or 1); ``digits`` sets decimals per column (default 3).
-    """
-    rename, digits = dict(rename or {}), dict(digits or {})
-    quoted = {(iv.judge, iv.metric): iv for iv in intervals}
-    rows = {}
-    for judge, vals in published.items():
-        row = {}
-        for col in columns:
-            metric = rename.get(col, col)
-            if metric not in vals:
-                row[col] = ""
-            elif _missing(vals[metric]):
-                row[col] = "n/a"
-            elif (judge, metric) in quoted:
-                iv = quoted[(judge, metric)]
-                row[col] = format_interval(iv.value, iv.low, iv.high, "clopper-pearson" if iv.value in (0.0, 1.0) else "bootstrap")
-            else:
-                row[col] = f"{vals[metric]:.{digits.get(col, 3)}f}"
-        rows[PUBLISHED_PREFIX + judge] = row
-    return pd.DataFrame.from_dict(rows, orient="index", columns=list(columns)).rename_axis("judge")
-
-
-def main_table_with_published(rep: Report, published: Mapping[str, Mapping[str, float | None]], intervals: Sequence[Any] = ()) -> pd.DataFrame:
-    """:func:`main_table` followed by the published rows on the same columns."""
-    ours = main_table(rep)
-    pub = published_rows(published, list(ours.columns), intervals=intervals, rename={"s/traj": "s_per_traj"}, digits={"s/traj": 1})
-    return pd.concat([ours, pub]).fillna("")
-
-
-def per_type_with_published(rep: Report, published: Mapping[str, Mapping[str, float]], anchor: str) -> pd.DataFrame:
-    """Recall per failure type and the false-alarm anchor (columns) for our judges, then the published rows.
-
-    Rows are judges (ours with intervals, then ``published: <id>`` with two decimals, as printed);
-    ``anchor`` is the published key of the false-alarm row.
-    """
-    ours = per_type_table(rep).T
-    keys = dict(zip(ours.columns, [*FAILURE_TYPES, anchor]))
-    pub = {PUBLISHED_PREFIX + j: {c: (f"{vals[k]:.2f}" if k in vals else "") for c, k in keys.items()} for j, vals in published.items()}
-    out = pd.concat([ours, pd.DataFrame.from_dict(pub, orient="index", columns=list(ours.columns))])
-    return out.rename_axis("judge").rename_axis(columns="recall on")
 
 
 # --- long frames for the figures -------------------------------------------------------------

@@ -118,7 +118,7 @@ def _missing(x: Any) -> bool:
 
 
 def format_interval(value: float | None, low: float | None = None, high: float | None = None, method: str | None = None) -> str:
-    """``0.451 [0.38, 0.52]``; a dagger for an exact interval; the bare value when structural or without one."""
+    """``0.452 [0.38, 0.52]``; a dagger for an exact interval; the bare value when structural or without one."""
     if _missing(value):
         return "n/a"
     text = f"{value:.3f}"

@@ -29,7 +29,10 @@ from trajectory_judge.provenance.release import RELEASE_COMMIT, RELEASE_SHA256, 
 
 VERDICTS = "verdicts.jsonl"
 RUN = "run.json"
-PROJECTED_FILES: tuple[str, ...] = (VERDICTS, RUN, "README.md", "LICENSE")
+TRAJECTORIES = "trajectories.jsonl"
+ORDER = "order.txt"
+"""The release's trajectory ids, one a line, in the order of its trajectories file (the bootstrap resamples in that order)."""
+PROJECTED_FILES: tuple[str, ...] = (VERDICTS, RUN, ORDER, "README.md", "LICENSE")
 """The files :func:`project_release` writes (and lists in the manifest), besides the manifest."""
 
 WITHHELD_FIELDS: tuple[str, ...] = ("rationale",)
@@ -169,10 +172,27 @@ def project_run(text: str, path: Path | str = RUN) -> str:
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
 
 
+def project_order(text: str, path: Path | str = TRAJECTORIES) -> str:
+    """The release's trajectories file -> its trajectory ids, one a line, in file order (nothing else)."""
+    ids = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            tid = json.loads(line)["trajectory_id"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError(f"{path}:{lineno}: not a trajectory record ({exc})") from None
+        if not isinstance(tid, str) or not _IDENTIFIER.fullmatch(tid):
+            raise DataError(f"{path}:{lineno}: trajectory_id is not an identifier")
+        ids.append(tid)
+    return "".join(f"{i}\n" for i in ids)
+
+
 def readme_text() -> str:
     """The projection's README (our words; every fact in it comes from :mod:`trajectory_judge.provenance.release`)."""
     src = f"{RELEASE_URL}/{VERDICTS}"
     run = f"{RELEASE_URL}/{RUN}"
+    traj = f"{RELEASE_URL}/{TRAJECTORIES}"
     withheld = ", ".join(f"`{f}`" for f in WITHHELD_FIELDS)
     return f"""\
 # The published release's verdicts, numbers only
@@ -190,6 +210,7 @@ the release.
 |---|---|---|
 | `{VERDICTS}` | <{src}> | `{RELEASE_SHA256[VERDICTS]}` |
 | `{RUN}` | <{run}> | `{RELEASE_SHA256[RUN]}` |
+| `{ORDER}` | <{traj}> (ids only) | `{RELEASE_SHA256[TRAJECTORIES]}` |
 
 The source is checked against these digests before anything is read from it.
 
@@ -206,6 +227,10 @@ The source is checked against these digests before anything is read from it.
 - The release's trajectories are not included: their texts are the authors' prose. This
   repository builds its own trajectories (`trajectory-judge build-dataset --n 400 --seed 7`), with
   the same ids and the same labels; the tests in `tests/test_release_projection.py` check that.
+- `{ORDER}`: the trajectory ids of the release's trajectories file, one a line, in its order and
+  nothing else. The stratified bootstrap draws trajectories in file order, so the paper's intervals
+  come out exactly only when our trajectories are put in this order
+  (`trajectory_judge.analysis.loading.load_paper_data`).
 
 ## Regenerating
 
@@ -255,9 +280,11 @@ def project_release(release_dir: str | Path, out_dir: str | Path) -> Path:
         raise DataError(f"{out}: exists and is not a directory")
     vpath = _verified_source(release_dir, VERDICTS)
     rpath = _verified_source(release_dir, RUN)
+    tpath = _verified_source(release_dir, TRAJECTORIES)
     files = {
         VERDICTS: project_verdicts(vpath.read_text(encoding="utf-8"), vpath),
         RUN: project_run(rpath.read_text(encoding="utf-8"), rpath),
+        ORDER: project_order(tpath.read_text(encoding="utf-8"), tpath),
         "README.md": readme_text(),
         "LICENSE": license_text(),
     }
