@@ -72,8 +72,11 @@ class FigureAltText(SphinxTransform):
             if img.get("alt") and img["alt"] != img.get("uri"):
                 continue
             alt = self._svg_title(img.get("uri", ""))
-            if not alt and isinstance(img.parent, nodes.figure):
-                caps = [c for c in img.parent.children if isinstance(c, nodes.caption)]
+            fig = img.parent
+            while fig is not None and not isinstance(fig, nodes.figure):
+                fig = fig.parent  # myst-nb puts the output image in containers inside the figure
+            if not alt and fig is not None:
+                caps = [c for c in fig.children if isinstance(c, nodes.caption)]
                 alt = caps[0].astext() if caps else ""
             if alt:
                 img["alt"] = alt
