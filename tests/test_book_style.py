@@ -141,3 +141,9 @@ def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):
     assert main(["config", "--repository", "ftp://example.org/x"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["trajectory-judge book config: error: --repository 'ftp://example.org/x': expected https://github.com/OWNER/REPO"]
+
+
+def test_row_labels_that_are_names_stay_as_written():
+    frame = pd.DataFrame({"version": ["1.0", "2.0"]}, index=pd.Index(["python", "trajectory-judge"], name="package"))
+    text = tables.readable(frame)
+    assert list(text.index) == ["Python", "trajectory-judge"] and list(text.columns) == ["Version"]

@@ -143,7 +143,7 @@ LABELS: dict[str, str] = {
     "loud_minus_silent": "Loud \u2212 silent", "paired": "Paired discrimination", "n_pairs": "Pairs",
     "judge": "Judge", "judge_id": "Judge id", "family": "Family", "view": "View", "model": "Model",
     "ensemble": "Samples", "n": "n", "source": "Source", "model_sha256": "Model SHA-256",
-    "n_ctx": "Context", "package": "Package", "version": "Version",
+    "n_ctx": "Context", "package": "Package", "version": "Version", "python": "Python",
 }
 """Human names of the metric, failure-type, group and column keys used by the analysis."""
 

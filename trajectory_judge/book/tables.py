@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, MARKS, format_number, label, marks_in
+from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, format_number, label, marks_in
 
 HEAD_ROWS = 12
 """A table longer than this shows its first rows and puts the rest in a dropdown (by default)."""
@@ -59,19 +59,28 @@ def format_frame(frame: pd.DataFrame, *, decimals: int | Mapping[str, int] = 3, 
     return pd.DataFrame(out, index=frame.index, columns=frame.columns)
 
 
-def _relabel_index(index: pd.Index) -> pd.Index:
-    """Human labels for every level of an index, and for its names."""
+def _row_label(value: Any) -> Any:
+    """A row label: a known key or judge id in words; any other value (a package, a tool) unchanged."""
+    if isinstance(value, str) and (value in LABELS or ":" in value or value == "programmatic"):
+        return label(value)
+    return value
+
+
+def _relabel_index(index: pd.Index, rows: bool = False) -> pd.Index:
+    """Human labels for every level of an index (column headers in full, row labels only when known),
+    and for its names."""
+    name_of = _row_label if rows else label
     if isinstance(index, pd.MultiIndex):
-        tuples = [tuple(label(v) for v in t) for t in index]
+        tuples = [tuple(name_of(v) for v in t) for t in index]
         return pd.MultiIndex.from_tuples(tuples, names=[label(n) if n else None for n in index.names])
-    return pd.Index([label(v) for v in index], name=label(index.name) if index.name else None)
+    return pd.Index([name_of(v) for v in index], name=label(index.name) if index.name else None)
 
 
 def readable(frame: pd.DataFrame, **fmt: Any) -> pd.DataFrame:
     """``frame`` formatted by :func:`format_frame` with human headers and row labels."""
     text = format_frame(frame, **fmt)
     text.columns = _relabel_index(text.columns)
-    text.index = _relabel_index(text.index)
+    text.index = _relabel_index(text.index, rows=True)
     return text
 
 
