@@ -98,19 +98,21 @@ def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
 
 
 # --- formatting -------------------------------------------------------------------------------
-def test_format_interval_marks_exact_and_drops_brackets_when_structural():
-    # reference format: the paper's "0.451 [0.38, 0.52]" (its §6)
-    assert style.format_interval(0.4514, 0.381, 0.524, "bootstrap") == "0.451 [0.38, 0.52]"
-    assert style.format_interval(0.0, 0.0, 0.036, "clopper-pearson") == "0.000 [0.00, 0.04]\u2020"
-    assert style.format_interval(0.429, 0.429, 0.429, "structural") == "0.429"
-    assert style.format_interval(None) == "n/a" and style.format_interval(float("nan"), 0, 1, "bootstrap") == "n/a"
+def test_format_interval_is_one_line_with_a_mark_for_exact_zero_width_and_structural():
+    # the book's one format (issue 16): "0.616 (0.59–0.64)"; the paper prints "0.451 [0.38, 0.52]" (its §6)
+    assert style.format_interval(0.4514, 0.381, 0.524, "bootstrap") == "0.451 (0.38\u20130.52)"
+    assert style.format_interval(0.0, 0.0, 0.036, "clopper-pearson") == "0.000 (0.00\u20130.04)\u2020"
+    assert style.format_interval(0.4, 0.4, 0.4, "bootstrap") == "0.400\u2021"  # zero width: marked, not bare
+    assert style.format_interval(0.429, 0.429, 0.429, "structural") == "0.429*"
+    assert style.format_interval(None) == "\u2013" and style.format_interval(float("nan"), 0, 1, "bootstrap") == "\u2013"
+    assert "\n" not in style.format_interval(0.5, 0.25, 0.75, "bootstrap")
 
 
 def test_main_table_shows_intervals_and_the_localisation_denominator(rep):
     tab = results.main_table(rep)
     assert list(tab.index) == list(rep.judges) and "loc. n" in tab.columns
     assert not any(str(i).startswith("published") for i in tab.index)
-    assert tab.loc["step:tiny", "false_alarm_rate"] == "1.000"  # constant within every cell: structural, no brackets
+    assert tab.loc["step:tiny", "false_alarm_rate"] == "1.000*"  # constant within every cell: structural, marked, no brackets
 
 
 def test_per_type_table_ends_with_the_false_alarm_anchor(rep):

@@ -1,4 +1,4 @@
-"""``python -m trajectory_judge.book execute [--data DIR] [NOTEBOOK ...]``."""
+"""``python -m trajectory_judge.book execute [--data DIR] [NOTEBOOK ...]`` or ``config --repository URL``."""
 
 import sys
 

@@ -111,15 +111,34 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600) -> 
     return out
 
 
+def _config(repository: str, branch: str) -> int:
+    """The ``config`` verb: write the derived config, or one line of error and exit status 2."""
+    from trajectory_judge.book.config import write_local_config
+
+    try:
+        out = write_local_config(repository, branch)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"trajectory-judge book config: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out.name}: build with `jupyter-book build . --all -W --keep-going --config {out.name}`", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m trajectory_judge.book execute [--data DIR] [--timeout S] [NOTEBOOK ...]``."""
+    """``python -m trajectory_judge.book execute [--data DIR] [--timeout S] [NOTEBOOK ...]`` or
+    ``python -m trajectory_judge.book config --repository URL [--branch B]``."""
     parser = argparse.ArgumentParser(prog="python -m trajectory_judge.book", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
     ex = sub.add_parser("execute", help="sync each notebook's .md to .ipynb and execute it in place")
     ex.add_argument("notebooks", nargs="*", help="stems or paths (default: every notebooks/*.md)")
     ex.add_argument("--data", default=None, help=f"data directory for the kernel (sets {DATA_ENV})")
     ex.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
+    cf = sub.add_parser("config", help="write _config.local.yml naming the hosting repository (launch buttons)")
+    cf.add_argument("--repository", required=True, help="https://github.com/OWNER/REPO")
+    cf.add_argument("--branch", default="main", help="branch the launch buttons open (default main)")
     args = parser.parse_args(argv)
+    if args.verb == "config":
+        return _config(args.repository, args.branch)
     from nbclient.exceptions import CellExecutionError
 
     for md in notebook_sources(args.notebooks):

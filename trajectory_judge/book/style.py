@@ -112,20 +112,170 @@ def family_pairs(judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]
     return out
 
 
+# --- names a reader sees -----------------------------------------------------------------------
+FAMILY_NAMES: dict[str, str] = {
+    RULES: "Rules", "outcome": "Outcome", "step": "Step", "reply": "Reply", "selfcons": "Self-consistency",
+}
+"""How each judge family is written."""
+
+MODEL_NAMES: dict[str, str] = {
+    "qwen2.5:14b": "Qwen2.5 14B",
+    "llama3.1:8b": "Llama 3.1 8B",
+    "qwen2.5-coder:1.5b": "Qwen2.5-Coder 1.5B",
+    "qwen2.5-coder:0.5b": "Qwen2.5-Coder 0.5B",
+}
+"""How the models of the paper and of this edition are written."""
+
+SOURCES: dict[str, str] = {"release": "Paper (release)", "edition": "This edition"}
+"""Where a row's numbers come from: the paper's released verdicts or this edition's own run."""
+
+LABELS: dict[str, str] = {
+    "precision": "Precision", "recall": "Recall", "f1": "F1",
+    "silent_recall": "Silent recall", "loud_recall": "Loud recall", "false_alarm_rate": "False-alarm rate",
+    "step_exact": "Step exact", "step_exact_n": "Loc. n", "step_within_one": "Step \u00b11",
+    "type_macro_f1": "Type macro-F1", "ece": "ECE", "brier": "Brier", "s_per_traj": "s / traj.",
+    "prompt_tokens_mean": "Prompt tokens", "completion_tokens_mean": "Completion tokens",
+    "wrong_tool": "Wrong tool", "hallucinated_argument": "Hallucinated argument",
+    "skipped_precondition": "Skipped precondition", "ignored_observation": "Ignored observation",
+    "premature_stop": "Premature stop", "unsupported_claim": "Unsupported claim",
+    "all": "All faults", "loud": "Loud", "silent": "Silent", "clean": "Clean", "missed": "Missed",
+    "reaches_input": "Reaches the input", "hidden_from_input": "Hidden from the input",
+    "loud_minus_silent": "Loud \u2212 silent", "paired": "Paired discrimination", "n_pairs": "Pairs",
+    "judge": "Judge", "judge_id": "Judge id", "family": "Family", "view": "View", "model": "Model",
+    "ensemble": "Samples", "n": "n", "source": "Source", "model_sha256": "Model SHA-256",
+    "n_ctx": "Context", "package": "Package", "version": "Version", "python": "Python",
+}
+"""Human names of the metric, failure-type, group and column keys used by the analysis."""
+
+COUNT_KEYS: frozenset[str] = frozenset({"n", "step_exact_n", "n_pairs", "ensemble", "n_ctx", "seed"})
+"""Keys whose values are counts, written as integers."""
+
+DECIMALS: dict[str, int] = {"s_per_traj": 1, "prompt_tokens_mean": 0, "completion_tokens_mean": 0}
+"""Decimals of keys that are not written with the default three."""
+
+
+def label(key: Any) -> str:
+    """The human name of a column or row key: :data:`LABELS`, a judge name for a judge id, else the
+    key with underscores as spaces and a capital first letter; non-text keys pass through."""
+    if not isinstance(key, str):
+        return key
+    if key in LABELS:
+        return LABELS[key]
+    if key.startswith("recall:"):
+        return label(key.split(":", 1)[1])
+    try:
+        return judge_name(key)
+    except ValueError:
+        pass
+    text = key.replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def model_name(model: str) -> str:
+    """``qwen2.5-coder:1.5b`` as ``Qwen2.5-Coder 1.5B``; an unknown model as ``name size``."""
+    if model in MODEL_NAMES:
+        return MODEL_NAMES[model]
+    name, _, size = model.partition(":")
+    return f"{name} {size.upper()}".strip()
+
+
+def judge_name(judge_id: str) -> str:
+    """A judge as a person writes it: ``Step \u00b7 Qwen2.5-Coder 1.5B``, ``Self-consistency \u00d73 \u00b7 ...``,
+    ``Rules``. Raises :class:`ValueError` for a string that is not a judge id."""
+    if ":" not in judge_id and judge_id != RULES:
+        raise ValueError(f"{judge_id!r} is not a judge id")
+    spec = parse_judge_id(judge_id)
+    if not spec.is_llm:
+        return FAMILY_NAMES[RULES]
+    family = FAMILY_NAMES.get(spec.family, spec.family.capitalize())
+    if spec.ensemble > 1:
+        family += f" \u00d7{spec.ensemble}"
+    return f"{family} \u00b7 {model_name(spec.model or '')}"
+
+
+def source_name(source: str) -> str:
+    """``release`` as ``Paper (release)``, ``edition`` as ``This edition``; other text unchanged."""
+    return SOURCES.get(source, source)
+
+
+def with_source(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """``frame`` with an outer ``Source`` index level, so the paper's judges and ours group visibly."""
+    return pd.concat({source_name(source): frame}, names=["source"])
+
+
 # --- formatting ------------------------------------------------------------------------------
+MISSING = "\u2013"
+"""How a missing value is written in every table and sentence (an en dash)."""
+
+STRUCTURAL = "*"
+"""Marks a structural value: verdicts constant within every design cell (the rule engine's), no interval."""
+
+ZERO_WIDTH = "\u2021"
+"""Marks a bootstrap interval of zero width (the metric is all-or-none in every design cell)."""
+
+MARKS: dict[str, str] = {
+    STRUCTURAL: ("structural: the judge's verdicts are constant within every design cell, as the rule engine's are, "
+                 "so the design-conditioned bootstrap cannot vary the value and no interval is given"),
+    DAGGER: "exact Clopper\u2013Pearson interval (the estimate is 0 or 1, where the bootstrap cannot spread)",
+    ZERO_WIDTH: ("the bootstrap interval has zero width: for this metric every design cell is all-or-none, "
+                 "so resampling within cells cannot move the estimate; it is not a measure of certainty"),
+}
+"""Every mark an interval can carry, with the sentence that explains it once under a table."""
+
+
 def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
+    if x is None or x is pd.NA or x is pd.NaT:
+        return True
+    return isinstance(x, float) and math.isnan(x)
+
+
+def format_number(x: Any, decimals: int = 3, *, count: bool = False) -> str:
+    """One number as the book writes it: ``–`` when missing, an integer for a count, else fixed
+    decimals (never e-notation). Booleans read yes/no; text passes through."""
+    if _missing(x):
+        return MISSING
+    if isinstance(x, bool) or type(x).__name__ == "bool_":
+        return "yes" if x else "no"
+    if isinstance(x, str):
+        return x
+    if count or isinstance(x, int) or type(x).__name__.startswith(("int", "uint")):
+        return f"{int(round(float(x))):d}"
+    value = float(x)
+    text = f"{value:.{decimals}f}"
+    if math.isinf(value):
+        return MISSING
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
 
 
 def format_interval(value: float | None, low: float | None = None, high: float | None = None, method: str | None = None) -> str:
-    """``0.452 [0.38, 0.52]``; a dagger for an exact interval; the bare value when structural or without one."""
+    """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two.
+
+    A mark follows the interval: \u2020 exact (Clopper\u2013Pearson), \u2021 a zero-width bootstrap
+    interval (shown as the bare value and the mark), ``*`` structural (no interval); see :data:`MARKS`.
+    Missing value: ``\u2013``; a value without an interval: the value alone.
+    """
     if _missing(value):
-        return "n/a"
-    text = f"{value:.3f}"
-    if method is None or method == "structural" or _missing(low) or _missing(high):
+        return MISSING
+    text = format_number(value, 3)
+    if method == "structural":
+        return text + STRUCTURAL
+    if method is None or _missing(low) or _missing(high):
         return text
-    text += f" [{low:.2f}, {high:.2f}]"
-    return text + DAGGER if method == "clopper-pearson" else text
+    if method != "clopper-pearson" and round(float(high) - float(low), 9) == 0:
+        return text + ZERO_WIDTH
+    span = f" ({format_number(float(low), 2)}\u2013{format_number(float(high), 2)})"
+    return text + span + (DAGGER if method == "clopper-pearson" else "")
+
+
+def marks_in(texts: Sequence[str]) -> list[str]:
+    """The marks of :data:`MARKS` that occur at the end of any of ``texts``, in :data:`MARKS` order."""
+    found = {m for t in texts if isinstance(t, str) for m in MARKS if t.endswith(m)}
+    return [m for m in MARKS if m in found]
+
+
+def plural(n: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 ensemble``, ``3 ensembles`` (``plural_form`` for irregular nouns)."""
+    return f"{n} {singular if n == 1 else (plural_form or singular + 's')}"
 
 
 def judge_label(judge_id: str, n: int | None = None) -> str:

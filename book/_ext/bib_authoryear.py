@@ -1,0 +1,74 @@
+"""Sphinx extension of the book: an author-year bibliography that matches author-year citations.
+
+``bibtex_reference_style: author_year_round`` cites as "(Cemri et al., 2025)" and "Efron (1979)";
+``bibtex_default_style: authoryear`` labels the reference list "[Cemri et al., 2025]" (sorted by
+author, year and title) instead of numbering it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import sphinxcontrib.bibtex.plugin
+from pybtex.plugin import register_plugin
+from pybtex.style.formatting.plain import Style as PlainStyle
+from pybtex.style.labels import BaseLabelStyle
+from sphinxcontrib.bibtex.style.referencing import BracketStyle
+from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+
+
+def _round() -> BracketStyle:
+    return BracketStyle(left="(", right=")")
+
+
+@dataclasses.dataclass
+class RoundAuthorYearReferenceStyle(AuthorYearReferenceStyle):
+    """Author-year citations in round brackets."""
+
+    bracket_parenthetical: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_textual: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_author: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_label: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_year: BracketStyle = dataclasses.field(default_factory=_round)
+
+
+def _who(entry) -> str:
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    last = [" ".join(p.last_names) for p in people]
+    if len(last) > 2 or (len(last) == 2 and last[1] == "others"):
+        return f"{last[0]} et al."
+    if len(last) == 2:
+        return f"{last[0]} and {last[1]}"
+    return last[0] if last else "Anon."
+
+
+class AuthorYearLabelStyle(BaseLabelStyle):
+    """List labels "Last, Year", "Last and Last, Year" or "Last et al., Year", with a letter after
+    the year when two works share a label."""
+
+    def format_labels(self, sorted_entries):
+        entries = list(sorted_entries)
+        labels = [f"{_who(e)}, {e.fields.get('year', 'n.d.')}" for e in entries]
+        seen: dict[str, int] = {}
+        for text in labels:  # "Wang et al., 2023a", "Wang et al., 2023b" for same-label works
+            if labels.count(text) == 1:
+                yield text
+                continue
+            seen[text] = seen.get(text, 0) + 1
+            yield text + "abcdefghijklmnopqrstuvwxyz"[seen[text] - 1]
+
+
+class AuthorYearStyle(PlainStyle):
+    """pybtex's plain style with author-year labels."""
+
+    default_label_style = AuthorYearLabelStyle
+
+
+register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle)
+sphinxcontrib.bibtex.plugin.register_plugin(
+    "sphinxcontrib.bibtex.style.referencing", "author_year_round", RoundAuthorYearReferenceStyle
+)
+
+
+def setup(app):
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

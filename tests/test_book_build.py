@@ -1,0 +1,144 @@
+"""The book's Sphinx machinery, built end to end on a one-chapter book with a sample repository.
+
+Pins what the chapters rely on: a table from ``table()`` is numbered "Table N" with its caption
+above and ``{numref}`` finds it from another page, figures keep "Fig. N" and get their alt text,
+the bibliography is author-year, and one setting (the hosting repository) gives repository,
+Binder and Colab buttons that open the chapter's paired ``.ipynb``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trajectory_judge.book.config import LOCAL_CONFIG, write_local_config
+
+ROOT = Path(__file__).resolve().parents[1]
+REPO = "https://github.com/example/trajectory-judge"
+
+CONFIG = """\
+title: Mini book
+author: test
+copyright: "2026"
+only_build_toc_files: true
+exclude_patterns: [_build, "notebooks/*.ipynb", book/_ext, _config.local.yml]
+execute: {execute_notebooks: force, timeout: 120, allow_errors: false}
+parse: {myst_enable_extensions: [colon_fence, dollarmath]}
+bibtex_bibfiles: [book/references.bib]
+html: {favicon: book/_static/favicon.svg, use_repository_button: false, use_download_button: true}
+launch_buttons: {notebook_interface: jupyterlab, binderhub_url: "", colab_url: "", thebe: false}
+sphinx:
+  extra_extensions: [sphinxcontrib.bibtex]
+  local_extensions: {tj_tables: book/_ext/, bib_authoryear: book/_ext/}
+  config: {numfig: true, bibtex_reference_style: author_year_round, bibtex_default_style: authoryear}
+"""
+
+TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/demo\n"
+
+INTRO = """\
+# Mini book
+
+As {cite:t}`efron1979bootstrap` showed; see {numref}`tbl-demo` and {numref}`fig-demo`.
+
+```{bibliography}
+```
+"""
+
+DEMO = '''\
+---
+jupytext:
+  formats: ipynb,md:myst
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+
+# Demo
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from trajectory_judge.book.page import setup, show, table
+setup()
+```
+
+```{code-cell} ipython3
+:tags: [hide-input]
+
+frame = pd.DataFrame({"recall": [0.5, None], "n": [3, 4]}, index=pd.Index(["step:qwen2.5:14b", "programmatic"], name="judge"))
+table(frame, name="tbl-demo", caption="Recall of each judge.")
+```
+
+```{code-cell} ipython3
+---
+tags: [hide-input]
+mystnb:
+  figure: {caption: A rising line., name: fig-demo}
+---
+fig, ax = plt.subplots()
+ax.plot([0, 1], [0, 1])
+show(fig, "A line rising from zero to one.")
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    book = tmp_path_factory.mktemp("minibook")
+    (book / "_config.yml").write_text(CONFIG)
+    (book / "_toc.yml").write_text(TOC)
+    shutil.copytree(ROOT / "book" / "_ext", book / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    (book / "book" / "_static").mkdir()
+    for name in ("book.css", "favicon.svg"):
+        shutil.copy(ROOT / "book" / "_static" / name, book / "book" / "_static" / name)
+    shutil.copy(ROOT / "book" / "references.bib", book / "book" / "references.bib")
+    (book / "book" / "intro.md").write_text(INTRO)
+    (book / "notebooks").mkdir()
+    (book / "notebooks" / "demo.md").write_text(DEMO)
+    import jupytext
+
+    jupytext.write(jupytext.read(book / "notebooks" / "demo.md"), book / "notebooks" / "demo.ipynb")
+    assert write_local_config(REPO, "main", book=book).name == LOCAL_CONFIG
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "--all", "-W", "--keep-going", "--config", LOCAL_CONFIG]
+    done = subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return book / "_build" / "html"
+
+
+def test_launch_buttons_open_the_paired_notebook_in_binder_and_colab(built):
+    page = (built / "notebooks" / "demo.html").read_text()
+    assert f"https://mybinder.org/v2/gh/example/trajectory-judge/main?urlpath=lab/tree/notebooks/demo.ipynb" in page
+    assert "https://colab.research.google.com/github/example/trajectory-judge/blob/main/notebooks/demo.ipynb" in page
+    assert f'href="{REPO}"' in page
+
+
+def test_a_table_output_is_numbered_table_with_its_caption_above(built):
+    page = (built / "notebooks" / "demo.html").read_text()
+    m = re.search(r'<figure class="numbered-table[^"]*" id="tbl-demo">\s*<figcaption>\s*<p><span class="caption-number">Table 1 </span>'
+                  r'<span class="caption-text">Recall of each judge\.</span>', page)
+    assert m, "table caption not found above the table"
+    assert page.index("caption-number\">Table 1") < page.index('id="T_tbl-demo"')
+    assert "Fig. 1" in page and "Fig. 2" not in page  # the table did not take a figure number
+
+
+def test_numref_from_another_page_reads_table_n(built):
+    intro = (built / "book" / "intro.html").read_text()
+    assert re.search(r'<span class="std std-numref">Table 1</span>', intro)
+    assert re.search(r'<span class="std std-numref">Fig\. 1</span>', intro)
+
+
+def test_figure_is_svg_with_the_alt_text_it_was_given(built):
+    page = (built / "notebooks" / "demo.html").read_text()
+    assert re.search(r'<img alt="A line rising from zero to one\." src="[^"]+\.svg"', page)
+
+
+def test_bibliography_is_author_year_and_favicon_is_linked(built):
+    intro = (built / "book" / "intro.html").read_text()
+    assert "Efron (1979)" in re.sub(r"<[^>]+>", "", intro)
+    assert re.search(r'<link rel="icon" href="[^"]*favicon\.svg"', intro)

@@ -1,0 +1,149 @@
+"""The book's one style: names a reader sees, one number and interval format, tables and figures
+that render the same bytes on every run, and the derived config that turns on launch buttons."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+import pandas as pd
+import pytest
+
+from trajectory_judge.book import config, figures, style, tables
+
+
+# --- names -----------------------------------------------------------------------------------
+def test_judges_are_named_as_a_person_writes_them():
+    assert style.judge_name("step:qwen2.5-coder:1.5b") == "Step \u00b7 Qwen2.5-Coder 1.5B"
+    assert style.judge_name("step:qwen2.5:14b") == "Step \u00b7 Qwen2.5 14B"
+    assert style.judge_name("step:llama3.1:8b") == "Step \u00b7 Llama 3.1 8B"
+    assert style.judge_name("selfcons3:qwen2.5:14b") == "Self-consistency \u00d73 \u00b7 Qwen2.5 14B"
+    assert style.judge_name("programmatic") == "Rules"
+    with pytest.raises(ValueError, match="not a judge id"):
+        style.judge_name("false_alarm_rate")
+
+
+def test_every_metric_key_of_the_analysis_has_a_human_label():
+    from trajectory_judge.analysis.metrics import METRICS
+    from trajectory_judge.analysis.paired import PAIRED_GROUPS
+
+    for key in (*METRICS, *PAIRED_GROUPS):
+        assert key in style.LABELS and "_" not in style.label(key), key
+    assert style.label("false_alarm_rate") == "False-alarm rate" and style.label("silent_recall") == "Silent recall"
+    assert style.label("some_new_key") == "Some new key"
+
+
+def test_paper_and_edition_rows_group_under_a_source_level():
+    frame = pd.DataFrame({"recall": [0.5]}, index=pd.Index(["step:qwen2.5:14b"], name="judge"))
+    grouped = style.with_source(frame, "release")
+    assert grouped.index.names == ["source", "judge"] and grouped.index[0][0] == "Paper (release)"
+
+
+def test_plural_agrees_with_the_count():
+    assert style.plural(1, "ensemble") == "1 ensemble" and style.plural(0, "ensemble") == "0 ensembles"
+
+
+# --- numbers ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("value, kwargs, text", [
+    (None, {}, "\u2013"), (math.nan, {}, "\u2013"), (pd.NA, {}, "\u2013"),
+    (60.0, {"count": True}, "60"), (5.328e-05, {}, "0.000"), (-0.0001, {}, "0.000"),
+    (0.61604, {}, "0.616"), (10.44, {"decimals": 1}, "10.4"), (True, {}, "yes"), ("text", {}, "text"),
+])
+def test_numbers_have_one_format_never_e_notation(value, kwargs, text):
+    assert style.format_number(value, **kwargs) == text
+
+
+def test_marks_in_finds_the_marks_a_table_uses():
+    assert style.marks_in(["0.400\u2021", "0.1 (0.0\u20130.2)\u2020", "x"]) == [style.DAGGER, style.ZERO_WIDTH]
+
+
+# --- tables ----------------------------------------------------------------------------------
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {"false_alarm_rate": [5.328e-05, None], "step_exact_n": [60.0, 3.0], "f1": ["0.400\u2021", "0.5*"]},
+        index=pd.Index(["step:qwen2.5-coder:1.5b", "programmatic"], name="judge"),
+    )
+
+
+def test_table_has_human_headers_and_no_raw_values():
+    html = tables.table(_frame(), name="tbl-t", caption="Caption").html
+    for raw in ("NaN", "None", "e-05", "60.0", "false_alarm_rate", "step_exact_n", "step:qwen"):
+        assert raw not in html, raw
+    for shown in ("False-alarm rate", "Loc. n", ">60<", "Step \u00b7 Qwen2.5-Coder 1.5B", "\u2013", "Rules"):
+        assert shown in html, shown
+
+
+def test_table_explains_each_mark_it_uses_once():
+    html = tables.table(_frame(), name="tbl-t", caption="Caption").html
+    note = {m: escape(text) for m, text in style.MARKS.items()}
+    assert html.count(note[style.ZERO_WIDTH]) == 1 and html.count(note[style.STRUCTURAL]) == 1
+    assert note[style.DAGGER] not in html
+
+
+def test_table_is_the_same_bytes_every_time_and_its_text_form_has_no_address():
+    a, b = tables.table(_frame(), name="tbl-t", caption="C"), tables.table(_frame(), name="tbl-t", caption="C")
+    assert a.html == b.html and 'id="T_tbl-t"' in a.html
+    assert repr(a) == "Table tbl-t: C" and "0x" not in repr(a)
+
+
+def test_long_table_shows_its_head_and_the_rest_in_a_dropdown():
+    frame = pd.DataFrame({"n": range(30)})
+    html = tables.table(frame, name="tbl-long", caption="C", head=5).html
+    assert html.count("<details") == 1 and "All 30 rows" in html
+    first = html.split("<details")[0]
+    assert first.count("<tr>") == 1 + 5  # header and five rows before the dropdown
+
+
+# --- figures ---------------------------------------------------------------------------------
+def test_each_judge_has_one_colour_and_marker_from_the_colour_blind_safe_palette():
+    a, b = figures.judge_style("step:qwen2.5:14b"), figures.judge_style("step:qwen2.5-coder:1.5b")
+    assert a["color"] == b["color"] and a["marker"] != b["marker"]
+    palette = set(figures.OKABE_ITO.values())
+    for judge in ("programmatic", "outcome:m:1b", "step:m:1b", "reply:m:1b", "selfcons3:m:1b"):
+        assert figures.judge_style(judge)["color"] in palette - {figures.OKABE_ITO["black"]}
+    assert figures.FALSE_ALARM["color"] == figures.OKABE_ITO["black"]
+
+
+def test_figure_svg_is_deterministic_and_carries_its_alt_text():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def draw():
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1], **{k: v for k, v in figures.judge_style("step:m:1b").items() if k != "label"})
+        return figures.show(fig, "Recall rises with <size>")
+
+    one, two = draw(), draw()
+    assert one.svg == two.svg and "<title>Recall rises with &lt;size&gt;</title>" in one.svg
+    assert repr(one) == "Figure: Recall rises with <size>"
+    with pytest.raises(ValueError, match="alt text"):
+        figures.show(plt.figure(), " ")
+
+
+def test_book_text_is_at_least_nine_points():
+    params = figures.rc_params()
+    assert min(params[k] for k in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize")) >= 9
+
+
+# --- config ----------------------------------------------------------------------------------
+def test_one_setting_turns_on_repository_binder_and_colab_buttons():
+    out = config.with_repository({"html": {"use_download_button": True}}, "https://github.com/someone/fork.git/")
+    assert out["repository"]["url"] == "https://github.com/someone/fork"
+    assert out["html"] == {"use_download_button": True, "use_repository_button": True}
+    assert out["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert out["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+
+
+def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):
+    from trajectory_judge.book.execute import main
+
+    assert main(["config", "--repository", "ftp://example.org/x"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["trajectory-judge book config: error: --repository 'ftp://example.org/x': expected https://github.com/OWNER/REPO"]
+
+
+def test_row_labels_that_are_names_stay_as_written():
+    frame = pd.DataFrame({"version": ["1.0", "2.0"]}, index=pd.Index(["python", "trajectory-judge"], name="package"))
+    text = tables.readable(frame)
+    assert list(text.index) == ["Python", "trajectory-judge"] and list(text.columns) == ["Version"]

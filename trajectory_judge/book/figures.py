@@ -1,0 +1,113 @@
+"""Figures as the book shows them: SVG, legible, one colour and marker per judge, real alt text.
+
+Colours come from the Okabe–Ito palette (distinguishable with every common colour-vision
+deficiency). A judge's colour is fixed by its family (what it reads) and its marker by its model,
+so the same judge looks the same in every figure of every chapter; black is kept for false alarms.
+:func:`show` renders a figure to deterministic SVG with its alt text (the book's extension puts that
+text in the image's ``alt``), and :func:`setup_figures` sets the options every notebook shares.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from trajectory_judge.book.style import RULES, judge_name, parse_judge_id
+
+OKABE_ITO: dict[str, str] = {
+    "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
+    "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000",
+}
+"""The Okabe–Ito colour-blind-safe palette."""
+
+FAMILY_COLOURS: dict[str, str] = {
+    RULES: OKABE_ITO["bluish green"], "outcome": OKABE_ITO["orange"], "step": OKABE_ITO["blue"],
+    "reply": OKABE_ITO["reddish purple"], "selfcons": OKABE_ITO["sky blue"],
+}
+"""One colour per judge family; any other family is drawn in vermillion."""
+
+MODEL_MARKERS: dict[str | None, str] = {
+    None: "s", "qwen2.5:14b": "o", "llama3.1:8b": "D", "qwen2.5-coder:1.5b": "^", "qwen2.5-coder:0.5b": "v",
+}
+"""One marker per model (the rule engine, model None, is a square); others get a pentagon."""
+
+FALSE_ALARM: dict[str, Any] = {"color": OKABE_ITO["black"], "marker": "x", "label": "False-alarm rate"}
+"""How a false-alarm rate is drawn in every figure: a black cross."""
+
+MIN_FONT_PT = 9
+"""No text in a figure is smaller than this at the size it is displayed."""
+
+SVG_SALT = "trajectory-judge"
+"""The fixed salt of matplotlib's SVG ids, so a figure's SVG is the same bytes on every run."""
+
+SVG_METADATA: dict[str, Any] = {"Date": None}
+"""SVG metadata without the creation date (deterministic output)."""
+
+
+def judge_style(judge_id: str) -> dict[str, Any]:
+    """``color``, ``marker`` and ``label`` of a judge, the same in every figure."""
+    spec = parse_judge_id(judge_id)
+    return {
+        "color": FAMILY_COLOURS.get(spec.family, OKABE_ITO["vermillion"]),
+        "marker": MODEL_MARKERS.get(spec.model, "p"),
+        "label": judge_name(judge_id),
+    }
+
+
+def rc_params() -> dict[str, Any]:
+    """matplotlib settings of the book: sizes that stay legible in the 800 px text column."""
+    return {
+        "figure.figsize": (7.5, 4.0), "figure.dpi": 100, "savefig.bbox": "tight",
+        "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": MIN_FONT_PT,
+        "xtick.labelsize": MIN_FONT_PT, "ytick.labelsize": MIN_FONT_PT,
+        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
+        "svg.hashsalt": SVG_SALT, "svg.fonttype": "path",
+    }
+
+
+def setup_figures() -> None:
+    """Inline figures as deterministic SVG with the book's sizes."""
+    import matplotlib.pyplot as plt
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    plt.rcParams.update(rc_params())
+    set_matplotlib_formats("svg", metadata=SVG_METADATA)
+
+
+def legend_outside(ax: Any, **kwargs: Any) -> Any:
+    """A legend to the right of the axes, outside the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
+
+
+class BookFigure:
+    """A figure rendered to SVG with its alt text; shown as SVG, its text form is the alt text."""
+
+    def __init__(self, svg: str, alt: str) -> None:
+        self.svg, self.alt = svg, alt
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def __repr__(self) -> str:
+        return f"Figure: {self.alt}"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def show(fig: Any, alt: str) -> BookFigure:
+    """``fig`` as deterministic SVG whose ``<title>`` is ``alt`` (what the figure shows, for a reader
+    who cannot see it); the figure is closed so it is not displayed twice."""
+    import matplotlib.pyplot as plt
+
+    if not alt.strip():
+        raise ValueError("a figure needs alt text that says what it shows")
+    buf = io.StringIO()
+    with plt.rc_context({"svg.hashsalt": SVG_SALT}):
+        fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+    plt.close(fig)
+    svg = buf.getvalue()
+    svg = re.sub(r"(<svg\b[^>]*>)", lambda m: f'{m.group(1)}\n <title>{_escape(alt)}</title>', svg, count=1)
+    return BookFigure(svg, alt)

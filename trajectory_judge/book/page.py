@@ -1,0 +1,31 @@
+"""What every page of the book shares: :func:`setup` for the hidden first cell, tables and figures.
+
+A chapter's first code cell (tagged ``remove-cell``) is::
+
+    from trajectory_judge.book.page import setup, show, table
+    setup()
+
+after which :func:`~trajectory_judge.book.tables.table` gives a numbered table and
+:func:`~trajectory_judge.book.figures.show` an SVG figure with alt text.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from trajectory_judge.book.figures import judge_style, legend_outside, setup_figures, show
+from trajectory_judge.book.tables import table
+
+__all__ = ["judge_style", "legend_outside", "setup", "show", "table"]
+
+
+def setup() -> None:
+    """The book's display options: SVG figures with fixed sizes and palette, and pandas reprs that
+    never truncate silently nor use e-notation (for any frame shown without :func:`table`)."""
+    setup_figures()
+    pd.set_option("display.max_rows", 500)
+    pd.set_option("display.max_columns", 50)
+    pd.set_option("display.width", 200)
+    pd.set_option("display.float_format", "{:.3f}".format)
+    pd.set_option("styler.format.na_rep", "\u2013")
+    pd.set_option("styler.format.precision", 3)

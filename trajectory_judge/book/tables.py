@@ -1,0 +1,124 @@
+"""Tables as the book shows them: formatted text, human headers, numbered "Table N", one HTML form.
+
+:func:`table` turns a DataFrame into the HTML every chapter displays. Numbers are written by
+:func:`trajectory_judge.book.style.format_number` (``–`` for missing, integers for counts, fixed
+decimals), headers and row labels by :func:`trajectory_judge.book.style.label`, and the marks of
+any interval are explained in a note under the table. The HTML is rendered by a pandas ``Styler``
+with a fixed id, so re-executing a notebook writes the same bytes (nbval compares them).
+
+The output carries its name and caption as data attributes; the book's Sphinx extension
+(``book/_ext/tj_tables.py``) wraps it as a numbered table ("Table N", caption above) that
+``{numref}`` can refer to by ``name``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, format_number, label, marks_in
+
+HEAD_ROWS = 12
+"""A table longer than this shows its first rows and puts the rest in a dropdown (by default)."""
+
+
+class BookTable:
+    """A rendered table: HTML for the book and Jupyter, a one-line text form (no memory address)."""
+
+    def __init__(self, html_text: str, name: str, caption: str) -> None:
+        self.html, self.name, self.caption = html_text, name, caption
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return f"Table {self.name}: {self.caption}"
+
+
+def _column_key(column: Any) -> Any:
+    """The key a column is formatted by: the innermost level of a tuple column."""
+    return column[-1] if isinstance(column, tuple) else column
+
+
+def format_frame(frame: pd.DataFrame, *, decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = ()) -> pd.DataFrame:
+    """Every cell of ``frame`` as text, column by column: counts (integer dtype, a key of
+    :data:`~trajectory_judge.book.style.COUNT_KEYS` or of ``counts``) as integers, other numbers with
+    the column's decimals (``decimals`` per key, else :data:`~trajectory_judge.book.style.DECIMALS`,
+    else the default), missing values as ``–``, text unchanged."""
+    default = decimals if isinstance(decimals, int) else 3
+    per_key = {**DECIMALS, **({} if isinstance(decimals, int) else dict(decimals))}
+    out = {}
+    for col in frame.columns:
+        key = _column_key(col)
+        series = frame[col]
+        is_count = key in COUNT_KEYS or key in counts or pd.api.types.is_integer_dtype(series.dtype)
+        d = per_key.get(key, default)
+        out[col] = [format_number(v, d, count=is_count and not isinstance(v, str)) for v in series]
+    return pd.DataFrame(out, index=frame.index, columns=frame.columns)
+
+
+def _row_label(value: Any) -> Any:
+    """A row label: a known key or judge id in words; any other value (a package, a tool) unchanged."""
+    if isinstance(value, str) and (value in LABELS or ":" in value or value == "programmatic"):
+        return label(value)
+    return value
+
+
+def _relabel_index(index: pd.Index, rows: bool = False) -> pd.Index:
+    """Human labels for every level of an index (column headers in full, row labels only when known),
+    and for its names."""
+    name_of = _row_label if rows else label
+    if isinstance(index, pd.MultiIndex):
+        tuples = [tuple(name_of(v) for v in t) for t in index]
+        return pd.MultiIndex.from_tuples(tuples, names=[label(n) if n else None for n in index.names])
+    return pd.Index([name_of(v) for v in index], name=label(index.name) if index.name else None)
+
+
+def readable(frame: pd.DataFrame, **fmt: Any) -> pd.DataFrame:
+    """``frame`` formatted by :func:`format_frame` with human headers and row labels."""
+    text = format_frame(frame, **fmt)
+    text.columns = _relabel_index(text.columns)
+    text.index = _relabel_index(text.index, rows=True)
+    return text
+
+
+def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
+    """The Styler HTML of a text frame, with a fixed id and one header row where possible."""
+    frame = text.copy()
+    if show_index and frame.index.nlevels == 1 and frame.columns.nlevels == 1 and frame.index.name:
+        frame.columns.name, frame.index.name = frame.index.name, None  # row-label header in the same row
+    styler = frame.style.set_uuid(uid).set_table_attributes('class="tj-table"')
+    if not show_index:
+        styler = styler.hide(axis="index")
+    elif frame.index.nlevels > 1:
+        styler = styler.hide(names=True, axis="index")
+    return styler.to_html()
+
+
+def _notes_html(text: pd.DataFrame) -> str:
+    """One line per interval mark found in the table, saying what it means."""
+    marks = marks_in([v for col in text.columns for v in text[col]])
+    if not marks:
+        return ""
+    items = "; ".join(f"{html.escape(m)} {html.escape(MARKS[m])}" for m in marks)
+    return f'<p class="tj-table-notes">{items}.</p>\n'
+
+
+def table(frame: pd.DataFrame, *, name: str, caption: str, head: int | None = HEAD_ROWS, index: bool = True,
+          decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = (), more: str | None = None) -> BookTable:
+    """``frame`` as the book's numbered "Table N" named ``name`` (for ``{numref}``) with ``caption``.
+
+    Rows beyond ``head`` go into a dropdown below the first ones (``head=None`` shows all);
+    ``more`` is the dropdown's summary (default "All N rows"). ``index=False`` hides the row labels.
+    """
+    text = readable(frame, decimals=decimals, counts=counts)
+    parts = [_styled_html(text if head is None else text.iloc[:head], name, index)]
+    if head is not None and len(text) > head:
+        summary = html.escape(more or f"All {len(text)} rows")
+        rest = _styled_html(text, f"{name}-all", index)
+        parts.append(f'<details class="tj-table-more"><summary>{summary}</summary>\n{rest}</details>\n')
+    parts.append(_notes_html(text))
+    head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
+    return BookTable(head_div + "".join(parts) + "</div>\n", name, caption)
