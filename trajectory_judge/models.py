@@ -230,7 +230,7 @@ def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     msg = err["msg"].removeprefix("Value error, ")
     where = ".".join(str(p) for p in err["loc"])
-    if err["type"] not in ("missing", "extra_forbidden") and "input" in err and not isinstance(err["input"], (dict, list)):
+    if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(err.get("input"), (dict, list)):
         got = repr(err["input"])
         msg += f" (got {got if len(got) <= 60 else got[:57] + '...'})"
     return f"{where}: {msg}" if where else msg
