@@ -64,7 +64,7 @@ def test_localisation_is_conditional_on_detection_and_both_steps():
         (f.label, verdict(f.trajectory_id, "j", True, step_=2)),  # scored, exact
         (f.label, verdict(f.trajectory_id, "j", True, step_=3)),  # scored, within one
         (f.label, verdict(f.trajectory_id, "j", True, step_=None)),  # no step: not scored
-        (f.label, verdict(f.trajectory_id, "j", False, step_=2)),  # not flagged: not scored
+        (f.label, verdict(f.trajectory_id, "j", False)),  # not flagged: not scored
         (c.label, verdict(c.trajectory_id, "j", True, step_=2)),  # clean: not scored
     ]
     assert M.localisation(pairs) == {"step_exact": 0.5, "step_exact_n": 2, "step_within_one": 1.0}
@@ -79,9 +79,28 @@ def test_ece_and_brier_match_closed_form():
     assert cal["brier"] == pytest.approx((7 * 0.01 + 3 * 0.81) / 10)
 
 
-@pytest.mark.parametrize("c,k", [(0.0, 0), (0.3, 3), (0.6, 6), (0.7, 7), (0.9, 9), (0.95, 9), (1.0, 9), (2 / 3, 6)])
-def test_confidence_bins_are_left_closed_with_one_in_the_last(c, k):
+# Bin m of M = 10 is ((m-1)/M, m/M], right-closed, with a confidence of exactly 0 in the first
+# (Naeini et al. 2015, §3; Guo et al. 2017, §2). Indices here are 0-based: k = m - 1.
+@pytest.mark.parametrize("c,k", [
+    (0.0, 0), (0.05, 0), (0.1, 0), (0.1000001, 1), (0.3, 2), (0.6, 5), (2 / 3, 6), (0.7, 6), (0.7000001, 7),
+    (0.75, 7), (0.8, 7), (0.9, 8), (0.95, 9), (1.0, 9),
+])  # fmt: skip
+def test_confidence_bins_are_right_closed_with_zero_in_the_first(c, k):
     assert M.confidence_bin(c) == k
+
+
+def test_ece_puts_an_edge_confidence_in_the_bin_it_closes():
+    # Hand-computed: four verdicts at 0.7 (three right) fall in (0.6, 0.7], four at 0.75 (two right)
+    # in (0.7, 0.8]: ECE = (4 * |0.75 - 0.7| + 4 * |0.5 - 0.75|) / 8 = (0.2 + 1.0) / 8 = 0.15.
+    # Left-closed bins would pool all eight in [0.7, 0.8): |0.625 - 0.725| = 0.1.
+    trajs = [fault(f"I{i}", "wrong_tool") for i in range(8)]
+    right = [True, True, True, False, True, True, False, False]
+    vs = [verdict(t.trajectory_id, "j", ok, confidence=0.7 if i < 4 else 0.75) for i, (t, ok) in enumerate(zip(trajs, right))]
+    pairs = _pairs(trajs, vs)
+    assert M.calibration(pairs)["ece"] == pytest.approx(0.15)
+    assert [b["n"] for b in M.calibration_bins(pairs)] == [0, 0, 0, 0, 0, 0, 4, 4, 0, 0]
+    labels = [t.label for t in trajs]
+    assert M.metrics_from_counts(M.count_columns(labels, vs).sum(axis=0))["ece"] == pytest.approx(0.15)
 
 
 def test_count_form_equals_plain_form_on_random_verdicts():

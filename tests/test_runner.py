@@ -206,9 +206,11 @@ def test_cli_transport_fault_exits_nonzero_keeping_verdicts(tmp_path, monkeypatc
     assert lines(tmp_path / "runs.jsonl")[-1]["status"] == "failed"
 
 
-def test_cli_unknown_judge_is_an_error(tmp_path, monkeypatch, capsys):
-    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--judges", "outcome,final"]) == 2
-    assert "unknown judge 'final'" in capsys.readouterr().err
+def test_cli_unknown_judge_is_an_error(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    assert main(["run", "--data", str(tmp_path), "--model", "x", "--judges", "outcome,final"]) == 2
+    assert "argument --judges: unknown 'final'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("background", [True, False])

@@ -2,20 +2,43 @@
 
 Each verb's arguments are declared here, in its own block; its work is done by a
 ``cli_*`` function in the module of the paper concept it belongs to.
+
+Errors take one path (:func:`main`): a bad argument, bad data (:class:`DataError`), a file
+the system cannot read or write (:class:`OSError`) or an invalid value (:class:`ValueError`)
+becomes one line ``trajectory-judge VERB: error: ...`` on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn, Sequence
 
 from trajectory_judge.models import DataError
+from trajectory_judge.run import argtypes as A
+
+PROG = "trajectory-judge"
+
+
+class UsageError(Exception):
+    """A command-line mistake found by argparse, with the parser's program name."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are raised (one line, no usage block), not printed and exited."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, message)
 
 
 def _build_dataset(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("build-dataset", help="generate the labelled trajectories")
-    p.add_argument("--n", type=int, default=400, help="number of trajectories (default 400)")
-    p.add_argument("--seed", type=int, default=7, help="generation seed (default 7)")
+    p.add_argument("--n", type=A.multiple_of_8, default=400, help="number of trajectories (default 400)")
+    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="generation seed (default 7)")
     p.add_argument("--out", default="data/", help="output directory (default data/)")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.testbed.dataset", fromlist=["x"]).cli_build_dataset(a))
 
@@ -33,8 +56,8 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", default="data/", help="directory with trajectories.jsonl and verdicts.jsonl")
     p.add_argument("--json", default=None, help="write the machine-readable report here")
     p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
-    p.add_argument("--seed", type=int, default=7, help="bootstrap seed (default 7)")
+    p.add_argument("--resamples", type=A.positive_int, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.report_cli", fromlist=["x"]).cli_report(a))
 
 
@@ -64,7 +87,7 @@ def _agent(sub: argparse._SubParsersAction) -> None:
 def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
     p.add_argument("--dir", default=None, help="cache directory (default: TJ_RELEASE_DIR or a user cache)")
-    p.add_argument("--base-url", default=None, help="fetch the three files from this mirror instead")
+    p.add_argument("--base-url", type=A.url, default=None, help="fetch the three files from this mirror instead")
     p.add_argument("--project", default=None, metavar="OUT",
                    help="also (re)write the numbers-only projection of the release into OUT (e.g. data/release)")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.projection", fromlist=["x"]).cli_fetch_release(a))
@@ -81,17 +104,43 @@ def _manifest(sub: argparse._SubParsersAction) -> None:
 VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release, _manifest]
 
 
+def one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (an OS error as ``PATH: reason``)."""
+    if isinstance(exc, UnicodeDecodeError):
+        text = f"input is not UTF-8 text ({exc.reason} at byte offset {exc.start})"
+    elif isinstance(exc, OSError) and exc.strerror:
+        paths = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+        text = f"{paths}: {exc.strerror}" if paths else exc.strerror
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def _verb_prog(prog: str, argv: Sequence[str]) -> str:
+    # argparse reports unrecognised arguments from the top-level parser; name the verb anyway
+    verbs = {"build-dataset", "check", "report", "run", "agent", "fetch-release", "manifest"}
+    verb = next((a for a in argv if a in verbs), None)
+    return f"{PROG} {verb}" if prog == PROG and verb else prog
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the process exit code."""
-    parser = argparse.ArgumentParser(prog="trajectory-judge", description=__doc__.splitlines()[0])
+    """Entry point; returns the process exit code (2 and one line on stderr for any ordinary mistake)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
     for add in VERBS:
         add(sub)
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"{_verb_prog(exc.prog, argv)}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    try:
+        if getattr(args, "check_args", None) is not None:
+            args.check_args(args)
         return int(args.func(args) or 0)
-    except DataError as exc:
-        print(f"trajectory-judge: error: {exc}", file=sys.stderr)
+    except (DataError, OSError, ValueError) as exc:
+        print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
         return 2
 
 

@@ -9,9 +9,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Literal, TypeVar
+from typing import Annotated, Any, Iterable, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 FAILURE_TYPES: tuple[str, ...] = (
     "wrong_tool",
@@ -55,6 +55,38 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def check_name(value: str, what: str = "judge id") -> str:
+    """``value`` if it is a usable judge id or model name, else :class:`ValueError` saying why.
+
+    A name is non-empty printable text without ``|`` (the separator of paired-delta keys); so no
+    newline, tab or other control character. ``@``, ``/``, ``.`` and ``:`` are allowed (member ids
+    look like ``step@T0.7/seed7:qwen2.5-coder:1.5b``).
+    """
+    if not value.strip():
+        raise ValueError(f"{what} must not be empty")
+    if "|" in value:
+        raise ValueError(f"{what} {value!r} must not contain '|'")
+    if not value.isprintable():
+        raise ValueError(f"{what} {value!r} must be printable text (no newline, tab or control character)")
+    return value
+
+
+StepIndex = Annotated[int, Field(strict=True, ge=0)]
+"""A step index: a non-negative integer (``2.0``, ``"2"`` and ``true`` are refused)."""
+
+Count = Annotated[int, Field(strict=True, ge=0)]
+"""A token count: a non-negative integer."""
+
+Seconds = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
+"""A duration: finite and non-negative."""
+
+Probability = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
+"""A confidence: finite and in [0, 1]."""
+
+JudgeId = Annotated[str, AfterValidator(check_name)]
+"""A judge id: see :func:`check_name`."""
+
+
 class ToolCall(_Strict):
     """One tool invocation: the tool's name and its keyword arguments."""
 
@@ -83,9 +115,24 @@ class Label(_Strict):
     """Ground truth by construction: faulty, where, what, and whether the outcome survived."""
 
     faulty: bool
-    failure_step: int | None = None
+    failure_step: StepIndex | None = None
     failure_type: FailureType | None = None
     outcome_correct: bool
+
+    @model_validator(mode="after")
+    def _fields_agree(self) -> "Label":
+        # clean: no type, no step, outcome right; faulty: a type and a step, or neither when only
+        # the outcome is wrong (an organic episode no rule flagged, the organic chapter's "outcome only")
+        if not self.faulty:
+            if self.failure_type is not None or self.failure_step is not None:
+                raise ValueError("a clean label (faulty false) carries no failure_type or failure_step")
+            if not self.outcome_correct:
+                raise ValueError("a clean label (faulty false) must have outcome_correct true")
+        elif (self.failure_type is None) != (self.failure_step is None):
+            raise ValueError("a faulty label names both failure_type and failure_step, or neither")
+        elif self.failure_type is None and self.outcome_correct:
+            raise ValueError("a faulty label with a correct outcome must name failure_type and failure_step")
+        return self
 
 
 class Trajectory(_Strict):
@@ -98,6 +145,13 @@ class Trajectory(_Strict):
     final_answer: str
     label: Label | None = None
 
+    @model_validator(mode="after")
+    def _label_step_in_range(self) -> "Trajectory":
+        step = self.label.failure_step if self.label is not None else None
+        if step is not None and step not in valid_steps(self):
+            raise ValueError(f"label.failure_step: {step} is not a step of this trajectory ({step_range(self)})")
+        return self
+
 
 class Verdict(_Strict):
     """One judge's verdict on one trajectory, with its cost.
@@ -106,16 +160,46 @@ class Verdict(_Strict):
     """
 
     trajectory_id: str
-    judge_id: str
+    judge_id: JudgeId
     faulty: bool
-    failure_step: int | None = None
+    failure_step: StepIndex | None = None
     failure_type: FailureType | None = None
-    confidence: float
+    confidence: Probability
     rationale: str | None = None
-    latency_s: float
-    prompt_tokens: int
-    completion_tokens: int
+    latency_s: Seconds
+    prompt_tokens: Count
+    completion_tokens: Count
     error: str | None = None
+
+    @model_validator(mode="after")
+    def _clean_names_nothing(self) -> "Verdict":
+        if not self.faulty and (self.failure_type is not None or self.failure_step is not None):
+            raise ValueError("a clean verdict (faulty false) carries no failure_type or failure_step")
+        return self
+
+
+def valid_steps(traj: Trajectory) -> set[int]:
+    """The values a failure step of ``traj`` may take: its step indices.
+
+    A trajectory with no steps fails at position 0, where its first step is missing (the rule
+    checker reports an empty episode there).
+    """
+    return {s.index for s in traj.steps} or {0}
+
+
+def step_range(traj: Trajectory) -> str:
+    """The step indices of ``traj`` in words, for error messages."""
+    if not traj.steps:
+        return "it has no steps; only 0 names the missing first step"
+    idx = [s.index for s in traj.steps]
+    return f"steps {min(idx)}..{max(idx)}" if idx == list(range(min(idx), max(idx) + 1)) else f"steps {idx}"
+
+
+def check_verdict_step(verdict: Verdict, traj: Trajectory) -> None:
+    """Raise :class:`ValueError` when ``verdict`` names a step its trajectory does not have."""
+    step = verdict.failure_step
+    if step is not None and step not in valid_steps(traj):
+        raise ValueError(f"failure_step: {step} is not a step of trajectory {traj.trajectory_id!r} ({step_range(traj)})")
 
 
 def design_cell(label: Label | None) -> str:
@@ -144,8 +228,26 @@ def dumps(record: BaseModel) -> str:
 
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "record"
-    return f"{where}: {err['msg']}"
+    msg = err["msg"].removeprefix("Value error, ")
+    where = ".".join(str(p) for p in err["loc"])
+    if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(err.get("input"), (dict, list)):
+        got = repr(err["input"])
+        msg += f" (got {got if len(got) <= 60 else got[:57] + '...'})"
+    return f"{where}: {msg}" if where else msg
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a UTF-8 file; a missing file or one that is not UTF-8 is a :class:`DataError`.
+
+    Other operating-system errors (a directory, no permission) propagate as :class:`OSError`.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
 
 
 def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = False) -> list[M]:
@@ -155,9 +257,7 @@ def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = Fal
     (the signature of a crash mid-write); the caller is responsible for repairing it.
     """
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: file not found")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     lines = text.split("\n")
     torn_ok = allow_torn_tail and not text.endswith("\n")
     out: list[M] = []
@@ -180,8 +280,10 @@ def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = Fal
 
 
 def load_trajectories(path: str | Path) -> list[Trajectory]:
-    """Load trajectories; duplicate ids are an error naming the line."""
+    """Load trajectories; an empty file, or a duplicate id, is an error."""
     trajs = parse_jsonl(path, Trajectory)
+    if not trajs:
+        raise DataError(f"{path}: no trajectories (the file is empty)")
     seen: dict[str, int] = {}
     for i, t in enumerate(trajs):
         if t.trajectory_id in seen:
@@ -197,7 +299,7 @@ def load_verdicts(path: str | Path, trajectory_ids: Iterable[str] | None = None)
     verdicts = parse_jsonl(path, Verdict)
     seen: set[tuple[str, str]] = set()
     lineno = 0
-    lines = [i for i, ln in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if ln.strip()]
+    lines = [i for i, ln in enumerate(read_text(path).split("\n"), 1) if ln.strip()]
     for lineno, v in zip(lines, verdicts):
         key = (v.trajectory_id, v.judge_id)
         if key in seen:
@@ -246,11 +348,11 @@ class Episode(BaseModel):
     """Why the episode ended."""
     error: str | None = None
     """The unparseable model output that ended the episode, if any."""
-    latency_s: float
+    latency_s: Seconds
     """Wall-clock seconds of all model calls."""
-    prompt_tokens: int
+    prompt_tokens: Count
     """Prompt tokens over all steps."""
-    completion_tokens: int
+    completion_tokens: Count
     """Generated tokens over all steps."""
 
 

@@ -14,6 +14,8 @@ from trajectory_judge.models import (
     DataError,
     Trajectory,
     Verdict,
+    check_name,
+    check_verdict_step,
     load_trajectories,
     load_verdicts,
 )
@@ -37,8 +39,9 @@ def _record_lines(path: Path) -> list[int]:
 def load_data(directory: str | Path) -> Dataset:
     """Load ``trajectories.jsonl`` and ``verdicts.jsonl`` from ``directory`` and validate them.
 
-    Every trajectory must carry a label; every verdict must name a known trajectory and be the
-    only one for its (trajectory, judge). Violations raise :class:`DataError` with file and line.
+    Every trajectory must carry a label; every verdict must name a known trajectory, be the
+    only one for its (trajectory, judge), and name only a step that trajectory has; there must be
+    at least one verdict. Violations raise :class:`DataError` with file and line.
     """
     directory = Path(directory)
     tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
@@ -48,6 +51,14 @@ def load_data(directory: str | Path) -> Dataset:
         if t.label is None:
             raise DataError(f"{tpath}:{lineno}: trajectory {t.trajectory_id!r} has no label")
     verdicts = load_verdicts(vpath, [t.trajectory_id for t in trajectories])
+    by_id = {t.trajectory_id: t for t in trajectories}
+    for lineno, v in zip(_record_lines(vpath), verdicts):
+        try:
+            check_verdict_step(v, by_id[v.trajectory_id])
+        except ValueError as exc:
+            raise DataError(f"{vpath}:{lineno}: invalid Verdict: {exc}") from None
+    if not verdicts:
+        raise DataError(f"{vpath}: no verdicts to report on (the file is empty)")
     return Dataset(trajectories, verdicts)
 
 
@@ -89,12 +100,16 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
         if t.trajectory_id in ids:
             raise DataError(f"trajectory {i}: duplicate trajectory_id {t.trajectory_id!r}")
         ids.add(t.trajectory_id)
+    by_id = {t.trajectory_id: t for t in trajectories}
     seen: set[tuple[str, str]] = set()
     for i, v in enumerate(verdicts, 1):
-        if "|" in v.judge_id:
-            raise DataError(f"verdict {i}: judge_id {v.judge_id!r} may not contain '|'")
-        if v.trajectory_id not in ids:
-            raise DataError(f"verdict {i}: verdict for unknown trajectory {v.trajectory_id!r}")
+        try:
+            check_name(v.judge_id)
+            if v.trajectory_id not in ids:
+                raise ValueError(f"verdict for unknown trajectory {v.trajectory_id!r}")
+            check_verdict_step(v, by_id[v.trajectory_id])
+        except ValueError as exc:
+            raise DataError(f"verdict {i}: {exc}") from None
         key = (v.trajectory_id, v.judge_id)
         if key in seen:
             raise DataError(f"verdict {i}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}")

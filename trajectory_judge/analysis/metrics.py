@@ -22,8 +22,11 @@ Conventions, each chosen because it reproduces the published tables:
   0.667 / 0.300 / 0.606 / 0.311 / 0.583; dividing by seven classes instead gives 0.571 for the
   rule engine.
 * Calibration scores confidence as the probability that the verdict is correct
-  (``verdict.faulty == label.faulty``). ECE uses ten equal-width bins, bin ``k`` holding
-  ``[k/10, (k+1)/10)`` and 1.0 in the last bin, population-weighted, which equals
+  (``verdict.faulty == label.faulty``). ECE uses ten equal-width bins, right-closed as in the
+  calibration literature (Naeini et al. 2015; Guo et al. 2017): bin ``k`` (0-based) holds
+  ``(k/10, (k+1)/10]`` and a confidence of exactly 0 goes to the first bin. A confidence on an
+  edge (0.7, 0.8, 0.9, which our judges state often) belongs to the bin it closes. Bins are
+  population-weighted, which equals
   ``sum_k |correct_k - confidence_k| / n`` in sums. Brier is the mean of
   ``(confidence - correct)^2`` (identical to the Brier score of the implied P(faulty)).
 """
@@ -79,8 +82,12 @@ def _ratio(num: float, den: float) -> float | None:
 
 
 def confidence_bin(confidence: float) -> int:
-    """Bin index of a confidence: ``[k/10, (k+1)/10)``, with 1.0 in the last bin."""
-    k = math.floor(round(confidence * N_BINS, 9))
+    """Bin index of a confidence: bin ``k`` holds ``(k/10, (k+1)/10]``, and 0 is in bin 0.
+
+    The product is rounded to 9 places first, so that 0.7 (``7.000000000000001`` tenths in
+    binary floating point) lands in the bin it closes, ``(0.6, 0.7]``.
+    """
+    k = math.ceil(round(confidence * N_BINS, 9)) - 1
     return min(max(k, 0), N_BINS - 1)
 
 

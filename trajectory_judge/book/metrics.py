@@ -1,4 +1,4 @@
-"""Helpers of the chapter "Metrics" (``notebooks/metrics.md``): the bootstrap's design cells.
+"""Helpers of the chapter "Metrics" (``notebooks/metrics.md``): confidences on bin edges, the bootstrap's design cells.
 """
 
 from __future__ import annotations
@@ -9,7 +9,18 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.bootstrap import stratified_indices
+from trajectory_judge.analysis.metrics import N_BINS, confidence_bin
 from trajectory_judge.models import DESIGN_CELLS
+
+
+# --- calibration bins ------------------------------------------------------------------------
+def interior_edges(confidences: Sequence[float]) -> pd.DataFrame:
+    """Confidences lying exactly on an interior bin edge (0.1 ... 0.9): value, count, and the bin it falls in."""
+    tenths = {c: round(c * N_BINS, 9) for c in set(confidences)}
+    edges = sorted(c for c, t in tenths.items() if t == int(t) and 0 < t < N_BINS)
+    counts = pd.Series(list(confidences)).value_counts()
+    rows = [(c, int(counts[c]), confidence_bin(c)) for c in edges]
+    return pd.DataFrame(rows, columns=["confidence", "n", "bin"])
 
 
 # --- bootstrap demonstration -----------------------------------------------------------------

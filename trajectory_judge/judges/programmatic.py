@@ -14,10 +14,11 @@ def _load_any(path: str) -> list[Trajectory]:
     """Trajectories from a trajectories file or from an agent's episodes file (``organic.jsonl``)."""
     import json
 
-    from trajectory_judge.models import load_trajectories, parse_jsonl
+    from trajectory_judge.models import DataError, load_trajectories, parse_jsonl, read_text
 
-    with open(path, encoding="utf-8") as fh:
-        first = next((line for line in fh if line.strip()), "")
+    first = next((line for line in read_text(path).split("\n") if line.strip()), "")
+    if not first:
+        raise DataError(f"{path}: no trajectories (the file is empty)")
     try:
         head = json.loads(first) if first else {}
     except json.JSONDecodeError:
@@ -25,7 +26,7 @@ def _load_any(path: str) -> list[Trajectory]:
     if isinstance(head, dict) and "episode_id" in head and "trajectory" in head:
         from trajectory_judge.models import Episode
 
-        return [e.trajectory for e in parse_jsonl(path, Episode)]
+        return [e.trajectory for e in parse_jsonl(path, Episode)]  # not empty: its first line is an episode
     return load_trajectories(path)
 
 

@@ -83,12 +83,33 @@ def verify_manifest(directory: str | Path, names: tuple[str, ...] | None = None)
             )
 
 
+def check_manifest(directory: str | Path) -> int:
+    """``manifest --check``: 0 when every listed file verifies; 1 when there is no manifest or it lists nothing.
+
+    A missing directory, or a listed file that is missing or differs, is a :class:`DataError`.
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise DataError(f"{d}: no such directory")
+    listed = read_manifest(d)
+    if not listed:
+        what = "has no " + MANIFEST if listed is None else f"{MANIFEST} lists no files"
+        print(f"trajectory-judge manifest: error: {d} {what}; nothing to check "
+              f"(write one with `trajectory-judge manifest --data {d}`)", file=sys.stderr)
+        return 1
+    verify_manifest(d)
+    print(f"{d / MANIFEST}: all listed files verify ({len(listed)} files)")
+    return 0
+
+
 def cli_manifest(args: Any) -> int:
     """``trajectory-judge manifest --data DIR [--check]``."""
     if args.check:
-        verify_manifest(args.data)
-        print(f"{Path(args.data) / MANIFEST}: all listed files verify")
-        return 0
+        return check_manifest(args.data)
+    if not Path(args.data).is_dir():
+        raise DataError(f"{args.data}: no such directory")
+    if not any((Path(args.data) / n).is_file() for n in DATA_FILES):
+        raise DataError(f"{args.data}: none of {', '.join(DATA_FILES)} is there; nothing to list")
     path = write_manifest(args.data)
     print(f"wrote {path}", file=sys.stderr)
     return 0

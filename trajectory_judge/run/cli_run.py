@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from trajectory_judge.judges.base import Judge
+from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.runner import Interrupted, RunResult, member_ids, run_judges
@@ -65,28 +66,35 @@ def _now() -> str:
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge run``."""
     p.add_argument("--data", default="data/", help="directory with trajectories.jsonl; verdicts.jsonl and runs.jsonl are appended there")
-    p.add_argument("--judges", default="outcome,step,reply",
+    p.add_argument("--judges", type=A.name_list(JUDGE_FAMILIES), default="outcome,step,reply",
                    help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)")
     p.add_argument("--backend", choices=["ollama", "openai"], default="openai",
                    help="ollama (native /api/generate) or openai (/v1/chat/completions, e.g. llama-server)")
-    p.add_argument("--base-url", default="http://127.0.0.1:8080", help="server URL (default http://127.0.0.1:8080)")
-    p.add_argument("--model", required=True, help="model name sent to the server")
-    p.add_argument("--judge-model-name", default=None,
+    p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080", help="server URL (default http://127.0.0.1:8080)")
+    p.add_argument("--model", type=A.model_name, required=True, help="model name sent to the server")
+    p.add_argument("--judge-model-name", type=A.model_name, default=None,
                    help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model")
-    p.add_argument("--limit", type=int, default=None, help="judge only the first N trajectories (a stratified prefix)")
-    p.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
-    p.add_argument("--num-ctx", type=int, default=8192, help="context window, always explicit (default 8192)")
-    p.add_argument("--max-tokens", type=int, default=512, help="output budget per request (default 512)")
-    p.add_argument("--temperature", type=float, default=0.0, help="single-pass temperature (default 0)")
-    p.add_argument("--seed", type=int, default=7, help="single-pass seed (default 7)")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds per request (default 600)")
-    p.add_argument("--retries", type=int, default=3, help="retries on transport faults, with backoff (default 3)")
+    p.add_argument("--limit", type=A.positive_int, default=None, help="judge only the first N trajectories (a stratified prefix)")
+    p.add_argument("--concurrency", type=A.positive_int, default=1, help="requests in flight (default 1)")
+    p.add_argument("--num-ctx", type=A.positive_int, default=8192, help="context window, always explicit (default 8192)")
+    p.add_argument("--max-tokens", type=A.positive_int, default=512, help="output budget per request (default 512)")
+    p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
+    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
+    p.add_argument("--timeout", type=A.positive_float, default=600.0, help="seconds per request (default 600)")
+    p.add_argument("--retries", type=A.nonnegative_int, default=3, help="retries on transport faults, with backoff (default 3)")
     p.add_argument("--cache-prompt", choices=["off", "prefix", "on", "unset"], default="off",
                    help="llama-server prompt caching, the same for every request: 'off' recomputes every prompt; "
                         "'prefix' restores the saved shared prefix of the prompt's view before each request "
                         "(needs --slot-save-path and --concurrency 1); 'on' reuses whatever the previous request "
                         "left (fast, but verdicts then depend on request order); 'unset' sends nothing (default off)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(check_args=check_run_args)
+
+
+def check_run_args(args: argparse.Namespace) -> None:
+    """Checks between arguments that argparse cannot make one at a time; :class:`ValueError` says which."""
+    if args.cache_prompt == "prefix" and args.backend == "openai" and args.concurrency != 1:
+        raise ValueError("--cache-prompt prefix restores one slot before each request; it needs --concurrency 1")
 
 
 def make_judges(names: Sequence[str], client: Any, model_name: str, *, temperature: float, seed: int) -> list[Judge]:

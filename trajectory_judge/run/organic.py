@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.models import Episode, dumps, parse_jsonl
+from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.testbed.agent import ORGANIC, play, summarise
 from trajectory_judge.testbed.env import Instance, generate_instances
@@ -51,18 +52,18 @@ def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: s
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge agent``."""
     p.add_argument("--data", default="data/", help="output directory: organic.jsonl and runs.jsonl (default data/)")
-    p.add_argument("--episodes", type=int, default=60, help="number of episodes, the first N instances (default 60)")
-    p.add_argument("--instance-seed", type=int, default=7, help="instance generation seed (default 7)")
+    p.add_argument("--episodes", type=A.positive_int, default=60, help="number of episodes, the first N instances (default 60)")
+    p.add_argument("--instance-seed", type=A.nonnegative_int, default=7, help="instance generation seed (default 7)")
     p.add_argument("--backend", choices=["ollama", "openai"], default="openai")
-    p.add_argument("--base-url", default="http://127.0.0.1:8080")
-    p.add_argument("--model", required=True, help="model name sent to the server")
-    p.add_argument("--agent-model-name", default=None, help="model name recorded in episodes (default --model)")
-    p.add_argument("--num-ctx", type=int, default=8192)
-    p.add_argument("--max-tokens", type=int, default=512)
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--timeout", type=float, default=600.0)
-    p.add_argument("--retries", type=int, default=3)
+    p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080")
+    p.add_argument("--model", type=A.model_name, required=True, help="model name sent to the server")
+    p.add_argument("--agent-model-name", type=A.model_name, default=None, help="model name recorded in episodes (default --model)")
+    p.add_argument("--num-ctx", type=A.positive_int, default=8192)
+    p.add_argument("--max-tokens", type=A.positive_int, default=512)
+    p.add_argument("--temperature", type=A.nonnegative_float, default=0.0)
+    p.add_argument("--seed", type=A.nonnegative_int, default=7)
+    p.add_argument("--timeout", type=A.positive_float, default=600.0)
+    p.add_argument("--retries", type=A.nonnegative_int, default=3)
     p.add_argument("--cache-prompt", choices=["off", "on", "unset"], default="off")
     p.add_argument("--quiet", action="store_true")
 
