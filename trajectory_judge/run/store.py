@@ -68,8 +68,11 @@ def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
         raise DataError(f"{d} is being written by {who}; wait for it to end or stop it, then rerun") from None
     try:
         stamp = json.dumps({"pid": os.getpid(), "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (stamp + "\n").encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (stamp + "\n").encode(), 0)
+        except OSError:  # a full disk: the lock holds all the same, only unnamed
+            pass
         yield path
     finally:
         os.close(fd)
