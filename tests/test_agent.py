@@ -83,7 +83,7 @@ def test_episodes_are_resumable(tmp_path):
     assert len(organic.run_episodes(insts[:1], Oracle(), out, agent_model="fake", progress=False)) == 1
     assert len(organic.run_episodes(insts, Oracle(), out, agent_model="fake", progress=False)) == 1
     eps = [models.Episode.model_validate_json(ln) for ln in out.read_text().splitlines()]
-    assert [e.episode_id for e in eps] == [f"{i.instance_id}-organic" for i in insts]
+    assert [e.episode_id for e in eps] == [f"{i.instance_id}-organic-fake" for i in insts]
     s = agent.summarise(eps)
     assert s["episodes"] == 2 and s["flagged_or_wrong_outcome"] == 0 and s["episodes_with_eligibility_check"] == 2
 

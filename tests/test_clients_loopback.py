@@ -162,15 +162,15 @@ def test_openai_envelope_without_choices_is_rejected():
             c.close()
 
 
-def test_ollama_envelope_without_response_is_an_unparseable_verdict():
+def test_ollama_envelope_without_response_is_a_server_fault_not_a_verdict():
     with FakeModelServer(["envelope"]) as srv:
-        c = client("ollama", srv.url)
+        c = client("ollama", srv.url, retries=1)
         try:
-            v = LLMJudge("step", c, "fake:1b").judge(make_trajectory())
+            with pytest.raises(TransportError, match="without a 'response' text"):
+                LLMJudge("step", c, "fake:1b").judge(make_trajectory())
         finally:
             c.close()
-    assert v.faulty is False and v.confidence == 0.5 and v.error.startswith("unparseable")
-    assert v.prompt_tokens == 0 and v.completion_tokens == 0
+        assert gen_requests(srv, "ollama") == 2  # retried like a 5xx, then given up
 
 
 @pytest.mark.parametrize("backend", ["ollama", "openai"])

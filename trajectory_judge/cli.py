@@ -40,6 +40,8 @@ def _build_dataset(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n", type=A.multiple_of_8, default=400, help="number of trajectories (default 400)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="generation seed (default 7)")
     p.add_argument("--out", default="data/", help="output directory (default data/)")
+    p.add_argument("--force", action="store_true",
+                   help="replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.testbed.dataset", fromlist=["x"]).cli_build_dataset(a))
 
 

@@ -6,11 +6,10 @@ Field names and types match the published release exactly, so its files load unc
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, TypeVar
 
+from trajectory_judge.fileio import atomic_open
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 FAILURE_TYPES: tuple[str, ...] = (
@@ -311,18 +310,10 @@ def load_verdicts(path: str | Path, trajectory_ids: Iterable[str] | None = None)
 
 
 def write_jsonl(path: str | Path, records: Iterable[BaseModel]) -> None:
-    """Write records atomically: a temporary file in the same folder, then a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for r in records:
-                fh.write(dumps(r) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write records atomically (see :func:`atomic_open`)."""
+    with atomic_open(path, "w") as fh:
+        for r in records:
+            fh.write(dumps(r) + "\n")
 
 
 class Episode(BaseModel):

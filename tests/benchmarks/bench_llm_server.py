@@ -1,6 +1,6 @@
 """Measure prompt-caching modes of a running llama-server: speed and byte-identical repeats.
 
-    .venv/bin/python tests/benchmarks/bench_llm_server.py --n 5 --out /work/llm/bench_cache.json
+    .venv/bin/python tests/benchmarks/bench_llm_server.py --n 5 --out /tmp/bench_cache.json
 
 For each mode (off: no reuse; prefix: the view's saved prefix restored before every request;
 on: whatever the previous request left), judge the first N trajectories with the step view, then

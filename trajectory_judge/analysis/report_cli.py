@@ -11,6 +11,8 @@ from trajectory_judge.analysis.cost import ComputeSpent, compute_spent
 from trajectory_judge.analysis.loading import load_data
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
+from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
 
 # --- command line ----------------------------------------------------------------------------
@@ -35,6 +37,7 @@ def cli_report(args: Any) -> int:
     if args.resamples < 1:
         print(f"trajectory-judge: error: --resamples must be positive, got {args.resamples}", file=__import__("sys").stderr)
         return 2
+    _guard_outputs(args)
     data = load_data(args.data)
     rep = build_report(data.trajectories, data.verdicts, resamples=args.resamples, seed=args.seed)
     print(f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items()))
@@ -49,9 +52,16 @@ def cli_report(args: Any) -> int:
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(rep.to_json(), encoding="utf-8")
+        atomic_write_text(args.json, rep.to_json())
     if args.markdown:
-        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.markdown).write_text(rep.to_markdown() + compute_markdown(spent), encoding="utf-8")
+        atomic_write_text(args.markdown, rep.to_markdown() + compute_markdown(spent))
     return 0
+
+
+def _guard_outputs(args: Any) -> None:
+    """Refuse ``--json``/``--markdown`` paths that would overwrite what the report reads (or each other)."""
+    inputs = [Path(args.data) / n for n in DATA_NAMES]
+    if args.json:
+        guard_output(args.json, inputs=inputs)
+    if args.markdown:
+        guard_output(args.markdown, inputs=inputs, outputs=[args.json] if args.json else [])

@@ -19,6 +19,10 @@ Three kinds of failure are kept apart, and none of them becomes a verdict:
   response otherwise. Never silently truncated;
 - :class:`ServerRejectedError`: any other 4xx (a bad request is a bug, not a verdict).
 
+An HTTP 200 whose body lacks the answer's fields or carries malformed token counts is a server
+fault like a 5xx (retried, then :class:`TransportError`). :meth:`ModelClient.abort` cuts off every
+request in flight at once (Ctrl-C, SIGTERM); an aborted request raises :class:`Aborted`.
+
 A response that arrives but does not parse *is* a verdict (clean at 0.5, see :mod:`.coerce`).
 """
 
@@ -26,48 +30,22 @@ from __future__ import annotations
 
 import abc
 import hashlib
+import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import httpx
 
-
-class JudgeClientError(RuntimeError):
-    """Base class of the client failures that must stop a run rather than become verdicts."""
-
-
-class TransportError(JudgeClientError):
-    """The server could not be reached or failed (connection, timeout, HTTP 5xx) after retries."""
-
-
-class PromptTooLongError(JudgeClientError):
-    """The prompt does not fit the context window; it is never truncated silently."""
-
-
-class ServerRejectedError(JudgeClientError):
-    """The server answered a request with a client error (HTTP 4xx)."""
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One model response with its cost."""
-
-    text: str
-    """The raw response text (JSON under the schema, unless the server failed to follow it)."""
-    prompt_tokens: int
-    """Prompt tokens as the serving layer counted them."""
-    completion_tokens: int
-    """Generated tokens."""
-    latency_s: float
-    """Wall-clock seconds of the (successful) request, including transport."""
-    finish_reason: str | None = None
-    """``stop`` or ``length`` (output cut at ``max_tokens``), when the server says."""
-    model_digest: str | None = None
-    """The server's model digest, when it reports one per response."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Server-specific timings (for example llama-server's ``cache_n``)."""
+from trajectory_judge.backends.errors import (  # noqa: F401 - re-exported: the clients' public errors
+    Aborted,
+    Completion,
+    JudgeClientError,
+    PromptTooLongError,
+    ServerRejectedError,
+    TransportError,
+)
+from trajectory_judge.backends.transport import make_abortable, ollama_fault, openai_fault, token_count
 
 
 class ModelClient(abc.ABC):
@@ -90,7 +68,7 @@ class ModelClient(abc.ABC):
         retries: int = 3,
         backoff_s: float = 2.0,
         transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], Any] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -99,8 +77,10 @@ class ModelClient(abc.ABC):
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff_s = float(backoff_s)
-        self._sleep = sleep
+        self._aborted = threading.Event()
+        self._sleep = sleep if sleep is not None else self._aborted.wait  # a backoff ends on abort
         self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
+        self._backend = make_abortable(self._http)
 
     @abc.abstractmethod
     def complete(self, prompt: str, schema: dict[str, Any], *, temperature: float, seed: int) -> Completion:
@@ -118,13 +98,25 @@ class ModelClient(abc.ABC):
         """Close the HTTP connection pool."""
         self._http.close()
 
+    def abort(self) -> None:
+        """Cut off every request in flight, from any thread; later requests raise :class:`Aborted`."""
+        self._aborted.set()
+        if self._backend is not None:
+            self._backend.abort()
+
     # -- shared plumbing -------------------------------------------------------------------
-    def _post(self, path: str, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """POST with retries on transport faults; returns the JSON body and the latency of the good try."""
+    def _post(self, path: str, payload: dict[str, Any],
+              fault: Callable[[Any], str | None] = lambda body: None) -> tuple[dict[str, Any], float]:
+        """POST with retries on transport faults; returns the JSON body and the latency of the good try.
+
+        ``fault(body)`` says why a 200 body is unusable (a server fault, retried like a 5xx).
+        """
         last = ""
         for attempt in range(self.retries + 1):
-            if attempt:
+            if attempt and not self._aborted.is_set():
                 self._sleep(self.backoff_s * 2 ** (attempt - 1))
+            if self._aborted.is_set():
+                raise Aborted(f"{self.name} at {self.base_url}{path}: request cut off, the run is stopping")
             t0 = time.perf_counter()
             try:
                 r = self._http.post(path, json=payload)
@@ -138,10 +130,13 @@ class ModelClient(abc.ABC):
             if r.status_code >= 400:
                 self._raise_for_client_error(r)
             try:
-                return r.json(), latency
+                body = r.json()
             except ValueError:
                 last = f"HTTP {r.status_code} with a body that is not JSON: {r.text[:200]!r}"
                 continue
+            last = fault(body) or ""
+            if not last:
+                return body, latency
         raise TransportError(
             f"{self.name} at {self.base_url}{path}: gave up after {self.retries + 1} attempts; last error: {last}"
         )
@@ -190,16 +185,16 @@ class OllamaClient(ModelClient):
             },
         }
         budget = self.num_ctx - self.max_tokens
-        body, latency = self._post("/api/generate", payload)
-        n_prompt = int(body.get("prompt_eval_count") or 0)
+        body, latency = self._post("/api/generate", payload, ollama_fault)
+        n_prompt = int(token_count(body.get("prompt_eval_count")) or 0)
         # a token is at least one byte, so a prompt of at most `budget` bytes always fits
         if len(prompt.encode("utf-8")) > budget and n_prompt >= budget:
             raise self._too_long(n_prompt)
         done = body.get("done_reason")
         return Completion(
-            text=str(body.get("response", "")),
+            text=body["response"],
             prompt_tokens=n_prompt,
-            completion_tokens=int(body.get("eval_count") or 0),
+            completion_tokens=int(token_count(body.get("eval_count")) or 0),
             latency_s=latency,
             finish_reason="length" if done == "length" else done,
         )
@@ -339,7 +334,7 @@ class OpenAIClient(ModelClient):
             payload["cache_prompt"] = True
         elif self.cache_prompt is not None:
             payload["cache_prompt"] = self.cache_prompt
-        body, latency = self._post("/v1/chat/completions", payload)
+        body, latency = self._post("/v1/chat/completions", payload, openai_fault)
         latency += restore_s
         try:
             choice = body["choices"][0]
@@ -347,14 +342,14 @@ class OpenAIClient(ModelClient):
         except (KeyError, IndexError, TypeError):
             raise ServerRejectedError(f"openai: response has no choices[0].message.content: {str(body)[:300]}") from None
         usage = body.get("usage") or {}
-        n_prompt = int(usage.get("prompt_tokens") or 0)
+        n_prompt = int(token_count(usage.get("prompt_tokens")) or 0)
         if n is None and n_prompt + self.max_tokens > self.num_ctx:
             raise self._too_long(n_prompt)
         timings = body.get("timings") or {}
         return Completion(
             text=text,
             prompt_tokens=n_prompt,
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            completion_tokens=int(token_count(usage.get("completion_tokens")) or 0),
             latency_s=latency,
             finish_reason=choice.get("finish_reason"),
             model_digest=body.get("system_fingerprint"),

@@ -33,7 +33,10 @@ def _load_any(path: str) -> list[Trajectory]:
 def cli_check(args: Any) -> int:
     """``trajectory-judge check FILE [--out VERDICTS]``."""
     from trajectory_judge.models import write_jsonl
+    from trajectory_judge.provenance.outputs import guard_output
 
+    if args.out:
+        guard_output(args.out, inputs=[args.file])
     trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
     print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
     for kind, n, flagged, typed in checker_table(trajs):

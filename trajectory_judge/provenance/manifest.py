@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from trajectory_judge.models import DataError
+
+from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.provenance.checksums import sha256_file
 
 MANIFEST = "SHA256SUMS"
@@ -51,8 +53,17 @@ def manifest_text(directory: str | Path, names: Iterable[str] | None = None) -> 
 
 def write_manifest(directory: str | Path, names: Iterable[str] | None = None) -> Path:
     """(Re)write the manifest of ``directory`` (see :func:`manifest_text` for which files it lists)."""
+    from trajectory_judge.provenance.outputs import guard_output
+
     path = Path(directory) / MANIFEST
-    path.write_text(manifest_text(directory, names), encoding="utf-8")
+    if names is None:
+        try:
+            names = (*DATA_FILES, *(n for n in (read_manifest(directory) or {}) if n not in DATA_FILES))
+        except DataError:
+            names = DATA_FILES
+    names = tuple(names)
+    guard_output(path, inputs=[Path(directory) / n for n in names if n != MANIFEST], own=(MANIFEST,))
+    atomic_write_text(path, manifest_text(directory, names))
     return path
 
 

@@ -14,10 +14,8 @@ projection gives byte-identical files.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,8 @@ from pydantic import ValidationError
 
 from trajectory_judge.provenance.manifest import MANIFEST, manifest_text
 from trajectory_judge.models import DataError, Verdict
+from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.provenance.outputs import guard_output
 from trajectory_judge.provenance.release import RELEASE_COMMIT, RELEASE_SHA256, RELEASE_URL, ReleaseError, sha256_file
 
 VERDICTS = "verdicts.jsonl"
@@ -255,19 +255,6 @@ def license_text() -> str:
     return f"MIT License\n\n{COPYRIGHT}\n\n{_MIT_PERMISSION}"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder; mode 0644."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def project_release(release_dir: str | Path, out_dir: str | Path) -> Path:
     """Write the projection of the verified release in ``release_dir`` into ``out_dir``; return ``out_dir``.
 
@@ -288,10 +275,12 @@ def project_release(release_dir: str | Path, out_dir: str | Path) -> Path:
         "README.md": readme_text(),
         "LICENSE": license_text(),
     }
+    for name in (*files, MANIFEST):
+        guard_output(out / name, inputs=[vpath, rpath], own=(VERDICTS, MANIFEST))
     out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
-        _write_atomic(out / name, text)
-    _write_atomic(out / MANIFEST, manifest_text(out, PROJECTED_FILES))
+        atomic_write_text(out / name, text)
+    atomic_write_text(out / MANIFEST, manifest_text(out, PROJECTED_FILES))
     return out
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from trajectory_judge.fileio import atomic_open
 from trajectory_judge.provenance.checksums import sha256_file
 
 RELEASE_COMMIT = "4a60c595c018b759f2914a159c7b2bc3f0392ff2"
@@ -53,24 +53,20 @@ def verified(directory: str | Path) -> bool:
 
 
 def _download(client: httpx.Client, url: str, dest: Path, expected: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     try:
-        h = hashlib.sha256()
-        with os.fdopen(fd, "wb") as fh, client.stream("GET", url) as resp:
+        with atomic_open(dest, "wb") as fh, client.stream("GET", url) as resp:
             if resp.status_code != 200:
                 raise ReleaseError(f"{url}: HTTP {resp.status_code}")
+            h = hashlib.sha256()
             for chunk in resp.iter_bytes():
                 h.update(chunk)
                 fh.write(chunk)
-        if h.hexdigest() != expected:
-            raise ReleaseError(
-                f"{url}: checksum mismatch (got sha256 {h.hexdigest()}, pinned {expected}); nothing was kept"
-            )
-        os.replace(tmp, dest)
+            if h.hexdigest() != expected:  # raised inside: the temporary file goes, dest is untouched
+                raise ReleaseError(
+                    f"{url}: checksum mismatch (got sha256 {h.hexdigest()}, pinned {expected}); nothing was kept"
+                )
     except httpx.HTTPError as exc:
         raise ReleaseError(f"{url}: could not download ({type(exc).__name__}: {exc}); are you offline?") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def fetch_release(directory: str | Path | None = None, *, base_url: str | None = None, timeout: float = 60.0) -> Path:

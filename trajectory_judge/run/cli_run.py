@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -23,13 +22,15 @@ from trajectory_judge.judges.base import Judge
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
 from trajectory_judge.run.meter import CpuMeter
-from trajectory_judge.run.runner import Interrupted, RunResult, member_ids, run_judges
+from trajectory_judge.run.runner import RunResult, member_ids, run_judges
+from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
 from trajectory_judge.run.store import (
     MEMBERS,
     RUNS,
     TRAJECTORIES,
     VERDICTS,
     append_run_record,
+    data_dir_lock,
 )
 
 JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
@@ -166,9 +167,11 @@ def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, n
 
 
 def cli_run(args: argparse.Namespace) -> int:
-    """``trajectory-judge run``: judge, append, record; exit 0, or 1 on a client failure, 130 on interrupt."""
-    from trajectory_judge.backends.clients import JudgeClientError
+    """``trajectory-judge run``: judge, append, record.
 
+    Exit 0; 1 on a client failure or a full disk; 2 if another process writes the directory;
+    130 after Ctrl-C and 143 after SIGTERM (the run record is appended either way).
+    """
     data = Path(args.data)
     trajs = load_trajectories(data / TRAJECTORIES)
     if args.limit is not None:
@@ -181,19 +184,29 @@ def cli_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"trajectory-judge: error: {exc}", file=sys.stderr)
         return 2
+    try:
+        with data_dir_lock(data), stop_on_signals():
+            return _judge_and_record(args, data, trajs, judges, client, names, model_name)
+    except Interrupted as exc:  # before judging began, or a second signal while recording
+        print(f"trajectory-judge: interrupted ({exc}); verdicts already on disk are kept.", file=sys.stderr)
+        return exit_code(exc)
+    finally:
+        client.close()
+
+
+def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any], judges: Sequence[Judge],
+                      client: Any, names: Sequence[str], model_name: str) -> int:
+    """Run the judges (holding the directory's lock) and append the run record however they end."""
+    from trajectory_judge.backends.clients import JudgeClientError
+
     record = run_record(args, judges, client, names, model_name)
     meter = CpuMeter(record["server_launch"])
-
-    def on_term(signum: int, frame: Any) -> None:
-        raise Interrupted(f"signal {signum}")
-
-    old = signal.signal(signal.SIGTERM, on_term)
     t0 = time.monotonic()
     code = 0
     result = RunResult()
     try:
         result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
-                            concurrency=args.concurrency, progress=not args.quiet)
+                            concurrency=args.concurrency, progress=not args.quiet, abort=client.abort)
     except JudgeClientError as exc:
         result = getattr(exc, "run_result", result)
         print(f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
@@ -203,21 +216,23 @@ def cli_run(args: argparse.Namespace) -> int:
         result = getattr(exc, "run_result", result)
         print(f"trajectory-judge: interrupted ({exc}); {result.written} verdicts written are kept; "
               f"rerun the same command to resume.", file=sys.stderr)
-        code = 130
+        code = exit_code(exc)
     except Exception as exc:
         result = getattr(exc, "run_result", result)
         result.status, result.message = "failed", f"{type(exc).__name__}: {exc}"
-        raise
+        if not is_disk_full(exc):
+            raise
+        print(f"trajectory-judge: error: {data}: no space left on the device; {result.written} verdicts kept; "
+              "free space and rerun to resume.", file=sys.stderr)
+        code = 1
     finally:
-        signal.signal(signal.SIGTERM, old)
-        client.close()
         record.update(asdict(result))
         record["ended"] = _now()
         record["wall_s"] = round(time.monotonic() - t0, 3)
         record["cpu_s"] = meter.read()
         try:
             append_run_record(data, record)
-        except OSError as exc:  # pragma: no cover - the verdicts matter more than the log line
+        except OSError as exc:  # the verdicts matter more than the log line
             print(f"trajectory-judge: warning: could not append to {data / RUNS}: {exc}", file=sys.stderr)
     if code == 0:
         print(summary_line(result), file=sys.stderr)

@@ -27,16 +27,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from importlib.metadata import version as _dist_version
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 __version__ = _dist_version("trajectory-judge")
-
-
-
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.models import Trajectory, Verdict, parse_jsonl
 from trajectory_judge.run.progress import Progress
+from trajectory_judge.run.stopping import Interrupted
 from trajectory_judge.run.store import (
     MEMBERS,
     VerdictWriter,
@@ -68,10 +66,6 @@ class RunResult:
     """Per judge (and ensemble member): verdicts written, mean latency (s/verdict), mean prompt and completion tokens."""
     rechecked: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per ensemble judge: recomputed verdicts that are the ``same`` as, or ``different`` from, the one on disk."""
-
-
-class Interrupted(Exception):
-    """SIGTERM or Ctrl-C: stop after the verdicts in flight."""
 
 
 def member_ids(judge: Judge) -> tuple[str, ...]:
@@ -187,6 +181,7 @@ def run_judges(
     members_path: str | Path | None = None,
     concurrency: int = 1,
     progress: bool = True,
+    abort: Callable[[], None] | None = None,
 ) -> RunResult:
     """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
 
@@ -198,6 +193,9 @@ def run_judges(
     the verdicts). A trajectory whose ensemble verdict is on disk but whose members are not is
     judged again for its members; the recomputed ensemble verdict is then compared with the one on
     disk (``RunResult.rechecked``) and not written twice.
+
+    On Ctrl-C or :class:`Interrupted` at ``concurrency`` > 1, ``abort`` (the clients' ``abort``)
+    cuts off the requests in flight, so the run stops at once instead of after their timeouts.
     """
     path = Path(verdicts_path)
     mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
@@ -219,7 +217,7 @@ def run_judges(
             except BaseException as exc:  # noqa: BLE001 - re-raised below after bookkeeping
                 error = exc
         else:
-            error = _run_pool(tasks, concurrency, record)
+            error = _run_pool(tasks, concurrency, record, abort)
     finally:
         record.close()
     if error is not None:
@@ -230,7 +228,8 @@ def run_judges(
     return result
 
 
-def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record) -> BaseException | None:
+def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record,
+              abort: Callable[[], None] | None) -> BaseException | None:
     it: Iterable[tuple[Trajectory, Judge]] = iter(tasks)
     error: BaseException | None = None
     pending: dict[Future, tuple[Trajectory, Judge]] = {}
@@ -254,8 +253,10 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record) -
                     except BaseException as exc:  # noqa: BLE001
                         error = error or exc
                 fill()
-        except BaseException as exc:  # noqa: BLE001 - Ctrl-C while waiting: drain what is in flight
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C while waiting: cut off what is in flight
             error = error or exc
+            if abort is not None:
+                abort()
             for f in list(pending):
                 t, j = pending.pop(f)
                 try:

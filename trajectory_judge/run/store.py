@@ -4,21 +4,29 @@
   ``(trajectory_id, judge_id)``; :func:`keys_on_disk` tells a rerun what to skip.
 - A crash mid-write can leave a torn last line; :func:`repair_torn_tail` truncates it away
   and keeps every complete line before it.
-- Every invocation of ``run`` or ``agent`` appends one metadata record to ``runs.jsonl``.
+- Every invocation of ``run`` or ``agent`` appends one metadata record to ``runs.jsonl``
+  (whose torn last line is repaired the same way).
+- One writer at a time: ``run`` and ``agent`` hold :func:`data_dir_lock` (an ``flock`` on
+  ``DIR/.lock``, which names the holder's pid and start time) while they write.
+- A line that cannot be written whole (a full disk) is cut back off, so the file keeps only
+  complete lines.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
 import threading
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from trajectory_judge.models import Verdict, dumps, parse_jsonl
+from trajectory_judge.models import DataError, Verdict, dumps, parse_jsonl
 
 TRAJECTORIES = "trajectories.jsonl"
 
@@ -33,12 +41,64 @@ MEMBERS = "members.jsonl"
 RUNS = "runs.jsonl"
 
 
+LOCK = ".lock"
+"""The lock file of a data directory: ``run`` and ``agent`` hold an exclusive ``flock`` on it."""
+
+
+@contextmanager
+def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
+    """Hold the data directory's writer lock, or raise :class:`DataError` naming the process that holds it.
+
+    The lock is released by the kernel when the process ends, however it ends; the lock file
+    stays (removing it would race with the next writer) and only ever holds the last pid.
+    """
+    d = Path(data_dir)
+    path = d / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 4096, 0).decode("utf-8", "replace")
+        os.close(fd)
+        try:
+            info = json.loads(holder)
+            who = f"pid {info['pid']} (started {info['started']})"
+        except (ValueError, KeyError, TypeError):
+            who = "another process"
+        raise DataError(f"{d} is being written by {who}; wait for it to end or stop it, then rerun") from None
+    try:
+        stamp = json.dumps({"pid": os.getpid(), "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (stamp + "\n").encode(), 0)
+        except OSError:  # a full disk: the lock holds all the same, only unnamed
+            pass
+        yield path
+    finally:
+        os.close(fd)
+
+
+def append_line(fd: int, data: bytes) -> None:
+    """Append ``data`` to the file open at ``fd``; if it cannot all be written, cut off what was."""
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
+        try:
+            os.ftruncate(fd, start)
+        except OSError:  # pragma: no cover - the repair on resume handles what is left
+            pass
+        raise
+
+
 # --- the verdict file ------------------------------------------------------------------
-def repair_torn_tail(path: str | Path, model: type[BaseModel] = Verdict) -> str | None:
+def repair_torn_tail(path: str | Path, model: type[BaseModel] | None = Verdict) -> str | None:
     """Make ``path`` end with a complete line; return a message if something was repaired.
 
     A last line without a newline is either a complete record (a newline is added) or torn
-    by a crash mid-write (it is truncated away).
+    by a crash mid-write (it is truncated away). ``model=None`` accepts any JSON object.
     """
     path = Path(path)
     if not path.exists() or path.stat().st_size == 0:
@@ -64,7 +124,11 @@ def repair_torn_tail(path: str | Path, model: type[BaseModel] = Verdict) -> str 
         fh.seek(start)
         tail = fh.read()
         try:
-            model.model_validate_json(tail)
+            if model is None:
+                if not isinstance(json.loads(tail), dict):
+                    raise ValueError("not a JSON object")
+            else:
+                model.model_validate_json(tail)
         except ValueError:
             fh.truncate(start)
             fh.flush()
@@ -85,11 +149,12 @@ def keys_on_disk(path: str | Path) -> set[tuple[str, str]]:
 
 
 class VerdictWriter:
-    """Append-only verdict file: every line is flushed as it is written and then fsynced.
+    """Append-only verdict file: every line goes to the operating system whole as it is written, then is fsynced.
 
-    ``write`` hands each complete line to the operating system at once (a crash of this process
-    loses nothing written). The fsync that makes it durable against a machine crash is issued by
-    a background thread right after every write, so a slow disk (about 4 ms per fsync here) does
+    ``write`` hands each complete line to the kernel at once (a crash of this process loses
+    nothing written); a line that cannot be written whole (a full disk) is cut back off and the
+    error raised. The fsync that makes it durable against a machine crash is issued by a
+    background thread right after every write, so a slow disk (about 4 ms per fsync here) does
     not slow the loop; one fsync covers every line written before it, and :meth:`close` waits for
     the last one. With ``background_sync=False`` each ``write`` fsyncs before returning. Either
     way, a verdict lost to a machine crash is simply not on disk, and a rerun judges it again.
@@ -98,7 +163,8 @@ class VerdictWriter:
     def __init__(self, path: str | Path, *, background_sync: bool = True) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
+        self._fd: int | None = self._open()
+        self._lock = threading.Lock()
         self._background = background_sync
         self._dirty = threading.Event()
         self._closing = False
@@ -108,6 +174,9 @@ class VerdictWriter:
             self._thread = threading.Thread(target=self._syncer, name="verdict-fsync", daemon=True)
             self._thread.start()
 
+    def _open(self) -> int:
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+
     def _syncer(self) -> None:
         while True:
             self._dirty.wait()
@@ -115,53 +184,55 @@ class VerdictWriter:
             if self._closing:
                 return
             try:
-                os.fsync(self._fh.fileno())
-            except ValueError:  # pragma: no cover - the file was just swapped by _reopen_if_replaced
-                continue
+                with self._lock:
+                    if self._fd is not None:
+                        os.fsync(self._fd)
             except OSError as exc:  # pragma: no cover - disk failure
                 self._sync_error = exc
                 return
 
     def write(self, verdict: Verdict) -> None:
-        """Append one verdict: written and flushed now, fsynced now or by the background syncer."""
+        """Append one verdict: written whole now (or not at all), fsynced now or by the background syncer."""
         if self._sync_error is not None:  # pragma: no cover
             raise OSError(f"{self.path}: fsync failed: {self._sync_error}")
         self._reopen_if_replaced()
-        self._fh.write(dumps(verdict) + "\n")
-        self._fh.flush()
+        assert self._fd is not None, "write after close"
+        append_line(self._fd, (dumps(verdict) + "\n").encode("utf-8"))
         if self._background:
             self._dirty.set()
         else:
-            os.fsync(self._fh.fileno())
+            os.fsync(self._fd)
 
     def _reopen_if_replaced(self) -> None:
         # another process may have replaced the file (an atomic rewrite): keep appending to the
         # file at the path, not to the orphaned one, and say so
+        assert self._fd is not None, "write after close"
         try:
-            replaced = os.stat(self.path).st_ino != os.fstat(self._fh.fileno()).st_ino
+            replaced = os.stat(self.path).st_ino != os.fstat(self._fd).st_ino
         except FileNotFoundError:
             replaced = True
         if replaced:
             print(f"trajectory-judge: warning: {self.path} was replaced or removed by another process "
                   "while this run appended to it; reopening it (check that no verdicts were lost)",
                   file=sys.stderr)
-            old = self._fh
-            self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
-            old.flush()
-            os.fsync(old.fileno())
-            old.close()
+            with self._lock:
+                old, self._fd = self._fd, self._open()
+                os.fsync(old)
+                os.close(old)
 
     def close(self) -> None:
         """Wait for the syncer, fsync once more, close."""
-        if self._fh.closed:
+        if self._fd is None:
             return
         if self._thread is not None:
             self._closing = True
             self._dirty.set()
             self._thread.join()
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
+        fd, self._fd = self._fd, None
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def __enter__(self) -> "VerdictWriter":
         return self
@@ -171,12 +242,17 @@ class VerdictWriter:
 
 
 def append_run_record(data_dir: str | Path, record: dict[str, Any]) -> None:
-    """Append one metadata line to ``DATA_DIR/runs.jsonl`` (flushed and fsynced)."""
+    """Append one metadata line to ``DATA_DIR/runs.jsonl`` (whole or not at all, fsynced).
+
+    A torn last line left by an earlier crash is repaired first, like a torn verdict line.
+    """
     path = Path(data_dir) / RUNS
-    repair_runs = path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
-    with open(path, "a", encoding="utf-8", newline="\n") as fh:
-        if repair_runs:
-            fh.write("\n")
-        fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    msg = repair_torn_tail(path, None)
+    if msg:
+        print(f"trajectory-judge: {msg}", file=sys.stderr)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        append_line(fd, (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)

