@@ -71,3 +71,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_open`)."""
     with atomic_open(path, "wb") as fh:
         fh.write(data)
+
+
+def user_cache_dir(name: str, env: str) -> Path:
+    """``$env`` if set, else ``$XDG_CACHE_HOME/trajectory-judge/<name>`` (``~/.cache`` by default)."""
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "trajectory-judge" / name

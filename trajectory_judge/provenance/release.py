@@ -7,14 +7,13 @@ numbers-only projection of its verdicts is committed, in ``data/release/`` (see 
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from trajectory_judge.fileio import atomic_open
+from trajectory_judge.fileio import atomic_open, user_cache_dir
 from trajectory_judge.provenance.checksums import sha256_file
 
 RELEASE_COMMIT = "4a60c595c018b759f2914a159c7b2bc3f0392ff2"
@@ -39,11 +38,7 @@ class ReleaseError(RuntimeError):
 
 def default_dir() -> Path:
     """``TJ_RELEASE_DIR`` if set, else ``$XDG_CACHE_HOME/trajectory-judge/release`` (``~/.cache`` by default)."""
-    env = os.environ.get("TJ_RELEASE_DIR")
-    if env:
-        return Path(env)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "trajectory-judge" / "release"
+    return user_cache_dir("release", "TJ_RELEASE_DIR")
 
 
 def verified(directory: str | Path) -> bool:

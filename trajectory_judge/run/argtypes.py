@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from trajectory_judge.models import check_name
 
@@ -30,52 +30,25 @@ def _float(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1."""
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _ranged(parse: Callable[[str], Any], ok: Callable[[Any], bool], need: str, doc: str) -> Callable[[str], Any]:
+    """A converter: ``parse`` the text, then require ``ok(value)`` ("must be <need>, got <text>")."""
+    def convert(text: str) -> Any:
+        value = parse(text)
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {need}, got {text.strip()}")
+        return value
+    convert.__doc__ = doc
+    return convert
 
 
-def nonnegative_int(text: str) -> int:
-    """An integer >= 0."""
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def multiple_of_8(text: str) -> int:
-    """A positive multiple of 8 (a quarter clean, six equal fault types)."""
-    value = _int(text)
-    if value < 8 or value % 8:
-        raise argparse.ArgumentTypeError(f"must be a positive multiple of 8 (a quarter clean, six equal fault types), got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """A finite number > 0."""
-    value = _float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """A finite number >= 0."""
-    value = _float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
-
-
-def port(text: str) -> int:
-    """A TCP port, 1-65535."""
-    value = _int(text)
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {value}")
-    return value
+positive_int = _ranged(_int, lambda v: v >= 1, "at least 1", "An integer >= 1.")
+nonnegative_int = _ranged(_int, lambda v: v >= 0, "0 or more", "An integer >= 0.")
+multiple_of_8 = _ranged(_int, lambda v: v >= 8 and v % 8 == 0,
+                        "a positive multiple of 8 (a quarter clean, six equal fault types)",
+                        "A positive multiple of 8 (a quarter clean, six equal fault types).")
+positive_float = _ranged(_float, lambda v: v > 0, "greater than 0", "A finite number > 0.")
+nonnegative_float = _ranged(_float, lambda v: v >= 0, "0 or more", "A finite number >= 0.")
+port = _ranged(_int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535", "A TCP port, 1-65535.")
 
 
 def url(text: str) -> str:

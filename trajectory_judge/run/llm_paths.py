@@ -13,14 +13,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from trajectory_judge.fileio import user_cache_dir
+
 
 def state_dir() -> Path:
     """``TJ_STATE_DIR``, else ``$XDG_CACHE_HOME/trajectory-judge/llm`` (``~/.cache`` by default)."""
-    env = os.environ.get("TJ_STATE_DIR")
-    if env:
-        return Path(env)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "trajectory-judge" / "llm"
+    return user_cache_dir("llm", "TJ_STATE_DIR")
 
 
 def default_path(env: str, name: str) -> Path:
