@@ -43,7 +43,7 @@ TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/demo\n"
 INTRO = """\
 # Mini book
 
-As {cite:t}`efron1979bootstrap` showed; see {numref}`tbl-demo` and {numref}`fig-demo`.
+As {cite:t}`efron1979bootstrap` showed, and {cite:p}`mohammadi2026trajectoryjudge` measured; see {numref}`tbl-demo` and {numref}`fig-demo`.
 
 ```{bibliography}
 ```
@@ -140,5 +140,7 @@ def test_figure_is_svg_with_the_alt_text_it_was_given(built):
 
 def test_bibliography_is_author_year_and_favicon_is_linked(built):
     intro = (built / "book" / "intro.html").read_text()
-    assert "Efron (1979)" in re.sub(r"<[^>]+>", "", intro)
+    text = re.sub(r"<[^>]+>", "", intro)
+    assert "Efron (1979)" in text
+    assert "(Mohammadi et al., 2026)" in text and "and others," not in text  # BibTeX's "and others" reads "et al."
     assert re.search(r'<link rel="icon" href="[^"]*favicon\.svg"', intro)

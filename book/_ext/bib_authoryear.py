@@ -12,13 +12,44 @@ import dataclasses
 import sphinxcontrib.bibtex.plugin
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.plain import Style as PlainStyle
+from pybtex.richtext import Text
 from pybtex.style.labels import BaseLabelStyle
-from sphinxcontrib.bibtex.style.referencing import BracketStyle
+from pybtex.style.template import field, first_of, node, optional, tag
+from sphinxcontrib.bibtex.style.template import join
+from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
 
 
 def _round() -> BracketStyle:
     return BracketStyle(left="(", right=")")
+
+
+@node
+def _names_et_al(children, data, role, other=None, **kwargs):
+    """Names of ``role``; a list ending in "others" (BibTeX's "and others") reads "First et al."."""
+    assert not children
+    persons = list(data["entry"].persons.get(role, []))
+    style = data["style"]
+    if len(persons) > 1 and persons[-1].last_names == ["others"] and other is not None:
+        first = style.person.style_plugin.format(persons[0], style.person.abbreviate).format_data(data)
+        return Text(first, other)
+    names = [style.person.style_plugin.format(p, style.person.abbreviate) for p in persons]
+    return join(other=other, **kwargs)[names].format_data(data)
+
+
+@dataclasses.dataclass
+class EtAlPersonStyle(PersonStyle):
+    """Person names that read BibTeX's "and others" as "et al." in citations."""
+
+    def names(self, role: str, full: bool):
+        return _names_et_al(role=role, sep=self.sep, sep2=self.sep2, last_sep=self.last_sep,
+                            other=None if full else self.other)
+
+    def author_or_editor_or_title(self, full: bool):
+        other = None if full else self.other
+        kw = dict(sep=self.sep, sep2=self.sep2, last_sep=self.last_sep, other=other)
+        return first_of[optional[_names_et_al("author", **kw)], optional[_names_et_al("editor", **kw)],
+                        tag("em")[field("title")]]
 
 
 @dataclasses.dataclass
@@ -30,6 +61,7 @@ class RoundAuthorYearReferenceStyle(AuthorYearReferenceStyle):
     bracket_author: BracketStyle = dataclasses.field(default_factory=_round)
     bracket_label: BracketStyle = dataclasses.field(default_factory=_round)
     bracket_year: BracketStyle = dataclasses.field(default_factory=_round)
+    person: PersonStyle = dataclasses.field(default_factory=EtAlPersonStyle)
 
 
 def _who(entry) -> str:
