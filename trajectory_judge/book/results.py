@@ -115,7 +115,7 @@ def recall_figure(rep: Report) -> Any:
 
     df = recall_frame(rep)
     order = list(dict.fromkeys(df["judge"]))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.25 * len(order)), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(order)), 4.2))
     for i, j in enumerate(order):
         colour = judge_style(j)["color"]
         for k, s in enumerate(("silent", "loud")):
