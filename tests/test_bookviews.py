@@ -109,15 +109,18 @@ def test_format_interval_is_one_line_with_a_mark_for_exact_zero_width_and_struct
 
 
 def test_main_table_shows_intervals_and_the_localisation_denominator(rep):
-    tab = results.main_table(rep)
-    assert list(tab.index) == list(rep.judges) and "loc. n" in tab.columns
-    assert not any(str(i).startswith("published") for i in tab.index)
-    assert tab.loc["step:tiny", "false_alarm_rate"] == "1.000*"  # constant within every cell: structural, marked, no brackets
+    parts = {axis: results.main_table({"edition": rep}, axis) for axis in results.AXES}
+    columns = [c for tab in parts.values() for c in tab.columns]
+    assert "step_exact_n" in columns and len(columns) == len(set(columns))  # every column in exactly one part
+    tab = parts["detection"]
+    assert [j for _, j in tab.index] == list(rep.judges) and {s for s, _ in tab.index} == {"This edition"}
+    assert tab.loc[("This edition", "step:tiny"), "false_alarm_rate"] == "1.000*"  # constant within every cell: structural, marked
 
 
 def test_per_type_table_ends_with_the_false_alarm_anchor(rep):
-    tab = results.per_type_table(rep)
-    assert list(tab.index)[-1] == "false alarms on clean" and list(tab.columns) == list(rep.judges)
+    for types in results.TYPE_GROUPS:
+        tab = results.per_type_table({"release": rep, "edition": rep}, types)
+        assert list(tab.columns) == [*types, "false_alarm_rate"] and len(tab) == 2 * len(rep.judges)
 
 
 # --- bootstrap demonstration --------------------------------------------------------------------

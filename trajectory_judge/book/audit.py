@@ -10,6 +10,7 @@ data settle an inconsistency of the text, said in ``why``), or *cannot be recomp
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -20,6 +21,7 @@ from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.appendix import total_hours
 from trajectory_judge.book.paired import camera_ready_numbers, family_of, reply_unchanged_types
+from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, source_name
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 
 # --- judges ---------------------------------------------------------------------------------
@@ -268,7 +270,7 @@ COMPARE_METRICS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false
 def comparison_frame(ours, release) -> pd.DataFrame:
     """Judge by judge, family by family: our judges' metrics beside the release's, with their n."""
     rows = []
-    for source, rep in (("ours", ours), ("release", release)):
+    for source, rep in (("edition", ours), ("release", release)):
         for j, jr in rep.judges.items():
             rows.append({"family": family_of(j), "source": source, "judge": j, "n": jr.n,
                          **{m: jr.metrics.get(m) for m in COMPARE_METRICS}})  # fmt: skip
@@ -276,6 +278,8 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     rank = {f: i for i, f in enumerate(FAMILIES)}
     df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
     df = df.sort_values(["_r", "source", "judge"], kind="stable").drop(columns="_r")
+    df["source"] = df["source"].map(source_name)
+    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(family_of(f + ":x") if f[-1:].isdigit() else f, f))
     return df.set_index(["family", "source", "judge"]).astype({m: float for m in COMPARE_METRICS})
 
 
@@ -326,3 +330,56 @@ def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
     return pd.DataFrame({"published": published, "min": df.min(axis=1), "max": df.max(axis=1),
                          "seeds printing it": rounded.eq(published, axis=0).sum(axis=1), "seeds": len(reports),
                          "within range": (published >= lo) & (published <= hi)})  # fmt: skip
+
+
+# --- the audit as the book shows it -----------------------------------------------------------------
+VERDICT_MARKS: dict[str, str] = {REPRODUCES: "\u2713", NOISE: "\u2248", EXPLAINED: "\u2717", DIFFERS: "\u2717", NOT_RECOMPUTABLE: "n.a."}
+"""The one-character verdict of an audit row: reproduces, within noise, differs, cannot be recomputed."""
+
+_JUDGE_ID = re.compile(r"\b(programmatic|[a-z]+\d*:[\w.\-]+:[\w.]+)")
+
+
+def quantity_name(quantity: str) -> str:
+    """An audit quantity in words: judge ids as judge names, metric keys as their labels, a fact
+    key followed by its description as the description."""
+    fact = re.match(r"^[\w.]+ \((.*)\)$", quantity)
+    if fact:
+        text = fact.group(1)
+        return text[:1].upper() + text[1:]
+    words = []
+    for w in quantity.split(" "):
+        key, colon = (w[:-1], ":") if w.endswith(":") else (w, "")
+        if _JUDGE_ID.fullmatch(key):
+            words.append(judge_name(key) + (colon or ""))
+        elif key.startswith("recall:") or key in LABELS:
+            words.append(label(key).lower() + colon)
+        else:
+            words.append(w.replace("_", " "))
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
+def _value_text(x: float, digits: int) -> str:
+    return format_number(x, 0, count=True) if not _missing(x) and float(x).is_integer() else format_number(x, digits)
+
+
+def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
+    """The audit rows as shown: verdict mark first, the quantity in words, its source, the published
+    value at its printed precision and the recomputed value one digit finer (and ``why``)."""
+    digits = [int(t.split()[0]) if t and t.split()[0].isdigit() else 3 for t in checks["tolerance"]]
+    out = pd.DataFrame({
+        "Verdict": checks["verdict"].map(VERDICT_MARKS), "Quantity": checks["quantity"].map(quantity_name),
+        "Source": checks["source"], "Published": [_value_text(v, d) for v, d in zip(checks["published"], digits)],
+        "Recomputed": [_value_text(v, d + 1) for v, d in zip(checks["recomputed"], digits)],
+    })  # fmt: skip
+    if why:
+        out["Why"] = checks["why"]
+    return out
+
+
+def verdict_counts(checks: pd.DataFrame) -> pd.DataFrame:
+    """Rows per verdict with its mark, in :data:`VERDICTS` order (zeros included, except an
+    unexplained difference, which is listed only when it occurs)."""
+    summary = audit_summary(checks)
+    rows = [(VERDICT_MARKS[v], v[:1].upper() + v[1:], summary[v]) for v in VERDICTS if v != DIFFERS or summary[v]]
+    return pd.DataFrame(rows, columns=["Verdict", "Meaning", "Numbers"]).set_index("Verdict")

@@ -111,3 +111,19 @@ def show(fig: Any, alt: str) -> BookFigure:
     svg = buf.getvalue()
     svg = re.sub(r"(<svg\b[^>]*>)", lambda m: f'{m.group(1)}\n <title>{_escape(alt)}</title>', svg, count=1)
     return BookFigure(svg, alt)
+
+
+class HtmlFigure:
+    """A :class:`BookFigure` as inline HTML (``<svg>`` in a ``div`` labelled with its alt text), for
+    pasting into a prose page: myst-nb's cross-document glue carries ``text/html`` but not SVG."""
+
+    def __init__(self, figure: BookFigure) -> None:
+        svg = figure.svg[figure.svg.index("<svg"):]
+        self.html = f'<div class="tj-figure" role="img" aria-label="{_escape(figure.alt)}">{svg}</div>'
+        self.alt = figure.alt
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return f"Figure: {self.alt}"

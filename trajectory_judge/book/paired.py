@@ -82,19 +82,26 @@ def hidden_input_summary(detail: pd.DataFrame) -> pd.DataFrame:
 
 
 def paired_figure(detail: pd.DataFrame):
-    """Two panels over :data:`PAIRED_VIEW_GROUPS`: recall on the faults, and paired discrimination."""
+    """Two panels over :data:`PAIRED_VIEW_GROUPS`: recall on the faults (top) and paired
+    discrimination (bottom), one bar per judge in its colour with its marker on top."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for ax, col, title in zip(axes, ("fault_rate", "paired"), ("recall on the faults", "paired discrimination")):
+    from trajectory_judge.book.figures import judge_style, legend_outside
+    from trajectory_judge.book.style import label
+
+    fig, axes = plt.subplots(2, 1, figsize=(6.0, 6.0), sharex=True)
+    for ax, col, title in zip(axes, ("fault_rate", "paired"), ("Recall on the faults", "Paired discrimination")):
         wide = paired_wide(detail, col, PAIRED_VIEW_GROUPS).T
-        wide.plot.bar(ax=ax, rot=0, width=0.8, legend=False)
+        k = len(wide.columns)
+        for i, j in enumerate(wide.columns):
+            st = judge_style(j)
+            x = np.arange(len(wide)) + (i - (k - 1) / 2) * 0.8 / k
+            ax.bar(x, wide[j].fillna(0), width=0.8 / k, color=st["color"], edgecolor="black", linewidth=0.4)
+            ax.scatter(x, wide[j], marker=st["marker"], color=st["color"], edgecolors="black", s=28, zorder=3, label=st["label"])
         ax.axhline(0, color="black", lw=0.8)
-        ax.set_title(title)
-        ax.set_xlabel("")
-    axes[0].set_ylabel("rate")
-    axes[1].legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
+        ax.set_ylabel(title)
+        ax.set_xticks(range(len(wide)), [label(g).replace(" the ", " the\n").replace(" from ", "\nfrom ") for g in wide.index])
+    legend_outside(axes[0])
     return fig
 
 
@@ -154,3 +161,52 @@ def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
         parts.append(f"{j} flags {r['fault_rate']:.3f} of the {int(r['n'])} hidden faults and {r['parent_rate']:.3f} of their "
                      f"clean parents, its verdicts {same} its verdicts on the parents (paired {r['paired']:+.3f})")  # fmt: skip
     return "; ".join(parts) + "."
+
+
+CAMERA_READY_NAMES: dict[str, str] = {
+    "n_reply_unchanged_types": "Reply-unchanged fault types",
+    "outcome_recall_reply_unchanged_min": "Outcome judge: lowest recall on them",
+    "outcome_recall_reply_unchanged_max": "Outcome judge: highest recall on them",
+    "outcome_paired_reply_unchanged": "Outcome judge: largest |paired| on them",
+    "outcome_paired_loud": "Outcome judge: paired, loud faults",
+    "outcome_paired_silent": "Outcome judge: paired, silent faults",
+    "outcome_loud_recall": "Outcome judge: loud recall",
+    "outcome_silent_recall": "Outcome judge: silent recall",
+    "step_recall_reply_unchanged": "Step judge: lowest recall on reply-unchanged types",
+    "step_clean_flagged": "Step judge: clean runs flagged",
+    "step_clean_n": "Step judge: clean runs judged",
+    "step_clean_flagged_ci_high": "Step judge: exact upper bound of its false-alarm rate",
+    "step_paired_reply_unchanged": "Step judge: lowest paired on reply-unchanged types",
+    "claim_sentences": "Invented promises",
+    "claim_always_flagged_sentences": "Promises the step judge always flags",
+    "claim_other_flagged": "Faults carrying the others, flagged",
+    "claim_other_n": "Faults carrying the others",
+}
+"""What each of :func:`camera_ready_numbers`' keys measures, in words."""
+
+CAMERA_READY_COUNTS: frozenset[str] = frozenset({
+    "n_reply_unchanged_types", "step_clean_flagged", "step_clean_n", "claim_sentences",
+    "claim_always_flagged_sentences", "claim_other_flagged", "claim_other_n",
+})  # fmt: skip
+"""Keys of :func:`camera_ready_numbers` that are counts."""
+
+
+def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """Quantity (in words) by column (``numbers``' keys): counts as integers, rates with three decimals."""
+    from trajectory_judge.book.style import format_number
+
+    keys = list(next(iter(numbers.values())))
+    data = {c: [format_number(v[k], 3, count=k in CAMERA_READY_COUNTS) for k in keys] for c, v in numbers.items()}
+    return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
+
+
+def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Frames of the paper (``release``) and of this edition (``edition``), stacked under a Source level."""
+    from trajectory_judge.book.style import with_source
+
+    return pd.concat([with_source(f, s) for s, f in frames.items()])
+
+
+HIDDEN_NAMES: dict[str, str] = {"fault_rate": "Flag rate on the faults", "parent_rate": "Flag rate on their parents",
+                                "paired": "Paired discrimination", "disagree": "Faults judged unlike their parent"}  # fmt: skip
+"""Headers of the hidden-input table."""

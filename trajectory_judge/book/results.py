@@ -10,12 +10,16 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.report import MAIN_COLUMNS, Report
+from trajectory_judge.analysis.report import Report
+from trajectory_judge.book.figures import FALSE_ALARM, judge_style, legend_outside
 from trajectory_judge.book.style import (
     _missing,
     format_interval,
-    judge_label,
+    judge_name,
+    list_text,
     parse_judge_id,
+    plural,
+    with_source,
 )
 from trajectory_judge.models import FAILURE_TYPES
 
@@ -31,26 +35,53 @@ def _cell(rep: Report, judge: str, metric: str) -> str:
     return format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
 
 
-def main_table(rep: Report) -> pd.DataFrame:
-    """The main table as text: each quality metric with its interval, the localisation denominator, cost."""
-    rows = {}
-    for j, jr in rep.judges.items():
-        row: dict[str, Any] = {"n": jr.n}
-        for m in MAIN_COLUMNS:
-            if m == "step_exact_n":
-                row["loc. n"] = "" if _missing(jr.metrics[m]) else str(int(jr.metrics[m]))  # type: ignore[arg-type]
-            elif m == "s_per_traj":
-                row["s/traj"] = "n/a" if _missing(jr.metrics[m]) else f"{jr.metrics[m]:.2f}"
-            else:
-                row[m] = _cell(rep, j, m)
-        rows[j] = row
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+AXES: dict[str, tuple[str, ...]] = {
+    "detection": ("n", "silent_recall", "loud_recall", "false_alarm_rate"),
+    "localisation": ("f1", "step_exact_n", "step_exact", "type_macro_f1"),
+    "calibration": ("ece", "s_per_traj"),
+}
+"""The main table's columns, split by axis so each part fits the text column: detection by outcome
+survival; F1, localisation and typing; calibration and cost."""
 
 
-def per_type_table(rep: Report) -> pd.DataFrame:
-    """Recall per failure type with intervals (rows) by judge (columns), and the false-alarm anchor row."""
-    data = {j: [*(_cell(rep, j, f"recall:{t}") for t in FAILURE_TYPES), _cell(rep, j, "false_alarm_rate")] for j in rep.judges}
-    return pd.DataFrame(data, index=pd.Index([*FAILURE_TYPES, "false alarms on clean"], name="failure type"))
+def _main_row(rep: Report, judge: str, columns: tuple[str, ...]) -> dict[str, Any]:
+    jr = rep.judges[judge]
+    row: dict[str, Any] = {}
+    for m in columns:
+        if m == "n":
+            row[m] = jr.n
+        elif m in ("step_exact_n", "s_per_traj"):
+            row[m] = None if _missing(jr.metrics[m]) else float(jr.metrics[m])  # type: ignore[arg-type]
+        else:
+            row[m] = _cell(rep, judge, m)
+    return row
+
+
+def main_table(reports: dict[str, Report], axis: str) -> pd.DataFrame:
+    """One axis of the main table (:data:`AXES`) for every judge of every report, grouped by source
+    (``release``, ``edition``): metrics as ``value (low–high)``, counts and seconds as numbers."""
+    columns = AXES[axis]
+    parts = []
+    for source, rep in reports.items():
+        rows = {j: _main_row(rep, j, columns) for j in rep.judges}
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(columns)).rename_axis("judge")
+        parts.append(with_source(frame, source))
+    return pd.concat(parts)
+
+
+TYPE_GROUPS: tuple[tuple[str, ...], ...] = (FAILURE_TYPES[:3], FAILURE_TYPES[3:])
+"""The failure types in two groups of three, one per-type table each (each with the false-alarm anchor)."""
+
+
+def per_type_table(reports: dict[str, Report], types: tuple[str, ...]) -> pd.DataFrame:
+    """Recall on each of ``types`` with its interval, and the false-alarm rate on clean runs (last
+    column, the anchor each row is read against), for every judge of every report, grouped by source."""
+    parts = []
+    for source, rep in reports.items():
+        rows = {j: [*(_cell(rep, j, f"recall:{t}") for t in types), _cell(rep, j, "false_alarm_rate")] for j in rep.judges}
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*types, "false_alarm_rate"]).rename_axis("judge")
+        parts.append(with_source(frame, source))
+    return pd.concat(parts)
 
 
 # --- long frames for the figures -------------------------------------------------------------
@@ -69,58 +100,64 @@ def recall_frame(rep: Report) -> pd.DataFrame:
 
 
 # --- figures ---------------------------------------------------------------------------------
+def _two_line_name(judge: str, n: int) -> str:
+    """A judge's name on lines (family, model, size), and the trajectories it judged."""
+    head, _, tail = judge_name(judge).partition(" \u00b7 ")
+    model, _, size = tail.rpartition(" ")
+    return f"{head}\n{model}\n{size}\nn = {n}" if tail else f"{head}\n\n\nn = {n}"
+
+
 def recall_figure(rep: Report) -> Any:
-    """Silent and loud recall per judge with intervals, and each judge's false-alarm rate as a red x."""
+    """Silent (filled) and loud (hatched) recall per judge in the judge's colour, with 95% intervals,
+    and each judge's false-alarm rate as a black cross."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
+    from matplotlib.patches import Patch
 
     df = recall_frame(rep)
-    df["label"] = [judge_label(j, rep.judges[j].n) for j in df["judge"]]
-    order = list(dict.fromkeys(df["label"]))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(order)), 4.4))
-    sns.barplot(df, x="label", y="recall", hue="stratum", hue_order=["silent", "loud"], order=order, ax=ax, palette="deep")
-    for container, s in zip(ax.containers, ["silent", "loud"]):
-        sub = df[df["stratum"] == s].set_index("label")
-        for bar, lab in zip(container, order):
-            if lab in sub.index:
-                r = sub.loc[lab]
-                x = bar.get_x() + bar.get_width() / 2
-                ax.errorbar(x, r["recall"], yerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]], color="black", capsize=3, lw=1)
-    far = df.drop_duplicates("label").set_index("label")["false_alarm_rate"].reindex(order)
-    ax.scatter(range(len(order)), far, marker="x", s=90, color="red", zorder=5, label="false-alarm rate")
-    ax.set(xlabel="", ylabel="recall", ylim=(0, 1.05))
-    ax.tick_params(axis="x", labelsize=7)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-    fig.tight_layout()
+    order = list(dict.fromkeys(df["judge"]))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(order)), 4.2))
+    for i, j in enumerate(order):
+        colour = judge_style(j)["color"]
+        for k, s in enumerate(("silent", "loud")):
+            r = df[(df["judge"] == j) & (df["stratum"] == s)]
+            if r.empty:
+                continue
+            r = r.iloc[0]
+            x = i + (k - 0.5) * 0.38
+            ax.bar(x, r["recall"], width=0.36, color=colour, alpha=1.0 if s == "silent" else 0.45,
+                   hatch=None if s == "silent" else "//", edgecolor="black", linewidth=0.6)  # fmt: skip
+            ax.errorbar(x, r["recall"], yerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]], color="black", capsize=3, lw=1)
+        ax.scatter(i, rep.judges[j].metrics["false_alarm_rate"], s=90, zorder=5, color=FALSE_ALARM["color"], marker=FALSE_ALARM["marker"])
+    ax.set_xticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
+    ax.set(ylabel="Recall", ylim=(0, 1.05))
+    handles = [Patch(facecolor="grey", edgecolor="black", label="Silent faults"),
+               Patch(facecolor="grey", alpha=0.45, hatch="//", edgecolor="black", label="Loud faults"),
+               plt.Line2D([], [], color="black", marker="x", ls="", markersize=9, label=FALSE_ALARM["label"])]  # fmt: skip
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3)  # above the axes, outside the data
     return fig
 
 
 def reliability_figure(rep: Report) -> Any:
-    """Observed accuracy against stated confidence per bin; marker area proportional to the bin's share.
-
-    The rule engine is drawn hollow: its confidences are hand-set constants, not a measurement.
-    """
+    """Observed accuracy against stated confidence per bin, one colour and marker per judge; marker
+    area proportional to the bin's share. The rule engine is drawn hollow: its confidences are
+    hand-set constants, not a measurement."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
-    fig, ax = plt.subplots(figsize=(7.0, 6.2))
-    colors = sns.color_palette("deep", len(rep.judges))
-    ax.plot([0.5, 1.0], [0.5, 1.0], ls="--", color="grey", lw=1, label="perfect calibration")
-    for color, (j, jr) in zip(colors, rep.judges.items()):
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    ax.plot([0.5, 1.0], [0.5, 1.0], ls="--", color="grey", lw=1, label="Perfect calibration")
+    for j, jr in rep.judges.items():
         bins = rep.calibration_bins(j)
         bins = bins[bins["n"] > 0]
+        st = judge_style(j)
         hollow = not parse_judge_id(j).is_llm
-        ax.scatter(bins["confidence"], bins["accuracy"], s=800 * bins["n"] / jr.n, alpha=0.8, linewidths=1.5,
-                   facecolors="none" if hollow else color, edgecolors=color, label=f"{j} (n={jr.n})")  # fmt: skip
-    ax.set(xlabel="stated confidence (bin mean)", ylabel="observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
-    leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False, fontsize=8)
+        ax.scatter(bins["confidence"], bins["accuracy"], s=600 * bins["n"] / jr.n, alpha=0.75, linewidths=1.5, marker=st["marker"],
+                   facecolors="none" if hollow else st["color"], edgecolors=st["color"], label=f"{st['label']} (n = {jr.n})")  # fmt: skip
+    ax.set(xlabel="Stated confidence (bin mean)", ylabel="Observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
+    leg = legend_outside(ax)
     for h in leg.legend_handles:
         if hasattr(h, "set_sizes"):
             h.set_sizes([40])
-    fig.tight_layout()
     return fig
-
-
 
 
 def signal_table(rep: Report) -> pd.DataFrame:
@@ -147,3 +184,26 @@ def confidence_table(rep: Report) -> pd.DataFrame:
         top = sup.idxmax() if len(sup) else None
         rows.append((j, jr.n, len(sup), top, sup.max() / sup.sum() if len(sup) else None))
     return pd.DataFrame(rows, columns=["judge", "n", "distinct", "most_frequent", "share_at_most_frequent"]).set_index("judge")
+
+
+def signal_summary(reports: dict[str, Report]) -> pd.DataFrame:
+    """Per source and judge: n, false-alarm rate and the number of failure types whose recall exceeds it."""
+    parts = []
+    for source, rep in reports.items():
+        sig = signal_table(rep)[["n", "false_alarm_rate", "types_above_far"]]
+        parts.append(with_source(sig.rename(columns={"types_above_far": "Types above the false-alarm rate"}), source))
+    return pd.concat(parts)
+
+
+def confidence_summary(reports: dict[str, Report]) -> pd.DataFrame:
+    """:func:`confidence_table` of every report, grouped by source, with headers in words."""
+    names = {"distinct": "Distinct values", "most_frequent": "Most frequent", "share_at_most_frequent": "Share at the most frequent"}
+    parts = [with_source(confidence_table(rep).rename(columns=names), source) for source, rep in reports.items()]
+    return pd.concat(parts)
+
+
+def no_signal_clause(sig: pd.DataFrame) -> str:
+    """How many judges' silent recall does not exceed their false-alarm rate, and which (by name)."""
+    names = [judge_name(j) for j in sig.index[sig["silent_minus_far"] <= 0]]
+    head = f"for {plural(len(names), 'judge')} silent recall does not exceed the false-alarm rate"
+    return head + (f" ({list_text(names)})" if names else "")

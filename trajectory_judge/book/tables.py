@@ -122,3 +122,14 @@ def table(frame: pd.DataFrame, *, name: str, caption: str, head: int | None = HE
     parts.append(_notes_html(text))
     head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
     return BookTable(head_div + "".join(parts) + "</div>\n", name, caption)
+
+
+def dropdown_table(frame: pd.DataFrame, *, name: str, caption: str, summary: str, index: bool = True,
+                   decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = ()) -> BookTable:
+    """Like :func:`table`, numbered and captioned, but every row sits in a dropdown whose summary
+    line is ``summary`` (for long material shown after its summary, e.g. a full audit)."""
+    text = readable(frame, decimals=decimals, counts=counts)
+    inner = _styled_html(text, name, index)
+    body = f'<details class="tj-table-more"><summary>{html.escape(summary)}</summary>\n{inner}</details>\n'
+    head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
+    return BookTable(head_div + body + _notes_html(text) + "</div>\n", name, caption)
