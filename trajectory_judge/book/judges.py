@@ -113,20 +113,21 @@ def runs_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per judge and set of settings (:func:`run_summary`): model file, server and decoding parameters."""
-    out = summary.set_index("judge")[["model_sha256", "server", "temperature", "seed", "num_ctx", "max_tokens"]].copy()
+    """Per judge and set of settings (:func:`run_summary`): model file and decoding parameters (the server
+    is named by :func:`builds_sentence`)."""
+    out = summary.set_index("judge")[["model_sha256", "temperature", "seed", "num_ctx", "max_tokens"]].copy()
     out["seed"] = out["seed"].str.replace(",", ", ")
     return out.rename(columns={"model_sha256": "model file (SHA-256)", "num_ctx": "context"})
 
 
 def builds_sentence(summary: pd.DataFrame) -> str:
-    """The server builds the run records name, in one sentence (per judge only when they differ)."""
+    """The servers and builds the run records name, in one sentence (per judge only when they differ)."""
     if summary.empty:
-        return "No run record names a server build"
-    per_judge = dict(zip(summary["judge"], summary["builds"]))
+        return "No run record names a server"
+    per_judge = {j: f"{srv} ({b})" for j, srv, b in zip(summary["judge"], summary["server"], summary["builds"])}
     if len(set(per_judge.values())) == 1:
-        return f"The run records of every judge name the same server builds: {next(iter(per_judge.values()))}"
-    return "The run records name these server builds: " + "; ".join(f"{j}: {b}" for j, b in per_judge.items())
+        return f"The run records of every judge name the same server and builds: {next(iter(per_judge.values()))}"
+    return "The run records name these servers and builds: " + "; ".join(f"{j}: {b}" for j, b in per_judge.items())
 
 
 def task_name(task: str) -> str:
