@@ -117,7 +117,8 @@ def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
     is named by :func:`builds_sentence`)."""
     out = summary.set_index("judge")[["model_sha256", "temperature", "seed", "num_ctx", "max_tokens"]].copy()
     out["seed"] = out["seed"].str.replace(",", ", ")
-    return out.rename(columns={"model_sha256": "model file (SHA-256)", "num_ctx": "context"})
+    # a soft hyphen lets the longest header break, so the table fits the text column
+    return out.rename(columns={"model_sha256": "model file (SHA-256)", "temperature": "temper\u00adature", "num_ctx": "context"})
 
 
 def builds_sentence(summary: pd.DataFrame) -> str:
