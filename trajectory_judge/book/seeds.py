@@ -116,9 +116,12 @@ def seed_spread_table(sv: SeedVariance) -> pd.DataFrame:
 
 
 def check_table(check: EnsembleCheck) -> pd.DataFrame:
-    """The ensemble re-derived from its members, one row, headers in words."""
-    f = check.to_frame().rename_axis("judge")
-    return f.rename(columns={"complete": "complete trajectories", "same": "same verdict", "different": "different verdict"})
+    """The ensemble re-derived from its members: one column (the ensemble), one row per count, in words."""
+    names = {"members": "Members", "complete": "Complete trajectories", "same": "Same verdict",
+             "different": "Different verdict", "without ensemble": "Without ensemble"}
+    f = check.to_frame().T.rename_axis("count")
+    f.columns.name = None
+    return f.rename(index=lambda k: names.get(k, k[:1].upper() + k[1:]))
 
 
 def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[str, str]:
