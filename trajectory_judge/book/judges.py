@@ -97,3 +97,57 @@ def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
     missing = [j for j in llm if j not in covered]
     text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
     return text + (f"; none covers {', '.join(missing)}" if missing else "")
+
+
+# --- how the chapter shows them ---------------------------------------------------------------
+def _minute(stamp: str) -> str:
+    """``2026-11-29T17:46:11+00:00`` as ``2026-11-29 17:46`` (UTC, as recorded)."""
+    return str(stamp)[:16].replace("T", " ")
+
+
+def runs_frame(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and set of settings (:func:`run_summary`): runs, verdicts, first and last start."""
+    out = summary.set_index("judge")[["runs", "verdicts", "first", "last"]].copy()
+    out[["first", "last"]] = out[["first", "last"]].map(_minute)
+    return out.rename(columns={"first": "first start (UTC)", "last": "last start (UTC)"})
+
+
+def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and set of settings (:func:`run_summary`): model file and decoding parameters (the server
+    is named by :func:`builds_sentence`)."""
+    out = summary.set_index("judge")[["model_sha256", "temperature", "seed", "num_ctx", "max_tokens"]].copy()
+    out["seed"] = out["seed"].str.replace(",", ", ")
+    # a soft hyphen lets the longest header break, so the table fits the text column
+    return out.rename(columns={"model_sha256": "model file (SHA-256)", "temperature": "temper\u00adature", "num_ctx": "context"})
+
+
+def builds_sentence(summary: pd.DataFrame) -> str:
+    """The servers and builds the run records name, in one sentence (per judge only when they differ)."""
+    if summary.empty:
+        return "No run record names a server"
+    per_judge = {j: f"{srv} ({b})" for j, srv, b in zip(summary["judge"], summary["server"], summary["builds"])}
+    if len(set(per_judge.values())) == 1:
+        return f"The run records of every judge name the same server and builds: {next(iter(per_judge.values()))}"
+    return "The run records name these servers and builds: " + "; ".join(f"{j}: {b}" for j, b in per_judge.items())
+
+
+def task_name(task: str) -> str:
+    """A row of the compute table (``outcome+step+reply · qwen2.5-coder:1.5b``) in words."""
+    from trajectory_judge.book.style import FAMILY_NAMES, model_name
+
+    kinds, sep, model = task.partition(" \u00b7 ")
+    if not sep:
+        return kinds.capitalize()
+    words = []
+    for kind in kinds.split("+"):
+        head, k = kind.rstrip("0123456789"), kind[len(kind.rstrip("0123456789")):]
+        name = FAMILY_NAMES.get(head, head).lower()
+        words.append(name + (f" \u00d7{k}" if k else ""))
+    return f"{' + '.join(words).capitalize()} \u00b7 {model_name(model)}"
+
+
+def compute_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The compute table of :func:`~trajectory_judge.analysis.cost.compute_spent` with its rows in words."""
+    out = frame.copy()
+    out.index = pd.Index([task_name(t) for t in out.index], name="run kind")
+    return out

@@ -34,3 +34,30 @@ def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> 
     order = [c for c in DESIGN_CELLS if c in set(cells)]
     counts = {c: (drawn == c).sum(axis=1) for c in order}
     return pd.DataFrame(counts).rename_axis("replicate")
+
+
+# --- how the chapter shows them ---------------------------------------------------------------
+METHOD_NAMES: dict[str, str] = {"bootstrap": "Percentile bootstrap", "clopper-pearson": "Clopper\u2013Pearson", "structural": "Structural"}
+"""Column headers of the interval methods."""
+
+
+def replicates_by_cell(cells: Sequence[str], *, resamples: int, seed: int) -> tuple[pd.DataFrame, pd.Series]:
+    """:func:`replicate_cell_sizes` and the data's own cell sizes in the same column order."""
+    sizes = replicate_cell_sizes(cells, resamples=resamples, seed=seed)
+    return sizes, pd.Series(list(cells)).value_counts().reindex(sizes.columns)
+
+
+def methods_table(intervals: pd.DataFrame, judges: Sequence[str]) -> pd.DataFrame:
+    """Intervals per judge (rows, in ``judges`` order) and method (columns, in words)."""
+    tab = pd.crosstab(intervals["judge"], intervals["method"]).reindex(list(judges)).fillna(0).astype(int)
+    tab = tab.reindex(columns=[m for m in METHOD_NAMES if m in tab.columns] + [m for m in tab.columns if m not in METHOD_NAMES])
+    tab.columns = [METHOD_NAMES.get(m, m) for m in tab.columns]
+    return tab
+
+
+def replicates_frame(sizes: pd.DataFrame, original: pd.Series, first: int = 5) -> pd.DataFrame:
+    """Design cells (rows) by the ``first`` replicates of :func:`replicate_cell_sizes` and the data (columns)."""
+    out = sizes.head(first).T
+    out.columns = [f"replicate {r + 1}" for r in out.columns]
+    out["data"] = original
+    return out.rename_axis("design cell")

@@ -147,3 +147,29 @@ def outcome_gaps(episodes: Sequence) -> pd.Series:
     keys = sorted({k for e in episodes for k in e.expected})
     return pd.Series({k: sum(e.outcome.get(k) != e.expected.get(k) for e in episodes) for k in keys},
                      dtype="int64", name="episodes wrong").rename_axis("outcome field")
+
+
+# --- how the chapter shows them ---------------------------------------------------------------
+def _source_column(column: str) -> str:
+    """``ours (model)`` as ``This edition · Model``, ``published (model)`` as ``Paper · Model``."""
+    from trajectory_judge.book.style import model_name
+
+    who, _, rest = column.partition(" (")
+    model = rest.rstrip(")")
+    head = {"ours": "This edition", "published": "Paper", "published faulty": "Paper: faulty"}.get(who, who)
+    return f"{head} \u00b7 {model_name(model)}" if model else head
+
+
+def counts_view(counts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`organic_counts` with its columns named by source and model and its rows in words."""
+    out = counts.rename(columns=_source_column)
+    from trajectory_judge.book.style import LABELS
+
+    out.index = pd.Index([LABELS.get(m, m[:1].upper() + m[1:]) for m in out.index], name="measure")
+    return out
+
+
+def strata_view(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`organic_by_stratum` with the published column named by source and model, missing quotes as missing."""
+    out = frame.rename(columns=_source_column)
+    return out.replace("", None)

@@ -8,9 +8,12 @@ plainly on data that does not.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from trajectory_judge.analysis.seeds import EnsembleCheck, SeedVariance, parse_member_id
+from trajectory_judge.book.style import plural
 
 METRIC_LABELS: dict[str, str] = {
     "f1": "F1", "silent_recall": "Silent recall", "loud_recall": "Loud recall",
@@ -86,3 +89,52 @@ def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajecto
         return {**out, "spread": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
     return {**out, "spread": spread_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
             "all_agree_share": f"{sv.agreement.all_agree_share:.3f}", "fleiss_kappa": f"{sv.agreement.fleiss_kappa:.3f}"}
+
+
+# --- how the chapter shows them ---------------------------------------------------------------
+NO_MEMBERS = "No ensemble members (members.jsonl) in this data directory"
+"""The one-line note that stands in for a table of this chapter on data without members."""
+
+
+def note(missing: str) -> Any:
+    """A one-line note, in italics, shown where the table of ``missing`` would be on data without members."""
+    from IPython.display import Markdown
+
+    return Markdown(f"*{NO_MEMBERS}: {missing}.*")
+
+
+def seed_values_table(sv: SeedVariance) -> pd.DataFrame:
+    """Metric by seed, and the greedy step judge of the same model beside them."""
+    f = seed_table(sv)
+    return f[[c for c in f.columns if c.startswith("Seed ") or c.startswith("Greedy")]]
+
+
+def seed_spread_table(sv: SeedVariance) -> pd.DataFrame:
+    """Per metric: the spread between seeds (range, SD) beside the width of one seed's 95% interval."""
+    f = seed_table(sv)
+    return f[["Range (max − min)", "SD", "One seed's 95% interval width", "Range / width"]]
+
+
+def check_table(check: EnsembleCheck) -> pd.DataFrame:
+    """The ensemble re-derived from its members: one column (the ensemble), one row per count, in words."""
+    names = {"members": "Members", "complete": "Complete trajectories", "same": "Same verdict",
+             "different": "Different verdict", "without ensemble": "Without ensemble"}
+    f = check.to_frame().T.rename_axis("count")
+    f.columns.name = None
+    return f.rename(index=lambda k: names.get(k, k[:1].upper() + k[1:]))
+
+
+def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[str, str]:
+    """The sentences of the chapter that only hold with members, or what to say instead."""
+    if sv is None or not checks:
+        return {"scored_text": "Without stored members there are no seeds to score on this data.",
+                "agreement_text": "With no members stored, the seeds' agreement cannot be measured on this data."}
+    a = sv.agreement
+    return {
+        "scored_text": (f"Each seed is scored on the {plural(checks[0].complete, 'trajectory', 'trajectories')} every seed "
+                        "judged, with the same report, bootstrap and seed as the main table; the greedy step judge of the "
+                        "same model is scored on the same trajectories for reference."),
+        "agreement_text": (f"On {a.all_agree} of the {plural(sv.n, 'trajectory', 'trajectories')} every seed gives the "
+                           f"same flag (a share of {a.all_agree_share:.3f}). Fleiss' kappa of the flags, with the seeds "
+                           f"as raters, is {a.fleiss_kappa:.3f}; the table below gives Cohen's kappa for each pair."),
+    }

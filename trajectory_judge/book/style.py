@@ -303,3 +303,37 @@ def versions_table(packages: Sequence[str] = ("trajectory-judge", "numpy", "pand
         except metadata.PackageNotFoundError:
             rows.append((p, "not installed"))
     return pd.DataFrame(rows, columns=["package", "version"]).set_index("package")
+
+
+# --- testbed and organic names (added for the testbed, judges, metrics, organic and seeds chapters) ---
+STRATUM_NAMES: dict[str, str] = {
+    "happy": "Full price", "restocking": "Restocking fee", "expired": "Expired window",
+    "non_refundable": "Non-refundable", "wrong_customer": "Other customer's order", "already_refunded": "Already refunded",
+}
+"""How each instance stratum of the support desk is written."""
+
+ENDING_NAMES: dict[str, str] = {"replied": "Replied", "max_steps": "Step limit", "unparseable_action": "Unparseable action"}
+"""How an organic episode's ending is written."""
+
+
+def design_cell_name(cell: str) -> str:
+    """A design cell as a reader writes it: ``wrong_tool/silent`` as ``Wrong tool, silent``."""
+    ftype, _, outcome = cell.partition("/")
+    head = label(ftype)
+    return f"{head}, {outcome}" if outcome else head
+
+
+def _register_names() -> None:
+    """Strata, endings and design cells join :data:`LABELS`, so tables relabel them as row keys."""
+    from trajectory_judge.models import DESIGN_CELLS
+
+    LABELS.update(STRATUM_NAMES)
+    LABELS.update(ENDING_NAMES)
+    LABELS.update({c: design_cell_name(c) for c in DESIGN_CELLS if "/" in c})
+    LABELS.update({
+        "wall_h": "Wall hours", "cpu_h": "CPU hours", "cpu_runs": "Runs with CPU time", "written": "Written", "total": "Total", "kind": "Kind",
+        "interval_width": "One seed's interval width", "range_over_width": "Range / width", "sd": "SD",
+    })
+
+
+_register_names()

@@ -133,3 +133,9 @@ def dropdown_table(frame: pd.DataFrame, *, name: str, caption: str, summary: str
     body = f'<details class="tj-table-more"><summary>{html.escape(summary)}</summary>\n{inner}</details>\n'
     head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
     return BookTable(head_div + body + _notes_html(text) + "</div>\n", name, caption)
+
+
+def wrap_headers(t: BookTable) -> BookTable:
+    """``t`` with column headers that may wrap onto several lines (``book.css``: ``table.tj-wrap-head``),
+    for a table whose headers, not its numbers, make it wider than the text column."""
+    return BookTable(t.html.replace('class="tj-table"', 'class="tj-table tj-wrap-head"'), t.name, t.caption)

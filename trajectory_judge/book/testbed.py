@@ -135,3 +135,22 @@ def family_table(fam: dict[str, Trajectory]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["kind", "labelled step", "stratum", "steps", "final answer"]).set_index("kind")
     df["labelled step"] = df["labelled step"].astype("Int64")
     return df
+
+
+# --- how the chapter shows them ---------------------------------------------------------------
+def family_summary(fam: dict[str, Trajectory]) -> pd.DataFrame:
+    """:func:`family_table` with the final answer replaced by whether it is the clean run's, word for word."""
+    tab = family_table(fam)
+    tab["same reply as the clean run"] = tab["final answer"] == tab["final answer"].iloc[0]
+    return tab.drop(columns="final answer")
+
+
+def family_diffs(fam: dict[str, Trajectory]) -> str:
+    """Markdown: for each mutant, its name, labelled step and a ``diff`` block of the lines of the
+    step view that differ from the clean run (``-`` clean, ``+`` mutant)."""
+    parts = []
+    for kind, mutant in list(fam.items())[1:]:
+        step = mutant.label.failure_step if mutant.label else None
+        parts.append(f"**{kind.replace('_', ' ').capitalize()}** (labelled step {step})\n")
+        parts.append(f"```diff\n{mutant_diff(fam['clean'], mutant)}\n```\n")
+    return "\n".join(parts)
