@@ -91,8 +91,9 @@ def vote_shares(k: int) -> set[float]:
 
 
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
-    """Typing confusion heatmaps (true type x named type or missed), one lettered panel per judge,
-    two panels a row, every count and label at least 9 pt at the book's column width."""
+    """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
+    when there are several), two a row; sized so every count and label is at least 9 pt in the
+    book's text column. Type names label the left column's rows and the bottom panels' columns."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -100,19 +101,18 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
 
     ncols = min(2, max(1, len(judges)))
     nrows = max(1, math.ceil(len(judges) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.9 * ncols + 1.3, 3.5 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(1.6 + 2.75 * ncols, 2.45 * nrows + 1.5), squeeze=False)
     for k, (ax, j) in enumerate(zip(axes.flat, judges)):
-        mat = rep.confusion(j)
-        mat = mat.rename(index=label, columns=label)
+        bottom, left = k >= len(judges) - ncols, k % ncols == 0
+        mat = rep.confusion(j).rename(index=label, columns=label)
         sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 10},
-                    linewidths=0.5, linecolor="white")  # fmt: skip
-        ax.set_title(f"({chr(97 + k)}) {judge_name(j)}, n = {rep.judges[j].n}", fontsize=10, loc="left")
-        ax.set(xlabel="Named type" if k >= len(judges) - ncols else "", ylabel="Injected type" if k % ncols == 0 else "")
-        ax.tick_params(axis="x", labelrotation=40, labelsize=9)
-        ax.tick_params(axis="y", labelsize=9)
-        plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
-        if k % ncols:
-            ax.set_yticklabels([])
+                    linewidths=0.5, linecolor="white", xticklabels=bottom, yticklabels=left)  # fmt: skip
+        letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
+        ax.set_title(f"{letter}{judge_name(j)}\nn = {rep.judges[j].n}", fontsize=10, loc="left")
+        ax.set(xlabel="Named type" if bottom else "", ylabel="Injected type" if left else "")
+        ax.tick_params(length=0, labelsize=9)
+        if bottom:
+            plt.setp(ax.get_xticklabels(), rotation=90)
     for ax in list(axes.flat)[len(judges) :]:
         ax.axis("off")
     fig.tight_layout()
