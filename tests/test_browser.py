@@ -63,14 +63,6 @@ CHECKS = ("visible_code", "tables_as_figures", "overflowing_tables", "raw_cells"
 # Measured on the chapters before their restyling (issue 16; `.ci/run`, 1400 and 390 px). Each entry
 # is the largest count over the two widths. Delete an entry when its chapter is fixed.
 KNOWN: dict[tuple[str, str], int] = {
-    ("notebooks/analysis", "visible_code"): 15,
-    ("notebooks/analysis", "tables_as_figures"): 5,
-    ("notebooks/analysis", "overflowing_tables"): 2,
-    ("notebooks/analysis", "snake_case_headers"): 13,
-    ("notebooks/appendix", "tables_as_figures"): 9,
-    ("notebooks/appendix", "overflowing_tables"): 3,
-    ("notebooks/appendix", "raw_cells"): 19,
-    ("notebooks/appendix", "snake_case_headers"): 6,
 }
 
 MEASURE_JS = r"""(paper) => {

@@ -10,7 +10,14 @@ from typing import Any, Sequence
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.style import family_pairs, parse_judge_id
+from trajectory_judge.book.style import (
+    family_pairs,
+    format_interval,
+    judge_name,
+    list_text,
+    model_name,
+    parse_judge_id,
+)
 from trajectory_judge.models import Verdict
 
 DELTA_METRICS: tuple[str, ...] = ("silent_recall", "loud_recall", "false_alarm_rate", "f1", "type_macro_f1", "ece")
@@ -84,16 +91,28 @@ def vote_shares(k: int) -> set[float]:
 
 
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
-    """Typing confusion heatmaps (true type x predicted type or missed), one panel per judge."""
+    """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
+    when there are several), two a row; sized so every count and label is at least 9 pt in the
+    book's text column. Type names label the left column's rows and the bottom panels' columns."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    from trajectory_judge.book.style import label
+
     ncols = min(2, max(1, len(judges)))
     nrows = max(1, math.ceil(len(judges) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.2 * ncols, 4.6 * nrows), squeeze=False)
-    for ax, j in zip(axes.flat, judges):
-        sns.heatmap(rep.confusion(j), annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax)
-        ax.set_title(f"{j} (n={rep.judges[j].n})", fontsize=10)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(1.6 + 2.75 * ncols, 2.45 * nrows + 1.5), squeeze=False)
+    for k, (ax, j) in enumerate(zip(axes.flat, judges)):
+        bottom, left = k >= len(judges) - ncols, k % ncols == 0
+        mat = rep.confusion(j).rename(index=label, columns=label)
+        sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 10},
+                    linewidths=0.5, linecolor="white", xticklabels=bottom, yticklabels=left)  # fmt: skip
+        letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
+        ax.set_title(f"{letter}{judge_name(j)}\nn = {rep.judges[j].n}", fontsize=10, loc="left")
+        ax.set(xlabel="Named type" if bottom else "", ylabel="Injected type" if left else "")
+        ax.tick_params(length=0, labelsize=9)
+        if bottom:
+            plt.setp(ax.get_xticklabels(), rotation=90)
     for ax in list(axes.flat)[len(judges) :]:
         ax.axis("off")
     fig.tight_layout()
@@ -125,3 +144,57 @@ def claim_summary(rep: Report) -> pd.DataFrame:
 def flag_all_judges(floor: pd.DataFrame) -> list[str]:
     """Judges (rows of :func:`floor_table`) that flagged every trajectory they judged."""
     return [j for j, r in floor.iterrows() if r["flagged"] == r["n"]]
+
+
+# --- the chapter's tables and sentences, as a reader sees them ----------------------------------
+def view_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
+    """:func:`view_deltas` transposed for reading: one row per metric, one column per comparison
+    (model, then ``b − a`` with its n), each cell ``delta (low–high)``."""
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for r in deltas.itertuples():
+        key = (model_name(r.model), f"{_family_word(r.b)} \u2212 {_family_word(r.a).lower()} (n = {r.n})")
+        cells.setdefault(key, {})[r.metric] = format_interval(r.delta, r.low, r.high, "bootstrap")
+    frame = pd.DataFrame(cells).reindex([m for m in DELTA_METRICS if m in set(deltas["metric"])])
+    frame.columns = pd.MultiIndex.from_tuples(list(cells), names=["model", "comparison"]) if cells else frame.columns
+    return frame.rename_axis("metric")
+
+
+def _family_word(judge: str) -> str:
+    """The family part of a judge's name: ``Step``, ``Self-consistency ×3``."""
+    return judge_name(judge).partition(" \u00b7 ")[0]
+
+
+HIDDEN_HEADERS: dict[str, str] = {
+    "paired_hidden": "Paired, hidden faults", "n_hidden": "Pairs (hidden)",
+    "paired_reaches": "Paired, reaching faults", "n_reaches": "Pairs (reaching)",
+}
+"""Column names of :func:`hidden_fault_table` in words."""
+
+FLOOR_HEADERS: dict[str, str] = {
+    "flagged": "Flagged", "flag_rate": "Flag rate", "recall_minus_far": "Recall \u2212 false-alarm rate",
+    "paired_all": "Paired discrimination", "completion_tokens": "Completion tokens",
+}
+"""Column names of :func:`floor_table` in words."""
+
+
+def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
+    """:func:`floor_table` (with ``completion_tokens``) as shown: counts, rates, headers in words."""
+    cols = ["flagged", "n", "flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all", "completion_tokens"]
+    return floor[cols].astype({"flagged": int, "n": int}).rename(columns=FLOOR_HEADERS)
+
+
+def flag_all_sentence(floor: pd.DataFrame, judges: Sequence[str]) -> str:
+    """How many of ``judges`` flag every trajectory they judged, and which (with their counts)."""
+    names = [f"{judge_name(j)} ({int(floor.loc[j, 'flagged'])} of {int(floor.loc[j, 'n'])})" for j in judges]
+    if not names:
+        return "none flags every trajectory it judged"
+    verb = "flags every trajectory it" if len(names) == 1 else "flag every trajectory they"
+    return f"{len(names)} {verb} judged: {list_text(names)}"
+
+
+def claim_above_clause(judges: Sequence[str]) -> str:
+    """Which LLM judges catch ``unsupported_claim`` more often than they flag clean runs."""
+    if not judges:
+        return "none catches this type more often than it flags clean runs"
+    verb = "catches this type more often than it flags" if len(judges) == 1 else "catch this type more often than they flag"
+    return f"{len(judges)} {verb} clean runs ({list_text([judge_name(j) for j in judges])})"

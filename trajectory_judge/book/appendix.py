@@ -11,6 +11,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from trajectory_judge.analysis.report import Report
+from trajectory_judge.book.style import format_interval, format_number, judge_name, with_source
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.checker import RULES, TRACED_ARGS
 from trajectory_judge.testbed.env import (
@@ -114,3 +116,43 @@ def cost_frame(rep) -> pd.DataFrame:
 def total_hours(rep) -> float:
     """Judge time over every verdict, in hours."""
     return float(sum(jr.metrics["s_per_traj"] * jr.n for jr in rep.judges.values()) / 3600)
+
+
+# --- the appendix's tables as a reader sees them -------------------------------------------------
+def _by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Frames of each source (``release``, ``edition``) stacked under a ``Source`` level."""
+    return pd.concat([with_source(f, s) for s, f in frames.items()])
+
+
+def localisation_table(reports: dict[str, Report]) -> pd.DataFrame:
+    """:func:`localisation_frame` of every report, grouped by source (the paper's judges first)."""
+    return _by_source({s: localisation_frame(r) for s, r in reports.items()})
+
+
+def _small(x: float, decimals: int = 3) -> str:
+    """A positive value too small for ``decimals`` as ``< 0.001``; any other as fixed decimals."""
+    floor = 10.0**-decimals
+    return f"< {floor:.{decimals}f}" if 0 < x < floor / 2 else format_number(x, decimals)
+
+
+def cost_table(reports: dict[str, Report]) -> pd.DataFrame:
+    """:func:`cost_frame` of every report, grouped by source, seconds and hours as text (a rule
+    engine's microseconds read ``< 0.001``, not ``0.000``), tokens with one decimal."""
+    frame = _by_source({s: cost_frame(r) for s, r in reports.items()})
+    out = frame.copy().astype(object)
+    for col in ("s_per_traj", "hours"):
+        out[col] = [_small(float(x)) for x in frame[col]]
+    for col in ("prompt_tokens_mean", "completion_tokens_mean"):
+        out[col] = [format_number(float(x), 1) for x in frame[col]]
+    return out.rename(columns={"hours": "Hours"})
+
+
+def delta_table(rep: Report) -> pd.DataFrame:
+    """Every paired delta ``b − a`` of ``rep``: one row per pair and metric, the delta with its
+    interval on one line, and whether the interval excludes zero."""
+    d = rep.deltas_frame()
+    pair = [f"{judge_name(b)} \u2212 {judge_name(a)}" for a, b in zip(d["a"], d["b"])]
+    cells = [format_interval(v, lo, hi, "bootstrap") for v, lo, hi in zip(d["value"], d["low"], d["high"])]
+    excludes = ["yes" if lo > 0 or hi < 0 else "no" for lo, hi in zip(d["low"], d["high"])]
+    index = pd.MultiIndex.from_arrays([pair, list(d["metric"])], names=["pair (b \u2212 a)", "metric"])
+    return pd.DataFrame({"\u0394 (95% interval)": cells, "Interval excludes 0": excludes}, index=index)
