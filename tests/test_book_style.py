@@ -147,3 +147,11 @@ def test_row_labels_that_are_names_stay_as_written():
     frame = pd.DataFrame({"version": ["1.0", "2.0"]}, index=pd.Index(["python", "trajectory-judge"], name="package"))
     text = tables.readable(frame)
     assert list(text.index) == ["Python", "trajectory-judge"] and list(text.columns) == ["Version"]
+
+
+def test_a_self_consistency_member_id_is_a_judge_of_its_view_with_its_seed():
+    from trajectory_judge.book.style import judge_name, parse_judge_id
+
+    spec = parse_judge_id("step@T0.7/seed8:qwen2.5-coder:1.5b")
+    assert (spec.view, spec.model, spec.ensemble, spec.is_llm) == ("step", "qwen2.5-coder:1.5b", 1, True)
+    assert judge_name("step@T0.7/seed8:qwen2.5-coder:1.5b") == "Step (T 0.7, seed 8) \u00b7 Qwen2.5-Coder 1.5B"

@@ -66,6 +66,11 @@ def determinism_sentence(check: EnsembleCheck) -> str:
             f"re-running the members and aggregating them again gives the same verdict on {check.same}: {verdict}.")
 
 
+def _in_sentence(label: str) -> str:
+    """A label inside a sentence: "Silent recall" → "silent recall", but "ECE" and "F1" stay."""
+    return label[0].lower() + label[1:] if len(label) > 1 and label[1].islower() else label
+
+
 def spread_sentence(sv: SeedVariance) -> str:
     """How the spread between seeds compares with one seed's interval, over the quality metrics."""
     q = quality_metrics(sv)
@@ -73,7 +78,7 @@ def spread_sentence(sv: SeedVariance) -> str:
     worst = q["range_over_width"].idxmax()
     return (f"On {narrower} of the {len(q)} quality metrics the three seeds lie closer together than the width "
             f"of one seed's interval; the largest spread relative to that width is on "
-            f"{METRIC_LABELS.get(worst, worst).lower()} ({q.loc[worst, 'range_over_width']:.2f} of the width).")
+            f"{_in_sentence(METRIC_LABELS.get(worst, worst))} ({q.loc[worst, 'range_over_width']:.2f} of the width).")
 
 
 def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajectories: int) -> dict[str, str]:

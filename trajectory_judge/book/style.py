@@ -61,6 +61,10 @@ class JudgeSpec:
         return self.family != RULES
 
 
+_MEMBER_HEAD = re.compile(r"^([a-z]+)@T([0-9.]+)/seed(\d+)$")
+"""The head of an ensemble member's id, ``view@T<temperature>/seed<n>``."""
+
+
 def parse_judge_id(judge_id: str) -> JudgeSpec:
     """Split ``family[k]:model`` (or ``programmatic``) into family, view, model and ensemble size.
 
@@ -68,6 +72,9 @@ def parse_judge_id(judge_id: str) -> JudgeSpec:
     taken to read the step view too. Raises :class:`ValueError` for an LLM id without a model.
     """
     head, sep, model = judge_id.partition(":")
+    member = _MEMBER_HEAD.match(head)
+    if member is not None and sep and model:  # a self-consistency member: one sampled pass of a view
+        return JudgeSpec(judge_id, head, member.group(1), model, 1)
     m = _FAMILY.match(head)
     if m is None:
         raise ValueError(f"judge id {judge_id!r}: family {head!r} is not lower-case letters")
@@ -187,6 +194,10 @@ def judge_name(judge_id: str) -> str:
     spec = parse_judge_id(judge_id)
     if not spec.is_llm:
         return FAMILY_NAMES[RULES]
+    member = _MEMBER_HEAD.match(spec.family)
+    if member is not None:
+        view, temperature, seed = member.groups()
+        return f"{FAMILY_NAMES.get(view, view)} (T {temperature}, seed {seed}) \u00b7 {model_name(spec.model or '')}"
     family = FAMILY_NAMES.get(spec.family, spec.family.capitalize())
     if spec.ensemble > 1:
         family += f" \u00d7{spec.ensemble}"
