@@ -288,6 +288,8 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
     d = Path(directory)
     if (d / "runs.jsonl").exists():
         return read_run_records(d)
+    if (d / "run-settings.jsonl").exists():  # the projection of the release's run.json
+        return [json.loads(ln) for ln in (d / "run-settings.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()]
     if (d / "run.json").exists():
         return list(json.loads((d / "run.json").read_text(encoding="utf-8")).get("runs", []))
     return []

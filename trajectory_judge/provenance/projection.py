@@ -29,10 +29,12 @@ from trajectory_judge.provenance.release import RELEASE_COMMIT, RELEASE_SHA256, 
 
 VERDICTS = "verdicts.jsonl"
 RUN = "run.json"
+SETTINGS = "run-settings.jsonl"
+"""The projection of ``run.json``: one line per run, its numbers and the model and judge names only."""
 TRAJECTORIES = "trajectories.jsonl"
 ORDER = "order.txt"
 """The release's trajectory ids, one a line, in the order of its trajectories file (the bootstrap resamples in that order)."""
-PROJECTED_FILES: tuple[str, ...] = (VERDICTS, RUN, ORDER, "README.md", "LICENSE")
+PROJECTED_FILES: tuple[str, ...] = (VERDICTS, SETTINGS, ORDER, "README.md", "LICENSE")
 """The files :func:`project_release` writes (and lists in the manifest), besides the manifest."""
 
 WITHHELD_FIELDS: tuple[str, ...] = ("rationale",)
@@ -152,7 +154,8 @@ def project_verdicts(text: str, path: Path | str = VERDICTS) -> str:
 
 
 def project_run(text: str, path: Path | str = RUN) -> str:
-    """``run.json`` -> the same settings; a string that is not an identifier is refused."""
+    """``run.json`` -> one JSON line per run with its numbers, model and judges (a string that is not
+    an identifier is refused); nothing of the source's layout is copied."""
 
     def check(value: Any, where: str) -> None:
         if isinstance(value, str) and not _IDENTIFIER.fullmatch(value):
@@ -169,7 +172,10 @@ def project_run(text: str, path: Path | str = RUN) -> str:
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: not valid JSON ({exc.msg})") from None
     check(settings, "run")
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    keep = ("model", "judges")  # identifiers; every other field kept only when it is a number
+    rows = [{k: v for k, v in sorted(run.items()) if k in keep or (isinstance(v, (int, float)) and not isinstance(v, bool))}
+            for run in settings.get("runs", [])]
+    return "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in rows)
 
 
 def project_order(text: str, path: Path | str = TRAJECTORIES) -> str:
@@ -221,9 +227,8 @@ The source is checked against these digests before anything is read from it.
   holds each judge's explanation in the authors' own words, which this repository does not
   redistribute; no metric of the paper reads it. Ids, judge ids, flags, steps, failure types,
   confidences, latencies, token counts and error fields are kept unchanged.
-- `{RUN}`: the release's run settings (judges, models, seeds, sizes). They are numbers and
-  identifiers only, so the file is kept whole; it is re-serialised with two-space indentation,
-  which reproduces the source byte for byte.
+- `{SETTINGS}`: from `{RUN}`, one line per run holding its numbers (k, seed, sizes) and the
+  model and judge names, nothing else; the source file itself is not copied.
 - The release's trajectories are not included: their texts are the authors' prose. This
   repository builds its own trajectories (`trajectory-judge build-dataset --n 400 --seed 7`), with
   the same ids and the same labels; the tests in `tests/test_release_projection.py` check that.
@@ -270,7 +275,7 @@ def project_release(release_dir: str | Path, out_dir: str | Path) -> Path:
     tpath = _verified_source(release_dir, TRAJECTORIES)
     files = {
         VERDICTS: project_verdicts(vpath.read_text(encoding="utf-8"), vpath),
-        RUN: project_run(rpath.read_text(encoding="utf-8"), rpath),
+        SETTINGS: project_run(rpath.read_text(encoding="utf-8"), rpath),
         ORDER: project_order(tpath.read_text(encoding="utf-8"), tpath),
         "README.md": readme_text(),
         "LICENSE": license_text(),
