@@ -86,6 +86,15 @@ def test_table_is_the_same_bytes_every_time_and_its_text_form_has_no_address():
     assert repr(a) == "Table tbl-t: C" and "0x" not in repr(a)
 
 
+def test_words_sit_flush_left_and_numbers_flush_right():
+    f = pd.DataFrame({"judge_id": ["programmatic", "step:qwen2.5-coder:1.5b"], "n": [400, 3],
+                      "recall": ["0.616 (0.59–0.64)", "–"], "note": ["–", "exact"]})
+    assert tables.text_columns(tables.readable(f)) == ["Judge id", "Note"]
+    html = tables.table(f, name="tbl-align", caption="c", index=False).html
+    assert "#T_tbl-align td.col0 {\n  text-align: left;" in html and "td.col3 {" in html
+    assert "td.col1 {" not in html and "td.col2 {" not in html
+
+
 def test_long_table_shows_its_head_and_the_rest_in_a_dropdown():
     frame = pd.DataFrame({"n": range(30)})
     html = tables.table(frame, name="tbl-long", caption="C", head=5).html

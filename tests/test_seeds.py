@@ -73,6 +73,23 @@ def test_an_ensemble_verdict_its_members_do_not_give_is_reported():
     assert check.different == (trajs[0].trajectory_id,) and check.without_ensemble == (trajs[-1].trajectory_id,)
 
 
+def test_run_records_say_how_many_committed_ensembles_came_out_the_same_when_sampled_again():
+    from trajectory_judge.book.seeds import determinism_sentence
+
+    trajs = design(3)
+    members, ens = members_and_ensembles(trajs)
+    ensemble = ens[0].judge_id
+    runs = [{"rechecked": {}}, {"rechecked": {ensemble: {"same": 2, "different": 0}}},
+            {"rechecked": {ensemble: {"same": 0, "different": 1}}}]
+    (check,) = check_ensembles(ens, members, runs)
+    assert (check.rerun_same, check.rerun_different) == (2, 1)
+    text = determinism_sentence(check)
+    assert "3 trajectories" in text and "2 came out identical and 1 did not" in text
+    (fresh,) = check_ensembles(ens, members)
+    assert "does not test determinism" in determinism_sentence(fresh)
+    assert check.to_frame().loc[ensemble, "rerun different"] == 1
+
+
 def test_seed_variance_scores_each_seed_and_sets_its_spread_beside_one_seeds_interval():
     trajs = design(6)
     members, ens = members_and_ensembles(trajs)

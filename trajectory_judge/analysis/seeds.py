@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -103,20 +103,42 @@ class EnsembleCheck:
     """Trajectories whose re-derived verdict differs from the one on disk."""
     without_ensemble: tuple[str, ...]
     """Trajectories with all members but no ensemble verdict on disk."""
+    rerun_same: int = 0
+    """Ensemble verdicts already on disk when their members were sampled again, and the same then
+    (the run records' ``rechecked``): the server's determinism across sessions."""
+    rerun_different: int = 0
+    """Ensemble verdicts already on disk that came out different when their members were sampled again."""
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the counts."""
         return pd.DataFrame([{"ensemble": self.ensemble, "members": len(self.members), "complete": self.complete,
                               "same": self.same, "different": len(self.different),
-                              "without ensemble": len(self.without_ensemble)}]).set_index("ensemble")
+                              "without ensemble": len(self.without_ensemble),
+                              "rerun same": self.rerun_same, "rerun different": self.rerun_different}]).set_index("ensemble")
+
+
+def rerun_counts(runs: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Per ensemble id, (same, different) summed over the run records' ``rechecked`` tallies."""
+    out: dict[str, tuple[int, int]] = {}
+    for rec in runs:
+        for judge, tally in (rec.get("rechecked") or {}).items():
+            same, diff = out.get(judge, (0, 0))
+            out[judge] = (same + int(tally.get("same", 0)), diff + int(tally.get("different", 0)))
+    return out
 
 
 def _decision(v: Verdict) -> dict:
     return v.model_dump(exclude={"latency_s"})
 
 
-def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict]) -> list[EnsembleCheck]:
-    """Re-derive every ensemble verdict from its members (:func:`trajectory_judge.judges.selfcons.aggregate`)."""
+def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict],
+                    runs: Sequence[Mapping[str, Any]] = ()) -> list[EnsembleCheck]:
+    """Re-derive every ensemble verdict from its members (:func:`trajectory_judge.judges.selfcons.aggregate`).
+
+    With the data's run records (``runs``), each check also carries how many ensemble verdicts
+    were already on disk when their members were sampled again, and whether they came out the same.
+    """
+    reruns = rerun_counts(runs)
     groups: dict[tuple[str, str, float], list[str]] = defaultdict(list)
     for mid in member_ids(members):
         s = parse_member_id(mid)
@@ -136,7 +158,8 @@ def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict]) -> 
                 same += 1
             else:
                 different.append(tid)
-        checks.append(EnsembleCheck(ensemble, tuple(ids), len(done), same, tuple(different), tuple(missing)))
+        checks.append(EnsembleCheck(ensemble, tuple(ids), len(done), same, tuple(different), tuple(missing),
+                                    *reruns.get(ensemble, (0, 0))))
     return checks
 
 
@@ -266,9 +289,12 @@ def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], v
     table = pd.DataFrame({j: {"n": rep.judges[j].n, **{c: rep.judges[j].metrics.get(c) for c in cols}} for j in ids}).T
     text = table.to_string(formatters={"n": lambda v: str(int(v))}, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
     lines = ["Ensemble members (members.jsonl):", text]
-    for c in check_ensembles(verdicts, members):
+    from trajectory_judge.analysis.cost import read_run_records
+
+    for c in check_ensembles(verdicts, members, read_run_records(directory)):
         lines.append(f"{c.ensemble} re-derived from {len(c.members)} members on {c.complete} trajectories: "
-                     f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one")
+                     f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one; "
+                     f"sampled again after being on disk: {c.rerun_same} same, {c.rerun_different} different")
     sv = seed_variance(trajectories, verdicts, members, resamples=resamples, seed=seed)
     if sv is not None:
         a = sv.agreement

@@ -56,14 +56,23 @@ def quality_metrics(sv: SeedVariance) -> pd.DataFrame:
 
 
 def determinism_sentence(check: EnsembleCheck) -> str:
-    """What re-deriving the ensemble from its stored members showed, in one sentence."""
+    """What re-deriving the ensemble from its stored members, and sampling them again, showed."""
     checked = check.same + len(check.different)
     if checked == 0:
         return "No ensemble verdict on disk has all its members stored yet, so none could be re-derived."
-    verdict = ("every one of them is identical to the verdict on disk" if not check.different else
-               f"{len(check.different)} differ from the verdict on disk")
-    return (f"Of the {checked} trajectories whose ensemble verdict was on disk before its members were kept, "
-            f"re-running the members and aggregating them again gives the same verdict on {check.same}: {verdict}.")
+    agree = ("every one of them is" if not check.different else
+             f"{checked - len(check.different)} of them are, and {len(check.different)} are not,")
+    first = (f"The data holds {plural(checked, 'ensemble verdict')} with all members stored; {agree} "
+             "identical to the strict majority of its members.")
+    rerun = check.rerun_same + check.rerun_different
+    if rerun == 0:
+        return first + (" None was on disk before its members were sampled, so this data does not test "
+                        "determinism across sessions.")
+    outcome = ("all of them came out identical" if not check.rerun_different else
+               f"{check.rerun_same} came out identical and {check.rerun_different} did not")
+    return (first + f" For {plural(rerun, 'trajectory', 'trajectories')} the ensemble verdict was committed before its "
+            f"members were kept, and the members were sampled again in a later run: {outcome} "
+            "(the run records' re-check counts).")
 
 
 def _in_sentence(label: str) -> str:
@@ -123,7 +132,8 @@ def seed_spread_table(sv: SeedVariance) -> pd.DataFrame:
 def check_table(check: EnsembleCheck) -> pd.DataFrame:
     """The ensemble re-derived from its members: one column (the ensemble), one row per count, in words."""
     names = {"members": "Members", "complete": "Complete trajectories", "same": "Same verdict",
-             "different": "Different verdict", "without ensemble": "Without ensemble"}
+             "different": "Different verdict", "without ensemble": "Without ensemble",
+             "rerun same": "Sampled again: same", "rerun different": "Sampled again: different"}
     f = check.to_frame().T.rename_axis("count")
     f.columns.name = None
     return f.rename(index=lambda k: names.get(k, k[:1].upper() + k[1:]))

@@ -14,6 +14,7 @@ The output carries its name and caption as data attributes; the book's Sphinx ex
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
@@ -84,12 +85,30 @@ def readable(frame: pd.DataFrame, **fmt: Any) -> pd.DataFrame:
     return text
 
 
+_NUMERIC = re.compile(r"^[\s<>≤≥±+\-−–.\d]")
+"""A cell that starts like a number, an interval or a missing mark is not text."""
+
+
+def text_columns(text: pd.DataFrame) -> list[Any]:
+    """Columns whose every cell is words (judge ids, names, notes): the book sets them flush left."""
+    if text.columns.nlevels > 1:
+        return []
+    return [c for c in text.columns
+            if len(text) and all(isinstance(v, str) and v and not _NUMERIC.match(v) for v in text[c] if v != "–")
+            and any(v != "–" for v in text[c])]
+
+
 def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
-    """The Styler HTML of a text frame, with a fixed id and one header row where possible."""
+    """The Styler HTML of a text frame, with a fixed id and one header row where possible; text
+    columns flush left, numbers flush right (``book.css``)."""
     frame = text.copy()
     if show_index and frame.index.nlevels == 1 and frame.columns.nlevels == 1 and frame.index.name:
         frame.columns.name, frame.index.name = frame.index.name, None  # row-label header in the same row
     styler = frame.style.set_uuid(uid).set_table_attributes('class="tj-table"')
+    left = text_columns(frame)
+    if left:
+        styler = styler.set_table_styles({c: [{"selector": "td, th", "props": "text-align: left;"}] for c in left},
+                                         overwrite=False)
     if not show_index:
         styler = styler.hide(axis="index")
     elif frame.index.nlevels > 1:
