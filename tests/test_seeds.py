@@ -136,3 +136,26 @@ def test_report_shows_each_member_judge_and_the_rederivation(tmp_path, capsys):
     out = capsys.readouterr().out
     assert all(f"{m} {len(trajs)}" in " ".join(out.split()) for m in IDS)
     assert f"re-derived from 3 members on {len(trajs)} trajectories: {len(trajs)} same as on disk, 0 different" in out
+
+
+def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_judge_beside_them():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from trajectory_judge.book.figures import show
+    from trajectory_judge.book.seeds import METRIC_LABELS, quality_metrics, seed_figure
+
+    trajs = design(6)
+    members, ens = members_and_ensembles(trajs)
+    greedy = random_verdicts(trajs, f"step:{MODEL}", seed=42)
+    sv = seed_variance(trajs, greedy + ens, members, resamples=300, seed=1)
+    for j in [*sv.members, sv.greedy]:
+        ok = sv.values[j].isna() | ((sv.lows[j] <= sv.values[j] + 1e-12) & (sv.values[j] <= sv.highs[j] + 1e-12))
+        assert ok.all(), j
+    fig = seed_figure(sv)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [METRIC_LABELS[m] for m in quality_metrics(sv).index]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "Seed 7 (T = 0.7)", "Seed 8 (T = 0.7)", "Seed 9 (T = 0.7)", "Greedy step (T = 0)"]
+    a, b = show(fig, alt="seeds").svg, show(seed_figure(sv), alt="seeds").svg
+    assert a == b and "<title>seeds</title>" in a

@@ -224,6 +224,10 @@ class SeedVariance:
     widths: pd.DataFrame
     """Metric x member: the width of that member's 95% bootstrap interval."""
     agreement: SeedAgreement
+    lows: pd.DataFrame | None = None
+    """Metric x judge (as ``values``): the lower end of each 95% interval."""
+    highs: pd.DataFrame | None = None
+    """Metric x judge (as ``values``): the upper end of each 95% interval."""
 
     def to_frame(self) -> pd.DataFrame:
         """Per metric: each seed's value, range (max - min), standard deviation, mean one-seed interval width,
@@ -269,11 +273,13 @@ def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     judges = ids + ([greedy] if has_greedy else [])
     values = pd.DataFrame({j: {m: rep.judges[j].metrics.get(m) for m in SEED_METRICS} for j in judges},
                           dtype=float).loc[list(SEED_METRICS)]
-    widths = pd.DataFrame({j: {m: (iv.high - iv.low) if (iv := rep.judges[j].intervals.get(m)) else np.nan
-                               for m in SEED_METRICS} for j in ids}, dtype=float).loc[list(SEED_METRICS)]
+    ends = {side: pd.DataFrame({j: {m: getattr(iv, side) if (iv := rep.judges[j].intervals.get(m)) else np.nan
+                                     for m in SEED_METRICS} for j in judges}, dtype=float).loc[list(SEED_METRICS)]
+            for side in ("low", "high")}
+    widths = (ends["high"] - ends["low"])[ids]
     order = [t.trajectory_id for t in trajs]
     return SeedVariance(tuple(ids), greedy if has_greedy else None, len(trajs), values, widths,
-                        seed_agreement(chosen, ids, order))
+                        seed_agreement(chosen, ids, order), ends["low"], ends["high"])
 
 
 def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], *,

@@ -153,3 +153,39 @@ def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[s
                            f"same flag (a share of {a.all_agree_share:.3f}). Fleiss' kappa of the flags, with the seeds "
                            f"as raters, is {a.fleiss_kappa:.3f}; the table below gives Cohen's kappa for each pair."),
     }
+
+
+# --- figure ----------------------------------------------------------------------------------
+SEED_MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X")
+"""One marker per sampling seed, in seed order; every seed in the self-consistency colour."""
+
+
+def seed_figure(sv: SeedVariance) -> Any:
+    """Each quality metric on one row: every seed's value with its 95% interval, in the
+    self-consistency colour with one marker per seed, and the greedy step judge beside them."""
+    import matplotlib.pyplot as plt
+
+    from trajectory_judge.book.figures import FAMILY_COLOURS, judge_style
+
+    metrics = list(quality_metrics(sv).index)
+    judges = [*sv.members, *([sv.greedy] if sv.greedy else [])]
+    fig, ax = plt.subplots(figsize=(7.0, 0.75 * len(metrics) + 1.0))
+    step = 0.8 / max(1, len(judges) - 1)
+    for k, j in enumerate(judges):
+        style = ({"color": FAMILY_COLOURS["selfcons"], "marker": SEED_MARKERS[k % len(SEED_MARKERS)],
+                  "label": f"{_seed_label(j)} (T = {parse_member_id(j).temperature:g})"}
+                 if j in sv.members else {**judge_style(j), "label": "Greedy step (T = 0)"})
+        y = [i - 0.4 + k * step for i in range(len(metrics))]
+        x, lo, hi = (sv.values[j].loc[metrics], sv.lows[j].loc[metrics], sv.highs[j].loc[metrics])
+        ax.errorbar(x, y, xerr=[(x - lo).clip(lower=0).fillna(0), (hi - x).clip(lower=0).fillna(0)], fmt="none",
+                    ecolor=style["color"], elinewidth=1.2, capsize=2)
+        ax.scatter(x, y, color=style["color"], marker=style["marker"], s=36, zorder=3, edgecolor="black",
+                   linewidth=0.5, label=style["label"])
+    ax.set_yticks(range(len(metrics)), [METRIC_LABELS.get(m, m) for m in metrics])
+    ax.invert_yaxis()
+    ax.set(xlim=(0, 1), xlabel="Value, with its 95% interval over trajectories")
+    ax.grid(axis="x", color="#dddddd", lw=0.6)
+    for i in range(1, len(metrics)):
+        ax.axhline(i - 0.5, color="#bbbbbb", lw=0.6)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(judges))  # above the axes, outside the data
+    return fig
