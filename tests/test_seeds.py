@@ -159,3 +159,15 @@ def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_jud
         "Seed 7 (T = 0.7)", "Seed 8 (T = 0.7)", "Seed 9 (T = 0.7)", "Greedy step (T = 0)"]
     a, b = show(fig, alt="seeds").svg, show(seed_figure(sv), alt="seeds").svg
     assert a == b and "<title>seeds</title>" in a
+
+
+def test_landing_page_sentence_on_seeds_is_computed_and_says_so_without_members():
+    from trajectory_judge.book.seeds import summary_sentence
+
+    trajs = design(6)
+    members, ens = members_and_ensembles(trajs)
+    sv = seed_variance(trajs, ens, members, resamples=200, seed=1)
+    text = summary_sentence(sv)
+    assert f"same flag on {sv.agreement.all_agree} of {sv.n} trajectories" in text
+    assert f"Fleiss' kappa {sv.agreement.fleiss_kappa:.2f}" in text
+    assert "not measured" in summary_sentence(None)

@@ -85,7 +85,7 @@ def spread_sentence(sv: SeedVariance) -> str:
     q = quality_metrics(sv)
     narrower = int((q["range"] < q["interval_width"]).sum())
     worst = q["range_over_width"].idxmax()
-    return (f"On {narrower} of the {len(q)} quality metrics the three seeds lie closer together than the width "
+    return (f"On {narrower} of the {len(q)} quality metrics the seeds lie closer together than the width "
             f"of one seed's interval; the largest spread relative to that width is on "
             f"{_in_sentence(METRIC_LABELS.get(worst, worst))} ({q.loc[worst, 'range_over_width']:.2f} of the width).")
 
@@ -99,10 +99,24 @@ def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajecto
     check = checks[0] if checks else None
     out["determinism"] = determinism_sentence(check) if check else "This data directory keeps no ensemble members."
     out["n_complete"] = str(check.complete) if check else "–"
+    out["intro_seeds"] = summary_sentence(sv)
     if sv is None:
         return {**out, "spread": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
     return {**out, "spread": spread_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
             "all_agree_share": f"{sv.agreement.all_agree_share:.3f}", "fleiss_kappa": f"{sv.agreement.fleiss_kappa:.3f}"}
+
+
+def summary_sentence(sv: SeedVariance | None) -> str:
+    """The landing page's sentence on variance over seeds (it adds the reference to the chapter)."""
+    if sv is None:
+        return "This data keeps no self-consistency members, so variance over sampling seeds is not measured"
+    q = quality_metrics(sv)
+    narrower = int((q["range"] < q["interval_width"]).sum())
+    a = sv.agreement
+    return (f"Sampled at {len(sv.members)} seeds, the self-consistency judge's members give the same flag on "
+            f"{a.all_agree} of {plural(sv.n, 'trajectory', 'trajectories')} (Fleiss' kappa {a.fleiss_kappa:.2f}); "
+            f"on {narrower} of the {len(q)} quality metrics the spread between seeds stays inside one seed's "
+            "interval over trajectories")
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
