@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from analysis_synth import design, random_verdicts
@@ -171,3 +173,43 @@ def test_landing_page_sentence_on_seeds_is_computed_and_says_so_without_members(
     assert f"same flag on {sv.agreement.all_agree} of {sv.n} trajectories" in text
     assert f"Fleiss' kappa {sv.agreement.fleiss_kappa:.2f}" in text
     assert "not measured" in summary_sentence(None)
+
+
+def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
+    """Run the self-consistency judge of a made-up model on a prefix of the trajectories, through the
+    real runner, then execute the chapter on that data: every seed is scored and glued."""
+    import hashlib
+    import shutil
+
+    import nbformat
+    from llm_fakes import ScriptedClient, response
+
+    from trajectory_judge.book import execute
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    from trajectory_judge.models import Trajectory, parse_jsonl
+    from trajectory_judge.provenance.manifest import write_manifest
+    from trajectory_judge.run.runner import run_judges
+
+    class SeededClient(ScriptedClient):
+        def complete(self, prompt, schema, *, temperature, seed):
+            h = hashlib.sha256(f"{seed}|{prompt}".encode()).digest()[0]
+            self.texts = [response(h % 3 == 0, 2 if h % 3 == 0 else None, "wrong_tool" if h % 3 == 0 else "none")]
+            return super().complete(prompt, schema, temperature=temperature, seed=seed)
+
+    repo = Path(__file__).resolve().parents[1]
+    data = tmp_path / "data"
+    data.mkdir()
+    trajs = parse_jsonl(repo / "data" / "trajectories.jsonl", Trajectory)[:24]
+    write_jsonl(data / "trajectories.jsonl", trajs)
+    run_judges(trajs, [SelfConsistencyJudge(SeededClient(), "my-model:7b")], data / "verdicts.jsonl", progress=False)
+    write_manifest(data)
+    md = tmp_path / "seeds.md"
+    shutil.copy(repo / "notebooks" / "seeds.md", md)
+    assert execute.main(["execute", str(md), "--data", str(data)]) == 0
+    nb = nbformat.read(tmp_path / "seeds.ipynb", as_version=4)
+    glued = {o["metadata"]["scrapbook"]["name"]: o["data"]["application/papermill.record/text/plain"].strip("'\"")
+             for c in nb.cells for o in c.get("outputs", []) if o.get("metadata", {}).get("scrapbook")}
+    assert glued["n_seeds"] == "24" and glued["n_complete"] == "24"
+    assert "no greedy step judge" in glued["scored_text"]
+    html = "".join(o.get("data", {}).get("text/html", "") for c in nb.cells for o in c.get("outputs", []))
+    assert "Seed 7" in html and "Seed 9" in html and "No ensemble members" not in html

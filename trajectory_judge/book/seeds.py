@@ -161,8 +161,10 @@ def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[s
     a = sv.agreement
     return {
         "scored_text": (f"Each seed is scored on the {plural(checks[0].complete, 'trajectory', 'trajectories')} every seed "
-                        "judged, with the same report, bootstrap and seed as the main table; the greedy step judge of the "
-                        "same model is scored on the same trajectories for reference."),
+                        "judged, with the same report, bootstrap and seed as the main table; "
+                        + ("the greedy step judge of the same model is scored on the same trajectories for reference."
+                           if sv.greedy else "the data holds no greedy step judge of the same model on all of them, "
+                           "so none is shown for reference.")),
         "agreement_text": (f"On {a.all_agree} of the {plural(sv.n, 'trajectory', 'trajectories')} every seed gives the "
                            f"same flag (a share of {a.all_agree_share:.3f}). Fleiss' kappa of the flags, with the seeds "
                            f"as raters, is {a.fleiss_kappa:.3f}; the table below gives Cohen's kappa for each pair."),
