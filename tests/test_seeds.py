@@ -213,3 +213,24 @@ def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
     assert "no greedy step judge" in glued["scored_text"]
     html = "".join(o.get("data", {}).get("text/html", "") for c in nb.cells for o in c.get("outputs", []))
     assert "Seed 7" in html and "Seed 9" in html and "No ensemble members" not in html
+
+
+def test_votes_count_every_trajectory_once_in_its_stratum_by_how_many_seeds_flag_it():
+    from trajectory_judge.analysis.seeds import stratum
+    from trajectory_judge.book.seeds import votes_sentence, votes_table
+
+    trajs = design(6)
+    members, ens = members_and_ensembles(trajs)
+    sv = seed_variance(trajs, ens, members, resamples=200, seed=1)
+    votes = sv.agreement.votes
+    flags = {(v.trajectory_id, v.judge_id): v.faulty for v in members}
+    for t in trajs:
+        k = sum(flags[(t.trajectory_id, m)] for m in IDS)
+        assert votes.loc[stratum(t.label), k] >= 1
+    assert int(votes.to_numpy().sum()) == len(trajs) == sv.n
+    assert int(votes[0].sum() + votes[3].sum()) == sv.agreement.all_agree
+    table = votes_table(sv)
+    assert list(table.columns) == ["No seed", "1 seed", "2 seeds", "All 3 seeds", "Trajectories"]
+    assert list(table.index) == ["Clean runs", "Silent faults", "Loud faults"]
+    clean = int(votes.loc["clean"].sum())
+    assert votes_sentence(sv).startswith(f"Of the {clean} clean run")

@@ -26,7 +26,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.report import MAIN_COLUMNS, build_report
 from trajectory_judge.judges.selfcons import aggregate
-from trajectory_judge.models import DataError, Trajectory, Verdict, load_verdicts
+from trajectory_judge.models import DataError, Label, Trajectory, Verdict, load_verdicts
 from trajectory_judge.provenance.manifest import verify_manifest
 
 MEMBERS_FILE = "members.jsonl"
@@ -197,6 +197,8 @@ class SeedAgreement:
     """Fleiss' kappa of the flags (members as raters)."""
     cohen_kappa: dict[tuple[str, str], float]
     """Cohen's kappa of the flags, for every pair of members."""
+    votes: pd.DataFrame | None = None
+    """Stratum (clean, silent, loud) x number of members flagging a trajectory (0 .. k): trajectory counts."""
 
     @property
     def all_agree_share(self) -> float:
@@ -243,15 +245,31 @@ class SeedVariance:
         return out
 
 
-def seed_agreement(members: Sequence[Verdict], ids: Sequence[str], trajectory_ids: Sequence[str]) -> SeedAgreement:
-    """Agreement of the members' flags on ``trajectory_ids`` (each judged by every member)."""
+STRATA: tuple[str, ...] = ("clean", "silent", "loud")
+"""Clean runs, faults whose outcome survived (silent) and faults that broke it (loud)."""
+
+
+def stratum(label: Label) -> str:
+    """``clean``, ``silent`` or ``loud``: the design stratum of a label by outcome survival."""
+    return "clean" if not label.faulty else ("silent" if label.outcome_correct else "loud")
+
+
+def seed_agreement(members: Sequence[Verdict], ids: Sequence[str], trajectory_ids: Sequence[str],
+                   strata: Sequence[str] | None = None) -> SeedAgreement:
+    """Agreement of the members' flags on ``trajectory_ids`` (each judged by every member); with
+    ``strata`` (one per trajectory), how many members flag each trajectory, by stratum."""
     flag = {(v.trajectory_id, v.judge_id): v.faulty for v in members}
     ratings = np.array([[flag[(t, m)] for m in ids] for t in trajectory_ids], dtype=int).reshape(len(trajectory_ids), len(ids))
     all_agree = int((ratings.min(axis=1) == ratings.max(axis=1)).sum())
     pairs = {(a, b): cohen_kappa(ratings[:, i], ratings[:, j])
              for (i, a), (j, b) in combinations(list(enumerate(ids)), 2)}
     kappa = fleiss_kappa(ratings) if len(trajectory_ids) else float("nan")
-    return SeedAgreement(tuple(ids), len(trajectory_ids), all_agree, kappa, pairs)
+    votes = None
+    if strata is not None:
+        counts = pd.crosstab(pd.Categorical(list(strata), categories=STRATA),
+                             pd.Categorical(ratings.sum(axis=1), categories=range(len(ids) + 1)), dropna=False)
+        votes = counts.rename_axis(index="stratum", columns="flagged by").astype(int)
+    return SeedAgreement(tuple(ids), len(trajectory_ids), all_agree, kappa, pairs, votes)
 
 
 def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], members: Sequence[Verdict], *,
@@ -278,8 +296,9 @@ def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
             for side in ("low", "high")}
     widths = (ends["high"] - ends["low"])[ids]
     order = [t.trajectory_id for t in trajs]
+    agreement = seed_agreement(chosen, ids, order, [stratum(t.label) for t in trajs])
     return SeedVariance(tuple(ids), greedy if has_greedy else None, len(trajs), values, widths,
-                        seed_agreement(chosen, ids, order), ends["low"], ends["high"])
+                        agreement, ends["low"], ends["high"])
 
 
 def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], *,

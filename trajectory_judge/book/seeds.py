@@ -49,6 +49,32 @@ def kappa_table(sv: SeedVariance) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("Seeds")
 
 
+STRATUM_LABELS: dict[str, str] = {"clean": "Clean runs", "silent": "Silent faults", "loud": "Loud faults"}
+"""Row labels of the votes table."""
+
+
+def votes_table(sv: SeedVariance) -> pd.DataFrame:
+    """Per stratum: how many trajectories no seed, some seeds, or every seed flags."""
+    votes = sv.agreement.votes
+    k = len(sv.members)
+    names = {0: "No seed", k: f"All {k} seeds", **{i: plural(i, "seed") for i in range(1, k)}}
+    out = votes.rename(columns=names, index=STRATUM_LABELS)
+    out.columns = [str(c) for c in out.columns]
+    out["Trajectories"] = votes.sum(axis=1).to_numpy()
+    out.index.name = "Stratum"
+    return out
+
+
+def votes_sentence(sv: SeedVariance) -> str:
+    """What the votes table shows on clean runs and on faults, in one sentence."""
+    v, k = sv.agreement.votes, len(sv.members)
+    clean, faults = v.loc["clean"], v.loc[["silent", "loud"]].sum()
+    return (f"Of the {plural(int(clean.sum()), 'clean run')}, {int(clean[0])} are left alone by every seed and "
+            f"{int(clean[k])} flagged by every seed; of the {plural(int(faults.sum()), 'fault')}, {int(faults[k])} are "
+            f"caught by every seed, {int(faults[0])} by none, and the other {int(faults.sum() - faults[0] - faults[k])} "
+            "are caught or missed depending on the seed.")
+
+
 def quality_metrics(sv: SeedVariance) -> pd.DataFrame:
     """The seed table without cost: the rows where seed spread and interval width are comparable."""
     f = sv.to_frame().drop(index=["s_per_traj"], errors="ignore")
@@ -157,7 +183,8 @@ def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[s
     """The sentences of the chapter that only hold with members, or what to say instead."""
     if sv is None or not checks:
         return {"scored_text": "Without stored members there are no seeds to score on this data.",
-                "agreement_text": "With no members stored, the seeds' agreement cannot be measured on this data."}
+                "agreement_text": "With no members stored, the seeds' agreement cannot be measured on this data.",
+                "votes_text": ""}
     a = sv.agreement
     return {
         "scored_text": (f"Each seed is scored on the {plural(checks[0].complete, 'trajectory', 'trajectories')} every seed "
@@ -167,7 +194,9 @@ def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[s
                            "so none is shown for reference.")),
         "agreement_text": (f"On {a.all_agree} of the {plural(sv.n, 'trajectory', 'trajectories')} every seed gives the "
                            f"same flag (a share of {a.all_agree_share:.3f}). Fleiss' kappa of the flags, with the seeds "
-                           f"as raters, is {a.fleiss_kappa:.3f}; the table below gives Cohen's kappa for each pair."),
+                           f"as raters, is {a.fleiss_kappa:.3f}; the first table below gives Cohen's kappa for each "
+                           "pair, the second how many seeds flag each trajectory, by stratum."),
+        "votes_text": votes_sentence(sv),
     }
 
 
