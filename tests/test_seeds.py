@@ -234,3 +234,18 @@ def test_votes_count_every_trajectory_once_in_its_stratum_by_how_many_seeds_flag
     assert list(table.index) == ["Clean runs", "Silent faults", "Loud faults"]
     clean = int(votes.loc["clean"].sum())
     assert votes_sentence(sv).startswith(f"Of the {clean} clean run")
+
+
+def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_seeds_range():
+    from trajectory_judge.book.seeds import greedy_sentence, quality_metrics
+
+    trajs = design(6)
+    members, ens = members_and_ensembles(trajs)
+    greedy = random_verdicts(trajs, f"step:{MODEL}", seed=42)
+    sv = seed_variance(trajs, greedy + ens, members, resamples=200, seed=1)
+    q = quality_metrics(sv)
+    seeds = q[list(sv.members)]
+    outside = int(((q[sv.greedy] < seeds.min(axis=1)) | (q[sv.greedy] > seeds.max(axis=1))).sum())
+    assert f"outside the seeds' range on {outside} of the {len(q)} quality metrics" in greedy_sentence(sv)
+    no_greedy = seed_variance(trajs, ens, members, resamples=200, seed=1)
+    assert no_greedy.greedy is None and greedy_sentence(no_greedy) == ""

@@ -116,6 +116,23 @@ def spread_sentence(sv: SeedVariance) -> str:
             f"{_in_sentence(METRIC_LABELS.get(worst, worst))} ({q.loc[worst, 'range_over_width']:.2f} of the width).")
 
 
+def greedy_sentence(sv: SeedVariance) -> str:
+    """How the greedy step judge of the same model sits against the seeds, over the quality metrics."""
+    if sv.greedy is None:
+        return ""
+    q = quality_metrics(sv)
+    seeds, greedy = q[list(sv.members)], q[sv.greedy]
+    outside = int(((greedy < seeds.min(axis=1)) | (greedy > seeds.max(axis=1))).sum())
+    farther = int(((greedy - seeds.mean(axis=1)).abs() > q["range"]).sum())
+    far = sv.values.loc["false_alarm_rate"]
+    lo, hi = far[list(sv.members)].min(), far[list(sv.members)].max()
+    verdict = ("so how the judge decodes moves these metrics more than which seed it samples with"
+               if farther > len(q) / 2 else "so decoding greedily or by sampling matters no more than the seed does")
+    return (f"The greedy step judge of the same model lies outside the seeds' range on {outside} of the {len(q)} "
+            f"quality metrics, and farther from the seeds' mean than the seeds are from each other on {farther} "
+            f"(its false-alarm rate is {far[sv.greedy]:.3f}, the seeds' {lo:.3f}–{hi:.3f}); {verdict}.")
+
+
 def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajectories: int) -> dict[str, str]:
     """Every value the chapter's prose quotes, as text ("–" where the data keeps no members)."""
     from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
@@ -127,8 +144,8 @@ def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajecto
     out["n_complete"] = str(check.complete) if check else "–"
     out["intro_seeds"] = summary_sentence(sv)
     if sv is None:
-        return {**out, "spread": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
-    return {**out, "spread": spread_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
+        return {**out, "spread": "", "greedy": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
+    return {**out, "spread": spread_sentence(sv), "greedy": greedy_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
             "all_agree_share": f"{sv.agreement.all_agree_share:.3f}", "fleiss_kappa": f"{sv.agreement.fleiss_kappa:.3f}"}
 
 
