@@ -249,3 +249,23 @@ def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_se
     assert f"outside the seeds' range on {outside} of the {len(q)} quality metrics" in greedy_sentence(sv)
     no_greedy = seed_variance(trajs, ens, members, resamples=200, seed=1)
     assert no_greedy.greedy is None and greedy_sentence(no_greedy) == ""
+
+
+def test_paired_seed_differences_come_from_the_shared_resamples_and_are_counted_when_they_exclude_zero():
+    from trajectory_judge.book.seeds import delta_sentence, quality_metrics, seed_delta_table
+
+    trajs = design(6)
+    members, ens = members_and_ensembles(trajs)
+    sv = seed_variance(trajs, ens, members, resamples=300, seed=1)
+    d = sv.deltas
+    assert set(zip(d["a"], d["b"])) == {(IDS[0], IDS[1]), (IDS[0], IDS[2]), (IDS[1], IDS[2])}
+    for row in d.itertuples():
+        assert row.value == pytest.approx(sv.values.loc[row.metric, row.b] - sv.values.loc[row.metric, row.a])
+        assert row.low <= row.value + 1e-12 <= row.high + 2e-12
+    table = seed_delta_table(sv)
+    assert list(table.columns) == ["Seed 8 − Seed 7", "Seed 9 − Seed 7", "Seed 9 − Seed 8"]
+    assert len(table) == len(quality_metrics(sv))
+    n = len(d[d["metric"].isin(quality_metrics(sv).index)])
+    away = sv.seed_differences(quality_metrics(sv).index)
+    text = delta_sentence(sv)
+    assert (f"{away} of the {n} paired differences" in text) if away else text.startswith(f"None of the {n}")

@@ -230,6 +230,18 @@ class SeedVariance:
     """Metric x judge (as ``values``): the lower end of each 95% interval."""
     highs: pd.DataFrame | None = None
     """Metric x judge (as ``values``): the upper end of each 95% interval."""
+    deltas: pd.DataFrame | None = None
+    """Paired differences between seeds: one row per (a, b, metric) with ``value`` (b - a) and the 95%
+    paired interval ``low``..``high``, from the same resamples as every interval."""
+
+    def seed_differences(self, metrics: Sequence[str] | None = None) -> int:
+        """How many paired seed differences (on ``metrics``, default all) have an interval that excludes zero."""
+        d = self.deltas
+        if d is None:
+            return 0
+        if metrics is not None:
+            d = d[d["metric"].isin(list(metrics))]
+        return int(((d["low"] > 0) | (d["high"] < 0)).sum())
 
     def to_frame(self) -> pd.DataFrame:
         """Per metric: each seed's value, range (max - min), standard deviation, mean one-seed interval width,
@@ -297,8 +309,10 @@ def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     widths = (ends["high"] - ends["low"])[ids]
     order = [t.trajectory_id for t in trajs]
     agreement = seed_agreement(chosen, ids, order, [stratum(t.label) for t in trajs])
+    deltas = pd.DataFrame([d.__dict__ for d in rep.deltas if d.a in ids and d.b in ids and d.metric in SEED_METRICS],
+                          columns=["a", "b", "metric", "value", "low", "high"])
     return SeedVariance(tuple(ids), greedy if has_greedy else None, len(trajs), values, widths,
-                        agreement, ends["low"], ends["high"])
+                        agreement, ends["low"], ends["high"], deltas)
 
 
 def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], *,

@@ -75,6 +75,36 @@ def votes_sentence(sv: SeedVariance) -> str:
             "are caught or missed depending on the seed.")
 
 
+def seed_delta_table(sv: SeedVariance) -> pd.DataFrame:
+    """Metric x pair of seeds: the paired difference with its 95% paired interval."""
+    from trajectory_judge.book.style import format_interval
+
+    d = sv.deltas[sv.deltas["metric"].isin(quality_metrics(sv).index)]
+    d = d.assign(pair=[f"{_seed_label(b)} − {_seed_label(a)}" for a, b in zip(d["a"], d["b"])],
+                 text=[format_interval(v, lo, hi, "bootstrap") for v, lo, hi in zip(d["value"], d["low"], d["high"])])
+    out = d.pivot(index="metric", columns="pair", values="text")
+    out = out.loc[[m for m in quality_metrics(sv).index if m in out.index]]
+    out.index = [METRIC_LABELS.get(m, m) for m in out.index]
+    out.index.name = "Metric"
+    out.columns.name = None
+    return out
+
+
+def delta_sentence(sv: SeedVariance) -> str:
+    """How many paired differences between seeds exclude zero, and where."""
+    d = sv.deltas[sv.deltas["metric"].isin(quality_metrics(sv).index)]
+    away = d[(d["low"] > 0) | (d["high"] < 0)]
+    where = sorted({_in_sentence(METRIC_LABELS.get(m, m)) for m in away["metric"]})
+    if away.empty:
+        return (f"None of the {len(d)} paired differences between two seeds has a 95% paired interval that "
+                "excludes zero: at this sample size, no metric tells one seed from another.")
+    chance = 0.05 * len(d)
+    return (f"{len(away)} of the {len(d)} paired differences between two seeds have a 95% paired interval that "
+            f"excludes zero (on {', '.join(where)}), where chance alone would give about {chance:.1f} when seeds "
+            "make no difference: there, which seed the judge samples with moves the measured value by more than "
+            "resampling the trajectories explains.")
+
+
 def quality_metrics(sv: SeedVariance) -> pd.DataFrame:
     """The seed table without cost: the rows where seed spread and interval width are comparable."""
     f = sv.to_frame().drop(index=["s_per_traj"], errors="ignore")
@@ -144,8 +174,8 @@ def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajecto
     out["n_complete"] = str(check.complete) if check else "–"
     out["intro_seeds"] = summary_sentence(sv)
     if sv is None:
-        return {**out, "spread": "", "greedy": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
-    return {**out, "spread": spread_sentence(sv), "greedy": greedy_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
+        return {**out, "spread": "", "greedy": "", "deltas": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
+    return {**out, "spread": spread_sentence(sv), "greedy": greedy_sentence(sv), "deltas": delta_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
             "all_agree_share": f"{sv.agreement.all_agree_share:.3f}", "fleiss_kappa": f"{sv.agreement.fleiss_kappa:.3f}"}
 
 
