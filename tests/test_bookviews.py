@@ -106,6 +106,8 @@ def test_format_interval_is_one_line_with_a_mark_for_exact_zero_width_and_struct
     assert style.format_interval(0.429, 0.429, 0.429, "structural") == "0.429*"
     assert style.format_interval(None) == "\u2013" and style.format_interval(float("nan"), 0, 1, "bootstrap") == "\u2013"
     assert "\n" not in style.format_interval(0.5, 0.25, 0.75, "bootstrap")
+    assert style.format_interval(-0.18, -0.28, -0.08, "bootstrap") == "\u22120.180 (\u22120.28 to \u22120.08)"
+    assert style.format_interval(0.003, -0.07, 0.08, "bootstrap") == "0.003 (\u22120.07 to 0.08)"
 
 
 def test_main_table_shows_intervals_and_the_localisation_denominator(rep):

@@ -259,7 +259,8 @@ def format_number(x: Any, decimals: int = 3, *, count: bool = False) -> str:
 
 
 def format_interval(value: float | None, low: float | None = None, high: float | None = None, method: str | None = None) -> str:
-    """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two.
+    """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two;
+    with a negative bound, ``\u22120.180 (\u22120.28 to \u22120.08)`` (minus signs, and "to" between the bounds).
 
     A mark follows the interval: \u2020 exact (Clopper\u2013Pearson), \u2021 a zero-width bootstrap
     interval (shown as the bare value and the mark), ``*`` structural (no interval); see :data:`MARKS`.
@@ -274,7 +275,12 @@ def format_interval(value: float | None, low: float | None = None, high: float |
         return text
     if method != "clopper-pearson" and round(float(high) - float(low), 9) == 0:
         return text + ZERO_WIDTH
-    span = f" ({format_number(float(low), 2)}\u2013{format_number(float(high), 2)})"
+    lo, hi = format_number(float(low), 2), format_number(float(high), 2)
+    if lo.startswith("-"):  # a negative bound: true minus signs, and "to" so no dash meets a minus
+        text, lo, hi = (t.replace("-", "\u2212", 1) for t in (text, lo, hi))
+        span = f" ({lo} to {hi})"
+    else:
+        span = f" ({lo}\u2013{hi})"
     return text + span + (DAGGER if method == "clopper-pearson" else "")
 
 
