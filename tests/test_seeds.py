@@ -216,7 +216,7 @@ def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
 
 
 def test_votes_count_every_trajectory_once_in_its_stratum_by_how_many_seeds_flag_it():
-    from trajectory_judge.analysis.seeds import stratum
+    from trajectory_judge.models import stratum
     from trajectory_judge.book.seeds import votes_sentence, votes_table
 
     trajs = design(6)
@@ -266,6 +266,6 @@ def test_paired_seed_differences_come_from_the_shared_resamples_and_are_counted_
     assert list(table.columns) == ["Seed 8 − Seed 7", "Seed 9 − Seed 7", "Seed 9 − Seed 8"]
     assert len(table) == len(quality_metrics(sv))
     n = len(d[d["metric"].isin(quality_metrics(sv).index)])
-    away = sv.seed_differences(quality_metrics(sv).index)
+    away = len(sv.differing(quality_metrics(sv).index))
     text = delta_sentence(sv)
     assert (f"{away} of the {n} paired differences" in text) if away else text.startswith(f"None of the {n}")

@@ -39,7 +39,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from trajectory_judge.models import FAILURE_TYPES, Label, Verdict
+from trajectory_judge.models import FAILURE_TYPES, Label, Verdict, stratum
 
 METRICS: tuple[str, ...] = (
     "precision",
@@ -103,10 +103,6 @@ def predicted_type(verdict: Verdict) -> str:
     return MISSED
 
 
-def _stratum(label: Label) -> str:
-    return "clean" if not label.faulty else ("silent" if label.outcome_correct else "loud")
-
-
 def detection(pairs: Sequence[Pair]) -> dict[str, float | None]:
     """Precision, recall, F1, silent and loud recall, false-alarm rate on clean."""
     tp = sum(1 for lab, v in pairs if v.faulty and lab.faulty)
@@ -114,7 +110,7 @@ def detection(pairs: Sequence[Pair]) -> dict[str, float | None]:
     fn = sum(1 for lab, v in pairs if not v.faulty and lab.faulty)
     by: dict[str, list[bool]] = {"clean": [], "silent": [], "loud": []}
     for lab, v in pairs:
-        by[_stratum(lab)].append(v.faulty)
+        by[stratum(lab)].append(v.faulty)
     return {
         "precision": _ratio(tp, tp + fp),
         "recall": _ratio(tp, tp + fn),
@@ -265,7 +261,7 @@ def count_columns(labels: Sequence[Label], verdicts: Sequence[Verdict | None]) -
         if v is None:
             continue
         row = out[i]
-        s = _stratum(lab)
+        s = stratum(lab)
         row[_IX["n"]] = 1
         row[_IX["tp"]] = v.faulty and lab.faulty
         row[_IX["fp"]] = v.faulty and not lab.faulty

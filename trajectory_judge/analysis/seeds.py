@@ -24,9 +24,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.analysis.report import MAIN_COLUMNS, build_report
 from trajectory_judge.judges.selfcons import aggregate
-from trajectory_judge.models import DataError, Label, Trajectory, Verdict, load_verdicts
+from trajectory_judge.models import DataError, Trajectory, Verdict, load_verdicts, stratum
 from trajectory_judge.provenance.manifest import verify_manifest
 
 MEMBERS_FILE = "members.jsonl"
@@ -234,14 +235,12 @@ class SeedVariance:
     """Paired differences between seeds: one row per (a, b, metric) with ``value`` (b - a) and the 95%
     paired interval ``low``..``high``, from the same resamples as every interval."""
 
-    def seed_differences(self, metrics: Sequence[str] | None = None) -> int:
-        """How many paired seed differences (on ``metrics``, default all) have an interval that excludes zero."""
-        d = self.deltas
-        if d is None:
-            return 0
+    def differing(self, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+        """The paired seed differences (on ``metrics``, default all) whose interval excludes zero."""
+        d = self.deltas if self.deltas is not None else pd.DataFrame(columns=["a", "b", "metric", "value", "low", "high"])
         if metrics is not None:
             d = d[d["metric"].isin(list(metrics))]
-        return int(((d["low"] > 0) | (d["high"] < 0)).sum())
+        return d[(d["low"] > 0) | (d["high"] < 0)]
 
     def to_frame(self) -> pd.DataFrame:
         """Per metric: each seed's value, range (max - min), standard deviation, mean one-seed interval width,
@@ -258,12 +257,8 @@ class SeedVariance:
 
 
 STRATA: tuple[str, ...] = ("clean", "silent", "loud")
-"""Clean runs, faults whose outcome survived (silent) and faults that broke it (loud)."""
-
-
-def stratum(label: Label) -> str:
-    """``clean``, ``silent`` or ``loud``: the design stratum of a label by outcome survival."""
-    return "clean" if not label.faulty else ("silent" if label.outcome_correct else "loud")
+"""The values of :func:`trajectory_judge.models.stratum`: clean runs, faults whose outcome survived
+(silent) and faults that broke it (loud)."""
 
 
 def seed_agreement(members: Sequence[Verdict], ids: Sequence[str], trajectory_ids: Sequence[str],
@@ -328,8 +323,6 @@ def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], v
     table = pd.DataFrame({j: {"n": rep.judges[j].n, **{c: rep.judges[j].metrics.get(c) for c in cols}} for j in ids}).T
     text = table.to_string(formatters={"n": lambda v: str(int(v))}, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
     lines = ["Ensemble members (members.jsonl):", text]
-    from trajectory_judge.analysis.cost import read_run_records
-
     for c in check_ensembles(verdicts, members, read_run_records(directory)):
         lines.append(f"{c.ensemble} re-derived from {len(c.members)} members on {c.complete} trajectories: "
                      f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one; "

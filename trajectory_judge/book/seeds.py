@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.seeds import EnsembleCheck, SeedVariance, parse_member_id
-from trajectory_judge.book.style import plural
+from trajectory_judge.book.style import format_interval, plural
 
 METRIC_LABELS: dict[str, str] = {
     "f1": "F1", "silent_recall": "Silent recall", "loud_recall": "Loud recall",
@@ -77,8 +77,6 @@ def votes_sentence(sv: SeedVariance) -> str:
 
 def seed_delta_table(sv: SeedVariance) -> pd.DataFrame:
     """Metric x pair of seeds: the paired difference with its 95% paired interval."""
-    from trajectory_judge.book.style import format_interval
-
     d = sv.deltas[sv.deltas["metric"].isin(quality_metrics(sv).index)]
     d = d.assign(pair=[f"{_seed_label(b)} − {_seed_label(a)}" for a, b in zip(d["a"], d["b"])],
                  text=[format_interval(v, lo, hi, "bootstrap") for v, lo, hi in zip(d["value"], d["low"], d["high"])])
@@ -92,8 +90,8 @@ def seed_delta_table(sv: SeedVariance) -> pd.DataFrame:
 
 def delta_sentence(sv: SeedVariance) -> str:
     """How many paired differences between seeds exclude zero, and where."""
-    d = sv.deltas[sv.deltas["metric"].isin(quality_metrics(sv).index)]
-    away = d[(d["low"] > 0) | (d["high"] < 0)]
+    metrics = quality_metrics(sv).index
+    d, away = sv.deltas[sv.deltas["metric"].isin(metrics)], sv.differing(metrics)
     where = sorted({_in_sentence(METRIC_LABELS.get(m, m)) for m in away["metric"]})
     if away.empty:
         return (f"None of the {len(d)} paired differences between two seeds has a 95% paired interval that "
@@ -136,10 +134,15 @@ def _in_sentence(label: str) -> str:
     return label[0].lower() + label[1:] if len(label) > 1 and label[1].islower() else label
 
 
+def _narrower(q: pd.DataFrame) -> int:
+    """Quality metrics on which the seeds' range is smaller than one seed's interval width."""
+    return int((q["range"] < q["interval_width"]).sum())
+
+
 def spread_sentence(sv: SeedVariance) -> str:
     """How the spread between seeds compares with one seed's interval, over the quality metrics."""
     q = quality_metrics(sv)
-    narrower = int((q["range"] < q["interval_width"]).sum())
+    narrower = _narrower(q)
     worst = q["range_over_width"].idxmax()
     return (f"On {narrower} of the {len(q)} quality metrics the seeds lie closer together than the width "
             f"of one seed's interval; the largest spread relative to that width is on "
@@ -184,7 +187,7 @@ def summary_sentence(sv: SeedVariance | None) -> str:
     if sv is None:
         return "This data keeps no self-consistency members, so variance over sampling seeds is not measured"
     q = quality_metrics(sv)
-    narrower = int((q["range"] < q["interval_width"]).sum())
+    narrower = _narrower(q)
     a = sv.agreement
     return (f"Sampled at {len(sv.members)} seeds, the self-consistency judge's members give the same flag on "
             f"{a.all_agree} of {plural(sv.n, 'trajectory', 'trajectories')} (Fleiss' kappa {a.fleiss_kappa:.2f}); "

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, format_number, label, marks_in
+from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, MISSING, format_number, label, marks_in
 
 HEAD_ROWS = 12
 """A table longer than this shows its first rows and puts the rest in a dropdown (by default)."""
@@ -93,9 +93,12 @@ def text_columns(text: pd.DataFrame) -> list[Any]:
     """Columns whose every cell is words (judge ids, names, notes): the book sets them flush left."""
     if text.columns.nlevels > 1:
         return []
-    return [c for c in text.columns
-            if len(text) and all(isinstance(v, str) and v and not _NUMERIC.match(v) for v in text[c] if v != "–")
-            and any(v != "–" for v in text[c])]
+    out = []
+    for c in text.columns:
+        cells = [v for v in text[c] if v != MISSING]
+        if cells and all(isinstance(v, str) and v and not _NUMERIC.match(v) for v in cells):
+            out.append(c)
+    return out
 
 
 def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
