@@ -90,6 +90,9 @@ def test_words_sit_flush_left_and_numbers_flush_right():
     f = pd.DataFrame({"judge_id": ["programmatic", "step:qwen2.5-coder:1.5b"], "n": [400, 3],
                       "recall": ["0.616 (0.59–0.64)", "–"], "note": ["–", "exact"]})
     assert tables.text_columns(tables.readable(f)) == ["Judge id", "Note"]
+    cells = pd.DataFrame({"why": ["3 of 10 seeds print it", "exact"], "p": ["< 0.001", "−0.180 (−0.28 to −0.08)†"],
+                          "k": ["13/16", "3 of 4"]})
+    assert tables.text_columns(cells) == ["why"]
     html = tables.table(f, name="tbl-align", caption="c", index=False).html
     assert "#T_tbl-align td.col0 {\n  text-align: left;" in html and "td.col3 {" in html
     assert "td.col1 {" not in html and "td.col2 {" not in html

@@ -85,8 +85,9 @@ def readable(frame: pd.DataFrame, **fmt: Any) -> pd.DataFrame:
     return text
 
 
-_NUMERIC = re.compile(r"^[\s<>≤≥±+\-−–.\d]")
-"""A cell that starts like a number, an interval or a missing mark is not text."""
+_NUMBER_CELL = re.compile(r"^[<>≤≥±+\-−]?\s*[\d.,]+%?(\s*(/|of)\s*[\d.,]+)?(\s*\(.*\))?[*†‡]?$")
+"""A cell that is a number or a count of a total, optionally with its interval and mark
+(``0.616 (0.59–0.64)†``, ``< 0.001``, ``13/16``)."""
 
 
 def text_columns(text: pd.DataFrame) -> list[Any]:
@@ -96,7 +97,7 @@ def text_columns(text: pd.DataFrame) -> list[Any]:
     out = []
     for c in text.columns:
         cells = [v for v in text[c] if v != MISSING]
-        if cells and all(isinstance(v, str) and v and not _NUMERIC.match(v) for v in cells):
+        if cells and all(isinstance(v, str) and v and not _NUMBER_CELL.match(v.strip()) for v in cells):
             out.append(c)
     return out
 
