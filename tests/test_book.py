@@ -133,7 +133,7 @@ def test_reexecution_is_byte_identical(tmp_path):
     second = execute.execute(md).read_bytes()
     assert first == second
     nb = nbformat.reads(first.decode(), as_version=4)
-    assert [c.id for c in nb.cells] == [f"cell-{i:03d}" for i in range(len(nb.cells))]
+    assert [c.id for c in nb.cells] == ["colab-setup"] + [f"cell-{i:03d}" for i in range(len(nb.cells) - 1)]
     assert all("execution" not in c.metadata for c in nb.cells)
     assert first == (ROOT / "notebooks" / "paired.ipynb").read_bytes()
 

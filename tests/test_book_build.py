@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.config import LOCAL_CONFIG, write_local_config
+from trajectory_judge.book.execute import name_repository
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "https://github.com/example/trajectory-judge"
@@ -26,15 +26,18 @@ title: Mini book
 author: test
 copyright: "2026"
 only_build_toc_files: true
-exclude_patterns: [_build, "notebooks/*.ipynb", book/_ext, _config.local.yml]
+exclude_patterns: [_build, "notebooks/*.ipynb", book/_ext]
 execute: {execute_notebooks: force, timeout: 120, allow_errors: false}
-parse: {myst_enable_extensions: [colon_fence, dollarmath]}
+parse: {myst_enable_extensions: [colon_fence, dollarmath, substitution]}
 bibtex_bibfiles: [book/references.bib]
-html: {favicon: book/_static/favicon.svg, use_repository_button: false, use_download_button: true}
-launch_buttons: {notebook_interface: jupyterlab, binderhub_url: "", colab_url: "", thebe: false}
+html: {favicon: book/_static/favicon.svg, use_repository_button: true, use_download_button: true}
+repository:
+  url: https://github.com/placeholder/book
+  branch: trunk
+launch_buttons: {notebook_interface: jupyterlab, binderhub_url: "https://mybinder.org", colab_url: "https://colab.research.google.com", thebe: false}
 sphinx:
   extra_extensions: [sphinxcontrib.bibtex]
-  local_extensions: {tj_tables: book/_ext/, bib_authoryear: book/_ext/}
+  local_extensions: {tj_tables: book/_ext/, bib_authoryear: book/_ext/, tj_launch: book/_ext/}
   config: {numfig: true, bibtex_reference_style: author_year_round, bibtex_default_style: authoryear}
 """
 
@@ -42,6 +45,8 @@ TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/demo\n"
 
 INTRO = """\
 # Mini book
+
+{{ binder_badge }}
 
 As {cite:t}`efron1979bootstrap` showed, and {cite:p}`mohammadi2026trajectoryjudge` measured; see {numref}`tbl-demo` and {numref}`fig-demo`.
 
@@ -95,7 +100,7 @@ def built(tmp_path_factory) -> Path:
     (book / "_toc.yml").write_text(TOC)
     shutil.copytree(ROOT / "book" / "_ext", book / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
     (book / "book" / "_static").mkdir()
-    for name in ("book.css", "favicon.svg"):
+    for name in ("book.css", "favicon.svg", "binder-badge.svg", "colab-badge.svg"):
         shutil.copy(ROOT / "book" / "_static" / name, book / "book" / "_static" / name)
     shutil.copy(ROOT / "book" / "references.bib", book / "book" / "references.bib")
     (book / "book" / "intro.md").write_text(INTRO)
@@ -103,9 +108,9 @@ def built(tmp_path_factory) -> Path:
     (book / "notebooks" / "demo.md").write_text(DEMO)
     import jupytext
 
+    assert {p.name for p in name_repository(REPO, "main", book=book)} == {"_config.yml", "demo.md"}  # the one setting
     jupytext.write(jupytext.read(book / "notebooks" / "demo.md"), book / "notebooks" / "demo.ipynb")
-    assert write_local_config(REPO, "main", book=book).name == LOCAL_CONFIG
-    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "--all", "-W", "--keep-going", "--config", LOCAL_CONFIG]
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "--all", "-W", "--keep-going"]
     done = subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return book / "_build" / "html"
@@ -116,6 +121,12 @@ def test_launch_buttons_open_the_paired_notebook_in_binder_and_colab(built):
     assert f"https://mybinder.org/v2/gh/example/trajectory-judge/main?urlpath=lab/tree/notebooks/demo.ipynb" in page
     assert "https://colab.research.google.com/github/example/trajectory-judge/blob/main/notebooks/demo.ipynb" in page
     assert f'href="{REPO}"' in page
+    assert "Colab set-up" not in page  # the set-up cell is never on the page
+
+
+def test_landing_page_binder_badge_opens_the_configured_repository(built):
+    intro = (built / "book" / "intro.html").read_text()
+    assert re.search(r'<a class="reference external" href="https://mybinder\.org/v2/gh/example/trajectory-judge/main\?urlpath=lab/tree/notebooks/results\.ipynb"><img alt="Launch on Binder" src="[^"]*binder-badge\.svg"', intro)
 
 
 def test_a_table_output_is_numbered_table_with_its_caption_above(built):

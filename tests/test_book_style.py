@@ -139,12 +139,11 @@ def test_book_text_is_at_least_nine_points():
 
 
 # --- config ----------------------------------------------------------------------------------
-def test_one_setting_turns_on_repository_binder_and_colab_buttons():
-    out = config.with_repository({"html": {"use_download_button": True}}, "https://github.com/someone/fork.git/")
-    assert out["repository"]["url"] == "https://github.com/someone/fork"
-    assert out["html"] == {"use_download_button": True, "use_repository_button": True}
-    assert out["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
-    assert out["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+def test_one_setting_gives_binder_and_colab_addresses():
+    where = config.Hosting(config.check_repository("https://github.com/someone/fork.git/"), "main")
+    assert where.url == "https://github.com/someone/fork"
+    assert where.binder("notebooks/x.ipynb") == "https://mybinder.org/v2/gh/someone/fork/main?urlpath=lab/tree/notebooks/x.ipynb"
+    assert where.colab("notebooks/x.ipynb") == "https://colab.research.google.com/github/someone/fork/blob/main/notebooks/x.ipynb"
 
 
 def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):

@@ -1,31 +1,58 @@
-"""The book's build configuration with the hosting repository filled in (launch buttons).
+"""The hosting repository: one setting for the launch buttons, the Binder badge and Colab's set-up.
 
-Jupyter Book 1 reads its settings from one file and has no environment override, so the hosting
-repository is given once, at build time, and written into a derived config beside ``_config.yml``::
+The setting is the ``repository:`` block of ``_config.yml`` (Jupyter Book's own keys ``url`` and
+``branch``). From it Jupyter Book draws the repository, Binder and Colab buttons of every chapter,
+the ``tj_launch`` extension the Binder badge of the landing page, and every chapter opens with a
+set-up cell (removed from the book's pages) that, on Colab only, clones that repository at that
+branch, installs the package with its book extra and changes into the clone's ``notebooks/``. A
+fork names itself once::
 
-    python -m trajectory_judge.book config --repository https://github.com/OWNER/REPO
-    jupyter-book build . --all -W --keep-going --config _config.local.yml
+    python -m trajectory_judge.book config --repository https://github.com/OWNER/REPO [--branch B]
 
-The derived file turns on the repository button and the Binder (mybinder.org) and Colab launch
-buttons, which open each chapter's paired ``.ipynb``. It must sit in the book's folder: the local
-Sphinx extensions are found relative to it.
+which rewrites the block and the set-up cell of every notebook (``.md`` and ``.ipynb``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from trajectory_judge.book.paths import BOOK_CONFIG, repo_root
-
-LOCAL_CONFIG = "_config.local.yml"
-"""The derived config's file name (git-ignored)."""
+from trajectory_judge.fileio import atomic_write_text
 
 BINDER_URL = "https://mybinder.org"
 COLAB_URL = "https://colab.research.google.com"
+REPOSITORY_ENV = "TJ_REPOSITORY_URL"
+"""Overrides, on Colab, the repository the set-up cell clones (any git URL or a local path)."""
 
 _GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_BRANCH = re.compile(r"^[A-Za-z0-9_./-]+$")
+_BLOCK = re.compile(r"^repository:\n  url: *(?P<url>\S*)[^\n]*\n  branch: *(?P<branch>\S*)[^\n]*$", re.M)
+_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n# Colab set-up.*?\n```\n", re.S)
+
+
+@dataclass(frozen=True)
+class Hosting:
+    """Where the book's repository is hosted."""
+
+    url: str
+    """``https://github.com/OWNER/REPO``."""
+    branch: str
+    """The branch the buttons open and Colab clones."""
+
+    @property
+    def slug(self) -> str:
+        """``OWNER/REPO``."""
+        return self.url.removeprefix("https://github.com/")
+
+    def binder(self, notebook: str = "notebooks/results.ipynb") -> str:
+        """The mybinder.org address that opens ``notebook`` in JupyterLab."""
+        return f"{BINDER_URL}/v2/gh/{self.slug}/{self.branch}?urlpath=lab/tree/{notebook}"
+
+    def colab(self, notebook: str = "notebooks/results.ipynb") -> str:
+        """The Colab address that opens ``notebook`` from GitHub."""
+        return f"{COLAB_URL}/github/{self.slug}/blob/{self.branch}/{notebook}"
 
 
 def check_repository(url: str) -> str:
@@ -37,23 +64,75 @@ def check_repository(url: str) -> str:
     return clean
 
 
-def with_repository(config: dict[str, Any], url: str, branch: str = "main") -> dict[str, Any]:
-    """A copy of ``config`` naming the hosting repository, with repository, Binder and Colab buttons on."""
-    out = dict(config)
-    out["repository"] = {"url": check_repository(url), "branch": branch, "path_to_book": ""}
-    out["html"] = {**config.get("html", {}), "use_repository_button": True}
-    out["launch_buttons"] = {**config.get("launch_buttons", {}), "binderhub_url": BINDER_URL, "colab_url": COLAB_URL}
-    return out
+def check_branch(branch: str) -> str:
+    """``branch``; :class:`ValueError` unless it is a plain git branch name."""
+    if not _BRANCH.match(branch) or branch.startswith("-"):
+        raise ValueError(f"--branch {branch!r}: expected a git branch name such as main")
+    return branch
 
 
-def write_local_config(url: str, branch: str = "main", book: str | Path | None = None) -> Path:
-    """Write ``_config.local.yml`` in the book's folder from its ``_config.yml``; return its path."""
-    import yaml
+def hosting(book: str | Path | None = None) -> Hosting:
+    """The hosting repository named by the book's ``_config.yml``."""
+    path = Path(book or repo_root()) / BOOK_CONFIG
+    found = _BLOCK.search(path.read_text(encoding="utf-8"))
+    if not found:
+        raise ValueError(f"{path}: no `repository:` block with `url:` and `branch:` lines")
+    return Hosting(check_repository(found["url"]), check_branch(found["branch"]))
 
+
+def colab_cell(where: Hosting) -> str:
+    """The MyST source of the set-up cell that opens every chapter (a no-op outside Colab)."""
+    return f'''```{{code-cell}} ipython3
+:tags: [remove-cell]
+
+# Colab set-up (not shown in the book): on Colab only, fetch the book and install it.
+import importlib, os, subprocess, sys
+
+if "google.colab" in sys.modules and not os.path.exists("../{BOOK_CONFIG}"):
+    repository = os.environ.get("{REPOSITORY_ENV}", "{where.url}")
+    clone = os.path.abspath("trajectory-judge")
+    if not os.path.isdir(clone):
+        subprocess.run(["git", "clone", "-q", "--depth", "1", "-b", "{where.branch}", repository, clone], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", clone + "[book]"], check=True)
+    importlib.invalidate_caches()
+    os.chdir(os.path.join(clone, "notebooks"))
+```
+'''
+
+
+def with_colab_cell(text: str, where: Hosting) -> str:
+    """A notebook's MyST source with its set-up cell for ``where``: replaced, or put first after
+    the front matter."""
+    cell = colab_cell(where)
+    if _CELL.search(text):
+        return _CELL.sub(lambda _: cell, text, count=1)
+    head, sep, body = text.partition("\n---\n")
+    if not text.startswith("---\n") or not sep:
+        raise ValueError("no front matter to put the Colab set-up after")
+    return f"{head}{sep}\n{cell}{body}"
+
+
+def set_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
+    """Name the hosting repository in ``_config.yml`` and in every notebook's ``.md`` set-up cell.
+
+    Returns the files rewritten (each written atomically); raises :class:`ValueError` on a bad URL
+    or branch, or a ``_config.yml`` without the block. The ``.ipynb`` follow through
+    :func:`trajectory_judge.book.execute.name_repository`.
+    """
     root = Path(book) if book is not None else repo_root()
-    config = yaml.safe_load((root / BOOK_CONFIG).read_text(encoding="utf-8"))
-    out = root / LOCAL_CONFIG
-    text = yaml.safe_dump(with_repository(config, url, branch), sort_keys=False, allow_unicode=True)
-    header = f"# Generated from {BOOK_CONFIG} by `python -m trajectory_judge.book config`; do not edit.\n"
-    out.write_text(header + text, encoding="utf-8")
-    return out
+    where = Hosting(check_repository(url), check_branch(branch))
+    hosting(root)  # the block must be there before anything is rewritten
+    config = root / BOOK_CONFIG
+    text = config.read_text(encoding="utf-8")
+    new = _BLOCK.sub(f"repository:\n  url: {where.url}\n  branch: {where.branch}", text, count=1)
+    written = []
+    if new != text:
+        atomic_write_text(config, new)
+        written.append(config)
+    for md in sorted((root / "notebooks").glob("*.md")):
+        old = md.read_text(encoding="utf-8")
+        fresh = with_colab_cell(old, where)
+        if fresh != old:
+            atomic_write_text(md, fresh)
+            written.append(md)
+    return written

@@ -45,13 +45,27 @@ def notebook_sources(names: Sequence[str] = ()) -> list[Path]:
     return out
 
 
+COLAB_SETUP_ID = "colab-setup"
+"""The cell id of the Colab set-up cell (:func:`trajectory_judge.book.config.colab_cell`)."""
+
+
+def is_colab_setup(cell) -> bool:
+    """Whether ``cell`` is the Colab set-up cell that opens a chapter."""
+    return cell.get("cell_type") == "code" and cell.get("source", "").startswith("# Colab set-up")
+
+
 def read_source(md: Path):
     """The notebook a MyST source describes, with stable cell ids and normalised metadata."""
     import jupytext
 
     nb = jupytext.read(md, fmt="md:myst")
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i:03d}"
+    i = 0
+    for cell in nb.cells:
+        if is_colab_setup(cell):  # its own id, so that adding it moves no other cell's
+            cell["id"] = COLAB_SETUP_ID
+        else:
+            cell["id"] = f"cell-{i:03d}"
+            i += 1
         cell.get("metadata", {}).pop("execution", None)
     kernelspec = nb.metadata.get("kernelspec") or {"display_name": "Python 3", "language": "python", "name": KERNEL}
     nb.metadata = {"jupytext": {"formats": PAIRING}, "kernelspec": kernelspec}
@@ -111,16 +125,55 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600) -> 
     return out
 
 
-def _config(repository: str, branch: str) -> int:
-    """The ``config`` verb: write the derived config, or one line of error and exit status 2."""
-    from trajectory_judge.book.config import write_local_config
+def sync_ipynb_cell(md: Path, index: int) -> bool:
+    """Give the executed ``.ipynb`` of ``md`` the source of its code cell ``index`` from the ``.md``.
 
+    Only the source changes (outputs stay), so a cell that prints nothing where the book runs (the
+    Colab set-up) follows its ``.md`` without executing the notebook again. Returns whether the
+    file was rewritten; :class:`ValueError` when the two do not hold that cell at the same place.
+    """
+    import nbformat
+
+    from trajectory_judge.fileio import atomic_write_text
+
+    md = Path(md)
+    want = [c for c in read_source(md).cells if c.cell_type == "code"]
+    out = md.with_suffix(".ipynb")
+    nb = nbformat.read(out, as_version=4)
+    have = [c for c in nb.cells if c.cell_type == "code"]
+    if len(want) != len(have) or want[index].metadata.get("tags") != have[index].metadata.get("tags"):
+        raise ValueError(f"{out}: its cells differ from {md.name}; execute it again")
+    if have[index].source == want[index].source:
+        return False
+    have[index].source = want[index].source
+    text = nbformat.writes(nb, version=4)
+    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
+    return True
+
+
+def name_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
+    """Name the hosting repository in ``_config.yml`` and in every notebook's set-up cell, ``.md``
+    and executed ``.ipynb`` (:func:`trajectory_judge.book.config.set_repository`); the files rewritten."""
+    from trajectory_judge.book.config import set_repository
+
+    root = Path(book) if book is not None else repo_root()
+    written = set_repository(url, branch, book=root)
+    for md in sorted((root / "notebooks").glob("*.md")):
+        if md.with_suffix(".ipynb").exists() and sync_ipynb_cell(md, 0):
+            written.append(md.with_suffix(".ipynb"))
+    return written
+
+
+def _config(repository: str, branch: str) -> int:
+    """The ``config`` verb: name the hosting repository, or one line of error and exit status 2."""
     try:
-        out = write_local_config(repository, branch)
+        written = name_repository(repository, branch)
     except (ValueError, FileNotFoundError) as exc:
         print(f"trajectory-judge book config: error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {out.name}: build with `jupyter-book build . --all -W --keep-going --config {out.name}`", file=sys.stderr)
+    root = repo_root()
+    names = ", ".join(str(p.relative_to(root)) for p in written) or "nothing (already so)"
+    print(f"hosting repository {repository} ({branch}); rewrote {names}", file=sys.stderr)
     return 0
 
 
@@ -133,9 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ex.add_argument("notebooks", nargs="*", help="stems or paths (default: every notebooks/*.md)")
     ex.add_argument("--data", default=None, help=f"data directory for the kernel (sets {DATA_ENV})")
     ex.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
-    cf = sub.add_parser("config", help="write _config.local.yml naming the hosting repository (launch buttons)")
+    cf = sub.add_parser("config", help="name the hosting repository (buttons, Binder badge, Colab set-up)")
     cf.add_argument("--repository", required=True, help="https://github.com/OWNER/REPO")
-    cf.add_argument("--branch", default="main", help="branch the launch buttons open (default main)")
+    cf.add_argument("--branch", default="main", help="branch the buttons open and Colab clones (default main)")
     args = parser.parse_args(argv)
     if args.verb == "config":
         return _config(args.repository, args.branch)

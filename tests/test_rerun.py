@@ -1,0 +1,243 @@
+"""Rerunning the book anywhere: the lock, Binder's plan, the Colab set-up cell, the publishing workflow.
+
+The two end-to-end checks (``-m rerun``: a Binder-like install that reproduces every chapter, and a
+chapter copied alone onto a Colab-like runtime) install whole environments; they run when
+``TJ_RERUN_CHECKS=1`` (``.ci/run`` sets it) and are skipped, with that reason, otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import venv
+from importlib import metadata
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from trajectory_judge.book.config import colab_cell, hosting
+from trajectory_judge.book.execute import is_colab_setup, name_repository, read_source
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCK = ROOT / ".ci" / "requirements.lock"
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+RERUN = pytest.mark.skipif(os.environ.get("TJ_RERUN_CHECKS") != "1",
+                           reason="installs whole environments: set TJ_RERUN_CHECKS=1 (.ci/run does)")
+
+
+def locked() -> dict[str, str]:
+    """The lock's pins, by canonical name."""
+    pins = {}
+    for line in LOCK.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith((" ", "#", "-")):
+            name, _, version = line.partition("==")
+            pins[canonicalize_name(name)] = version.strip()
+    return pins
+
+
+def declared() -> list[Requirement]:
+    """Every requirement of pyproject.toml: the package's own and those of its extras."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    reqs = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        reqs += extra
+    return [r for r in map(Requirement, reqs) if canonicalize_name(r.name) != "trajectory-judge"]
+
+
+# --- the lock ----------------------------------------------------------------------------------
+def test_lock_pins_every_declared_requirement_within_its_range():
+    pins = locked()
+    for req in declared():
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} is not in the lock"
+        assert req.specifier.contains(pins[name], prereleases=True), f"lock has {req.name}=={pins[name]}, pyproject says {req}"
+
+
+def test_this_environment_is_the_lock():
+    """README's commands and CI install from the lock, so every locked version is the installed one."""
+    wrong = {}
+    for name, version in locked().items():
+        try:
+            have = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            have = None
+        if have != version and name not in ("pip", "setuptools", "wheel"):
+            wrong[name] = (version, have)
+    assert not wrong, f"installed versions differ from the lock (locked, installed): {wrong}"
+    check = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_lock_says_how_to_refresh_it_and_readme_gives_that_command():
+    header = LOCK.read_text(encoding="utf-8").splitlines()[1].lstrip("# ").strip()
+    assert header.startswith("uv pip compile pyproject.toml") and "--python-version 3.11" in header
+    assert header in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_installs_from_the_lock():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    installs = re.findall(r"pip install [^\n&]*", readme)
+    book = [line for line in installs if '-e ".[dev]"' in line]
+    assert book and all("-r .ci/requirements.lock" in line for line in book)
+    assert "-r .ci/requirements.lock" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+# --- Binder ------------------------------------------------------------------------------------
+def binder_pip_lines() -> list[str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    return next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+
+
+def test_binder_installs_from_the_lock_after_copying_the_repository():
+    assert binder_pip_lines()[0] == "-r .ci/requirements.lock"
+    r2d = Path(sys.executable).with_name("repo2docker")
+    plan = subprocess.run([str(r2d), "--no-build", "--debug", "."], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0, out[-2000:]
+    copy = out.find("COPY --chown=1000:1000 src/ ${REPO_DIR}/") if "COPY --chown=1000:1000 src/" in out else out.find("src/ ${REPO_DIR}/")
+    update = out.find('env update -p ${NB_PYTHON_PREFIX} --file "environment.yml"')
+    assert copy != -1 and update != -1, out[-2000:]
+    assert copy < update, "repo2docker installs environment.yml before it copies the repository"
+
+
+# --- Colab -------------------------------------------------------------------------------------
+def test_every_chapter_opens_with_the_colab_setup_for_the_configured_repository():
+    cell = colab_cell(hosting(ROOT))
+    source = cell.split("\n\n", 1)[1].removesuffix("```\n").rstrip("\n")
+    for md in sorted((ROOT / "notebooks").glob("*.md")):
+        first = next(c for c in read_source(md).cells if c.cell_type == "code")
+        assert first.source == source and first.metadata["tags"] == ["remove-cell"], md.name
+        nb = nbformat.read(md.with_suffix(".ipynb"), as_version=4)
+        first = next(c for c in nb.cells if c.cell_type == "code")
+        assert is_colab_setup(first) and first.source == source and first.outputs == [], md.with_suffix(".ipynb").name
+
+
+def test_colab_setup_does_nothing_and_prints_nothing_outside_colab(tmp_path):
+    code = next(c for c in read_source(ROOT / "notebooks" / "results.md").cells if c.cell_type == "code").source
+    run = subprocess.run([sys.executable, "-c", code + "\nprint(os.getcwd())"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stderr == "" and run.stdout == f"{tmp_path}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def mini_book(root: Path) -> Path:
+    """A copy of the book's config and two chapters, to rename."""
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    for name in ("testbed.md", "testbed.ipynb", "metrics.md", "metrics.ipynb"):
+        shutil.copy(ROOT / "notebooks" / name, root / "notebooks" / name)
+    return root
+
+
+def test_one_command_renames_the_hosting_repository_everywhere(tmp_path):
+    book = mini_book(tmp_path)
+    written = name_repository("https://github.com/someone/fork.git/", "trunk", book=book)
+    assert sorted(p.name for p in written) == ["_config.yml", "metrics.ipynb", "metrics.md", "testbed.ipynb", "testbed.md"]
+    assert (hosting(book).url, hosting(book).branch) == ("https://github.com/someone/fork", "trunk")
+    for name in ("testbed", "metrics"):
+        text = (book / "notebooks" / f"{name}.md").read_text(encoding="utf-8")
+        assert text.count("# Colab set-up") == 1 and '"https://github.com/someone/fork")' in text and '"-b", "trunk"' in text
+        nb = nbformat.read(book / "notebooks" / f"{name}.ipynb", as_version=4)
+        assert '"https://github.com/someone/fork")' in nb.cells[0].source
+        assert nb.cells[1:] == nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells[1:]
+    assert name_repository("https://github.com/someone/fork", "trunk", book=book) == []
+
+
+def test_config_verb_rejects_a_branch_that_is_not_a_branch_name(capsys, tmp_path, monkeypatch):
+    from trajectory_judge.book.execute import main
+
+    monkeypatch.chdir(mini_book(tmp_path))
+    assert main(["config", "--repository", "https://github.com/a/b", "--branch=no branch"]) == 2
+    assert capsys.readouterr().err.strip() == "trajectory-judge book config: error: --branch 'no branch': expected a git branch name such as main"
+    assert hosting(tmp_path).url == hosting(ROOT).url  # nothing was rewritten
+
+
+# --- the publishing workflow ------------------------------------------------------------------
+def test_publishing_workflow_tests_and_builds_before_it_deploys_from_the_default_branch():
+    flow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    steps = flow["jobs"]["build"]["steps"]
+    uses = {s["uses"].split("@")[0]: int(s["uses"].split("@v")[1]) for s in steps if "uses" in s}
+    assert uses["actions/checkout"] >= 5 and uses["actions/setup-python"] >= 6  # Node 24 runners
+    runs = [s.get("run", "") for s in steps]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    test = next(i for i, r in enumerate(runs) if r.strip().endswith("-m pytest"))
+    build = next(i for i, r in enumerate(runs) if "jupyter-book build . --all -W" in r)
+    install = next(i for i, r in enumerate(runs) if "-r .ci/requirements.lock" in r)
+    assert install < test < build and runs[install].strip() in readme and runs[test].strip().split("&& ")[-1] in readme
+    assert "github.event.repository.default_branch" in flow["jobs"]["deploy"]["if"]
+    assert flow["jobs"]["deploy"]["needs"] == "build"
+
+
+# --- end to end, as a reader takes each path ------------------------------------------------------
+def fresh_venv(where: Path) -> Path:
+    venv.EnvBuilder(with_pip=True, clear=True).create(where)
+    return where / "bin" / "python"
+
+
+def pip(python: Path, *args: str, cwd: Path = ROOT) -> None:
+    run = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *args],
+                         cwd=cwd, capture_output=True, text=True, timeout=1200)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
+@RERUN
+@pytest.mark.rerun
+def test_binder_like_install_reproduces_every_chapter(tmp_path):
+    """environment.yml's pip section, installed from the repository root as repo2docker does, then
+    nbval over every chapter executed from notebooks/ against its committed outputs."""
+    python = fresh_venv(tmp_path / "binder")
+    pip(python, *[a for line in binder_pip_lines() for a in line.split(None, 1)])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_DATA", "TJ_PAPER_DATA", "VIRTUAL_ENV"))}
+    run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks/"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-4000:]
+    assert re.search(r"\d+ passed", run.stdout) and " failed" not in run.stdout
+
+
+COLAB_STAND_IN = '"""A stand-in for Colab\'s module, imported at kernel start as Colab does."""\n'
+
+
+@RERUN
+@pytest.mark.rerun
+def test_a_chapter_copied_alone_runs_top_to_bottom_on_a_colab_like_runtime(tmp_path):
+    """One .ipynb in an empty folder, a venv with only Jupyter, ``google.colab`` loaded at kernel
+    start, and the set-up cell cloning a local clone of this repository."""
+    clone = tmp_path / "hosted"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=300)
+    python = fresh_venv(tmp_path / "colab")
+    pip(python, "nbclient", "ipykernel", "nbformat")
+    stand_in = tmp_path / "stand-in"
+    (stand_in / "google" / "colab").mkdir(parents=True)
+    (stand_in / "google" / "__init__.py").write_text("")
+    (stand_in / "google" / "colab" / "__init__.py").write_text(COLAB_STAND_IN)
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-colab.py").write_text("import google.colab\n")
+    alone = tmp_path / "content"
+    alone.mkdir()
+    shutil.copy(ROOT / "notebooks" / "results.ipynb", alone / "results.ipynb")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_", "VIRTUAL_ENV", "PYTHONPATH"))}
+    env.update(PYTHONPATH=str(stand_in), IPYTHONDIR=str(tmp_path / "ipython"), TJ_REPOSITORY_URL=str(clone))
+    script = ("import sys, nbformat; from nbclient import NotebookClient\n"
+              "nb = nbformat.read('results.ipynb', as_version=4)\n"
+              "NotebookClient(nb, timeout=900, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute()\n"
+              "nbformat.write(nb, 'executed.ipynb')\n")
+    run = subprocess.run([str(python), "-c", script], cwd=alone, env=env, capture_output=True, text=True, timeout=2400)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    done = nbformat.read(alone / "executed.ipynb", as_version=4)
+    errors = [o for c in done.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    assert (alone / "trajectory-judge" / "notebooks" / "results.md").exists()  # it ran in the clone
+    committed = nbformat.read(ROOT / "notebooks" / "results.ipynb", as_version=4)
+    names = lambda nb: [o["metadata"]["scrapbook"]["name"] for c in nb.cells if c.cell_type == "code"
+                        for o in c.outputs if o.get("metadata", {}).get("scrapbook")]
+    assert names(done) == names(committed) and names(committed)  # every number of the chapter computed
