@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 import venv
 from importlib import metadata
@@ -178,6 +179,16 @@ def test_publishing_workflow_tests_and_builds_before_it_deploys_from_the_default
 
 
 # --- end to end, as a reader takes each path ------------------------------------------------------
+def record(step: str, seconds: float) -> None:
+    """Keep a measured time in ``$TJ_RERUN_TIMES`` (a JSON object), when that is set: the
+    reproducibility chapter quotes the committed ``book/rerun-times.json``."""
+    path = os.environ.get("TJ_RERUN_TIMES")
+    if path:
+        times = json.loads(Path(path).read_text()) if Path(path).exists() else {}
+        times[step] = round(seconds, 1)
+        Path(path).write_text(json.dumps(times, indent=1, sort_keys=True) + "\n")
+
+
 def fresh_venv(where: Path) -> Path:
     venv.EnvBuilder(with_pip=True, clear=True).create(where)
     return where / "bin" / "python"
@@ -194,13 +205,17 @@ def pip(python: Path, *args: str, cwd: Path = ROOT) -> None:
 def test_binder_like_install_reproduces_every_chapter(tmp_path):
     """environment.yml's pip section, installed from the repository root as repo2docker does, then
     nbval over every chapter executed from notebooks/ against its committed outputs."""
+    start = time.monotonic()
     python = fresh_venv(tmp_path / "binder")
     pip(python, *[a for line in binder_pip_lines() for a in line.split(None, 1)])
+    record("binder_install_s", time.monotonic() - start)
+    start = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_DATA", "TJ_PAPER_DATA", "VIRTUAL_ENV"))}
     run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks/"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-4000:]
     assert re.search(r"\d+ passed", run.stdout) and " failed" not in run.stdout
+    record("binder_nbval_s", time.monotonic() - start)
 
 
 COLAB_STAND_IN = '"""A stand-in for Colab\'s module, imported at kernel start as Colab does."""\n'
@@ -231,7 +246,9 @@ def test_a_chapter_copied_alone_runs_top_to_bottom_on_a_colab_like_runtime(tmp_p
               "nb = nbformat.read('results.ipynb', as_version=4)\n"
               "NotebookClient(nb, timeout=900, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute()\n"
               "nbformat.write(nb, 'executed.ipynb')\n")
+    start = time.monotonic()
     run = subprocess.run([str(python), "-c", script], cwd=alone, env=env, capture_output=True, text=True, timeout=2400)
+    record("colab_results_s", time.monotonic() - start)
     assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
     done = nbformat.read(alone / "executed.ipynb", as_version=4)
     errors = [o for c in done.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]

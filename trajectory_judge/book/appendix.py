@@ -156,3 +156,19 @@ def delta_table(rep: Report) -> pd.DataFrame:
     excludes = ["yes" if lo > 0 or hi < 0 else "no" for lo, hi in zip(d["low"], d["high"])]
     index = pd.MultiIndex.from_arrays([pair, list(d["metric"])], names=["pair (b \u2212 a)", "metric"])
     return pd.DataFrame({"\u0394 (95% interval)": cells, "Interval excludes 0": excludes}, index=index)
+
+
+# --- rerunning the book -------------------------------------------------------------------------
+RERUN_TIMES = "book/rerun-times.json"
+"""Times measured by ``.ci/run``'s rerun checks on this machine (``TJ_RERUN_TIMES``), in seconds."""
+
+
+def rerun_minutes(root=None) -> dict[str, float]:
+    """The committed rerun times in minutes, by step (``binder_install``, ``binder_nbval``,
+    ``colab_results``, ``book_build``)."""
+    import json
+
+    from trajectory_judge.book.paths import repo_root
+
+    seconds = json.loads((repo_root(root) / RERUN_TIMES).read_text(encoding="utf-8"))
+    return {step.removesuffix("_s"): value / 60 for step, value in sorted(seconds.items())}
