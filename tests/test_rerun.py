@@ -209,6 +209,8 @@ def test_binder_like_install_reproduces_every_chapter(tmp_path):
     python = fresh_venv(tmp_path / "binder")
     pip(python, *[a for line in binder_pip_lines() for a in line.split(None, 1)])
     record("binder_install_s", time.monotonic() - start)
+    # Binder installs into the environment that runs its Jupyter server: the lock must leave that server whole
+    pip(python, "--dry-run", "-c", str(LOCK), *binder_server())
     start = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_DATA", "TJ_PAPER_DATA", "VIRTUAL_ENV"))}
     run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks/"],
@@ -216,6 +218,16 @@ def test_binder_like_install_reproduces_every_chapter(tmp_path):
     assert run.returncode == 0, run.stdout[-4000:]
     assert re.search(r"\d+ passed", run.stdout) and " failed" not in run.stdout
     record("binder_nbval_s", time.monotonic() - start)
+
+
+def binder_server() -> list[str]:
+    """The Jupyter server packages of repo2docker's own Python 3.11 image, at the versions of its lock."""
+    import repo2docker
+
+    lock = Path(repo2docker.__file__).parent / "buildpacks" / "conda" / "environment.py-3.11-linux-64.lock"
+    found = dict(re.findall(r"/(jupyterlab|jupyter_server|notebook|jupyterhub-base)-([0-9][^-]*)-", lock.read_text()))
+    assert set(found) == {"jupyterlab", "jupyter_server", "notebook", "jupyterhub-base"}, found
+    return [f"{name.removesuffix('-base')}=={version}" for name, version in sorted(found.items())]
 
 
 COLAB_STAND_IN = '"""A stand-in for Colab\'s module, imported at kernel start as Colab does."""\n'
