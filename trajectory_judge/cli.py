@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import NoReturn, Sequence
 
+from trajectory_judge import __version__
 from trajectory_judge.models import DataError
 from trajectory_judge.run import argtypes as A
 
@@ -60,6 +61,10 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
     p.add_argument("--resamples", type=A.positive_int, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
+    p.add_argument("--reference", default=None, metavar="JUDGE",
+                   help="also compare every judge with this one (paired deltas judge - JUDGE)")
+    p.add_argument("--all-pairs", action="store_true",
+                   help="paired deltas for every pair of judges (default: views of one model, one view across models)")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.report_cli", fromlist=["x"]).cli_report(a))
 
 
@@ -129,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 and one line on stderr for any ordinary mistake)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="verb", required=True)
     for add in VERBS:
         add(sub)

@@ -28,12 +28,15 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from trajectory_judge.analysis import metrics as M
+from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
 from trajectory_judge.analysis.bootstrap import BootstrapResult
+from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.paired import (
     PairedValue,
     claim_detection,
     paired_discrimination,
 )
+from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.plan import (
     BOOT_KEYS,
     DELTA_METRICS,
@@ -80,6 +83,10 @@ class Delta:
     """Lower percentile bound."""
     high: float
     """Upper percentile bound."""
+    kind: str = "all"
+    """Why the pair is compared (:data:`trajectory_judge.analysis.comparisons.KINDS`, or ``all``)."""
+    n: int = 0
+    """Trajectories both judges judged."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +146,7 @@ class Report:
     judges: dict[str, JudgeReport]
     """Per-judge results, in report order."""
     deltas: tuple[Delta, ...]
-    """``b - a`` for every pair of judges and every metric both have."""
+    """``b - a`` for every compared pair of judges and every metric both have."""
     gaps: tuple[Gap, ...]
     """Loud minus silent recall per judge."""
     resamples: int
@@ -148,6 +155,12 @@ class Report:
     """Bootstrap seed."""
     bootstrap: BootstrapResult = field(repr=False)
     """The replicate distribution behind every interval."""
+    baselines: tuple[Baseline, ...] = ()
+    """Flag everything and flag nothing on the same trajectories (:mod:`trajectory_judge.analysis.baselines`)."""
+    pairs: str = "all"
+    """Which pairs have deltas: ``all``, or ``compared`` (same model, same view, against ``reference``)."""
+    reference: str | None = None
+    """The judge every other was compared with, if one was named."""
 
     # --- machine-readable --------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -172,8 +185,14 @@ class Report:
             "n_trajectories": self.n_trajectories,
             "design": dict(self.design),
             "judges": judges,
+            "baselines": {
+                b.name: {"n": b.n, "metrics": {m: _num(v) for m, v in b.metrics.items()}} for b in self.baselines
+            },
+            "pairs": self.pairs,
+            "reference": self.reference,
             "deltas": [
-                {"a": d.a, "b": d.b, "metric": d.metric, "value": _num(d.value), "low": _num(d.low), "high": _num(d.high)}
+                {"a": d.a, "b": d.b, "kind": d.kind, "n": d.n, "metric": d.metric, "value": _num(d.value),
+                 "low": _num(d.low), "high": _num(d.high)}
                 for d in self.deltas
             ],
             "gaps": [
@@ -242,8 +261,9 @@ class Report:
         return pd.DataFrame(rows, columns=["sentence", "flagged", "n", "recall"]).set_index("sentence")
 
     def deltas_frame(self) -> pd.DataFrame:
-        """All paired deltas ``b - a`` with intervals."""
-        return pd.DataFrame([d.__dict__ for d in self.deltas], columns=["a", "b", "metric", "value", "low", "high"])
+        """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
+        cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
+        return pd.DataFrame([d.__dict__ for d in self.deltas], columns=cols)
 
     def delta(self, a: str, b: str, metric: str) -> Delta:
         """The delta ``b - a`` of ``metric`` (either order of the pair is accepted; sign follows it)."""
@@ -251,8 +271,12 @@ class Report:
             if d.metric == metric and (d.a, d.b) == (a, b):
                 return d
             if d.metric == metric and (d.a, d.b) == (b, a):
-                return Delta(a, b, metric, -d.value, -d.high, -d.low)
+                return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
         raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
+
+    def baselines_frame(self) -> pd.DataFrame:
+        """Flag everything and flag nothing: n and detection metrics, one row each."""
+        return baselines_frame(self.baselines)
 
     def gaps_frame(self) -> pd.DataFrame:
         """Loud minus silent recall per judge, with intervals."""
@@ -270,6 +294,8 @@ class Report:
             "## Intervals\n\n" + _md(self.intervals_frame().set_index(["judge", "metric"])),
             "## Paired discrimination\n\n" + _md(self.paired_frame().set_index(["judge", "group"])),
             "## Loud minus silent\n\n" + _md(self.gaps_frame().set_index("judge")),
+            "## Baselines\n\n" + _md(self.baselines_frame()) + "\n\n"
+            + baseline_sentence(self.baselines, {j: jr.metrics["f1"] for j, jr in self.judges.items()}),
             "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
         ]
         return "\n\n".join(parts) + "\n"
@@ -305,10 +331,26 @@ def build_report(
     *,
     resamples: int = 10_000,
     seed: int = 7,
+    pairs: str = "all",
+    reference: str | None = None,
+    batch: int | None = None,
 ) -> Report:
-    """Compute every metric of every judge, with intervals, paired deltas and gaps."""
-    plan = make_plan(trajectories, verdicts)
-    boot = run_bootstrap(plan, resamples=resamples, seed=seed)
+    """Compute every metric of every judge, with intervals, paired deltas, gaps and baselines.
+
+    ``pairs="all"`` gives a delta for every pair of judges; ``"compared"`` only for the pairs a
+    reader compares (:func:`~trajectory_judge.analysis.comparisons.compared_pairs`: views of one
+    model, one view across models, and every judge against ``reference``). ``batch`` bounds the
+    replicates held in memory at once; the numbers do not depend on it.
+    """
+    if pairs not in ("all", "compared"):
+        raise ValueError(f"pairs must be 'all' or 'compared', got {pairs!r}")
+    if reference is not None and pairs != "compared":
+        raise ValueError("a reference judge needs pairs='compared'")
+    mode, order = pairs, judge_order(verdicts)
+    chosen: tuple[Comparison, ...] = all_pairs(order) if mode == "all" else compared_pairs(order, reference)
+    plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
+    kinds = {(c.a, c.b): c.kind for c in chosen}
+    boot = run_bootstrap(plan, resamples=resamples, seed=seed, batch=batch)
     idx = {name: i for i, name in enumerate(boot.names)}
 
     def interval(name: str, value: float) -> Interval:
@@ -318,6 +360,7 @@ def build_report(
         return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
 
     judges: dict[str, JudgeReport] = {}
+    reached: dict[tuple[str, str], bool] = {}
     for j in plan.judges:
         pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
         values = M.judge_metrics(pairs)  # type: ignore[arg-type]
@@ -336,7 +379,7 @@ def build_report(
             per_type_intervals={
                 t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None
             },
-            paired_discrimination=paired_discrimination(j, trajectories, by_id),
+            paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
             confidence_support=M.confidence_support(by_id.values()),
             confusion=M.confusion(pairs),  # type: ignore[arg-type]
             calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
@@ -347,7 +390,8 @@ def build_report(
         if name.startswith("delta|") and not math.isnan(boot.estimate[idx[name]]):
             _, a, b, m = name.split("|")
             i = idx[name]
-            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
+            both = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
+            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both))
     gaps = []
     for j in plan.judges:
         i = idx[f"{j}|loud_minus_silent"]
@@ -356,7 +400,8 @@ def build_report(
     design = {"clean": 0, "silent": 0, "loud": 0}
     for lab in plan.labels:
         design[stratum(lab)] += 1
-    return Report(len(trajectories), design, judges, tuple(deltas), tuple(gaps), resamples, seed, boot)
+    return Report(len(trajectories), design, judges, tuple(deltas), tuple(gaps), resamples, seed, boot,
+                  baselines(trajectories), mode, reference)
 
 
 def _check_agrees(judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]) -> None:
