@@ -11,6 +11,7 @@ becomes one line ``trajectory-judge VERB: error: ...`` on stderr and exit status
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import NoReturn, Sequence
 
@@ -68,6 +69,16 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.report_cli", fromlist=["x"]).cli_report(a))
 
 
+def _misses(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("misses", help="list a judge's misses and false alarms, as the judge saw them")
+    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl and verdicts.jsonl")
+    p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge, e.g. step:qwen2.5:14b")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--limit", type=A.positive_int, default=None, metavar="N",
+                   help="show at most N misses and N false alarms as text (default all; --json has all)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.misses", fromlist=["x"]).cli_misses(a))
+
+
 # --- run (LLM judges) ----------------------------------------------------------------
 def _run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run LLM judges against a model server, resumably")
@@ -108,7 +119,7 @@ def _manifest(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.manifest", fromlist=["x"]).cli_manifest(a))
 
 
-VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release, _manifest]
+VERBS = [_build_dataset, _check, _report, _misses, _run, _agent, _fetch_release, _manifest]
 
 
 def one_line(exc: BaseException) -> str:
@@ -125,7 +136,7 @@ def one_line(exc: BaseException) -> str:
 
 def _verb_prog(prog: str, argv: Sequence[str]) -> str:
     # argparse reports unrecognised arguments from the top-level parser; name the verb anyway
-    verbs = {"build-dataset", "check", "report", "run", "agent", "fetch-release", "manifest"}
+    verbs = {"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest"}
     verb = next((a for a in argv if a in verbs), None)
     return f"{PROG} {verb}" if prog == PROG and verb else prog
 
@@ -147,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "check_args", None) is not None:
             args.check_args(args)
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # the reader of stdout (head, less) stopped reading: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (DataError, OSError, ValueError) as exc:
         print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
         return 2
