@@ -223,9 +223,9 @@ def test_version_prints_the_package_version(capsys):
     assert exc.value.code == 0 and capsys.readouterr().out == f"trajectory-judge {__version__}\n"
 
 
-def test_help_imports_no_scipy_pandas_or_numpy():
+def test_help_imports_no_scipy_pandas_numpy_or_http_client():
     code = ("import sys; from trajectory_judge.cli import main\n"
             "try: main(['--help'])\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in ('scipy', 'pandas', 'numpy') if m in sys.modules))")  # fmt: skip
+            "print(sorted(m for m in ('scipy', 'pandas', 'numpy', 'httpx') if m in sys.modules))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"

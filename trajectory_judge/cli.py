@@ -79,10 +79,18 @@ def _misses(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.misses", fromlist=["x"]).cli_misses(a))
 
 
+def _needs_arguments(sub: argparse._SubParsersAction, verb: str) -> bool:
+    """Whether ``verb``'s arguments must be declared: only when it is the verb invoked (``main`` notes
+    it on ``sub``), so that ``--help`` and the other verbs do not import the runner and its clients."""
+    return getattr(sub, "invoked", verb) == verb
+
+
 # --- run (LLM judges) ----------------------------------------------------------------
 def _run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run LLM judges against a model server, resumably")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.cli_run", fromlist=["x"]).cli_run(a))
+    if not _needs_arguments(sub, "run"):
+        return
     try:
         from trajectory_judge.run.cli_run import add_run_arguments
     except ImportError:  # pragma: no cover - the runner is optional at import time
@@ -94,6 +102,8 @@ def _run(sub: argparse._SubParsersAction) -> None:
 def _agent(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("agent", help="let an LLM drive the support desk; label episodes with the rule checker")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.organic", fromlist=["x"]).cli_agent(a))
+    if not _needs_arguments(sub, "agent"):
+        return
     try:
         from trajectory_judge.run.organic import add_agent_arguments
     except ImportError:  # pragma: no cover - the agent is optional at import time
@@ -134,10 +144,12 @@ def one_line(exc: BaseException) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
+VERB_NAMES = frozenset({"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest"})
+
+
 def _verb_prog(prog: str, argv: Sequence[str]) -> str:
     # argparse reports unrecognised arguments from the top-level parser; name the verb anyway
-    verbs = {"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest"}
-    verb = next((a for a in argv if a in verbs), None)
+    verb = next((a for a in argv if a in VERB_NAMES), None)
     return f"{PROG} {verb}" if prog == PROG and verb else prog
 
 
@@ -147,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="verb", required=True)
+    sub.invoked = next((a for a in argv if a in VERB_NAMES), None)  # type: ignore[attr-defined]
     for add in VERBS:
         add(sub)
     try:

@@ -6,13 +6,15 @@ Builds a scratch data directory from the committed trajectories (``data/trajecto
 ``--judges`` synthetic judges (views outcome, step and reply across as many models as needed;
 verdicts drawn at random with a fixed seed, so the work is the real report's, not its numbers),
 then runs each command ``--repeat`` times under ``/usr/bin/time -v`` and prints the median wall
-time and the largest maximum resident set size. Not a test: the figures depend on the machine
+and CPU time (user + system) and the largest maximum resident set size; on a shared machine the CPU
+time is the steadier figure, and ``os.getloadavg()`` is printed so a reader can judge the wall time. Not a test: the figures depend on the machine
 (README states the ones measured for this edition).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import statistics
@@ -49,24 +51,26 @@ def write_data(out: Path, n_judges: int, seed: int = 7) -> None:
     (out / "verdicts.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def timed(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and maximum RSS (KB) of one run of ``cmd`` under ``/usr/bin/time -v``."""
+def timed(cmd: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and maximum RSS (KB) of one run of ``cmd`` under ``/usr/bin/time -v``."""
     proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
     wall = re.search(r"Elapsed \(wall clock\) time .*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", proc.stderr))
     assert wall and rss, proc.stderr
     h, m, s = wall.groups()
-    return int(h or 0) * 3600 + int(m) * 60 + float(s), int(rss.group(1))
+    return int(h or 0) * 3600 + int(m) * 60 + float(s), cpu, int(rss.group(1))
 
 
 def measure(label: str, cmd: list[str], repeat: int) -> None:
     """Print the median wall time and the largest RSS of ``repeat`` runs of ``cmd``."""
     runs = [timed(cmd) for _ in range(repeat)]
-    wall = statistics.median(w for w, _ in runs)
-    rss = max(r for _, r in runs)
-    print(f"{label:<44} {wall:6.2f} s  {rss / 1024:7.0f} MB  (median of {repeat}; max RSS)")
+    wall = statistics.median(w for w, _, _ in runs)
+    cpu = statistics.median(c for _, c, _ in runs)
+    rss = max(r for _, _, r in runs)
+    print(f"{label:<24} wall {wall:6.2f} s  cpu {cpu:6.2f} s  max RSS {rss / 1024:5.0f} MB  (median of {repeat})")
 
 
 def main() -> None:
@@ -79,7 +83,8 @@ def main() -> None:
     exe = str(Path(sys.executable).with_name("trajectory-judge"))
     with tempfile.TemporaryDirectory() as tmp:
         write_data(Path(tmp), args.judges)
-        print(f"{args.judges} judges x 400 trajectories, B = {args.resamples}, on {ROOT}")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"{args.judges} judges x 400 trajectories, B = {args.resamples}; {os.cpu_count()} CPUs, load average {load}")
         measure(f"report ({args.judges} judges)", [exe, "report", "--data", tmp, "--resamples", str(args.resamples)], args.repeat)
         measure("--help", [exe, "--help"], args.repeat)
         measure("--version", [exe, "--version"], args.repeat)
