@@ -385,13 +385,15 @@ def build_report(
             calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
             claim_detection=claim_detection(trajectories, by_id),
         )
-    deltas = []
+    deltas: list[Delta] = []
+    both: dict[tuple[str, str], int] = {}
     for name in boot.names:
         if name.startswith("delta|") and not math.isnan(boot.estimate[idx[name]]):
             _, a, b, m = name.split("|")
             i = idx[name]
-            both = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
-            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both))
+            if (a, b) not in both:
+                both[(a, b)] = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
+            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both[(a, b)]))
     gaps = []
     for j in plan.judges:
         i = idx[f"{j}|loud_minus_silent"]
