@@ -8,7 +8,11 @@ Python API for the book::
 
 Judges are ordered by family (programmatic, outcome, step, reply, selfcons, others), then by
 first appearance in the verdicts; a delta of pair ``(a, b)`` is ``b - a`` with ``a`` earlier in
-that order, so ``step - outcome`` and ``selfcons - step`` read as in the paper.
+that order (or ``a`` the reference judge), so ``step - outcome`` and ``selfcons - step`` read as in
+the paper. ``build_report(..., pairs="compared")`` computes deltas only for the pairs a reader
+compares (:mod:`trajectory_judge.analysis.comparisons`), which grow linearly with the number of
+judges; the default, every pair, is what the book's appendix lists. Every report carries the
+baselines flag everything and flag nothing (:mod:`trajectory_judge.analysis.baselines`).
 
 Interval methods (see :mod:`trajectory_judge.analysis.bootstrap`): a judge whose verdicts are constant
 within every design cell (the rule engine) has no sampling variance under the design-conditioned
