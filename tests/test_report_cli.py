@@ -108,9 +108,11 @@ def test_report_cli_computes_deltas_only_for_compared_pairs(two_models, capsys):
 
 def test_compared_deltas_equal_the_all_pairs_deltas(two_models):
     _, trajs, vs = two_models
+    vs = [v for v in vs if v.judge_id != "step:m2"] + random_verdicts(trajs, "step:m2", 4, coverage=0.7)  # a subset
     every = build_report(trajs, vs, resamples=200, seed=3)
     some = build_report(trajs, vs, resamples=200, seed=3, pairs="compared", batch=64)
     assert 0 < len(some.deltas) < len(every.deltas)
+    assert all(0 < d.n < len(trajs) for d in some.deltas if "step:m2" in (d.a, d.b))  # scored on what both judged
     for d in some.deltas:
         assert every.delta(d.a, d.b, d.metric).value == pytest.approx(d.value)
         assert (every.delta(d.a, d.b, d.metric).low, every.delta(d.a, d.b, d.metric).high) == pytest.approx((d.low, d.high))
