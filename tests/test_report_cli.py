@@ -231,3 +231,13 @@ def test_help_imports_no_scipy_pandas_numpy_or_http_client():
             "print(sorted(m for m in ('scipy', 'pandas', 'numpy', 'httpx') if m in sys.modules))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_misses_piped_into_a_reader_that_stops_early_exits_quietly(tmp_path):
+    trajs = design(40)
+    d = _write(tmp_path, trajs, random_verdicts(trajs, "step:m1", 1))  # about 200 kB of JSON: more than a pipe holds
+    proc = subprocess.Popen([sys.executable, "-m", "trajectory_judge.cli", "misses", "--data", str(d), "--judge", "step:m1", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)  # fmt: skip
+    assert proc.stdout.read(10)
+    proc.stdout.close()  # like `| head -c 10`
+    assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""

@@ -146,6 +146,9 @@ def one_line(exc: BaseException) -> str:
 
 VERB_NAMES = frozenset({"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest"})
 
+READING_VERBS = frozenset({"check", "report", "misses"})
+"""Verbs whose output is for reading, often through ``head`` or ``less``: stdout closing early is not an error."""
+
 
 def _verb_prog(prog: str, argv: Sequence[str]) -> str:
     # argparse reports unrecognised arguments from the top-level parser; name the verb anyway
@@ -171,8 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "check_args", None) is not None:
             args.check_args(args)
         return int(args.func(args) or 0)
-    except BrokenPipeError:  # the reader of stdout (head, less) stopped reading: not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError as exc:
+        if args.verb not in READING_VERBS:
+            print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
+            return 2
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # its reader (head, less) stopped reading
         return 0
     except (DataError, OSError, ValueError) as exc:
         print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
