@@ -35,6 +35,7 @@ from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
+from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
 from trajectory_judge.analysis.paired import (
     PairedValue,
     claim_detection,
@@ -44,6 +45,7 @@ from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.plan import (
     BOOT_KEYS,
     DELTA_METRICS,
+    Plan,
     make_plan,
     run_bootstrap,
 )
@@ -69,44 +71,6 @@ class Interval:
     """Upper bound."""
     method: str
     """``bootstrap``, ``clopper-pearson`` or ``structural``."""
-
-
-@dataclass(frozen=True)
-class Delta:
-    """Paired difference ``b - a`` of one metric, on the trajectories both judged."""
-
-    a: str
-    """Reference judge."""
-    b: str
-    """Compared judge."""
-    metric: str
-    """Metric name."""
-    value: float
-    """Point estimate of ``b - a``."""
-    low: float
-    """Lower percentile bound."""
-    high: float
-    """Upper percentile bound."""
-    kind: str = "all"
-    """Why the pair is compared (:data:`trajectory_judge.analysis.comparisons.KINDS`, or ``all``)."""
-    n: int = 0
-    """Trajectories both judges judged."""
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Loud recall minus silent recall of one judge."""
-
-    judge: str
-    """Judge id."""
-    metric: str
-    """Always ``loud_minus_silent``."""
-    value: float
-    """Point estimate."""
-    low: float
-    """Lower bound (percentile, or the value for a structural judge)."""
-    high: float
-    """Upper bound."""
 
 
 @dataclass(frozen=True)
@@ -350,11 +314,25 @@ def build_report(
         raise ValueError(f"pairs must be 'all' or 'compared', got {pairs!r}")
     if reference is not None and pairs != "compared":
         raise ValueError("a reference judge needs pairs='compared'")
-    mode, order = pairs, judge_order(verdicts)
-    chosen: tuple[Comparison, ...] = all_pairs(order) if mode == "all" else compared_pairs(order, reference)
+    order = judge_order(verdicts)
+    chosen: tuple[Comparison, ...] = all_pairs(order) if pairs == "all" else compared_pairs(order, reference)
     plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
     kinds = {(c.a, c.b): c.kind for c in chosen}
     boot = run_bootstrap(plan, resamples=resamples, seed=seed, batch=batch)
+    reached: dict[tuple[str, str], bool] = {}
+    judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
+    deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
+    design = {"clean": 0, "silent": 0, "loud": 0}
+    for lab in plan.labels:
+        design[stratum(lab)] += 1
+    return Report(len(trajectories), design, judges, deltas, gaps, resamples, seed, boot,
+                  baselines(trajectories), pairs, reference)
+
+
+def _judge_report(
+    j: str, plan: Plan, boot: BootstrapResult, trajectories: Sequence[Trajectory], reached: dict[tuple[str, str], bool]
+) -> JudgeReport:
+    """Everything measured about judge ``j``: plain metrics checked against the bootstrap's, and their intervals."""
     idx = {name: i for i, name in enumerate(boot.names)}
 
     def interval(name: str, value: float) -> Interval:
@@ -363,51 +341,29 @@ def build_report(
             return Interval(value, value, "structural")
         return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
 
-    judges: dict[str, JudgeReport] = {}
-    reached: dict[tuple[str, str], bool] = {}
-    for j in plan.judges:
-        pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
-        values = M.judge_metrics(pairs)  # type: ignore[arg-type]
-        _check_agrees(j, values, boot, idx)
-        by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
-        strata = {"clean": 0, "silent": 0, "loud": 0}
-        for lab, _ in pairs:
-            strata[stratum(lab)] += 1
-        judges[j] = JudgeReport(
-            judge_id=j,
-            n=len(pairs),
-            strata=strata,
-            metrics={m: values[m] for m in M.METRICS},
-            intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},
-            per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
-            per_type_intervals={
-                t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None
-            },
-            paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
-            confidence_support=M.confidence_support(by_id.values()),
-            confusion=M.confusion(pairs),  # type: ignore[arg-type]
-            calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
-            claim_detection=claim_detection(trajectories, by_id),
-        )
-    deltas: list[Delta] = []
-    both: dict[tuple[str, str], int] = {}
-    for name in boot.names:
-        if name.startswith("delta|") and not math.isnan(boot.estimate[idx[name]]):
-            _, a, b, m = name.split("|")
-            i = idx[name]
-            if (a, b) not in both:
-                both[(a, b)] = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
-            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both[(a, b)]))
-    gaps = []
-    for j in plan.judges:
-        i = idx[f"{j}|loud_minus_silent"]
-        if not math.isnan(boot.estimate[i]):
-            gaps.append(Gap(j, "loud_minus_silent", float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
-    design = {"clean": 0, "silent": 0, "loud": 0}
-    for lab in plan.labels:
-        design[stratum(lab)] += 1
-    return Report(len(trajectories), design, judges, tuple(deltas), tuple(gaps), resamples, seed, boot,
-                  baselines(trajectories), mode, reference)
+    pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
+    values = M.judge_metrics(pairs)  # type: ignore[arg-type]
+    _check_agrees(j, values, boot, idx)
+    by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
+    strata = {"clean": 0, "silent": 0, "loud": 0}
+    for lab, _ in pairs:
+        strata[stratum(lab)] += 1
+    return JudgeReport(
+        judge_id=j,
+        n=len(pairs),
+        strata=strata,
+        metrics={m: values[m] for m in M.METRICS},
+        intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},  # type: ignore[arg-type]
+        per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
+        per_type_intervals={
+            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None  # type: ignore[arg-type]
+        },
+        paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
+        confidence_support=M.confidence_support(by_id.values()),
+        confusion=M.confusion(pairs),  # type: ignore[arg-type]
+        calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
+        claim_detection=claim_detection(trajectories, by_id),
+    )
 
 
 def _check_agrees(judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]) -> None:
