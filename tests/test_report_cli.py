@@ -241,3 +241,23 @@ def test_misses_piped_into_a_reader_that_stops_early_exits_quietly(tmp_path):
     assert proc.stdout.read(10)
     proc.stdout.close()  # like `| head -c 10`
     assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
+
+
+def test_report_of_a_single_judge_says_there_is_no_pair_to_compare(tmp_path, capsys):
+    trajs = design(2)
+    d = _write(tmp_path, trajs, random_verdicts(trajs, "step:m", 1))
+    assert main(["report", "--data", str(d), "--resamples", "10"]) == 0
+    assert "Paired deltas: none (views of one model, one view across models: no such pair among these judges" in capsys.readouterr().out
+
+
+def test_build_report_refuses_a_pair_mode_or_pair_it_does_not_know():
+    from trajectory_judge.analysis.plan import make_plan
+
+    trajs = design(1)
+    vs = random_verdicts(trajs, "step:m", 1) + random_verdicts(trajs, "outcome:m", 2)
+    with pytest.raises(ValueError, match="pairs must be 'all' or 'compared', got 'some'"):
+        build_report(trajs, vs, resamples=5, pairs="some")
+    with pytest.raises(ValueError, match="a reference judge needs pairs='compared'"):
+        build_report(trajs, vs, resamples=5, reference="step:m")
+    with pytest.raises(ValueError, match="cannot compare 'step:m' with 'reply:m': not two judges of these verdicts"):
+        make_plan(trajs, vs, [("step:m", "reply:m")])
