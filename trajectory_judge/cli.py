@@ -21,6 +21,9 @@ from trajectory_judge.run import argtypes as A
 
 PROG = "trajectory-judge"
 
+DESCRIPTION = ("Build labelled agent trajectories, run judges on them, and report what each judge "
+               "catches and misses. `trajectory-judge VERB --help` describes a verb.")
+
 
 class UsageError(Exception):
     """A command-line mistake found by argparse, with the parser's program name."""
@@ -159,7 +162,7 @@ def _verb_prog(prog: str, argv: Sequence[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 and one line on stderr for any ordinary mistake)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = _Parser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="verb", required=True)
     sub.invoked = next((a for a in argv if a in VERB_NAMES), None)  # type: ignore[attr-defined]
