@@ -261,3 +261,11 @@ def test_build_report_refuses_a_pair_mode_or_pair_it_does_not_know():
         build_report(trajs, vs, resamples=5, reference="step:m")
     with pytest.raises(ValueError, match="cannot compare 'step:m' with 'reply:m': not two judges of these verdicts"):
         make_plan(trajs, vs, [("step:m", "reply:m")])
+
+
+def test_baselines_on_a_design_without_clean_runs_say_what_is_undefined():
+    faults = [t for t in design(1) if t.label.faulty]
+    every = baseline(faults, "flag everything")
+    assert every.metrics["false_alarm_rate"] is None and every.metrics["f1"] == 1.0
+    text = baseline_sentence(baselines(faults), {"step:m": 0.5})
+    assert "(6 faults, 0 clean runs)" in text and "at a false-alarm rate of n/a" in text

@@ -74,10 +74,13 @@ def baseline_sentence(
     nothing = next(b for b in rows if not b.flags)
     clean = every.n - every.faults
     floor = every.metrics["f1"] or 0.0
+    def num(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.{digits}f}"
+
     text = (f"On this design ({_count(every.faults, 'fault')}, {_count(clean, 'clean run')}) a judge that flags every "
-            f"trajectory has recall {every.metrics['recall']:.{digits}f} and F1 {floor:.{digits}f} without detecting "
-            f"anything, at a false-alarm rate of {every.metrics['false_alarm_rate']:.{digits}f}; one that flags nothing "
-            f"has recall and F1 {nothing.metrics['f1']:.{digits}f}")  # fmt: skip
+            f"trajectory has recall {num(every.metrics['recall'])} and F1 {num(every.metrics['f1'])} without detecting "
+            f"anything, at a false-alarm rate of {num(every.metrics['false_alarm_rate'])}; one that flags nothing "
+            f"has recall and F1 {num(nothing.metrics['f1'])}")  # fmt: skip
     scored = {j: v for j, v in f1.items() if v is not None}
     above = [j for j, v in scored.items() if round(v, digits) > round(floor, digits)]
     if not scored:
