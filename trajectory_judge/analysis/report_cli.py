@@ -52,7 +52,7 @@ def _value(v: Any, digits: int = 3) -> str:
 
 def metric_cell(rep: Report, judge: str, metric: str) -> str:
     """``0.752 [0.701, 0.800]``; ``0.429 (structural)`` for a value fixed by the design; a Clopper-Pearson
-    interval marked ``*``; ``–`` when undefined. Step localisation adds its n."""
+    interval marked ``*``, a zero-width bootstrap interval ``‡``; ``–`` when undefined. Step localisation adds its n."""
     jr = rep.judges[judge]
     value, iv = jr.metrics[metric], jr.intervals.get(metric)
     digits = 1 if metric == "s_per_traj" else 3
@@ -61,7 +61,7 @@ def metric_cell(rep: Report, judge: str, metric: str) -> str:
     elif iv is None or iv.method == "structural":
         cell = f"{_value(value, digits)} (structural)" if iv else _value(value, digits)
     else:
-        mark = "*" if iv.method == "clopper-pearson" else ""
+        mark = "*" if iv.method == "clopper-pearson" else ("‡" if iv.low == iv.high else "")
         cell = f"{_value(value, digits)} [{_value(iv.low, digits)}, {_value(iv.high, digits)}]{mark}"
     if metric == "step_exact":
         cell += f" n={int(jr.metrics['step_exact_n'] or 0)}"
@@ -124,8 +124,10 @@ def per_type_terminal(rep: Report) -> pd.DataFrame:
 def terminal_text(rep: Report) -> str:
     """The whole terminal report (without the data directory's members and compute sections)."""
     head = (f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items())
-            + f". Intervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed};"
-            " * Clopper-Pearson (observed 0 or 1); structural: fixed by the design, no sampling variance.")  # fmt: skip
+            + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed};"
+            " * Clopper-Pearson (observed 0 or 1);\n‡ zero width: every design cell is all-or-none"
+            " for this metric, so resampling cannot move it;\nstructural: the judge's verdicts are constant within every"
+            " design cell, so the value is fixed by the design and has no interval.")  # fmt: skip
     parts = [head]
     for title, metrics in TERMINAL_AXES.items():
         parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
