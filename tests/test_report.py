@@ -164,14 +164,16 @@ def test_deltas_cover_every_pair_and_every_shared_metric(rep):
 
 def test_report_json_has_the_documented_shape(rep):
     doc = json.loads(rep.to_json())
-    assert set(doc) == {"n_trajectories", "design", "judges", "deltas", "gaps"}
+    assert set(doc) == {"n_trajectories", "design", "judges", "baselines", "pairs", "reference", "deltas", "gaps"}
+    assert doc["baselines"]["flag everything"] == {"n": 400, "metrics": {
+        "precision": 0.75, "recall": 1.0, "f1": 0.857143, "silent_recall": 1.0, "loud_recall": 1.0, "false_alarm_rate": 1.0}}
     assert list(doc["judges"]) == [RULES, OUTCOME, STEP, STEP8, SELFCONS]
     j = doc["judges"][OUTCOME]
     assert set(j) == {"n", "strata", "metrics", "intervals", "per_type_recall", "paired_discrimination", "confidence_support"}
     assert j["metrics"]["step_exact"] is None and j["metrics"]["step_exact_n"] == 0
     assert set(j["paired_discrimination"]) == {"all", "loud", "silent", "reaches_input", "hidden_from_input", *FAILURE_TYPES}
     assert j["paired_discrimination"]["loud"] == {"value": 0.392857, "n": 84}
-    assert set(doc["deltas"][0]) == {"a", "b", "metric", "value", "low", "high"}
+    assert set(doc["deltas"][0]) == {"a", "b", "kind", "n", "metric", "value", "low", "high"}
     assert set(doc["gaps"][0]) == {"judge", "metric", "value", "low", "high"}
 
 
@@ -189,7 +191,7 @@ def test_book_tables_are_dataframes(rep):
     assert rep.calibration_bins(OUTCOME)["n"].sum() == 400
     assert list(rep.per_type_table().index)[-1] == "false_alarms_on_clean"
     assert rep.claim_table(STEP)["flagged"].sum() == 9
-    assert set(rep.deltas_frame().columns) == {"a", "b", "metric", "value", "low", "high"}
+    assert set(rep.deltas_frame().columns) == {"a", "b", "metric", "value", "low", "high", "kind", "n"}
     assert len(rep.paired_frame()) == 5 * 11
     assert rep.bootstrap.distribution.shape[0] == 10_000
     assert "| programmatic |" in rep.to_markdown()

@@ -1,54 +1,40 @@
-"""trajectory-judge: what outcome-only LLM judges miss on agent trajectories."""
+"""trajectory-judge: what outcome-only LLM judges miss on agent trajectories.
 
-from trajectory_judge.analysis.bootstrap import BootstrapResult, bootstrap
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.report import Report, build_report
-from trajectory_judge.judges.base import Judge
-from trajectory_judge.run.runner import run_judges
-from trajectory_judge.models import (
-    DESIGN_CELLS,
-    FAILURE_TYPES,
-    DataError,
-    Episode,
-    Label,
-    Observation,
-    Step,
-    ToolCall,
-    Trajectory,
-    Verdict,
-    design_cell,
-    load_trajectories,
-    load_verdicts,
-    stratum,
-    write_jsonl,
-)
-from trajectory_judge.testbed.dataset import build_dataset
+The public names below are imported on first use (PEP 562), so that ``trajectory-judge --help``
+does not pay for numpy, scipy and pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BootstrapResult",
-    "Report",
-    "bootstrap",
-    "build_dataset",
-    "build_report",
-    "load_data",
-    "DESIGN_CELLS",
-    "FAILURE_TYPES",
-    "DataError",
-    "Episode",
-    "Judge",
-    "run_judges",
-    "Label",
-    "Observation",
-    "Step",
-    "ToolCall",
-    "Trajectory",
-    "Verdict",
-    "design_cell",
-    "load_trajectories",
-    "load_verdicts",
-    "stratum",
-    "write_jsonl",
-    "__version__",
-]
+_EXPORTS: dict[str, str] = {
+    "BootstrapResult": "trajectory_judge.analysis.bootstrap",
+    "bootstrap": "trajectory_judge.analysis.bootstrap",
+    "load_data": "trajectory_judge.analysis.loading",
+    "Report": "trajectory_judge.analysis.report",
+    "build_report": "trajectory_judge.analysis.report",
+    "Judge": "trajectory_judge.judges.base",
+    "run_judges": "trajectory_judge.run.runner",
+    **{name: "trajectory_judge.models" for name in (
+        "DESIGN_CELLS", "FAILURE_TYPES", "DataError", "Episode", "Label", "Observation", "Step", "ToolCall",
+        "Trajectory", "Verdict", "design_cell", "load_trajectories", "load_verdicts", "stratum", "write_jsonl")},
+    "build_dataset": "trajectory_judge.testbed.dataset",
+}  # fmt: skip
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'trajectory_judge' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -11,13 +11,18 @@ becomes one line ``trajectory-judge VERB: error: ...`` on stderr and exit status
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import NoReturn, Sequence
 
+from trajectory_judge import __version__
 from trajectory_judge.models import DataError
 from trajectory_judge.run import argtypes as A
 
 PROG = "trajectory-judge"
+
+DESCRIPTION = ("Build labelled agent trajectories, run judges on them, and report what each judge "
+               "catches and misses. `trajectory-judge VERB --help` describes a verb.")
 
 
 class UsageError(Exception):
@@ -60,13 +65,35 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
     p.add_argument("--resamples", type=A.positive_int, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
+    p.add_argument("--reference", default=None, metavar="JUDGE",
+                   help="also compare every judge with this one (paired deltas judge - JUDGE)")
+    p.add_argument("--all-pairs", action="store_true",
+                   help="paired deltas for every pair of judges (default: views of one model, one view across models)")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.report_cli", fromlist=["x"]).cli_report(a))
+
+
+def _misses(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("misses", help="list a judge's misses and false alarms, as the judge saw them")
+    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl and verdicts.jsonl")
+    p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge, e.g. step:qwen2.5:14b")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--limit", type=A.positive_int, default=None, metavar="N",
+                   help="show at most N misses and N false alarms as text (default all; --json has all)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.misses", fromlist=["x"]).cli_misses(a))
+
+
+def _needs_arguments(sub: argparse._SubParsersAction, verb: str) -> bool:
+    """Whether ``verb``'s arguments must be declared: only when it is the verb invoked (``main`` notes
+    it on ``sub``), so that ``--help`` and the other verbs do not import the runner and its clients."""
+    return getattr(sub, "invoked", verb) == verb
 
 
 # --- run (LLM judges) ----------------------------------------------------------------
 def _run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run LLM judges against a model server, resumably")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.cli_run", fromlist=["x"]).cli_run(a))
+    if not _needs_arguments(sub, "run"):
+        return
     try:
         from trajectory_judge.run.cli_run import add_run_arguments
     except ImportError:  # pragma: no cover - the runner is optional at import time
@@ -78,6 +105,8 @@ def _run(sub: argparse._SubParsersAction) -> None:
 def _agent(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("agent", help="let an LLM drive the support desk; label episodes with the rule checker")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.organic", fromlist=["x"]).cli_agent(a))
+    if not _needs_arguments(sub, "agent"):
+        return
     try:
         from trajectory_judge.run.organic import add_agent_arguments
     except ImportError:  # pragma: no cover - the agent is optional at import time
@@ -103,7 +132,7 @@ def _manifest(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.manifest", fromlist=["x"]).cli_manifest(a))
 
 
-VERBS = [_build_dataset, _check, _report, _run, _agent, _fetch_release, _manifest]
+VERBS = [_build_dataset, _check, _report, _misses, _run, _agent, _fetch_release, _manifest]
 
 
 def one_line(exc: BaseException) -> str:
@@ -118,18 +147,25 @@ def one_line(exc: BaseException) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
+VERB_NAMES = frozenset({"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest"})
+
+READING_VERBS = frozenset({"check", "report", "misses"})
+"""Verbs whose output is for reading, often through ``head`` or ``less``: stdout closing early is not an error."""
+
+
 def _verb_prog(prog: str, argv: Sequence[str]) -> str:
     # argparse reports unrecognised arguments from the top-level parser; name the verb anyway
-    verbs = {"build-dataset", "check", "report", "run", "agent", "fetch-release", "manifest"}
-    verb = next((a for a in argv if a in verbs), None)
+    verb = next((a for a in argv if a in VERB_NAMES), None)
     return f"{PROG} {verb}" if prog == PROG and verb else prog
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 and one line on stderr for any ordinary mistake)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = _Parser(prog=PROG, description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="verb", required=True)
+    sub.invoked = next((a for a in argv if a in VERB_NAMES), None)  # type: ignore[attr-defined]
     for add in VERBS:
         add(sub)
     try:
@@ -141,6 +177,12 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "check_args", None) is not None:
             args.check_args(args)
         return int(args.func(args) or 0)
+    except BrokenPipeError as exc:
+        if args.verb not in READING_VERBS:
+            print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
+            return 2
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # its reader (head, less) stopped reading
+        return 0
     except (DataError, OSError, ValueError) as exc:
         print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -30,7 +30,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 METHODS: tuple[str, ...] = ("bootstrap", "clopper-pearson", "structural")
 """Interval methods, as named in the report."""
@@ -122,11 +121,17 @@ def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
 
 
 def clopper_pearson(successes: float, trials: float, confidence_level: float = 0.95) -> tuple[float, float]:
-    """Exact binomial interval for ``successes`` out of ``trials``."""
+    """Exact binomial interval for ``successes`` out of ``trials``.
+
+    The bounds are beta quantiles, computed as the inverse regularised incomplete beta function
+    (what ``scipy.stats.beta.ppf`` evaluates, without importing ``scipy.stats``).
+    """
+    from scipy.special import betaincinv
+
     alpha = 1 - confidence_level
     k, n = successes, trials
-    low = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
-    high = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    low = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2))
+    high = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha / 2))
     return low, high
 
 

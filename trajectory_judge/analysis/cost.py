@@ -22,13 +22,40 @@ from trajectory_judge.models import DataError
 RUNS = "runs.jsonl"
 
 
+def _lines(path: Path) -> tuple[list[str], bool]:
+    """The lines of ``path`` and whether its last one is cut short (no newline and not valid JSON)."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    torn = False
+    if not text.endswith("\n") and lines[-1].strip():
+        try:
+            json.loads(lines[-1])
+        except json.JSONDecodeError:
+            torn = True
+    return (lines[:-1] if torn else lines), torn
+
+
+def torn_run_record(data_dir: str | Path) -> int | None:
+    """Line number of a last line of ``DIR/runs.jsonl`` torn by a crash mid-append, else None."""
+    path = Path(data_dir) / RUNS
+    if not path.exists():
+        return None
+    lines, torn = _lines(path)
+    return len(lines) + 1 if torn else None
+
+
 def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
-    """The records of ``DIR/runs.jsonl`` ([] when absent); a bad line raises DataError naming file and line."""
+    """The records of ``DIR/runs.jsonl`` ([] when absent).
+
+    A last line cut short by a crash (no newline, not valid JSON) is left out (see
+    :func:`torn_run_record`); any other bad line, or a field of the wrong shape
+    (:func:`check_run_record`), raises :class:`DataError` naming file and line.
+    """
     path = Path(data_dir) / RUNS
     if not path.exists():
         return []
     out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(_lines(path)[0], start=1):
         if not line.strip():
             continue
         try:
@@ -37,8 +64,46 @@ def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
             raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
         if not isinstance(rec, dict):
             raise DataError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}")
+        try:
+            check_run_record(rec)
+        except ValueError as exc:
+            raise DataError(f"{path}:{lineno}: invalid run record: {exc}") from None
         out.append(rec)
     return out
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _expect(ok: bool, field: str, what: str, value: Any) -> None:
+    if not ok:
+        raise ValueError(f"field {field!r}: expected {what}, got {json.dumps(value)[:60]}")
+
+
+def check_run_record(rec: dict[str, Any]) -> None:
+    """Raise ValueError naming the field when a field the analysis reads has the wrong shape.
+
+    Every field is optional and may be null; fields the analysis does not read are not checked.
+    """
+    for key in ("kind", "model", "agent_model", "judge_model_name"):
+        _expect(rec.get(key) is None or isinstance(rec[key], str), key, "text", rec.get(key))
+    for key in ("wall_s", "written"):
+        _expect(rec.get(key) is None or _is_num(rec[key]), key, "a number", rec.get(key))
+    judges = rec.get("judges")
+    _expect(judges is None or (isinstance(judges, list) and all(isinstance(j, str) for j in judges)),
+            "judges", "a list of judge ids", judges)
+    for key, inner in (("per_judge", ("verdicts",)), ("rechecked", ("same", "different"))):
+        val = rec.get(key)
+        _expect(val is None or isinstance(val, dict), key, "an object keyed by judge id", val)
+        for judge, tally in (val or {}).items():
+            _expect(isinstance(tally, dict) and all(tally.get(k) is None or _is_num(tally[k]) for k in inner),
+                    f"{key}.{judge}", f"an object with numbers as {' and '.join(inner)}", tally)
+    cpu = rec.get("cpu_s")
+    _expect(cpu is None or isinstance(cpu, dict), "cpu_s", "an object (server, client)", cpu)
+    for key in ("server", "client"):
+        val = (cpu or {}).get(key)
+        _expect(val is None or _is_num(val), f"cpu_s.{key}", "a number of seconds", val)
 
 
 def run_task(rec: dict[str, Any]) -> str:

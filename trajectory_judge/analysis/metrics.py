@@ -169,9 +169,11 @@ def macro_f1(matrix: dict[str, dict[str, int]]) -> float | None:
 
 def calibration_bins(pairs: Sequence[Pair]) -> list[dict[str, float | int | None]]:
     """Per bin: edges, population, mean stated confidence, observed accuracy."""
+    by_bin: list[list[tuple[float, bool]]] = [[] for _ in range(N_BINS)]
+    for lab, v in pairs:
+        by_bin[confidence_bin(v.confidence)].append((v.confidence, is_correct(lab, v)))
     rows = []
-    for k in range(N_BINS):
-        inside = [(v.confidence, is_correct(lab, v)) for lab, v in pairs if confidence_bin(v.confidence) == k]
+    for k, inside in enumerate(by_bin):
         n = len(inside)
         rows.append(
             {

@@ -48,10 +48,19 @@ def reaches_input(judge_id: str, fault: Trajectory, parent: Trajectory) -> bool:
 
 
 def paired_discrimination(
-    judge_id: str, trajectories: Sequence[Trajectory], verdicts: Mapping[str, Verdict]
+    judge_id: str,
+    trajectories: Sequence[Trajectory],
+    verdicts: Mapping[str, Verdict],
+    *,
+    reached: dict[tuple[str, str], bool] | None = None,
 ) -> dict[str, PairedValue]:
-    """Paired discrimination by group (see :data:`PAIRED_GROUPS`); ``verdicts`` keyed by trajectory id."""
+    """Paired discrimination by group (see :data:`PAIRED_GROUPS`); ``verdicts`` keyed by trajectory id.
+
+    ``reached`` caches :func:`reaches_input` by (view, fault id) across calls for judges sharing a view.
+    """
     parents = clean_parents(trajectories)
+    reached = {} if reached is None else reached
+    view = view_of_judge(judge_id)
     diffs: dict[str, list[int]] = {g: [] for g in PAIRED_GROUPS}
     for t in trajectories:
         lab = t.label
@@ -62,7 +71,10 @@ def paired_discrimination(
             continue
         d = int(verdicts[t.trajectory_id].faulty) - int(verdicts[parent.trajectory_id].faulty)
         groups = ["all", "silent" if lab.outcome_correct else "loud"]
-        groups.append("reaches_input" if reaches_input(judge_id, t, parent) else "hidden_from_input")
+        key = (view, t.trajectory_id)
+        if key not in reached:
+            reached[key] = reaches_input(judge_id, t, parent)
+        groups.append("reaches_input" if reached[key] else "hidden_from_input")
         if lab.failure_type is not None:
             groups.append(lab.failure_type)
         for g in groups:

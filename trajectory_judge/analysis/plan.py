@@ -107,8 +107,14 @@ class Plan:
         return np.asarray(out)
 
 
-def make_plan(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> Plan:
-    """Align verdicts with trajectories and lay out the count columns of every judge and pair."""
+def make_plan(
+    trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], pairs: Sequence[tuple[str, str]] | None = None
+) -> Plan:
+    """Align verdicts with trajectories and lay out the count columns of every judge and pair.
+
+    ``pairs`` lists the ``(a, b)`` whose deltas ``b - a`` are wanted (judge ids of ``verdicts``);
+    None means every pair, ``a`` earlier in report order.
+    """
     _validate(trajectories, verdicts)
     labels = [t.label for t in trajectories]
     pos = {t.trajectory_id: i for i, t in enumerate(trajectories)}
@@ -127,13 +133,16 @@ def make_plan(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
     for j in judges:
         add((j,), aligned[j])
     names = [f"{j}|{m}" for j in judges for m in BOOT_KEYS]
-    for ia, a in enumerate(judges):
-        for b in judges[ia + 1 :]:
-            both = [x is not None and y is not None for x, y in zip(aligned[a], aligned[b])]
-            if any(both != [v is not None for v in aligned[j]] for j in (a, b)):
-                for j in (a, b):
-                    add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
-            names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
+    if pairs is None:
+        pairs = [(a, b) for ia, a in enumerate(judges) for b in judges[ia + 1 :]]
+    for a, b in pairs:
+        if a not in aligned or b not in aligned or a == b:
+            raise ValueError(f"cannot compare {a!r} with {b!r}: not two judges of these verdicts")
+        both = [x is not None and y is not None for x, y in zip(aligned[a], aligned[b])]
+        if any(both != [v is not None for v in aligned[j]] for j in (a, b)):
+            for j in (a, b):
+                add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
+        names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
     return Plan(labels, cells, judges, aligned, np.concatenate(cols, axis=1), blocks, tuple(names))  # type: ignore[arg-type]
 

@@ -8,7 +8,11 @@ Python API for the book::
 
 Judges are ordered by family (programmatic, outcome, step, reply, selfcons, others), then by
 first appearance in the verdicts; a delta of pair ``(a, b)`` is ``b - a`` with ``a`` earlier in
-that order, so ``step - outcome`` and ``selfcons - step`` read as in the paper.
+that order (or ``a`` the reference judge), so ``step - outcome`` and ``selfcons - step`` read as in
+the paper. ``build_report(..., pairs="compared")`` computes deltas only for the pairs a reader
+compares (:mod:`trajectory_judge.analysis.comparisons`), which grow linearly with the number of
+judges; the default, every pair, is what the book's appendix lists. Every report carries the
+baselines flag everything and flag nothing (:mod:`trajectory_judge.analysis.baselines`).
 
 Interval methods (see :mod:`trajectory_judge.analysis.bootstrap`): a judge whose verdicts are constant
 within every design cell (the rule engine) has no sampling variance under the design-conditioned
@@ -28,15 +32,20 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from trajectory_judge.analysis import metrics as M
+from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
 from trajectory_judge.analysis.bootstrap import BootstrapResult
+from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
+from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
 from trajectory_judge.analysis.paired import (
     PairedValue,
     claim_detection,
     paired_discrimination,
 )
+from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.plan import (
     BOOT_KEYS,
     DELTA_METRICS,
+    Plan,
     make_plan,
     run_bootstrap,
 )
@@ -62,40 +71,6 @@ class Interval:
     """Upper bound."""
     method: str
     """``bootstrap``, ``clopper-pearson`` or ``structural``."""
-
-
-@dataclass(frozen=True)
-class Delta:
-    """Paired difference ``b - a`` of one metric, on the trajectories both judged."""
-
-    a: str
-    """Reference judge."""
-    b: str
-    """Compared judge."""
-    metric: str
-    """Metric name."""
-    value: float
-    """Point estimate of ``b - a``."""
-    low: float
-    """Lower percentile bound."""
-    high: float
-    """Upper percentile bound."""
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Loud recall minus silent recall of one judge."""
-
-    judge: str
-    """Judge id."""
-    metric: str
-    """Always ``loud_minus_silent``."""
-    value: float
-    """Point estimate."""
-    low: float
-    """Lower bound (percentile, or the value for a structural judge)."""
-    high: float
-    """Upper bound."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +114,7 @@ class Report:
     judges: dict[str, JudgeReport]
     """Per-judge results, in report order."""
     deltas: tuple[Delta, ...]
-    """``b - a`` for every pair of judges and every metric both have."""
+    """``b - a`` for every compared pair of judges and every metric both have."""
     gaps: tuple[Gap, ...]
     """Loud minus silent recall per judge."""
     resamples: int
@@ -148,6 +123,12 @@ class Report:
     """Bootstrap seed."""
     bootstrap: BootstrapResult = field(repr=False)
     """The replicate distribution behind every interval."""
+    baselines: tuple[Baseline, ...] = ()
+    """Flag everything and flag nothing on the same trajectories (:mod:`trajectory_judge.analysis.baselines`)."""
+    pairs: str = "all"
+    """Which pairs have deltas: ``all``, or ``compared`` (same model, same view, against ``reference``)."""
+    reference: str | None = None
+    """The judge every other was compared with, if one was named."""
 
     # --- machine-readable --------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -172,8 +153,14 @@ class Report:
             "n_trajectories": self.n_trajectories,
             "design": dict(self.design),
             "judges": judges,
+            "baselines": {
+                b.name: {"n": b.n, "metrics": {m: _num(v) for m, v in b.metrics.items()}} for b in self.baselines
+            },
+            "pairs": self.pairs,
+            "reference": self.reference,
             "deltas": [
-                {"a": d.a, "b": d.b, "metric": d.metric, "value": _num(d.value), "low": _num(d.low), "high": _num(d.high)}
+                {"a": d.a, "b": d.b, "kind": d.kind, "n": d.n, "metric": d.metric, "value": _num(d.value),
+                 "low": _num(d.low), "high": _num(d.high)}
                 for d in self.deltas
             ],
             "gaps": [
@@ -242,8 +229,9 @@ class Report:
         return pd.DataFrame(rows, columns=["sentence", "flagged", "n", "recall"]).set_index("sentence")
 
     def deltas_frame(self) -> pd.DataFrame:
-        """All paired deltas ``b - a`` with intervals."""
-        return pd.DataFrame([d.__dict__ for d in self.deltas], columns=["a", "b", "metric", "value", "low", "high"])
+        """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
+        cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
+        return pd.DataFrame([d.__dict__ for d in self.deltas], columns=cols)
 
     def delta(self, a: str, b: str, metric: str) -> Delta:
         """The delta ``b - a`` of ``metric`` (either order of the pair is accepted; sign follows it)."""
@@ -251,8 +239,12 @@ class Report:
             if d.metric == metric and (d.a, d.b) == (a, b):
                 return d
             if d.metric == metric and (d.a, d.b) == (b, a):
-                return Delta(a, b, metric, -d.value, -d.high, -d.low)
+                return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
         raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
+
+    def baselines_frame(self) -> pd.DataFrame:
+        """Flag everything and flag nothing: n and detection metrics, one row each."""
+        return baselines_frame(self.baselines)
 
     def gaps_frame(self) -> pd.DataFrame:
         """Loud minus silent recall per judge, with intervals."""
@@ -270,6 +262,8 @@ class Report:
             "## Intervals\n\n" + _md(self.intervals_frame().set_index(["judge", "metric"])),
             "## Paired discrimination\n\n" + _md(self.paired_frame().set_index(["judge", "group"])),
             "## Loud minus silent\n\n" + _md(self.gaps_frame().set_index("judge")),
+            "## Baselines\n\n" + _md(self.baselines_frame()) + "\n\n"
+            + baseline_sentence(self.baselines, {j: jr.metrics["f1"] for j, jr in self.judges.items()}),
             "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
         ]
         return "\n\n".join(parts) + "\n"
@@ -305,10 +299,40 @@ def build_report(
     *,
     resamples: int = 10_000,
     seed: int = 7,
+    pairs: str = "all",
+    reference: str | None = None,
+    batch: int | None = None,
 ) -> Report:
-    """Compute every metric of every judge, with intervals, paired deltas and gaps."""
-    plan = make_plan(trajectories, verdicts)
-    boot = run_bootstrap(plan, resamples=resamples, seed=seed)
+    """Compute every metric of every judge, with intervals, paired deltas, gaps and baselines.
+
+    ``pairs="all"`` gives a delta for every pair of judges; ``"compared"`` only for the pairs a
+    reader compares (:func:`~trajectory_judge.analysis.comparisons.compared_pairs`: views of one
+    model, one view across models, and every judge against ``reference``). ``batch`` bounds the
+    replicates held in memory at once; the numbers do not depend on it.
+    """
+    if pairs not in ("all", "compared"):
+        raise ValueError(f"pairs must be 'all' or 'compared', got {pairs!r}")
+    if reference is not None and pairs != "compared":
+        raise ValueError("a reference judge needs pairs='compared'")
+    order = judge_order(verdicts)
+    chosen: tuple[Comparison, ...] = all_pairs(order) if pairs == "all" else compared_pairs(order, reference)
+    plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
+    kinds = {(c.a, c.b): c.kind for c in chosen}
+    boot = run_bootstrap(plan, resamples=resamples, seed=seed, batch=batch)
+    reached: dict[tuple[str, str], bool] = {}
+    judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
+    deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
+    design = {"clean": 0, "silent": 0, "loud": 0}
+    for lab in plan.labels:
+        design[stratum(lab)] += 1
+    return Report(len(trajectories), design, judges, deltas, gaps, resamples, seed, boot,
+                  baselines(trajectories), pairs, reference)
+
+
+def _judge_report(
+    j: str, plan: Plan, boot: BootstrapResult, trajectories: Sequence[Trajectory], reached: dict[tuple[str, str], bool]
+) -> JudgeReport:
+    """Everything measured about judge ``j``: plain metrics checked against the bootstrap's, and their intervals."""
     idx = {name: i for i, name in enumerate(boot.names)}
 
     def interval(name: str, value: float) -> Interval:
@@ -317,46 +341,29 @@ def build_report(
             return Interval(value, value, "structural")
         return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
 
-    judges: dict[str, JudgeReport] = {}
-    for j in plan.judges:
-        pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
-        values = M.judge_metrics(pairs)  # type: ignore[arg-type]
-        _check_agrees(j, values, boot, idx)
-        by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
-        strata = {"clean": 0, "silent": 0, "loud": 0}
-        for lab, _ in pairs:
-            strata[stratum(lab)] += 1
-        judges[j] = JudgeReport(
-            judge_id=j,
-            n=len(pairs),
-            strata=strata,
-            metrics={m: values[m] for m in M.METRICS},
-            intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},
-            per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
-            per_type_intervals={
-                t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None
-            },
-            paired_discrimination=paired_discrimination(j, trajectories, by_id),
-            confidence_support=M.confidence_support(by_id.values()),
-            confusion=M.confusion(pairs),  # type: ignore[arg-type]
-            calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
-            claim_detection=claim_detection(trajectories, by_id),
-        )
-    deltas = []
-    for name in boot.names:
-        if name.startswith("delta|") and not math.isnan(boot.estimate[idx[name]]):
-            _, a, b, m = name.split("|")
-            i = idx[name]
-            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
-    gaps = []
-    for j in plan.judges:
-        i = idx[f"{j}|loud_minus_silent"]
-        if not math.isnan(boot.estimate[i]):
-            gaps.append(Gap(j, "loud_minus_silent", float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
-    design = {"clean": 0, "silent": 0, "loud": 0}
-    for lab in plan.labels:
-        design[stratum(lab)] += 1
-    return Report(len(trajectories), design, judges, tuple(deltas), tuple(gaps), resamples, seed, boot)
+    pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
+    values = M.judge_metrics(pairs)  # type: ignore[arg-type]
+    _check_agrees(j, values, boot, idx)
+    by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
+    strata = {"clean": 0, "silent": 0, "loud": 0}
+    for lab, _ in pairs:
+        strata[stratum(lab)] += 1
+    return JudgeReport(
+        judge_id=j,
+        n=len(pairs),
+        strata=strata,
+        metrics={m: values[m] for m in M.METRICS},
+        intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},  # type: ignore[arg-type]
+        per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
+        per_type_intervals={
+            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None  # type: ignore[arg-type]
+        },
+        paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
+        confidence_support=M.confidence_support(by_id.values()),
+        confusion=M.confusion(pairs),  # type: ignore[arg-type]
+        calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
+        claim_detection=claim_detection(trajectories, by_id),
+    )
 
 
 def _check_agrees(judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]) -> None:

@@ -1,49 +1,170 @@
 """``trajectory-judge report``: the report on stdout, and as JSON and Markdown files.
+
+The terminal shows every headline metric with its 95% interval and the judge's n, the baselines,
+and the paired deltas of the pairs a reader compares (:mod:`trajectory_judge.analysis.comparisons`).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from trajectory_judge.analysis.cost import ComputeSpent, compute_spent
+import pandas as pd
+
+from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
+from trajectory_judge.analysis.comparisons import split_judge_id
+from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, torn_run_record
 from trajectory_judge.analysis.loading import load_data
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
+TERMINAL_AXES: dict[str, tuple[str, ...]] = {
+    "Detection": ("f1", "silent_recall", "loud_recall", "false_alarm_rate"),
+    "Localisation, typing, calibration, cost": ("step_exact", "type_macro_f1", "ece", "s_per_traj"),
+}
+"""The headline metrics on the terminal, in two tables that each fit about 120 columns."""
 
-# --- command line ----------------------------------------------------------------------------
+HEADERS: dict[str, str] = {
+    "f1": "F1", "silent_recall": "silent recall", "loud_recall": "loud recall", "false_alarm_rate": "false alarms",
+    "step_exact": "step exact (n)", "type_macro_f1": "type macro-F1", "ece": "ECE", "s_per_traj": "s/trajectory",
+    "precision": "precision", "recall": "recall",
+}  # fmt: skip
+"""Column headers in words."""
+
+DELTA_COLUMNS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate")
+"""Metrics whose paired deltas the terminal shows (``--json`` and ``--markdown`` have them all)."""
+
+BATCH = 2_000
+"""Bootstrap replicates held in memory at once (bounds the report's memory; numbers do not depend on it)."""
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _value(v: Any, digits: int = 3) -> str:
+    return "–" if _missing(v) else f"{v:.{digits}f}"
+
+
+def metric_cell(rep: Report, judge: str, metric: str) -> str:
+    """``0.752 [0.701, 0.800]``; ``0.429 (structural)`` for a value fixed by the design; a Clopper-Pearson
+    interval marked ``*``, a zero-width bootstrap interval ``‡``; ``–`` when undefined. Step localisation adds its n."""
+    jr = rep.judges[judge]
+    value, iv = jr.metrics[metric], jr.intervals.get(metric)
+    digits = 1 if metric == "s_per_traj" else 3
+    if _missing(value):
+        cell = "–"
+    elif iv is None or iv.method == "structural":
+        cell = f"{_value(value, digits)} (structural)" if iv else _value(value, digits)
+    else:
+        mark = "*" if iv.method == "clopper-pearson" else ("‡" if iv.low == iv.high else "")
+        cell = f"{_value(value, digits)} [{_value(iv.low, digits)}, {_value(iv.high, digits)}]{mark}"
+    if metric == "step_exact":
+        cell += f" n={int(jr.metrics['step_exact_n'] or 0)}"
+    return cell
+
+
+def terminal_table(rep: Report, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """One row per judge: n, then each of ``metrics`` as :func:`metric_cell`."""
+    rows = {j: {"n": jr.n, **{HEADERS[m]: metric_cell(rep, j, m) for m in metrics}} for j, jr in rep.judges.items()}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+
+
+def baselines_table(rep: Report) -> pd.DataFrame:
+    """The baselines with their detection metrics (exact: fixed by the design)."""
+    rows = {f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: _value(b.metrics[m]) for m in BASELINE_METRICS}}
+            for b in rep.baselines}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("baseline")
+
+
+def pair_label(a: str, b: str, kind: str) -> str:
+    """``b − a`` in few words: ``step − outcome · MODEL`` for views of one model, ``step · B − A`` across models."""
+    (va, ma), (vb, mb) = split_judge_id(a), split_judge_id(b)
+    if kind == "same model":
+        return f"{vb} − {va} · {mb}"
+    if kind == "same view":
+        return f"{vb} · {mb} − {ma}"
+    return f"{b} − {a}"
+
+
+def deltas_table(rep: Report, metrics: tuple[str, ...] = DELTA_COLUMNS) -> pd.DataFrame:
+    """One row per compared pair: n, and ``b - a`` of each of ``metrics`` with its interval (``*``: excludes 0)."""
+    cells: dict[str, dict[str, Any]] = {}
+    for d in rep.deltas:
+        if d.metric not in metrics:
+            continue
+        row = cells.setdefault(pair_label(d.a, d.b, d.kind), {"n": d.n})
+        star = "*" if d.low > 0 or d.high < 0 else ""
+        row[HEADERS[d.metric]] = f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]{star}"
+    frame = pd.DataFrame.from_dict(cells, orient="index")
+    if not frame.empty:
+        frame = frame.reindex(columns=["n", *(HEADERS[m] for m in metrics)]).fillna("–").rename_axis("b − a")
+    return frame
+
+
+TYPE_HEADERS: dict[str, str] = {
+    "wrong_tool": "wrong tool", "hallucinated_argument": "halluc. arg.", "skipped_precondition": "skipped precond.",
+    "ignored_observation": "ignored obs.", "premature_stop": "premature stop", "unsupported_claim": "unsupp. claim",
+    "false_alarms_on_clean": "false alarms",
+}  # fmt: skip
+"""Short headers of the per-type recall table on the terminal."""
+
+
+def per_type_terminal(rep: Report) -> pd.DataFrame:
+    """Recall per failure type, one row per judge (so it grows down, not across), and the false-alarm rate."""
+    frame = rep.per_type_table().T.rename(columns=TYPE_HEADERS).rename_axis(index="judge", columns=None)
+    frame.insert(0, "n", [rep.judges[j].n for j in frame.index])
+    return frame
+
+
+def terminal_text(rep: Report) -> str:
+    """The whole terminal report (without the data directory's members and compute sections)."""
+    head = (f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items())
+            + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed};"
+            " * Clopper-Pearson (observed 0 or 1);\n‡ zero width: every design cell is all-or-none"
+            " for this metric, so resampling cannot move it;\nstructural: the judge's verdicts are constant within every"
+            " design cell, so the value is fixed by the design and has no interval.")  # fmt: skip
+    parts = [head]
+    for title, metrics in TERMINAL_AXES.items():
+        parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
+    f1 = {j: jr.metrics["f1"] for j, jr in rep.judges.items()}
+    parts.append(f"Baselines (computed from the labels)\n{baselines_table(rep).to_string()}\n"
+                 + baseline_sentence(rep.baselines, f1))  # fmt: skip
+    parts.append("Recall per failure type (the last column is the anchor: recall at or below it is no evidence)\n"
+                 + per_type_terminal(rep).to_string(float_format=lambda v: f"{v:.2f}", na_rep="–"))
+    deltas = deltas_table(rep)
+    which = f"each judge against {rep.reference}, " if rep.reference else ""
+    what = ("every pair" if rep.pairs == "all" else f"{which}views of one model, one view across models")
+    if deltas.empty:
+        parts.append(f"Paired deltas: none ({what}: no such pair among these judges; --reference JUDGE adds some).")
+    else:
+        parts.append(f"Paired deltas b − a ({what}; * interval excludes 0; all metrics in --json and --markdown)\n"
+                     + deltas.to_string())  # fmt: skip
+    return "\n\n".join(parts)
+
+
 def compute_markdown(spent: ComputeSpent) -> str:
     """The ``## Compute spent`` section of the Markdown report (from the run records)."""
     table = "\n\n" + _md(spent.to_frame()) if spent.rows else ""
     return f"\n## Compute spent\n\n{spent.sentence()}.{table}\n"
 
 
-def _stdout_table(rep: Report) -> str:
-    df = rep.main_table()
-    fmt: dict[str, Callable[[Any], str]] = {
-        c: (lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}") for c in df.columns
-    }
-    fmt["step_exact_n"] = lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(int(v))
-    fmt["s_per_traj"] = lambda v: f"{v:.1f}"
-    return df.to_string(formatters=fmt, na_rep="n/a")
-
-
 def cli_report(args: Any) -> int:
-    """``trajectory-judge report``: print the main table; write JSON and Markdown on request."""
-    if args.resamples < 1:
-        print(f"trajectory-judge: error: --resamples must be positive, got {args.resamples}", file=__import__("sys").stderr)
-        return 2
+    """``trajectory-judge report``: print the tables; write JSON and Markdown on request."""
     _guard_outputs(args)
+    torn = torn_run_record(args.data)
+    if torn is not None:
+        print(f"trajectory-judge report: note: {Path(args.data) / RUNS}:{torn}: last line is incomplete "
+              "(a run cut off while writing it); ignored", file=sys.stderr)  # fmt: skip
     data = load_data(args.data)
-    rep = build_report(data.trajectories, data.verdicts, resamples=args.resamples, seed=args.seed)
-    print(f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items()))
-    print(_stdout_table(rep))
-    print()
-    print(rep.per_type_table().to_string(float_format=lambda v: f"{v:.2f}"))
+    pairs = "all" if args.all_pairs else "compared"
+    rep = build_report(data.trajectories, data.verdicts, resamples=args.resamples, seed=args.seed,
+                       pairs=pairs, reference=args.reference, batch=BATCH)  # fmt: skip
+    print(terminal_text(rep))
     members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
     if members:
         print("\n" + members)

@@ -15,10 +15,12 @@ from trajectory_judge.book.figures import FALSE_ALARM, judge_style, legend_outsi
 from trajectory_judge.book.style import (
     _missing,
     format_interval,
+    format_number,
     judge_name,
     list_text,
     parse_judge_id,
     plural,
+    source_name,
     with_source,
 )
 from trajectory_judge.models import FAILURE_TYPES
@@ -57,16 +59,82 @@ def _main_row(rep: Report, judge: str, columns: tuple[str, ...]) -> dict[str, An
     return row
 
 
-def main_table(reports: dict[str, Report], axis: str) -> pd.DataFrame:
+def main_table(reports: dict[str, Report], axis: str, *, baselines: bool = False) -> pd.DataFrame:
     """One axis of the main table (:data:`AXES`) for every judge of every report, grouped by source
-    (``release``, ``edition``): metrics as ``value (low–high)``, counts and seconds as numbers."""
+    (``release``, ``edition``): metrics as ``value (low–high)``, counts and seconds as numbers.
+    With ``baselines``, the rows of :func:`baseline_rows` follow as reference."""
     columns = AXES[axis]
     parts = []
     for source, rep in reports.items():
         rows = {j: _main_row(rep, j, columns) for j in rep.judges}
         frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(columns)).rename_axis("judge")
         parts.append(with_source(frame, source))
+    if baselines:
+        parts.append(baseline_rows(reports, columns))
     return pd.concat(parts)
+
+
+BASELINE_NAMES: dict[str, str] = {"flag everything": "Flag everything", "flag nothing": "Flag nothing"}
+"""The baselines as row labels."""
+
+
+def baseline_rows(reports: dict[str, Report], columns: tuple[str, ...]) -> pd.DataFrame:
+    """Flag everything and flag nothing as reference rows under ``columns`` (their detection metrics,
+    marked structural: fixed by the design; ``–`` elsewhere), once when every report has the same
+    design, else once per source."""
+    groups: dict[str, Report] = {}
+    for source, rep in reports.items():
+        if not any(other.baselines == rep.baselines for other in groups.values()):
+            groups[source] = rep
+    parts = []
+    for source, rep in groups.items():
+        rows = {}
+        for b in rep.baselines:
+            rows[BASELINE_NAMES[b.name]] = {m: b.n if m == "n" else _baseline_cell(b.metrics.get(m)) for m in columns}
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(columns)).rename_axis("judge")
+        name = "Baselines" if len(groups) == 1 else f"Baselines ({source_name(source)})"
+        parts.append(with_source(frame, name))
+    return pd.concat(parts)
+
+
+def _baseline_cell(value: float | None) -> str | None:
+    return None if value is None else format_interval(value, value, value, "structural")
+
+
+def baseline_design(rep: Report) -> str:
+    """What the baselines score on ``rep``'s design, in words (for a sentence of the chapter)."""
+    every, nothing = (next(b for b in rep.baselines if b.flags is f) for f in (True, False))
+    clean = every.n - every.faults
+    return (f"On this design ({plural(every.faults, 'fault')} and {plural(clean, 'clean run')}) a judge that "
+            f"flags every trajectory has recall {format_number(every.metrics['recall'])} and F1 "
+            f"{format_number(every.metrics['f1'])} without detecting anything, at a false-alarm rate of "
+            f"{format_number(every.metrics['false_alarm_rate'])}; one that flags nothing has recall and F1 "
+            f"{format_number(nothing.metrics['f1'])}")  # fmt: skip
+
+
+def _words(n: int) -> str:
+    small = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+    return small[n] if 0 <= n < len(small) else str(n)
+
+
+def above_baseline(rep: Report, whose: str) -> str:
+    """A sentence: which of ``rep``'s judges (``whose``: "the paper's", "our") have an F1 above that of
+    flagging everything, with their F1; when none does, the highest F1."""
+    floor = next(b for b in rep.baselines if b.flags).metrics["f1"] or 0.0
+    f1 = {j: float(jr.metrics["f1"]) for j, jr in rep.judges.items() if not _missing(jr.metrics["f1"])}  # type: ignore[arg-type]
+    above = [j for j, v in f1.items() if round(v, 3) > round(floor, 3)]
+    n, k = len(f1), len(above)
+    if n == 1:
+        (j, v), = f1.items()
+        return f"{whose.capitalize()} one judge, {judge_name(j)}, {'exceeds' if k else 'does not exceed'} it (F1 {format_number(v)})"
+    named = list_text([f"{judge_name(j)} at {format_number(f1[j])}" for j in above])
+    if not above:
+        best = max(f1, key=f1.__getitem__)
+        return (f"Of {whose} {_words(n)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
+                f"{format_number(f1[best])})")  # fmt: skip
+    if k == n:
+        return f"Of {whose} {_words(n)} judges, all {_words(n)} exceed it ({named})"
+    return f"Of {whose} {_words(n)} judges, {_words(k)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
 
 
 TYPE_GROUPS: tuple[tuple[str, ...], ...] = (FAILURE_TYPES[:3], FAILURE_TYPES[3:])
