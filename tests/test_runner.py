@@ -272,7 +272,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
         launch = tmp_path / "llama-server.json"
         monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
         launch.write_text(json.dumps({"port": 8080, "model_path": "/nope.gguf", "pid": server.pid, "binary": sys.executable}))
-        real_run = runner.run_judges
+        real_run = runner._run  # the judging itself, inside the metered part of run_judges
 
         def slow_run(*a, **kw):  # the "server" burns CPU while the run is in flight
             from trajectory_judge.run.meter import process_cpu_seconds
@@ -282,7 +282,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
                 time.sleep(0.05)
             return real_run(*a, **kw)
 
-        monkeypatch.setattr(cli_run, "run_judges", slow_run)
+        monkeypatch.setattr(runner, "_run", slow_run)
         assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
     finally:
         server.kill()
@@ -290,7 +290,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     cpu = lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]
     assert cpu["server"] >= 0.2 and cpu["server_pid"] == server.pid and cpu["client"] >= 0.0
     launch.unlink()
-    monkeypatch.setattr(cli_run, "run_judges", real_run)
+    monkeypatch.setattr(runner, "_run", real_run)
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "2"]) == 0
     assert lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]["server"] is None  # no launch record: not measured
 

@@ -7,7 +7,10 @@ response shape:
 - :class:`OllamaClient`: Ollama's native ``POST /api/generate`` (``format`` = the schema,
   ``options.num_ctx`` set explicitly);
 - :class:`OpenAIClient`: any OpenAI-compatible ``POST /v1/chat/completions`` (one user message,
-  ``response_format`` = strict JSON schema), including llama.cpp's ``llama-server``.
+  ``response_format`` = strict JSON schema), including llama.cpp's ``llama-server`` and hosted APIs.
+
+A base URL is accepted with or without its trailing ``/v1``. An ``api_key`` is sent as a Bearer
+token on every request and kept only in memory (never in a record, a message or a file).
 
 Three kinds of failure are kept apart, and none of them becomes a verdict:
 
@@ -48,6 +51,12 @@ from trajectory_judge.backends.errors import (  # noqa: F401 - re-exported: the 
 from trajectory_judge.backends.transport import make_abortable, ollama_fault, openai_fault, token_count
 
 
+def server_root(base_url: str) -> str:
+    """``base_url`` without a trailing slash or ``/v1``: the clients add the API's own paths."""
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
 class ModelClient(abc.ABC):
     """A model behind a server: one method, :meth:`complete`.
 
@@ -69,8 +78,9 @@ class ModelClient(abc.ABC):
         backoff_s: float = 2.0,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], Any] | None = None,
+        api_key: str | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.base_url = server_root(base_url)
         self.model = model
         self.num_ctx = int(num_ctx)
         self.max_tokens = int(max_tokens)
@@ -79,7 +89,8 @@ class ModelClient(abc.ABC):
         self.backoff_s = float(backoff_s)
         self._aborted = threading.Event()
         self._sleep = sleep if sleep is not None else self._aborted.wait  # a backoff ends on abort
-        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport, headers=headers)
         self._backend = make_abortable(self._http)
 
     @abc.abstractmethod
@@ -218,33 +229,59 @@ class OllamaClient(ModelClient):
 class OpenAIClient(ModelClient):
     """An OpenAI-compatible ``POST /v1/chat/completions`` with a strict JSON-schema response format.
 
-    One user message, no system message. For llama-server, ``cache_prompt`` is sent as
-    configured (``None`` sends nothing) and the prompt is counted with its ``/tokenize`` endpoint
-    (after ``/apply-template``) before sending, so a prompt that does not fit is an error and
-    never reaches the server; the server's own context size (``/props``) must equal ``num_ctx``.
+    One user message, no system message, and only the standard OpenAI request fields, unless the
+    server is llama.cpp's ``llama-server`` (``llama_cpp=True``, or ``None`` to ask its ``/props``
+    once). For llama-server, ``cache_prompt`` is sent as configured (``None`` sends nothing) and
+    the prompt is counted with its ``/tokenize`` endpoint (after ``/apply-template``) before
+    sending, so a prompt that does not fit is an error and never reaches the server; the server's
+    own context size (``/props``) must equal ``num_ctx``.
     """
 
     name = "openai"
 
     def __init__(self, base_url: str, model: str, *, cache_prompt: bool | None = None,
                  prefix_slots: Sequence[str] = (), slot_id: int = 0,
-                 api_key: str | None = None, **kw: Any) -> None:
+                 llama_cpp: bool | None = None, **kw: Any) -> None:
         super().__init__(base_url, model, **kw)
+        self._llama_cpp = True if prefix_slots and llama_cpp is None else llama_cpp  # saved prefixes are llama-server's
+        self._props: dict[str, Any] | None = None
         self.cache_prompt = cache_prompt
         self.prefix_slots = tuple(sorted(prefix_slots, key=len, reverse=True))
         self.slot_id = slot_id
         self._primed: dict[str, str] = {}
-        if api_key:
-            self._http.headers["Authorization"] = f"Bearer {api_key}"
         self._can_tokenize: bool | None = None
         self._checked_ctx = False
 
     def _messages(self, prompt: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": prompt}]
 
+    @property
+    def llama_cpp(self) -> bool:
+        """Whether the server is llama.cpp's ``llama-server`` (as configured, or its ``/props`` answered)."""
+        if self._llama_cpp is not None:
+            return self._llama_cpp
+        found = self._read_props() is not None
+        if self._props is not None:  # a definite answer (not a connection failure): keep it
+            self._llama_cpp = found
+        return found
+
+    def _read_props(self) -> dict[str, Any] | None:
+        """llama-server's ``GET /props`` (kept once answered), or None from any other server."""
+        if self._props is None:
+            try:
+                r = self._http.get("/props")
+            except httpx.HTTPError:
+                return None  # unreachable now: ask again next time
+            try:
+                props = r.json() if r.status_code == 200 else None
+            except ValueError:
+                props = None
+            self._props = props if isinstance(props, dict) else {}
+        return self._props or None
+
     def count_tokens(self, prompt: str) -> int | None:
         """Prompt tokens as the server's tokenizer counts them (chat template included), or None."""
-        if self._can_tokenize is False:
+        if self._can_tokenize is False or not self.llama_cpp:
             return None
         try:
             text = prompt
@@ -332,7 +369,7 @@ class OpenAIClient(ModelClient):
         }
         if self.prefix_slots:
             payload["cache_prompt"] = True
-        elif self.cache_prompt is not None:
+        elif self.cache_prompt is not None and self.llama_cpp:
             payload["cache_prompt"] = self.cache_prompt
         body, latency = self._post("/v1/chat/completions", payload, openai_fault)
         latency += restore_s
@@ -358,15 +395,8 @@ class OpenAIClient(ModelClient):
 
     def server_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"server": "openai-compatible"}
-        try:
-            r = self._http.get("/props")
-        except httpx.HTTPError:
-            return info
-        if r.status_code != 200:
-            return info
-        try:
-            props = r.json()
-        except ValueError:
+        props = self._read_props() if self._llama_cpp is not False else None
+        if props is None:
             return info
         info["server"] = "llama-server"
         info["build"] = props.get("build_info")
