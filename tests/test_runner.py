@@ -332,3 +332,116 @@ def test_ensemble_on_disk_without_members_is_rejudged_for_them_and_compared(tmp_
     assert res.rechecked == {j.judge_id: {"same": 1, "different": 1}}
     again = run_judges(trajs, [j2], tmp_path / "verdicts.jsonl", progress=False)
     assert (again.written, again.skipped) == (0, 2)
+
+
+class _ShortRun:
+    """A Python judge that states no cost: the runner measures its latency."""
+
+    judge_id = "short-run:v1"
+
+    def judge(self, traj):
+        time.sleep(0.01)
+        return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+
+
+def test_a_python_judge_needs_no_cost_fields_and_gets_a_run_record(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    r = runner.run_judges(trajs(3), [_ShortRun()], out, progress=False)
+    assert r.written == 3
+    vs = lines(out)
+    assert all(v["latency_s"] >= 0.01 and v["prompt_tokens"] == v["completion_tokens"] == 0 for v in vs)
+    (rec,) = lines(tmp_path / "runs.jsonl")
+    assert rec["backend"] == "python" and rec["judge_kinds"] == {"short-run:v1": "python"}
+    assert rec["written"] == 3 and rec["status"] == "ok" and rec["wall_s"] >= 0.03 and rec["ended"]
+
+
+def test_a_verdict_stating_its_latency_keeps_it(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    runner.run_judges(trajs(1), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False, record=False)
+    assert lines(out)[0]["latency_s"] == 0.0 and not (tmp_path / "runs.jsonl").exists()
+
+
+@pytest.mark.parametrize("bad, why", [
+    ("steps>4:heuristic", "'steps>4' is not a judge name"),
+    ("Short:v1", "'Short' is not a judge name"),
+    ("step", "names no model"),
+    ("selfcons:m", "names its size"),
+    ("short run:v1", "must not contain spaces"),
+    ("x:", "ends in ':'"),
+])
+def test_run_judges_refuses_a_judge_id_outside_the_grammar_before_writing(tmp_path, bad, why):
+    judge = _ShortRun()
+    judge.judge_id = bad
+    with pytest.raises(ValueError, match=why):
+        runner.run_judges(trajs(1), [judge], tmp_path / "verdicts.jsonl", progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_retry_unparseable_judges_again_only_the_named_judges_unparseable_verdicts(tmp_path, capsys):
+    out = tmp_path / "verdicts.jsonl"
+    bad = ScriptedClient(["not json {", response(), "not json {", response()])
+    step, outcome = LLMJudge("step", bad, "m"), LLMJudge("outcome", ScriptedClient("not json {"), "m")
+    r = runner.run_judges(trajs(4), [step, outcome], out, progress=False)
+    assert r.unparseable == 6  # step: t0 and t2; outcome: all four
+    again = runner.run_judges(trajs(4), [LLMJudge("step", ScriptedClient(response()), "m")], out,
+                              progress=False, retry_unparseable=True)
+    assert (again.retried, again.written, again.unparseable) == (2, 2, 0)
+    vs = parse_jsonl(out, Verdict)
+    assert len(vs) == 8 and not any(v.error for v in vs if v.judge_id == "step:m")
+    assert sum(bool(v.error) for v in vs if v.judge_id == "outcome:m") == 4  # not named: left alone
+    moved = parse_jsonl(tmp_path / store.RETRIED, Verdict)
+    assert [(v.trajectory_id, v.judge_id) for v in moved] == [("t-0000", "step:m"), ("t-0002", "step:m")]
+    assert lines(tmp_path / "runs.jsonl")[-1]["retried"] == 2
+
+
+def test_retry_unparseable_takes_an_ensemble_with_all_its_members(tmp_path):
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+
+    out = tmp_path / "verdicts.jsonl"
+    runner.run_judges(trajs(2), [SelfConsistencyJudge(ScriptedClient([response(), "nope", response()]), "m")], out, progress=False)
+    sc = SelfConsistencyJudge(ScriptedClient(response()), "m")
+    r = runner.run_judges(trajs(2), [sc], out, progress=False, retry_unparseable=True)
+    assert (r.retried, r.written) == (1, 4)  # t-0000's ensemble verdict and its three members
+    members = parse_jsonl(tmp_path / "members.jsonl", Verdict)
+    assert len(members) == 6 and not any(m.error for m in members)
+
+
+def test_progress_counts_ensemble_members_as_verdicts(tmp_path, monkeypatch):
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    from trajectory_judge.run import progress
+
+    seen = []
+
+    class Spy(progress.Progress):
+        def close(self):
+            seen.append((self.total, self.n))
+            super().close()
+
+    monkeypatch.setattr(runner, "Progress", Spy)
+    r = runner.run_judges(trajs(2), [SelfConsistencyJudge(ScriptedClient(response()), "m")], tmp_path / "v.jsonl", progress=False)
+    assert seen == [(8, 8)] and r.written == 8
+
+
+def test_cli_refuses_a_model_name_with_a_space(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    assert main(["run", "--data", str(tmp_path), "--model", "my model"]) == 2
+    assert "must not contain spaces" in capsys.readouterr().err
+
+
+def test_cli_api_key_env_unset_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    from trajectory_judge.cli import main
+
+    write_jsonl(tmp_path / "trajectories.jsonl", trajs(1))
+    monkeypatch.delenv("TJ_NO_SUCH_KEY", raising=False)
+    assert main(["run", "--data", str(tmp_path), "--model", "m", "--api-key-env", "TJ_NO_SUCH_KEY"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the environment variable TJ_NO_SUCH_KEY is not set or empty" in err
+
+
+def test_cli_api_key_env_given_the_key_itself_does_not_print_it(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    assert main(["run", "--data", str(tmp_path), "--model", "m", "--api-key-env", "sk-live-123abc"]) == 2
+    err = capsys.readouterr().err
+    assert "not the key itself" in err and "sk-live-123abc" not in err
