@@ -7,6 +7,7 @@ trajectory once per judge. :func:`judge_order` fixes the order judges appear in 
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -138,3 +139,14 @@ def unparseable_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
     for v in verdicts:
         counts[v.judge_id] += v.error is not None and "unparseable" in v.error
     return counts
+
+
+def unparseable_sentence(verdicts: Sequence[Verdict]) -> str:
+    """The unparseable verdicts of every judge in one sentence (the report's line about them)."""
+    counts = unparseable_counts(verdicts)
+    totals = Counter(v.judge_id for v in verdicts)
+    if not any(counts.values()):
+        return "No judge's answers failed to parse" if len(counts) > 1 else "The judge's answers all parsed"
+    parts = [f"{j} {n} of {totals[j]}" for j, n in counts.items() if n]
+    return ("Answers that did not parse (stored as clean at the lowest confidence; run --retry-unparseable "
+            "judges them again): " + ", ".join(parts))

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any, Callable
 
 from trajectory_judge.analysis.cost import ComputeSpent, compute_spent
-from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
@@ -44,6 +45,7 @@ def cli_report(args: Any) -> int:
     print(_stdout_table(rep))
     print()
     print(rep.per_type_table().to_string(float_format=lambda v: f"{v:.2f}"))
+    print(f"\n{unparseable_sentence(data.verdicts)}.")
     members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
     if members:
         print("\n" + members)
@@ -52,9 +54,11 @@ def cli_report(args: Any) -> int:
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
     if args.json:
-        atomic_write_text(args.json, rep.to_json())
+        body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
+        atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     if args.markdown:
-        atomic_write_text(args.markdown, rep.to_markdown() + compute_markdown(spent))
+        atomic_write_text(args.markdown, rep.to_markdown() + f"\n## Unparseable answers\n\n{unparseable_sentence(data.verdicts)}.\n"
+                          + compute_markdown(spent))
     return 0
 
 
