@@ -445,3 +445,29 @@ def test_cli_api_key_env_given_the_key_itself_does_not_print_it(tmp_path, capsys
     assert main(["run", "--data", str(tmp_path), "--model", "m", "--api-key-env", "sk-live-123abc"]) == 2
     err = capsys.readouterr().err
     assert "not the key itself" in err and "sk-live-123abc" not in err
+
+
+def test_a_run_into_a_folder_with_a_manifest_says_how_to_pin_the_new_verdicts(tmp_path, monkeypatch, capsys):
+    (tmp_path / "SHA256SUMS").write_text("")
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
+    assert f"`trajectory-judge manifest --data {tmp_path}` pins the new verdicts" in capsys.readouterr().err
+
+
+class _Terminal(__import__("io").StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_is_a_bar_with_rate_and_eta_on_a_terminal_only():
+    from trajectory_judge.run.progress import Progress
+
+    term = _Terminal()
+    bar = Progress(8, desc="step:m", stream=term, concurrency=4)
+    bar.update(n=4)
+    bar.close()
+    assert bar.is_bar and "4/8" in term.getvalue() and "concurrency 4" in term.getvalue() and "verdict" in term.getvalue()
+    log = __import__("io").StringIO()
+    plain = Progress(8, desc="step:m", stream=log)
+    plain.update(n=4)
+    plain.close()
+    assert not plain.is_bar and log.getvalue().startswith("step:m 4/8 (50%)") and "ETA" in log.getvalue()

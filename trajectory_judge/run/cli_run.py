@@ -209,6 +209,10 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
         code = 1
     if code == 0:
         print(summary_line(result), file=sys.stderr)
+    if result.written and (data / "SHA256SUMS").exists():
+        print(f"trajectory-judge: note: {data / 'SHA256SUMS'} pins this folder's files and report verifies it; "
+              f"`trajectory-judge manifest --data {data}` pins the new verdicts (or judge in a folder of your own: "
+              "build-dataset --out DIR)", file=sys.stderr)
     return code
 
 
