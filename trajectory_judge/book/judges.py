@@ -105,6 +105,23 @@ def settings_sentence(summary: pd.DataFrame) -> str:
     return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
 
 
+def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int) -> str:
+    """What kinds of judge the data holds, in one sentence (``judges`` from :func:`~.style.judges_frame`)."""
+    from trajectory_judge.book.style import RULES, list_text
+
+    def count(n: int, noun: str) -> str:
+        return f"{'one' if n == 1 else n} {noun}{'' if n == 1 else 's'}"
+
+    n_models = judges.loc[list(llm), "model"].nunique()
+    parts = [f"{count(len(llm), 'LLM judge')} over {'one model' if n_models == 1 else f'{n_models} distinct models'}"] if llm else []
+    if (judges["family"] == RULES).any():
+        parts.append("the rule engine")
+    n_python = int((judges["family"] == PYTHON).sum())
+    if n_python:
+        parts.append(count(n_python, "Python judge"))
+    return f"The data holds {count(len(judges), 'judge')} on a set of {n_trajectories} trajectories: {list_text(parts)}"
+
+
 def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
     """One sentence on how far ``runs.jsonl`` (as read by :func:`run_settings`) covers the LLM judges."""
     if settings.empty:
