@@ -269,3 +269,18 @@ def test_llama_cpp_declared_skips_the_detection():
     c = OpenAIClient("http://srv", "m", cache_prompt=True, llama_cpp=True, transport=llama_server(seen))
     c.complete("P", SCHEMA, temperature=0, seed=7)
     assert seen[-1][2]["cache_prompt"] is True
+
+
+def test_a_rate_limit_is_retried_with_backoff_not_a_rejection():
+    calls = []
+
+    def handler(req):
+        calls.append(req.url.path)
+        if len(calls) == 1:
+            return httpx.Response(429, json={"error": {"message": "rate limit reached"}})
+        return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}]})
+
+    slept: list = []
+    c = OpenAIClient("https://api.example/v1", "m", llama_cpp=False, transport=httpx.MockTransport(handler), sleep=slept.append)
+    assert json.loads(c.complete("P", SCHEMA, temperature=0, seed=7).text)["faulty"] is True
+    assert calls == ["/v1/chat/completions"] * 2 and slept == [2.0]

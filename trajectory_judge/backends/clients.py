@@ -14,7 +14,8 @@ token on every request and kept only in memory (never in a record, a message or 
 
 Three kinds of failure are kept apart, and none of them becomes a verdict:
 
-- :class:`TransportError`: connection refused, timeout, HTTP 5xx. Retried with exponential
+- :class:`TransportError`: connection refused, timeout, HTTP 5xx, 408 or 429 (a hosted API's rate
+  limit). Retried with exponential
   backoff a few times (the request is identical, so at temperature 0 and a fixed seed so is the
   answer), then raised;
 - :class:`PromptTooLongError`: the prompt plus the output budget does not fit the context window.
@@ -135,7 +136,7 @@ class ModelClient(abc.ABC):
                 last = f"{type(exc).__name__}: {exc}"
                 continue
             latency = time.perf_counter() - t0
-            if r.status_code >= 500:
+            if r.status_code >= 500 or r.status_code in (408, 429):  # a server fault, a timeout, a rate limit
                 last = f"HTTP {r.status_code}: {r.text[:300]}"
                 continue
             if r.status_code >= 400:
@@ -413,7 +414,7 @@ class OpenAIClient(ModelClient):
         return info
 
     def decoding(self) -> dict[str, Any]:
-        mode = "saved-prefix" if self.prefix_slots else self.cache_prompt
+        mode = "saved-prefix" if self.prefix_slots else self.cache_prompt if self.llama_cpp else None
         return {**super().decoding(), "cache_prompt": mode}
 
 
