@@ -471,3 +471,25 @@ def test_progress_is_a_bar_with_rate_and_eta_on_a_terminal_only():
     plain.update(n=4)
     plain.close()
     assert not plain.is_bar and log.getvalue().startswith("step:m 4/8 (50%)") and "ETA" in log.getvalue()
+
+
+def test_a_judge_without_a_judge_id_is_refused_in_one_line(tmp_path):
+    class NoId:
+        def judge(self, traj):
+            raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="NoId has no judge_id text"):
+        runner.run_judges(trajs(1), [NoId()], tmp_path / "verdicts.jsonl", progress=False)
+
+
+def test_a_stored_verdict_without_cost_fields_loads_with_zero_cost(tmp_path):
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text('{"trajectory_id": "t-0000", "judge_id": "length:v1", "faulty": false, "confidence": 0.5}\n')
+    (v,) = parse_jsonl(path, Verdict)
+    assert (v.latency_s, v.prompt_tokens, v.completion_tokens) == (0.0, 0, 0)
+
+
+def test_summary_line_says_how_many_unparseable_verdicts_were_judged_again():
+    line = cli_run.summary_line(runner.RunResult(written=3, retried=3, unparseable=1))
+    assert line.startswith("trajectory-judge: 3 unparseable verdicts judged again (the old ones are in retried.jsonl); 3 written")
+    assert "1 unparseable verdict judged again" in cli_run.summary_line(runner.RunResult(written=1, retried=1))
