@@ -80,3 +80,10 @@ def test_unparseable_sentence_when_every_answer_parsed():
 
     assert unparseable_sentence([verdict("t", "step:m", True)]) == "The judge's answers all parsed"
     assert unparseable_sentence([verdict("t", "step:m", True), verdict("t", "reply:m", True)]) == "No judge's answers failed to parse"
+
+
+def test_a_python_judges_axis_label_names_it_not_the_rules():
+    from trajectory_judge.book.style import judge_label
+
+    assert judge_label("length:v1", 16) == "length:v1\nPython judge\nn=16"
+    assert judge_label("programmatic") == "programmatic\nrules"

@@ -311,6 +311,8 @@ def judge_label(judge_id: str, n: int | None = None) -> str:
     s = parse_judge_id(judge_id)
     head = s.family + (f" x{s.ensemble}" if s.ensemble > 1 else "")
     tail = s.model or "rules"
+    if s.family == PYTHON:
+        head, tail = judge_id, "Python judge"
     return f"{head}\n{tail}" + (f"\nn={n}" if n is not None else "")
 
 
