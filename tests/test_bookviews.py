@@ -52,10 +52,10 @@ def test_parse_judge_id_reads_family_view_model_and_ensemble():
 
 
 @pytest.mark.parametrize(("jid", "match"), [
-    ("outcome", r"expected 'family:model'"),
-    ("step:", r"expected 'family:model'"),
+    ("outcome", r"names no model; an LLM judge's id reads outcome:MODEL"),
+    ("step:", r"ends in ':'"),
     ("programmatic:x", "the rule engine takes no model"),
-    ("Step:m", "is not lower-case letters"),
+    ("Step:m", "'Step' is not a judge name"),
 ])  # fmt: skip
 def test_parse_judge_id_rejects_malformed_ids(jid, match):
     with pytest.raises(ValueError, match=match):

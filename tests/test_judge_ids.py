@@ -28,7 +28,7 @@ def test_every_documented_judge_id_form_is_accepted_with_its_kind(judge_id, kind
     ("a|b:c", "must not contain '|'"),
     ("reply", "names no model"),
     ("selfcons1:m", "names its size"),
-    ("programmatic:m", "'programmatic' is not a judge name"),
+    ("programmatic:m", "the rule engine takes no model"),
 ])
 def test_a_judge_id_outside_the_grammar_says_what_is_wrong(judge_id, why):
     with pytest.raises(ValueError, match=why):
@@ -87,3 +87,28 @@ def test_a_python_judges_axis_label_names_it_not_the_rules():
 
     assert judge_label("length:v1", 16) == "length:v1\nPython judge\nn=16"
     assert judge_label("programmatic") == "programmatic\nrules"
+
+
+def _record(judge: str, backend: str, server: dict, verdicts: int = 4) -> dict:
+    dec = {"num_ctx": 8192, "max_tokens": 512, "temperature": 0.0, "seed": 7} if backend != "python" else None
+    return {"backend": backend, "model": None if backend == "python" else "m", "judges": [judge], "decoding": dec,
+            "server": server, "per_judge": {judge: {"verdicts": verdicts}}, "started": "2026-11-30T20:00:00+00:00",
+            "wall_s": 1.0}
+
+
+def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run(tmp_path):
+    from trajectory_judge.book.judges import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
+
+    records = [_record("outcome:hosted", "openai", {"server": "openai-compatible"}),
+               _record("step:local", "ollama", {"server": "ollama", "build": "0.5.1"}),
+               _record("step:local", "ollama", {"server": "ollama", "build": "0.5.1"}, 2),
+               _record("short-run:v1", "python", {})]
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    settings = run_settings(tmp_path)
+    summary = run_summary(settings)
+    assert summary["verdicts"].sum() == settings["verdicts"].sum() == 14  # no row dropped by a missing key
+    hosted = summary.set_index("judge").loc["outcome:hosted"]
+    assert (hosted["model_sha256"], hosted["builds"]) == (NOT_REPORTED, NOT_REPORTED)
+    assert summary.set_index("judge").loc["short-run:v1", "server"] == "Python judge"
+    assert runs_sentence(settings, ["outcome:hosted", "step:local"]) == "The run records cover both LLM judges"
+    assert "short-run" not in builds_sentence(summary)

@@ -118,7 +118,9 @@ def judge_kind(judge_id: str) -> JudgeKind:
         if ensemble.group(1) in ("", "0", "1") or ensemble.group(1).startswith("0"):
             raise ValueError(f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL)")
         return "ensemble"
-    if head == RULES_ID or head.startswith("selfcons") or not _NAME.fullmatch(head):
+    if head == RULES_ID:
+        raise ValueError(f"judge id {judge_id!r}: the rule engine takes no model (its id is 'programmatic')")
+    if head.startswith("selfcons") or not _NAME.fullmatch(head):
         raise ValueError(f"judge id {judge_id!r}: {head!r} is not a judge name; expected {JUDGE_ID_GRAMMAR}")
     return "python"
 

@@ -131,8 +131,8 @@ def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
     if not llm:
         return "The data holds no LLM judge, so no decoding settings apply"
     if not missing:
-        return ("The run records cover the one LLM judge" if len(llm) == 1
-                else f"The run records cover all {len(llm)} LLM judges")
+        return {1: "The run records cover the one LLM judge", 2: "The run records cover both LLM judges"}.get(
+            len(llm), f"The run records cover all {len(llm)} LLM judges")
     text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
     return text + f"; none covers {', '.join(missing)}"
 
@@ -174,9 +174,10 @@ def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 def builds_sentence(summary: pd.DataFrame) -> str:
     """The servers and builds the run records name, in one sentence (per judge only when they differ)."""
-    if summary.empty:
+    served = summary[summary["server"] != "Python judge"]
+    if served.empty:
         return "No run record names a server"
-    per_judge = {j: f"{srv} ({b})" for j, srv, b in zip(summary["judge"], summary["server"], summary["builds"])}
+    per_judge = {j: f"{srv} ({b})" for j, srv, b in zip(served["judge"], served["server"], served["builds"])}
     if len(set(per_judge.values())) == 1:
         return f"The run records of every judge name the same server and builds: {next(iter(per_judge.values()))}"
     return "The run records name these servers and builds: " + "; ".join(f"{j}: {b}" for j, b in per_judge.items())
