@@ -493,3 +493,21 @@ def test_summary_line_says_how_many_unparseable_verdicts_were_judged_again():
     line = cli_run.summary_line(runner.RunResult(written=3, retried=3, unparseable=1))
     assert line.startswith("trajectory-judge: 3 unparseable verdicts judged again (the old ones are in retried.jsonl); 3 written")
     assert "1 unparseable verdict judged again" in cli_run.summary_line(runner.RunResult(written=1, retried=1))
+
+
+def test_retry_unparseable_leaves_verdicts_beyond_the_limit_where_they_are(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    runner.run_judges(trajs(4), [LLMJudge("step", ScriptedClient("not json {"), "m")], out, progress=False)
+    r = runner.run_judges(trajs(2), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False,
+                          retry_unparseable=True)
+    assert (r.retried, r.written) == (2, 2)
+    assert [bool(v.error) for v in parse_jsonl(out, Verdict)] == [True, True, False, False]  # t-0002, t-0003 kept
+
+
+def test_a_run_stopped_before_judging_records_that_it_failed(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    out.write_text("not a verdict\n")
+    with pytest.raises(Exception, match="verdicts.jsonl:1"):
+        runner.run_judges(trajs(1), [_ShortRun()], out, progress=False)
+    (rec,) = lines(tmp_path / "runs.jsonl")
+    assert rec["status"] == "failed" and "verdicts.jsonl:1" in rec["message"]

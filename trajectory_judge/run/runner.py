@@ -184,12 +184,16 @@ class _Recorder:
             }
 
 
-def _on_disk(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
-    """The verdicts on disk by key, and every key done (members included); torn tails repaired first."""
+def _repair(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> None:
+    """Repair torn last lines of the verdict files (a crash mid-write), saying so."""
     repairs = [r for r in (repair_torn_tail(path), repair_torn_tail(mpath) if ensembles else None) if r]
     for r in repairs:
         print(f"trajectory-judge: {r}", file=sys.stderr)
     result.repaired = "; ".join(repairs) or None
+
+
+def _on_disk(path: Path, mpath: Path, ensembles: bool) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
+    """The verdicts on disk by key, and every key done (members included)."""
     on_disk = {(v.trajectory_id, v.judge_id): v for v in parse_jsonl(path, Verdict)} if path.exists() else {}
     return on_disk, set(on_disk) | (keys_on_disk(mpath) if ensembles else set())
 
@@ -216,9 +220,9 @@ def run_judges(
     package version, commit, times, counts, and whatever ``run_record`` adds (the command line's
     server and decoding settings).
 
-    With ``retry_unparseable``, the verdicts of these judges stored as unparseable (an ensemble's
-    with all its members) are first moved to ``retried.jsonl`` beside the verdicts and judged again
-    (``RunResult.retried`` counts them).
+    With ``retry_unparseable``, the verdicts of these judges on these trajectories stored as
+    unparseable (an ensemble's with all its members) are first moved to ``retried.jsonl`` beside
+    the verdicts and judged again (``RunResult.retried`` counts them).
 
     Pairs are visited trajectory by trajectory (all judges of one trajectory before the next), so
     an interrupted multi-judge run leaves balanced partial data. A judge's exception stops the
@@ -250,6 +254,11 @@ def run_judges(
     try:
         _run(trajectories, judges, path, mpath, result, concurrency=concurrency, progress=progress, abort=abort,
              retry_unparseable=retry_unparseable)
+    except BaseException as exc:
+        if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
+            result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
+            result.message = f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         if rec is not None:
             rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
@@ -265,13 +274,11 @@ def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path
     """The body of :func:`run_judges`: fills ``result``; a judge's exception is re-raised carrying it."""
     ids = [j.judge_id for j in judges]
     members = {m for j in judges for m in member_ids(j)}
+    _repair(path, mpath, bool(members), result)
     if retry_unparseable:
-        for r in (repair_torn_tail(path), repair_torn_tail(mpath) if members else None):
-            if r:
-                print(f"trajectory-judge: {r}", file=sys.stderr)
         ensembles = {j.judge_id: tuple(member_ids(j)) for j in judges if member_ids(j)}
-        result.retried = set_aside_unparseable(path, mpath, ids, ensembles)
-    on_disk, done = _on_disk(path, mpath, bool(members), result)
+        result.retried = set_aside_unparseable(path, mpath, ids, ensembles, [t.trajectory_id for t in trajectories])
+    on_disk, done = _on_disk(path, mpath, bool(members))
     tasks, to_write = _plan(trajectories, judges, done, result)
     record = _Recorder(path, mpath, members, on_disk, done, result,
                        Progress(to_write, desc=",".join(ids), enabled=progress, concurrency=concurrency))

@@ -268,8 +268,9 @@ def _is_unparseable(v: Verdict) -> bool:
 
 
 def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequence[str],
-                          ensembles: Mapping[str, Sequence[str]]) -> int:
-    """Move the unparseable verdicts of ``judge_ids`` out of the verdict files; return the pairs moved.
+                          ensembles: Mapping[str, Sequence[str]], trajectory_ids: Sequence[str]) -> int:
+    """Move the unparseable verdicts of ``judge_ids`` on ``trajectory_ids`` out of the verdict files;
+    return the (trajectory, judge) pairs moved.
 
     A plain judge's verdict is moved when its response did not parse; an ensemble's verdict is
     moved with all its members when any member's did (or its own error says so). The lines moved
@@ -279,12 +280,14 @@ def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequen
     path, mpath = Path(path), Path(mpath)
     if not path.exists():
         return 0
-    wanted = set(judge_ids)
+    wanted, scope = set(judge_ids), set(trajectory_ids)
     owner = {m: e for e, ms in ensembles.items() for m in ms}
     verdicts = parse_jsonl(path, Verdict)
     members = parse_jsonl(mpath, Verdict) if ensembles and mpath.exists() else []
-    retry = {(v.trajectory_id, v.judge_id) for v in verdicts if v.judge_id in wanted and _is_unparseable(v)}
-    retry |= {(m.trajectory_id, owner[m.judge_id]) for m in members if m.judge_id in owner and _is_unparseable(m)}
+    retry = {(v.trajectory_id, v.judge_id) for v in verdicts
+             if v.judge_id in wanted and v.trajectory_id in scope and _is_unparseable(v)}
+    retry |= {(m.trajectory_id, owner[m.judge_id]) for m in members
+              if m.judge_id in owner and m.trajectory_id in scope and _is_unparseable(m)}
     if not retry:
         return 0
     keep_v = [v for v in verdicts if (v.trajectory_id, v.judge_id) not in retry]
