@@ -16,8 +16,8 @@ from typing import Any, Sequence
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
-from trajectory_judge.run.record import git_commit, now as _now  # noqa: F401 - git_commit re-exported
-from trajectory_judge.run.runner import RunResult, member_ids, run_judges
+from trajectory_judge.run.record import git_commit  # noqa: F401 - re-exported (it lived here before run.record)
+from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
 from trajectory_judge.run.store import MEMBERS, RETRIED, TRAJECTORIES, VERDICTS, data_dir_lock
 
