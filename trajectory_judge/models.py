@@ -73,30 +73,20 @@ def check_name(value: str, what: str = "judge id") -> str:
 
 LLM_VIEWS: tuple[str, ...] = ("outcome", "step", "reply")
 """The views an LLM judge reads (the families of single-pass LLM judge ids)."""
-
 RULES_ID = "programmatic"
 """The rule engine's judge id (it takes no model)."""
-
-JudgeKind = Literal["rules", "llm", "ensemble", "member", "python"]
-
-_NAME = re.compile(r"[a-z][a-z0-9_-]*")
-_ENSEMBLE = re.compile(r"selfcons(\d*)")
+JUDGE_ID_GRAMMAR = ("'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
+                    "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
+                    "(NAME lower-case letters, digits, '_' or '-', starting with a letter)")
+"""The judge-id grammar in one phrase, for error messages (README's "Judge ids" says it at length)."""
+_NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons([2-9]|[1-9]\d+)")
 _MEMBER = re.compile(r"(outcome|step|reply)@T\d+(\.\d+)?/seed\d+")
 
-JUDGE_ID_GRAMMAR = (
-    "'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
-    "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' (NAME lower-case "
-    "letters, digits, '_' or '-', starting with a letter)"
-)
-"""The judge-id grammar in one phrase, for error messages (README's "Judge ids" says it at length)."""
 
+def judge_kind(judge_id: str) -> Literal["rules", "llm", "ensemble", "member", "python"]:
+    """What a judge id names (see :data:`JUDGE_ID_GRAMMAR`), or :class:`ValueError` saying why it is not one.
 
-def judge_kind(judge_id: str) -> JudgeKind:
-    """What a judge id names (see :data:`JUDGE_ID_GRAMMAR`); :class:`ValueError` saying why it is not one.
-
-    ``rules`` (the rule engine), ``llm`` (one view, one model), ``ensemble`` (``selfconsK``),
-    ``member`` (one sampled pass of an ensemble) or ``python`` (any other ``NAME[:DETAIL]``: a judge
-    written in Python through :func:`trajectory_judge.run.runner.run_judges`).
+    ``python`` is any other ``NAME[:DETAIL]``: a judge written in Python (README, "Judge ids").
     """
     check_name(judge_id)
     if judge_id == RULES_ID:
@@ -106,21 +96,16 @@ def judge_kind(judge_id: str) -> JudgeKind:
     head, sep, detail = judge_id.partition(":")
     if sep and not detail:
         raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
-    llm = head in LLM_VIEWS or _MEMBER.fullmatch(head) or _ENSEMBLE.fullmatch(head)
-    if llm and not sep:
+    kind = "llm" if head in LLM_VIEWS else "member" if _MEMBER.fullmatch(head) else "ensemble" if _ENSEMBLE.fullmatch(head) else None
+    if kind and not sep:
         raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
-    if head in LLM_VIEWS:
-        return "llm"
-    if _MEMBER.fullmatch(head):
-        return "member"
-    ensemble = _ENSEMBLE.fullmatch(head)
-    if ensemble:
-        if ensemble.group(1) in ("", "0", "1") or ensemble.group(1).startswith("0"):
-            raise ValueError(f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL)")
-        return "ensemble"
+    if kind:
+        return kind  # type: ignore[return-value]
+    if head.startswith("selfcons"):
+        raise ValueError(f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL)")
     if head == RULES_ID:
         raise ValueError(f"judge id {judge_id!r}: the rule engine takes no model (its id is 'programmatic')")
-    if head.startswith("selfcons") or not _NAME.fullmatch(head):
+    if not _NAME.fullmatch(head):
         raise ValueError(f"judge id {judge_id!r}: {head!r} is not a judge name; expected {JUDGE_ID_GRAMMAR}")
     return "python"
 
@@ -408,12 +393,3 @@ class Episode(BaseModel):
     """Prompt tokens over all steps."""
     completion_tokens: Count
     """Generated tokens over all steps."""
-
-
-def _clean(node: Any) -> Any:
-    # drop pydantic's cosmetic "title"s; the grammar does not need them
-    if isinstance(node, dict):
-        return {k: _clean(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
-    if isinstance(node, list):
-        return [_clean(v) for v in node]
-    return node

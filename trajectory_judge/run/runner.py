@@ -238,14 +238,7 @@ def run_judges(
     """
     path = Path(verdicts_path)
     mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
-    ids = [getattr(j, "judge_id", None) for j in judges]
-    for j, jid in zip(judges, ids):
-        if not isinstance(jid, str):
-            raise ValueError(f"{type(j).__name__} has no judge_id text; a judge needs one (see README, 'Judge ids')")
-        for k in (jid, *member_ids(j)):
-            check_judge_id(k)
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"duplicate judge ids: {ids}")
+    ids = _check_ids(judges)
     rec = None
     if record:
         ensembles = {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}
@@ -262,11 +255,28 @@ def run_judges(
     finally:
         if rec is not None:
             rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
-            try:
-                append_run_record(path.parent, rec)
-            except OSError as exc:  # the verdicts matter more than the log line
-                print(f"trajectory-judge: warning: could not append to {path.parent / RUNS}: {exc}", file=sys.stderr)
+            _append_record(path.parent, rec)
     return result
+
+
+def _check_ids(judges: Sequence[Judge]) -> list[str]:
+    """The judges' ids, each (and each ensemble member's) checked against the grammar, none twice."""
+    ids = [getattr(j, "judge_id", None) for j in judges]
+    for j, jid in zip(judges, ids):
+        if not isinstance(jid, str):
+            raise ValueError(f"{type(j).__name__} has no judge_id text; a judge needs one (see README, 'Judge ids')")
+        for k in (jid, *member_ids(j)):
+            check_judge_id(k)
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"duplicate judge ids: {ids}")
+    return ids  # type: ignore[return-value]
+
+
+def _append_record(data_dir: Path, rec: dict[str, Any]) -> None:
+    try:
+        append_run_record(data_dir, rec)
+    except OSError as exc:  # the verdicts matter more than the log line
+        print(f"trajectory-judge: warning: could not append to {data_dir / RUNS}: {exc}", file=sys.stderr)
 
 
 def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path, mpath: Path, result: RunResult, *,
