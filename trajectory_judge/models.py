@@ -71,10 +71,8 @@ def check_name(value: str, what: str = "judge id") -> str:
     return value
 
 
-LLM_VIEWS: tuple[str, ...] = ("outcome", "step", "reply")
-"""The views an LLM judge reads (the families of single-pass LLM judge ids)."""
-RULES_ID = "programmatic"
-"""The rule engine's judge id (it takes no model)."""
+LLM_VIEWS, RULES_ID = ("outcome", "step", "reply"), "programmatic"
+"""The views an LLM judge reads (single-pass LLM judge ids begin with one), and the rule engine's id."""
 JUDGE_ID_GRAMMAR = ("'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
                     "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
                     "(NAME lower-case letters, digits, '_' or '-', starting with a letter)")
@@ -84,10 +82,7 @@ _MEMBER = re.compile(r"(outcome|step|reply)@T\d+(\.\d+)?/seed\d+")
 
 
 def judge_kind(judge_id: str) -> Literal["rules", "llm", "ensemble", "member", "python"]:
-    """What a judge id names (see :data:`JUDGE_ID_GRAMMAR`), or :class:`ValueError` saying why it is not one.
-
-    ``python`` is any other ``NAME[:DETAIL]``: a judge written in Python (README, "Judge ids").
-    """
+    """What a judge id names (:data:`JUDGE_ID_GRAMMAR`; ``python`` for a Python judge), or a ValueError saying why."""
     check_name(judge_id)
     if judge_id == RULES_ID:
         return "rules"
@@ -393,3 +388,12 @@ class Episode(BaseModel):
     """Prompt tokens over all steps."""
     completion_tokens: Count
     """Generated tokens over all steps."""
+
+
+def _clean(node: Any) -> Any:
+    # drop pydantic's cosmetic "title"s; the grammar does not need them
+    if isinstance(node, dict):
+        return {k: _clean(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_clean(v) for v in node]
+    return node

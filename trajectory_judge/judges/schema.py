@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import FAILURE_TYPES, _clean
 
 REASONING_MAX_CHARS = 600
 """``maxLength`` of the ``reasoning`` string."""
@@ -59,15 +59,6 @@ RESPONSE_MODELS: dict[str, type[BaseModel]] = {
     "step": StepResponse,
     "reply": StepResponse,
 }
-
-
-def _clean(node: Any) -> Any:
-    # drop pydantic's cosmetic "title"s; the grammar does not need them
-    if isinstance(node, dict):
-        return {k: _clean(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
-    if isinstance(node, list):
-        return [_clean(v) for v in node]
-    return node
 
 
 def response_schema(view: str) -> dict[str, Any]:
