@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,8 +95,8 @@ def test_own_experiment_folder_from_dataset_to_book(tmp_path, monkeypatch, capsy
     runs = [json.loads(ln) for ln in (mine / "runs.jsonl").read_text().splitlines()]
     assert [r["backend"] for r in runs] == ["ollama", "ollama", "openai", "python"]
     assert runs[1]["retried"] == 2 and runs[-1]["judge_kinds"] == {PYTHON_JUDGE: "python"}
-    for path in mine.rglob("*"):
-        assert KEY not in path.read_text(errors="replace"), f"the API key was written to {path.name}"
+    for path in (p for p in mine.rglob("*") if p.is_file()):
+        assert KEY.encode() not in path.read_bytes(), f"the API key was written to {path.name}"
     capsys.readouterr()
 
     # the report, with no manifest step
@@ -112,4 +113,8 @@ def test_own_experiment_folder_from_dataset_to_book(tmp_path, monkeypatch, capsy
     page = (build / "_build" / "html" / "notebooks" / "judges.html").read_text()
     for judge in (OLLAMA_JUDGE, HOSTED_JUDGE, PYTHON_JUDGE):
         assert judge in page
+    assert "Python judge" in page
+    assert re.search(r"<td[^>]*>\s*not reported\s*</td>", page)  # a hosted API names no model file
+    for path in (p for p in build.rglob("*") if p.is_file()):
+        assert KEY.encode() not in path.read_bytes(), f"the API key reached the book: {path}"
     assert _digests(ROOT / "data") == committed
