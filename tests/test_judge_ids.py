@@ -112,3 +112,27 @@ def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run
     assert summary.set_index("judge").loc["short-run:v1", "server"] == "Python judge"
     assert runs_sentence(settings, ["outcome:hosted", "step:local"]) == "The run records cover both LLM judges"
     assert "short-run" not in builds_sentence(summary)
+
+
+def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
+    import pandas as pd
+
+    from trajectory_judge.book.judges import RUN_COLUMNS, greedy_sentence
+
+    row = dict.fromkeys(RUN_COLUMNS, None)
+    settings = pd.DataFrame([{**row, "judge": "step:a", "ensemble": 1, "temperature": 0.0},
+                             {**row, "judge": "step:b", "ensemble": 1, "temperature": 0.7}])
+    assert greedy_sentence(settings, ["step:a", "step:b"]).endswith("a rerun may give other verdicts: step:b")
+    assert greedy_sentence(settings, ["step:a"]).startswith("Single-pass judges decode greedily")
+    assert greedy_sentence(settings, []) == "No single-pass LLM judge has a run record"
+
+
+def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
+    from trajectory_judge.book.judges import holdings_sentence
+    from trajectory_judge.book.style import judges_frame
+
+    ids = ["programmatic", "step:a", "reply:a", "length:v1"]
+    assert holdings_sentence(judges_frame(ids), ids[1:3], 400) == (
+        "The data holds 4 judges on a set of 400 trajectories: 2 LLM judges over one model, the rule engine and one Python judge")
+    assert holdings_sentence(judges_frame(["step:a"]), ["step:a"], 16) == (
+        "The data holds one judge on a set of 16 trajectories: one LLM judge over one model")
