@@ -136,3 +136,18 @@ def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
         "The data holds 4 judges on a set of 400 trajectories: 2 LLM judges over one model, the rule engine and one Python judge")
     assert holdings_sentence(judges_frame(["step:a"]), ["step:a"], 16) == (
         "The data holds one judge on a set of 16 trajectories: one LLM judge over one model")
+
+
+def test_settings_sentence_counts_only_judges_that_decode():
+    import pandas as pd
+
+    from trajectory_judge.book.judges import settings_sentence
+
+    def summary(judges, servers):
+        return pd.DataFrame({"judge": judges, "server": servers})
+
+    assert settings_sentence(summary(["step:a", "short-run"], ["ollama", "Python judge"])) == (
+        "The one LLM judge ran under a single set of decoding settings across all its runs")
+    assert settings_sentence(summary(["step:a", "step:b"], ["ollama"] * 2)).startswith("Both LLM judges ran")
+    assert settings_sentence(summary(["step:a", "step:a"], ["ollama"] * 2)).endswith("settings: step:a")
+    assert settings_sentence(summary(["short-run"], ["Python judge"])) == "There are no decoding settings to compare"

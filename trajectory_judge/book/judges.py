@@ -94,15 +94,15 @@ def run_summary(settings: pd.DataFrame) -> pd.DataFrame:
 
 def settings_sentence(summary: pd.DataFrame) -> str:
     """Whether every judge kept one set of decoding settings across its runs (from :func:`run_summary`)."""
-    if summary.empty:
-        return "There are no run records to compare"
-    counts = summary["judge"].value_counts()
+    decoded = summary[summary["server"] != "Python judge"]  # a Python judge decodes nothing
+    if decoded.empty:
+        return "There are no decoding settings to compare"
+    counts = decoded["judge"].value_counts()
     changed = sorted(counts.index[counts > 1])
-    if not changed and len(counts) == 1:
-        return "The one judge ran under a single set of decoding settings across all its runs"
-    if not changed:
-        return f"Each of the {len(counts)} judges ran under a single set of decoding settings across all its runs"
-    return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
+    if changed:
+        return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
+    who = {1: "The one LLM judge", 2: "Both LLM judges"}.get(len(counts), f"Each of the {len(counts)} LLM judges")
+    return f"{who} ran under a single set of decoding settings across all {'their' if len(counts) == 2 else 'its'} runs"
 
 
 def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int) -> str:
