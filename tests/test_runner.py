@@ -272,7 +272,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
         launch = tmp_path / "llama-server.json"
         monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
         launch.write_text(json.dumps({"port": 8080, "model_path": "/nope.gguf", "pid": server.pid, "binary": sys.executable}))
-        real_run = runner.run_judges
+        real_run = runner._run  # the judging itself, inside the metered part of run_judges
 
         def slow_run(*a, **kw):  # the "server" burns CPU while the run is in flight
             from trajectory_judge.run.meter import process_cpu_seconds
@@ -282,7 +282,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
                 time.sleep(0.05)
             return real_run(*a, **kw)
 
-        monkeypatch.setattr(cli_run, "run_judges", slow_run)
+        monkeypatch.setattr(runner, "_run", slow_run)
         assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
     finally:
         server.kill()
@@ -290,7 +290,7 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     cpu = lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]
     assert cpu["server"] >= 0.2 and cpu["server_pid"] == server.pid and cpu["client"] >= 0.0
     launch.unlink()
-    monkeypatch.setattr(cli_run, "run_judges", real_run)
+    monkeypatch.setattr(runner, "_run", real_run)
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "2"]) == 0
     assert lines(tmp_path / "runs.jsonl")[-1]["cpu_s"]["server"] is None  # no launch record: not measured
 
@@ -332,3 +332,182 @@ def test_ensemble_on_disk_without_members_is_rejudged_for_them_and_compared(tmp_
     assert res.rechecked == {j.judge_id: {"same": 1, "different": 1}}
     again = run_judges(trajs, [j2], tmp_path / "verdicts.jsonl", progress=False)
     assert (again.written, again.skipped) == (0, 2)
+
+
+class _ShortRun:
+    """A Python judge that states no cost: the runner measures its latency."""
+
+    judge_id = "short-run:v1"
+
+    def judge(self, traj):
+        time.sleep(0.01)
+        return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+
+
+def test_a_python_judge_needs_no_cost_fields_and_gets_a_run_record(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    r = runner.run_judges(trajs(3), [_ShortRun()], out, progress=False)
+    assert r.written == 3
+    vs = lines(out)
+    assert all(v["latency_s"] >= 0.01 and v["prompt_tokens"] == v["completion_tokens"] == 0 for v in vs)
+    (rec,) = lines(tmp_path / "runs.jsonl")
+    assert rec["backend"] == "python" and rec["judge_kinds"] == {"short-run:v1": "python"}
+    assert rec["written"] == 3 and rec["status"] == "ok" and rec["wall_s"] >= 0.03 and rec["ended"]
+
+
+def test_a_verdict_stating_its_latency_keeps_it(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    runner.run_judges(trajs(1), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False, record=False)
+    assert lines(out)[0]["latency_s"] == 0.0 and not (tmp_path / "runs.jsonl").exists()
+
+
+@pytest.mark.parametrize("bad, why", [
+    ("steps>4:heuristic", "'steps>4' is not a judge name"),
+    ("Short:v1", "'Short' is not a judge name"),
+    ("step", "names no model"),
+    ("selfcons:m", "names its size"),
+    ("short run:v1", "must not contain spaces"),
+    ("x:", "ends in ':'"),
+])
+def test_run_judges_refuses_a_judge_id_outside_the_grammar_before_writing(tmp_path, bad, why):
+    judge = _ShortRun()
+    judge.judge_id = bad
+    with pytest.raises(ValueError, match=why):
+        runner.run_judges(trajs(1), [judge], tmp_path / "verdicts.jsonl", progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_retry_unparseable_judges_again_only_the_named_judges_unparseable_verdicts(tmp_path, capsys):
+    out = tmp_path / "verdicts.jsonl"
+    bad = ScriptedClient(["not json {", response(), "not json {", response()])
+    step, outcome = LLMJudge("step", bad, "m"), LLMJudge("outcome", ScriptedClient("not json {"), "m")
+    r = runner.run_judges(trajs(4), [step, outcome], out, progress=False)
+    assert r.unparseable == 6  # step: t0 and t2; outcome: all four
+    again = runner.run_judges(trajs(4), [LLMJudge("step", ScriptedClient(response()), "m")], out,
+                              progress=False, retry_unparseable=True)
+    assert (again.retried, again.written, again.unparseable) == (2, 2, 0)
+    vs = parse_jsonl(out, Verdict)
+    assert len(vs) == 8 and not any(v.error for v in vs if v.judge_id == "step:m")
+    assert sum(bool(v.error) for v in vs if v.judge_id == "outcome:m") == 4  # not named: left alone
+    moved = parse_jsonl(tmp_path / store.RETRIED, Verdict)
+    assert [(v.trajectory_id, v.judge_id) for v in moved] == [("t-0000", "step:m"), ("t-0002", "step:m")]
+    assert lines(tmp_path / "runs.jsonl")[-1]["retried"] == 2
+
+
+def test_retry_unparseable_takes_an_ensemble_with_all_its_members(tmp_path):
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+
+    out = tmp_path / "verdicts.jsonl"
+    runner.run_judges(trajs(2), [SelfConsistencyJudge(ScriptedClient([response(), "nope", response()]), "m")], out, progress=False)
+    sc = SelfConsistencyJudge(ScriptedClient(response()), "m")
+    r = runner.run_judges(trajs(2), [sc], out, progress=False, retry_unparseable=True)
+    assert (r.retried, r.written) == (1, 4)  # t-0000's ensemble verdict and its three members
+    members = parse_jsonl(tmp_path / "members.jsonl", Verdict)
+    assert len(members) == 6 and not any(m.error for m in members)
+
+
+def test_progress_counts_ensemble_members_as_verdicts(tmp_path, monkeypatch):
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    from trajectory_judge.run import progress
+
+    seen = []
+
+    class Spy(progress.Progress):
+        def close(self):
+            seen.append((self.total, self.n))
+            super().close()
+
+    monkeypatch.setattr(runner, "Progress", Spy)
+    r = runner.run_judges(trajs(2), [SelfConsistencyJudge(ScriptedClient(response()), "m")], tmp_path / "v.jsonl", progress=False)
+    assert seen == [(8, 8)] and r.written == 8
+
+
+def test_cli_refuses_a_model_name_with_a_space(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    assert main(["run", "--data", str(tmp_path), "--model", "my model"]) == 2
+    assert "must not contain spaces" in capsys.readouterr().err
+
+
+def test_cli_api_key_env_unset_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    from trajectory_judge.cli import main
+
+    write_jsonl(tmp_path / "trajectories.jsonl", trajs(1))
+    monkeypatch.delenv("TJ_NO_SUCH_KEY", raising=False)
+    assert main(["run", "--data", str(tmp_path), "--model", "m", "--api-key-env", "TJ_NO_SUCH_KEY"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the environment variable TJ_NO_SUCH_KEY is not set or empty" in err
+
+
+def test_cli_api_key_env_given_the_key_itself_does_not_print_it(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    assert main(["run", "--data", str(tmp_path), "--model", "m", "--api-key-env", "sk-live-123abc"]) == 2
+    err = capsys.readouterr().err
+    assert "not the key itself" in err and "sk-live-123abc" not in err
+
+
+def test_a_run_into_a_folder_with_a_manifest_says_how_to_pin_the_new_verdicts(tmp_path, monkeypatch, capsys):
+    (tmp_path / "SHA256SUMS").write_text("")
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
+    assert f"`trajectory-judge manifest --data {tmp_path}` pins the new verdicts" in capsys.readouterr().err
+
+
+class _Terminal(__import__("io").StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_is_a_bar_with_rate_and_eta_on_a_terminal_only():
+    from trajectory_judge.run.progress import Progress
+
+    term = _Terminal()
+    bar = Progress(8, desc="step:m", stream=term, concurrency=4)
+    bar.update(n=4)
+    bar.close()
+    assert bar.is_bar and "4/8" in term.getvalue() and "concurrency 4" in term.getvalue() and "verdict" in term.getvalue()
+    log = __import__("io").StringIO()
+    plain = Progress(8, desc="step:m", stream=log)
+    plain.update(n=4)
+    plain.close()
+    assert not plain.is_bar and log.getvalue().startswith("step:m 4/8 (50%)") and "ETA" in log.getvalue()
+
+
+def test_a_judge_without_a_judge_id_is_refused_in_one_line(tmp_path):
+    class NoId:
+        def judge(self, traj):
+            raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="NoId has no judge_id text"):
+        runner.run_judges(trajs(1), [NoId()], tmp_path / "verdicts.jsonl", progress=False)
+
+
+def test_a_stored_verdict_without_cost_fields_loads_with_zero_cost(tmp_path):
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text('{"trajectory_id": "t-0000", "judge_id": "length:v1", "faulty": false, "confidence": 0.5}\n')
+    (v,) = parse_jsonl(path, Verdict)
+    assert (v.latency_s, v.prompt_tokens, v.completion_tokens) == (0.0, 0, 0)
+
+
+def test_summary_line_says_how_many_unparseable_verdicts_were_judged_again():
+    line = cli_run.summary_line(runner.RunResult(written=3, retried=3, unparseable=1))
+    assert line.startswith("trajectory-judge: 3 unparseable verdicts judged again (the old ones are in retried.jsonl); 3 written")
+    assert "1 unparseable verdict judged again" in cli_run.summary_line(runner.RunResult(written=1, retried=1))
+
+
+def test_retry_unparseable_leaves_verdicts_beyond_the_limit_where_they_are(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    runner.run_judges(trajs(4), [LLMJudge("step", ScriptedClient("not json {"), "m")], out, progress=False)
+    r = runner.run_judges(trajs(2), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False,
+                          retry_unparseable=True)
+    assert (r.retried, r.written) == (2, 2)
+    assert [bool(v.error) for v in parse_jsonl(out, Verdict)] == [True, True, False, False]  # t-0002, t-0003 kept
+
+
+def test_a_run_stopped_before_judging_records_that_it_failed(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    out.write_text("not a verdict\n")
+    with pytest.raises(Exception, match="verdicts.jsonl:1"):
+        runner.run_judges(trajs(1), [_ShortRun()], out, progress=False)
+    (rec,) = lines(tmp_path / "runs.jsonl")
+    assert rec["status"] == "failed" and "verdicts.jsonl:1" in rec["message"]

@@ -6,6 +6,7 @@ Field names and types match the published release exactly, so its files load unc
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, TypeVar
 
@@ -70,6 +71,46 @@ def check_name(value: str, what: str = "judge id") -> str:
     return value
 
 
+LLM_VIEWS, RULES_ID = ("outcome", "step", "reply"), "programmatic"
+"""The views an LLM judge reads (single-pass LLM judge ids begin with one), and the rule engine's id."""
+JUDGE_ID_GRAMMAR = ("'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
+                    "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
+                    "(NAME lower-case letters, digits, '_' or '-', starting with a letter)")
+"""The judge-id grammar in one phrase, for error messages (README's "Judge ids" says it at length)."""
+_NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons([2-9]|[1-9]\d+)")
+_MEMBER = re.compile(r"(outcome|step|reply)@T\d+(\.\d+)?/seed\d+")
+
+
+def judge_kind(judge_id: str) -> Literal["rules", "llm", "ensemble", "member", "python"]:
+    """What a judge id names (:data:`JUDGE_ID_GRAMMAR`; ``python`` for a Python judge), or a ValueError saying why."""
+    check_name(judge_id)
+    if judge_id == RULES_ID:
+        return "rules"
+    if any(c.isspace() for c in judge_id):
+        raise ValueError(f"judge id {judge_id!r} must not contain spaces; expected {JUDGE_ID_GRAMMAR}")
+    head, sep, detail = judge_id.partition(":")
+    if sep and not detail:
+        raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
+    kind = "llm" if head in LLM_VIEWS else "member" if _MEMBER.fullmatch(head) else "ensemble" if _ENSEMBLE.fullmatch(head) else None
+    if kind and not sep:
+        raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
+    if kind:
+        return kind  # type: ignore[return-value]
+    if head.startswith("selfcons"):
+        raise ValueError(f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL)")
+    if head == RULES_ID:
+        raise ValueError(f"judge id {judge_id!r}: the rule engine takes no model (its id is 'programmatic')")
+    if not _NAME.fullmatch(head):
+        raise ValueError(f"judge id {judge_id!r}: {head!r} is not a judge name; expected {JUDGE_ID_GRAMMAR}")
+    return "python"
+
+
+def check_judge_id(value: str) -> str:
+    """``value`` if it follows the judge-id grammar (:func:`judge_kind`), else :class:`ValueError`."""
+    judge_kind(value)
+    return value
+
+
 StepIndex = Annotated[int, Field(strict=True, ge=0)]
 """A step index: a non-negative integer (``2.0``, ``"2"`` and ``true`` are refused)."""
 
@@ -83,7 +124,7 @@ Probability = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=Fals
 """A confidence: finite and in [0, 1]."""
 
 JudgeId = Annotated[str, AfterValidator(check_name)]
-"""A judge id: see :func:`check_name`."""
+"""A judge id as stored: see :func:`check_name` (the grammar, :func:`check_judge_id`, is checked where ids enter)."""
 
 
 class ToolCall(_Strict):
@@ -155,7 +196,9 @@ class Trajectory(_Strict):
 class Verdict(_Strict):
     """One judge's verdict on one trajectory, with its cost.
 
-    ``rationale`` may be ``None``: the committed projection of the release withholds it.
+    ``rationale`` may be ``None``: the committed projection of the release withholds it. The cost
+    fields are optional: a judge that calls no model spends no tokens, and the runner measures the
+    latency of a verdict that does not state its own.
     """
 
     trajectory_id: str
@@ -165,9 +208,9 @@ class Verdict(_Strict):
     failure_type: FailureType | None = None
     confidence: Probability
     rationale: str | None = None
-    latency_s: Seconds
-    prompt_tokens: Count
-    completion_tokens: Count
+    latency_s: Seconds = 0.0
+    prompt_tokens: Count = 0
+    completion_tokens: Count = 0
     error: str | None = None
 
     @model_validator(mode="after")

@@ -111,7 +111,8 @@ def run_task(rec: dict[str, Any]) -> str:
     if rec.get("kind") in ("organic", "agent") or "agent_model" in rec:
         return f"organic agent · {rec.get('agent_model') or rec.get('model')}"
     heads = [str(j).partition(":")[0] for j in rec.get("judges") or []]
-    return f"{'+'.join(heads) or '?'} · {rec.get('judge_model_name') or rec.get('model')}"
+    model = rec.get("judge_model_name") or rec.get("model") or ("Python judge" if rec.get("backend") == "python" else None)
+    return f"{'+'.join(heads) or '?'} · {model}"
 
 
 def _written(rec: dict[str, Any]) -> int:

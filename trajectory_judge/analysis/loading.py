@@ -7,6 +7,7 @@ trajectory once per judge. :func:`judge_order` fixes the order judges appear in 
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -14,7 +15,7 @@ from trajectory_judge.models import (
     DataError,
     Trajectory,
     Verdict,
-    check_name,
+    check_judge_id,
     check_verdict_step,
     load_trajectories,
     load_verdicts,
@@ -40,7 +41,8 @@ def load_data(directory: str | Path) -> Dataset:
     """Load ``trajectories.jsonl`` and ``verdicts.jsonl`` from ``directory`` and validate them.
 
     Every trajectory must carry a label; every verdict must name a known trajectory, be the
-    only one for its (trajectory, judge), and name only a step that trajectory has; there must be
+    only one for its (trajectory, judge), have a judge id that follows the grammar
+    (:func:`~trajectory_judge.models.check_judge_id`) and name only a step that trajectory has; there must be
     at least one verdict. Violations raise :class:`DataError` with file and line.
     """
     directory = Path(directory)
@@ -54,6 +56,7 @@ def load_data(directory: str | Path) -> Dataset:
     by_id = {t.trajectory_id: t for t in trajectories}
     for lineno, v in zip(_record_lines(vpath), verdicts):
         try:
+            check_judge_id(v.judge_id)
             check_verdict_step(v, by_id[v.trajectory_id])
         except ValueError as exc:
             raise DataError(f"{vpath}:{lineno}: invalid Verdict: {exc}") from None
@@ -104,7 +107,7 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
     seen: set[tuple[str, str]] = set()
     for i, v in enumerate(verdicts, 1):
         try:
-            check_name(v.judge_id)
+            check_judge_id(v.judge_id)
             if v.trajectory_id not in ids:
                 raise ValueError(f"verdict for unknown trajectory {v.trajectory_id!r}")
             check_verdict_step(v, by_id[v.trajectory_id])
@@ -123,3 +126,27 @@ def judge_order(verdicts: Sequence[Verdict]) -> list[str]:
     first = list(dict.fromkeys(v.judge_id for v in verdicts))
     rank = lambda j: _FAMILY_RANK.get(j.split(":", 1)[0].rstrip("0123456789"), len(_FAMILY_RANK))  # noqa: E731
     return sorted(first, key=lambda j: (rank(j), first.index(j)))
+
+
+def unparseable_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
+    """Per judge id (in :func:`judge_order`), the verdicts stored from a response that did not parse.
+
+    Such a verdict votes clean at the lowest confidence (it is never dropped); an ensemble's
+    counts when any of its members' responses did not parse. ``run --retry-unparseable`` judges
+    them again.
+    """
+    counts = dict.fromkeys(judge_order(verdicts), 0)
+    for v in verdicts:
+        counts[v.judge_id] += v.error is not None and "unparseable" in v.error
+    return counts
+
+
+def unparseable_sentence(verdicts: Sequence[Verdict]) -> str:
+    """The unparseable verdicts of every judge in one sentence (the report's line about them)."""
+    counts = unparseable_counts(verdicts)
+    totals = Counter(v.judge_id for v in verdicts)
+    if not any(counts.values()):
+        return "No judge's answers failed to parse" if len(counts) > 1 else "The judge's answers all parsed"
+    parts = [f"{j} {n} of {totals[j]}" for j, n in counts.items() if n]
+    return ("Answers that did not parse (stored as clean at the lowest confidence; run --retry-unparseable "
+            "judges them again): " + ", ".join(parts))

@@ -6,6 +6,7 @@ and the paired deltas of the pairs a reader compares (:mod:`trajectory_judge.ana
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import pandas as pd
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, torn_run_record
-from trajectory_judge.analysis.loading import load_data
+from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
@@ -165,6 +166,7 @@ def cli_report(args: Any) -> int:
     rep = build_report(data.trajectories, data.verdicts, resamples=args.resamples, seed=args.seed,
                        pairs=pairs, reference=args.reference, batch=BATCH)  # fmt: skip
     print(terminal_text(rep))
+    print(f"\n{unparseable_sentence(data.verdicts)}.")
     members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
     if members:
         print("\n" + members)
@@ -173,9 +175,11 @@ def cli_report(args: Any) -> int:
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
     if args.json:
-        atomic_write_text(args.json, rep.to_json())
+        body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
+        atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     if args.markdown:
-        atomic_write_text(args.markdown, rep.to_markdown() + compute_markdown(spent))
+        atomic_write_text(args.markdown, rep.to_markdown() + f"\n## Unparseable answers\n\n{unparseable_sentence(data.verdicts)}.\n"
+                          + compute_markdown(spent))
     return 0
 
 

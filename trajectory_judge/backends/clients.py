@@ -7,11 +7,15 @@ response shape:
 - :class:`OllamaClient`: Ollama's native ``POST /api/generate`` (``format`` = the schema,
   ``options.num_ctx`` set explicitly);
 - :class:`OpenAIClient`: any OpenAI-compatible ``POST /v1/chat/completions`` (one user message,
-  ``response_format`` = strict JSON schema), including llama.cpp's ``llama-server``.
+  ``response_format`` = strict JSON schema), including llama.cpp's ``llama-server`` and hosted APIs.
+
+A base URL is accepted with or without its trailing ``/v1``. An ``api_key`` is sent as a Bearer
+token on every request and kept only in memory (never in a record, a message or a file).
 
 Three kinds of failure are kept apart, and none of them becomes a verdict:
 
-- :class:`TransportError`: connection refused, timeout, HTTP 5xx. Retried with exponential
+- :class:`TransportError`: connection refused, timeout, HTTP 5xx, 408 or 429 (a hosted API's rate
+  limit). Retried with exponential
   backoff a few times (the request is identical, so at temperature 0 and a fixed seed so is the
   answer), then raised;
 - :class:`PromptTooLongError`: the prompt plus the output budget does not fit the context window.
@@ -29,7 +33,6 @@ A response that arrives but does not parse *is* a verdict (clean at 0.5, see :mo
 from __future__ import annotations
 
 import abc
-import hashlib
 import threading
 import time
 from pathlib import Path
@@ -45,7 +48,14 @@ from trajectory_judge.backends.errors import (  # noqa: F401 - re-exported: the 
     ServerRejectedError,
     TransportError,
 )
+from trajectory_judge.backends.llama import LlamaServerExtras
 from trajectory_judge.backends.transport import make_abortable, ollama_fault, openai_fault, token_count
+
+
+def server_root(base_url: str) -> str:
+    """``base_url`` without a trailing slash or ``/v1``: the clients add the API's own paths."""
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
 class ModelClient(abc.ABC):
@@ -69,8 +79,9 @@ class ModelClient(abc.ABC):
         backoff_s: float = 2.0,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], Any] | None = None,
+        api_key: str | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.base_url = server_root(base_url)
         self.model = model
         self.num_ctx = int(num_ctx)
         self.max_tokens = int(max_tokens)
@@ -79,7 +90,8 @@ class ModelClient(abc.ABC):
         self.backoff_s = float(backoff_s)
         self._aborted = threading.Event()
         self._sleep = sleep if sleep is not None else self._aborted.wait  # a backoff ends on abort
-        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport, headers=headers)
         self._backend = make_abortable(self._http)
 
     @abc.abstractmethod
@@ -124,7 +136,7 @@ class ModelClient(abc.ABC):
                 last = f"{type(exc).__name__}: {exc}"
                 continue
             latency = time.perf_counter() - t0
-            if r.status_code >= 500:
+            if r.status_code >= 500 or r.status_code in (408, 429):  # a server fault, a timeout, a rate limit
                 last = f"HTTP {r.status_code}: {r.text[:300]}"
                 continue
             if r.status_code >= 400:
@@ -215,99 +227,34 @@ class OllamaClient(ModelClient):
         return info
 
 
-class OpenAIClient(ModelClient):
+class OpenAIClient(LlamaServerExtras, ModelClient):
     """An OpenAI-compatible ``POST /v1/chat/completions`` with a strict JSON-schema response format.
 
-    One user message, no system message. For llama-server, ``cache_prompt`` is sent as
-    configured (``None`` sends nothing) and the prompt is counted with its ``/tokenize`` endpoint
-    (after ``/apply-template``) before sending, so a prompt that does not fit is an error and
-    never reaches the server; the server's own context size (``/props``) must equal ``num_ctx``.
+    One user message, no system message, and only the standard OpenAI request fields, unless the
+    server is llama.cpp's ``llama-server`` (``llama_cpp=True``, or ``None`` to ask its ``/props``
+    once). For llama-server, ``cache_prompt`` is sent as configured (``None`` sends nothing) and
+    the prompt is counted with its ``/tokenize`` endpoint (after ``/apply-template``) before
+    sending, so a prompt that does not fit is an error and never reaches the server; the server's
+    own context size (``/props``) must equal ``num_ctx``.
     """
 
     name = "openai"
 
     def __init__(self, base_url: str, model: str, *, cache_prompt: bool | None = None,
                  prefix_slots: Sequence[str] = (), slot_id: int = 0,
-                 api_key: str | None = None, **kw: Any) -> None:
+                 llama_cpp: bool | None = None, **kw: Any) -> None:
         super().__init__(base_url, model, **kw)
+        self._llama_cpp = True if prefix_slots and llama_cpp is None else llama_cpp  # saved prefixes are llama-server's
+        self._props: dict[str, Any] | None = None
         self.cache_prompt = cache_prompt
         self.prefix_slots = tuple(sorted(prefix_slots, key=len, reverse=True))
         self.slot_id = slot_id
         self._primed: dict[str, str] = {}
-        if api_key:
-            self._http.headers["Authorization"] = f"Bearer {api_key}"
         self._can_tokenize: bool | None = None
         self._checked_ctx = False
 
     def _messages(self, prompt: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": prompt}]
-
-    def count_tokens(self, prompt: str) -> int | None:
-        """Prompt tokens as the server's tokenizer counts them (chat template included), or None."""
-        if self._can_tokenize is False:
-            return None
-        try:
-            text = prompt
-            t = self._http.post("/apply-template", json={"messages": self._messages(prompt)})
-            if t.status_code == 200 and isinstance(t.json().get("prompt"), str):
-                text = t.json()["prompt"]
-            r = self._http.post("/tokenize", json={"content": text, "add_special": True})
-            if r.status_code != 200:
-                self._can_tokenize = False
-                return None
-            tokens = r.json().get("tokens")
-            if not isinstance(tokens, list):
-                self._can_tokenize = False
-                return None
-        except (httpx.HTTPError, ValueError):
-            self._can_tokenize = False
-            return None
-        self._can_tokenize = True
-        # without /apply-template, allow a small margin for the chat template's tokens
-        return len(tokens) + (0 if text is not prompt else 32)
-
-    def _check_server_ctx(self) -> None:
-        if self._checked_ctx:
-            return
-        self._checked_ctx = True
-        n_ctx = self.server_info().get("n_ctx")
-        if isinstance(n_ctx, int) and n_ctx != self.num_ctx:
-            raise ServerRejectedError(
-                f"the server's context size is {n_ctx} but num_ctx={self.num_ctx}; start it with -c {self.num_ctx}"
-            )
-
-    # -- saved-prefix caching (llama-server --slot-save-path) --------------------------------
-    def _slot(self, action: str, filename: str | None = None) -> None:
-        body = {"filename": filename} if filename else {}
-        r = self._http.post(f"/slots/{self.slot_id}", params={"action": action}, json=body)
-        if r.status_code != 200:
-            raise ServerRejectedError(
-                f"llama-server slot {action} failed (HTTP {r.status_code}: {r.text[:200]}); "
-                "saved-prefix caching needs llama-server started with --slot-save-path DIR"
-            )
-
-    def _restore_prefix(self, prompt: str) -> None:
-        """Put the slot in the same state before every request: the saved cache of the prompt's prefix.
-
-        Each registered prefix is computed once per client from an erased slot and saved; before
-        each request its state is restored, so the reuse never depends on the previous request.
-        A prompt with no registered prefix starts from an erased slot.
-        """
-        prefix = next((p for p in self.prefix_slots if prompt.startswith(p)), None)
-        if prefix is None:
-            self._slot("erase")
-            return
-        name = self._primed.get(prefix)
-        if name is None:
-            name = "tj-prefix-" + hashlib.sha256(prefix.encode("utf-8")).hexdigest()[:16] + ".bin"
-            self._slot("erase")
-            self._post("/v1/chat/completions", {
-                "model": self.model, "messages": self._messages(prefix), "max_tokens": 1,
-                "temperature": 0.0, "seed": 0, "cache_prompt": True,
-            })
-            self._slot("save", name)
-            self._primed[prefix] = name
-        self._slot("restore", name)
 
     def complete(self, prompt: str, schema: dict[str, Any], *, temperature: float, seed: int) -> Completion:
         self._check_server_ctx()
@@ -332,7 +279,7 @@ class OpenAIClient(ModelClient):
         }
         if self.prefix_slots:
             payload["cache_prompt"] = True
-        elif self.cache_prompt is not None:
+        elif self.cache_prompt is not None and self.llama_cpp:
             payload["cache_prompt"] = self.cache_prompt
         body, latency = self._post("/v1/chat/completions", payload, openai_fault)
         latency += restore_s
@@ -358,15 +305,8 @@ class OpenAIClient(ModelClient):
 
     def server_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"server": "openai-compatible"}
-        try:
-            r = self._http.get("/props")
-        except httpx.HTTPError:
-            return info
-        if r.status_code != 200:
-            return info
-        try:
-            props = r.json()
-        except ValueError:
+        props = self._read_props() if self._llama_cpp is not False else None
+        if props is None:
             return info
         info["server"] = "llama-server"
         info["build"] = props.get("build_info")
@@ -383,7 +323,7 @@ class OpenAIClient(ModelClient):
         return info
 
     def decoding(self) -> dict[str, Any]:
-        mode = "saved-prefix" if self.prefix_slots else self.cache_prompt
+        mode = "saved-prefix" if self.prefix_slots else self.cache_prompt if self.llama_cpp else None
         return {**super().decoding(), "cache_prompt": mode}
 
 

@@ -22,7 +22,7 @@ from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.appendix import total_hours
 from trajectory_judge.book.paired import camera_ready_numbers, family_of, reply_unchanged_types
 from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, source_name
-from trajectory_judge.models import FAILURE_TYPES, design_cell
+from trajectory_judge.models import FAILURE_TYPES, design_cell, judge_kind
 
 # --- judges ---------------------------------------------------------------------------------
 FAMILIES: tuple[str, ...] = ("programmatic", "outcome", "step", "reply", "selfcons3")
@@ -272,7 +272,8 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     rows = []
     for source, rep in (("edition", ours), ("release", release)):
         for j, jr in rep.judges.items():
-            rows.append({"family": family_of(j), "source": source, "judge": j, "n": jr.n,
+            family = "python" if judge_kind(j) == "python" else family_of(j)  # FAMILY_NAMES: "Python judge"
+            rows.append({"family": family, "source": source, "judge": j, "n": jr.n,
                          **{m: jr.metrics.get(m) for m in COMPARE_METRICS}})  # fmt: skip
     df = pd.DataFrame(rows)
     rank = {f: i for i, f in enumerate(FAMILIES)}

@@ -17,12 +17,17 @@ from typing import Any, Sequence
 import pandas as pd
 
 from trajectory_judge.judges.views import VIEWS
+from trajectory_judge.models import judge_kind
 
 RULES = "programmatic"
 """Judge id (and family) of the rule engine."""
 
 
-FAMILIES: tuple[str, ...] = (RULES, "outcome", "step", "reply", "selfcons")
+PYTHON = "python"
+"""Family (and view) of a judge written in Python (any id of the grammar's ``NAME[:DETAIL]`` form)."""
+
+
+FAMILIES: tuple[str, ...] = (RULES, "outcome", "step", "reply", "selfcons", PYTHON)
 """Judge families, in report order."""
 
 
@@ -47,18 +52,18 @@ class JudgeSpec:
     judge_id: str
     """The id as it appears in the verdicts."""
     family: str
-    """``programmatic``, ``outcome``, ``step``, ``reply``, ``selfcons`` (or another user family)."""
+    """``programmatic``, ``outcome``, ``step``, ``reply``, ``selfcons``, or ``python`` (a judge written in Python)."""
     view: str
-    """What it reads: ``rules`` (the whole trajectory, by rule), or a view of :data:`VIEWS`."""
+    """What it reads: ``rules`` (the whole trajectory, by rule), a view of :data:`VIEWS`, or ``python`` (its own)."""
     model: str | None
-    """The model behind an LLM judge; None for the rule engine."""
+    """The model behind an LLM judge; None for the rule engine and a Python judge."""
     ensemble: int
     """Samples per verdict (1 for a single pass, k for ``selfconsk``)."""
 
     @property
     def is_llm(self) -> bool:
-        """True for every judge that is not the rule engine."""
-        return self.family != RULES
+        """True for every judge that is not the rule engine or a Python judge."""
+        return self.family not in (RULES, PYTHON)
 
 
 _MEMBER_HEAD = re.compile(r"^([a-z]+)@T([0-9.]+)/seed(\d+)$")
@@ -68,9 +73,11 @@ _MEMBER_HEAD = re.compile(r"^([a-z]+)@T([0-9.]+)/seed(\d+)$")
 def parse_judge_id(judge_id: str) -> JudgeSpec:
     """Split ``family[k]:model`` (or ``programmatic``) into family, view, model and ensemble size.
 
-    The self-consistency ensemble reads the step view; a family outside :data:`FAMILIES` is
-    taken to read the step view too. Raises :class:`ValueError` for an LLM id without a model.
+    The self-consistency ensemble reads the step view; any other ``NAME[:DETAIL]`` is a Python
+    judge. Raises :class:`ValueError` for an id outside the grammar (:func:`~trajectory_judge.models.judge_kind`).
     """
+    if judge_kind(judge_id) == "python":
+        return JudgeSpec(judge_id, PYTHON, PYTHON, None, 1)
     head, sep, model = judge_id.partition(":")
     member = _MEMBER_HEAD.match(head)
     if member is not None and sep and model:  # a self-consistency member: one sampled pass of a view
@@ -93,6 +100,7 @@ def judges_frame(judge_ids: Sequence[str]) -> pd.DataFrame:
     """One row per judge: family, view, model and ensemble size, indexed by judge id."""
     rows = [parse_judge_id(j).__dict__ for j in judge_ids]
     df = pd.DataFrame(rows, columns=["judge_id", "family", "view", "model", "ensemble"]).set_index("judge_id")
+    df.loc[df["family"] == PYTHON, "model"] = "(none: Python)"
     return df.rename_axis("judge").fillna({"model": "(none: rules)"})
 
 
@@ -122,6 +130,7 @@ def family_pairs(judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]
 # --- names a reader sees -----------------------------------------------------------------------
 FAMILY_NAMES: dict[str, str] = {
     RULES: "Rules", "outcome": "Outcome", "step": "Step", "reply": "Reply", "selfcons": "Self-consistency",
+    PYTHON: "Python judge",
 }
 """How each judge family is written."""
 
@@ -192,6 +201,8 @@ def judge_name(judge_id: str) -> str:
     if ":" not in judge_id and judge_id != RULES:
         raise ValueError(f"{judge_id!r} is not a judge id")
     spec = parse_judge_id(judge_id)
+    if spec.family == PYTHON:
+        return f"{judge_id} ({FAMILY_NAMES[PYTHON]})"
     if not spec.is_llm:
         return FAMILY_NAMES[RULES]
     member = _MEMBER_HEAD.match(spec.family)
@@ -300,6 +311,8 @@ def judge_label(judge_id: str, n: int | None = None) -> str:
     s = parse_judge_id(judge_id)
     head = s.family + (f" x{s.ensemble}" if s.ensemble > 1 else "")
     tail = s.model or "rules"
+    if s.family == PYTHON:
+        head, tail = judge_id, "Python judge"
     return f"{head}\n{tail}" + (f"\nn={n}" if n is not None else "")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import Any, Callable, Sequence
 
 from trajectory_judge.models import check_name
@@ -62,11 +63,23 @@ def url(text: str) -> str:
 
 
 def model_name(text: str) -> str:
-    """A model name usable inside a judge id: see :func:`trajectory_judge.models.check_name`."""
+    """A model name usable inside a judge id: see :func:`trajectory_judge.models.check_name` (and no spaces)."""
     try:
-        return check_name(text, "model name")
+        check_name(text, "model name")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    if any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"model name {text!r} must not contain spaces (it becomes part of judge ids)")
+    return text
+
+
+def env_name(text: str) -> str:
+    """The name of an environment variable (letters, digits and ``_``, not starting with a digit)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        # the text is not echoed: it may be the key itself, given by mistake
+        raise argparse.ArgumentTypeError("expected the name of an environment variable holding the key "
+                                         "(letters, digits and _, such as OPENAI_API_KEY), not the key itself")
+    return text
 
 
 def name_list(known: Sequence[str]) -> Callable[[str], str]:

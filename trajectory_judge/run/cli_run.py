@@ -9,58 +9,27 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
-from dataclasses import asdict
-from datetime import datetime, timezone
-from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any, Sequence
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
-from trajectory_judge.run.meter import CpuMeter
-from trajectory_judge.run.runner import RunResult, member_ids, run_judges
+from trajectory_judge.run.record import git_commit  # noqa: F401 - re-exported (it lived here before run.record)
+from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
-from trajectory_judge.run.store import (
-    MEMBERS,
-    RUNS,
-    TRAJECTORIES,
-    VERDICTS,
-    append_run_record,
-    data_dir_lock,
-)
+from trajectory_judge.run.store import MEMBERS, RETRIED, TRAJECTORIES, VERDICTS, data_dir_lock
 
 JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
 
 
 # --- metadata --------------------------------------------------------------------------------
-def git_commit() -> str | None:
-    """The package checkout's commit (with ``-dirty`` if it has uncommitted changes), if any."""
-    here = Path(__file__).resolve().parent
-    try:
-        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
-        if not head:
-            return None
-        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return head + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 def launch_record(base_url: str, server: dict[str, Any]) -> dict[str, Any] | None:
     """The local server's launch record (build, argv, binary hash) when it matches ``server``."""
     from trajectory_judge.run.serve import read_launch_info
 
     return read_launch_info(base_url, server.get("model_path"))
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 # --- the command line ------------------------------------------------------------------------
@@ -71,7 +40,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)")
     p.add_argument("--backend", choices=["ollama", "openai"], default="openai",
                    help="ollama (native /api/generate) or openai (/v1/chat/completions, e.g. llama-server)")
-    p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080", help="server URL (default http://127.0.0.1:8080)")
+    p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080",
+                   help="server URL, with or without a trailing /v1 (default http://127.0.0.1:8080)")
+    p.add_argument("--api-key-env", type=A.env_name, default=None, metavar="NAME",
+                   help="send the API key held in environment variable NAME as a Bearer token (never written or printed)")
+    p.add_argument("--llama-cpp", action="store_true",
+                   help="the openai server is llama.cpp's llama-server: send its own fields (cache_prompt, /tokenize); "
+                        "detected through its /props when not given")
     p.add_argument("--model", type=A.model_name, required=True, help="model name sent to the server")
     p.add_argument("--judge-model-name", type=A.model_name, default=None,
                    help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model")
@@ -88,6 +63,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                         "'prefix' restores the saved shared prefix of the prompt's view before each request "
                         "(needs --slot-save-path and --concurrency 1); 'on' reuses whatever the previous request "
                         "left (fast, but verdicts then depend on request order); 'unset' sends nothing (default off)")
+    p.add_argument("--retry-unparseable", action="store_true",
+                   help="judge again the verdicts of these judges stored as unparseable (moved to retried.jsonl first)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(check_args=check_run_args)
 
@@ -118,9 +95,11 @@ def make_client(args: argparse.Namespace) -> Any:
     """The model client of ``--backend``."""
     from trajectory_judge.backends.clients import OllamaClient, OpenAIClient
 
-    common = dict(num_ctx=args.num_ctx, max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries)
+    common = dict(num_ctx=args.num_ctx, max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries,
+                  api_key=api_key(getattr(args, "api_key_env", None)))
     if args.backend == "ollama":
         return OllamaClient(args.base_url, args.model, **common)
+    common["llama_cpp"] = True if getattr(args, "llama_cpp", False) else None
     if args.cache_prompt == "prefix":
         from trajectory_judge.judges.prompts import view_prefix
         from trajectory_judge.judges.views import VIEWS
@@ -132,16 +111,22 @@ def make_client(args: argparse.Namespace) -> Any:
     return OpenAIClient(args.base_url, args.model, cache_prompt=cache, **common)
 
 
+def api_key(env_name: str | None) -> str | None:
+    """The API key held in environment variable ``env_name`` (None without one); unset or empty is a ValueError."""
+    if env_name is None:
+        return None
+    key = os.environ.get(env_name, "").strip()
+    if not key:
+        raise ValueError(f"--api-key-env {env_name}: the environment variable {env_name} is not set or empty")
+    return key
+
+
 def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, names: Sequence[str],
                model_name: str) -> dict[str, Any]:
     """The settings half of a run record: judges, server, decoding, prompt digests, code version."""
     from trajectory_judge.judges.prompts import prompt_digests
 
     record: dict[str, Any] = {
-        "started": _now(),
-        "argv": sys.argv[1:],
-        "judges": [j.judge_id for j in judges],
-        "members": {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)} or None,
         "backend": args.backend,
         "base_url": args.base_url,
         "model": args.model,
@@ -155,11 +140,9 @@ def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, n
             "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in names else None,
             "retries": args.retries,
         },
+        "api_key_env": getattr(args, "api_key_env", None),
+        "retry_unparseable": bool(getattr(args, "retry_unparseable", False)),
         "prompt_sha256": prompt_digests(),
-        "package_version": _dist_version("trajectory-judge"),
-        "git_commit": git_commit(),
-        "python": sys.version.split()[0],
-        "host": os.uname().nodename,
     }
     record["server"] = client.server_info()
     record["server_launch"] = launch_record(args.base_url, record["server"])
@@ -200,13 +183,12 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
     from trajectory_judge.backends.clients import JudgeClientError
 
     record = run_record(args, judges, client, names, model_name)
-    meter = CpuMeter(record["server_launch"])
-    t0 = time.monotonic()
     code = 0
     result = RunResult()
     try:
         result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
-                            concurrency=args.concurrency, progress=not args.quiet, abort=client.abort)
+                            concurrency=args.concurrency, progress=not args.quiet, abort=client.abort,
+                            retry_unparseable=getattr(args, "retry_unparseable", False), run_record=record)
     except JudgeClientError as exc:
         result = getattr(exc, "run_result", result)
         print(f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
@@ -225,17 +207,12 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
         print(f"trajectory-judge: error: {data}: no space left on the device; {result.written} verdicts kept; "
               "free space and rerun to resume.", file=sys.stderr)
         code = 1
-    finally:
-        record.update(asdict(result))
-        record["ended"] = _now()
-        record["wall_s"] = round(time.monotonic() - t0, 3)
-        record["cpu_s"] = meter.read()
-        try:
-            append_run_record(data, record)
-        except OSError as exc:  # the verdicts matter more than the log line
-            print(f"trajectory-judge: warning: could not append to {data / RUNS}: {exc}", file=sys.stderr)
     if code == 0:
         print(summary_line(result), file=sys.stderr)
+    if result.written and (data / "SHA256SUMS").exists():
+        print(f"trajectory-judge: note: {data / 'SHA256SUMS'} pins this folder's files and report verifies it; "
+              f"`trajectory-judge manifest --data {data}` pins the new verdicts (or judge in a folder of your own: "
+              "build-dataset --out DIR)", file=sys.stderr)
     return code
 
 
@@ -244,5 +221,7 @@ def summary_line(result: RunResult) -> str:
     per = ", ".join(f"{k} {v['s_per_verdict']:.2f} s/verdict" for k, v in result.per_judge.items())
     rechecked = "".join(f"; {k} recomputed on disk: {v['same']} same, {v['different']} different"
                         for k, v in result.rechecked.items())
-    return (f"trajectory-judge: {result.written} written, {result.skipped} already on disk, "
+    retried = (f"{result.retried} unparseable verdict{'s' if result.retried != 1 else ''} judged again "
+               f"(the old ones are in {RETRIED}); " if result.retried else "")
+    return (f"trajectory-judge: {retried}{result.written} written, {result.skipped} already on disk, "
             f"{result.unparseable} unparseable{'; ' + per if per else ''}{rechecked}")

@@ -111,7 +111,8 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
     """Play the episodes (holding the directory's lock) and append the run record however it ends."""
     from importlib.metadata import version as _dist_version
 
-    from trajectory_judge.run.cli_run import _now, git_commit, launch_record
+    from trajectory_judge.run.cli_run import launch_record
+    from trajectory_judge.run.record import git_commit, now as _now
     from trajectory_judge.run.store import append_run_record
 
     record: dict[str, Any] = {

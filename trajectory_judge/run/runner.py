@@ -22,24 +22,30 @@ can be run with :func:`run_judges`.
 from __future__ import annotations
 
 import sys
+import time
 from collections import defaultdict
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib.metadata import version as _dist_version
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __version__ = _dist_version("trajectory-judge")
 
 from trajectory_judge.judges.base import Judge
-from trajectory_judge.models import Trajectory, Verdict, parse_jsonl
+from trajectory_judge.models import Trajectory, Verdict, check_judge_id, parse_jsonl
+from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
+from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.stopping import Interrupted
 from trajectory_judge.run.store import (
     MEMBERS,
+    RUNS,
     VerdictWriter,
+    append_run_record,
     keys_on_disk,
     repair_torn_tail,
+    set_aside_unparseable,
 )
 
 
@@ -56,6 +62,8 @@ class RunResult:
     """Verdicts written by this invocation."""
     unparseable: int = 0
     """Written verdicts that record an unparseable response (voting clean at 0.5)."""
+    retried: int = 0
+    """(trajectory, judge) pairs whose unparseable verdicts were set aside to be judged again."""
     status: str = "ok"
     """``ok``, ``failed`` (a client failure stopped it) or ``interrupted``."""
     message: str | None = None
@@ -76,11 +84,19 @@ def member_ids(judge: Judge) -> tuple[str, ...]:
 
 
 def _judge_task(judge: Judge, traj: Trajectory) -> list[Verdict]:
-    """A plain judge's verdict, or an ensemble's members followed by their aggregate."""
+    """A plain judge's verdict, or an ensemble's members followed by their aggregate.
+
+    A verdict that does not state its ``latency_s`` gets the time the judge took, measured here.
+    """
+    t0 = time.perf_counter()
     if member_ids(judge):
         members = judge.judge_members(traj)  # type: ignore[attr-defined]
-        return [*members, judge.aggregate(members)]  # type: ignore[attr-defined]
-    return [judge.judge(traj)]
+        vs = [*members, judge.aggregate(members)]  # type: ignore[attr-defined]
+    else:
+        vs = [judge.judge(traj)]
+    took = round(time.perf_counter() - t0, 6)
+    return [v.model_copy(update={"latency_s": took}) if isinstance(v, Verdict) and "latency_s" not in v.model_fields_set
+            else v for v in vs]
 
 
 def _check_verdicts(vs: Sequence[Verdict], traj: Trajectory, judge: Judge) -> list[Verdict]:
@@ -103,17 +119,21 @@ def same_verdict(a: Verdict, b: Verdict) -> bool:
 
 
 def _plan(trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]],
-          result: RunResult) -> list[tuple[Trajectory, Judge]]:
+          result: RunResult) -> tuple[list[tuple[Trajectory, Judge]], int]:
+    """The (trajectory, judge) tasks still to do, and the verdicts (members included) they will write."""
     tasks: list[tuple[Trajectory, Judge]] = []
+    to_write = 0
     for t in trajectories:
         for j in judges:
             result.planned += 1
             keys = [(t.trajectory_id, k) for k in (j.judge_id, *member_ids(j))]
-            if all(k in done for k in keys):
+            missing = sum(k not in done for k in keys)
+            if not missing:
                 result.skipped += 1
             else:
                 tasks.append((t, j))
-    return tasks
+                to_write += missing
+    return tasks, to_write
 
 
 class _Recorder:
@@ -128,6 +148,7 @@ class _Recorder:
         self.stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
 
     def __call__(self, vs: list[Verdict]) -> None:
+        before = self.result.written
         for v in vs:
             key = (v.trajectory_id, v.judge_id)
             if key in self.done:
@@ -138,7 +159,7 @@ class _Recorder:
             (self.mwriter if v.judge_id in self.members else self.writer).write(v)  # type: ignore[union-attr]
             self.done.add(key)
             self._count(v)
-        self.bar.update(f"last {vs[-1].judge_id} {sum(v.latency_s for v in vs):.1f}s")
+        self.bar.update(f"last {vs[-1].judge_id} {sum(v.latency_s for v in vs):.1f}s", n=self.result.written - before)
 
     def _count(self, v: Verdict) -> None:
         self.result.written += 1
@@ -163,12 +184,16 @@ class _Recorder:
             }
 
 
-def _on_disk(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
-    """The verdicts on disk by key, and every key done (members included); torn tails repaired first."""
+def _repair(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> None:
+    """Repair torn last lines of the verdict files (a crash mid-write), saying so."""
     repairs = [r for r in (repair_torn_tail(path), repair_torn_tail(mpath) if ensembles else None) if r]
     for r in repairs:
         print(f"trajectory-judge: {r}", file=sys.stderr)
     result.repaired = "; ".join(repairs) or None
+
+
+def _on_disk(path: Path, mpath: Path, ensembles: bool) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
+    """The verdicts on disk by key, and every key done (members included)."""
     on_disk = {(v.trajectory_id, v.judge_id): v for v in parse_jsonl(path, Verdict)} if path.exists() else {}
     return on_disk, set(on_disk) | (keys_on_disk(mpath) if ensembles else set())
 
@@ -182,8 +207,22 @@ def run_judges(
     concurrency: int = 1,
     progress: bool = True,
     abort: Callable[[], None] | None = None,
+    retry_unparseable: bool = False,
+    run_record: Mapping[str, Any] | None = None,
+    record: bool = True,
 ) -> RunResult:
     """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
+
+    Every judge id (and ensemble member id) must follow the judge-id grammar
+    (:func:`~trajectory_judge.models.check_judge_id`); a judge that breaks it, or two judges with
+    one id, is a :class:`ValueError` before anything is written. With ``record`` (the default)
+    the run appends its record to ``runs.jsonl`` beside the verdicts however it ends: judges,
+    package version, commit, times, counts, and whatever ``run_record`` adds (the command line's
+    server and decoding settings).
+
+    With ``retry_unparseable``, the verdicts of these judges on these trajectories stored as
+    unparseable (an ensemble's with all its members) are first moved to ``retried.jsonl`` beside
+    the verdicts and judged again (``RunResult.retried`` counts them).
 
     Pairs are visited trajectory by trajectory (all judges of one trajectory before the next), so
     an interrupted multi-judge run leaves balanced partial data. A judge's exception stops the
@@ -199,15 +238,60 @@ def run_judges(
     """
     path = Path(verdicts_path)
     mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
-    ids = [j.judge_id for j in judges]
+    ids = _check_ids(judges)
+    rec = None
+    if record:
+        ensembles = {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}
+        rec = {**base_record(ids, ensembles, concurrency=concurrency), **(run_record or {})}
+    meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
+    try:
+        _run(trajectories, judges, path, mpath, result, concurrency=concurrency, progress=progress, abort=abort,
+             retry_unparseable=retry_unparseable)
+    except BaseException as exc:
+        if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
+            result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
+            result.message = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        if rec is not None:
+            rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
+            _append_record(path.parent, rec)
+    return result
+
+
+def _check_ids(judges: Sequence[Judge]) -> list[str]:
+    """The judges' ids, each (and each ensemble member's) checked against the grammar, none twice."""
+    ids = [getattr(j, "judge_id", None) for j in judges]
+    for j, jid in zip(judges, ids):
+        if not isinstance(jid, str):
+            raise ValueError(f"{type(j).__name__} has no judge_id text; a judge needs one (see README, 'Judge ids')")
+        for k in (jid, *member_ids(j)):
+            check_judge_id(k)
     if len(set(ids)) != len(ids):
         raise ValueError(f"duplicate judge ids: {ids}")
+    return ids  # type: ignore[return-value]
+
+
+def _append_record(data_dir: Path, rec: dict[str, Any]) -> None:
+    try:
+        append_run_record(data_dir, rec)
+    except OSError as exc:  # the verdicts matter more than the log line
+        print(f"trajectory-judge: warning: could not append to {data_dir / RUNS}: {exc}", file=sys.stderr)
+
+
+def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path, mpath: Path, result: RunResult, *,
+         concurrency: int, progress: bool, abort: Callable[[], None] | None, retry_unparseable: bool) -> None:
+    """The body of :func:`run_judges`: fills ``result``; a judge's exception is re-raised carrying it."""
+    ids = [j.judge_id for j in judges]
     members = {m for j in judges for m in member_ids(j)}
-    result = RunResult()
-    on_disk, done = _on_disk(path, mpath, bool(members), result)
-    tasks = _plan(trajectories, judges, done, result)
+    _repair(path, mpath, bool(members), result)
+    if retry_unparseable:
+        ensembles = {j.judge_id: tuple(member_ids(j)) for j in judges if member_ids(j)}
+        result.retried = set_aside_unparseable(path, mpath, ids, ensembles, [t.trajectory_id for t in trajectories])
+    on_disk, done = _on_disk(path, mpath, bool(members))
+    tasks, to_write = _plan(trajectories, judges, done, result)
     record = _Recorder(path, mpath, members, on_disk, done, result,
-                       Progress(len(tasks), desc=",".join(ids), enabled=progress))
+                       Progress(to_write, desc=",".join(ids), enabled=progress, concurrency=concurrency))
     error: BaseException | None = None
     try:
         if concurrency <= 1:
@@ -225,7 +309,6 @@ def run_judges(
         result.message = f"{type(error).__name__}: {error}"
         error.run_result = result  # type: ignore[attr-defined]
         raise error
-    return result
 
 
 def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record,

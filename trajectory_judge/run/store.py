@@ -22,10 +22,11 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, Verdict, dumps, parse_jsonl
 
 TRAJECTORIES = "trajectories.jsonl"
@@ -256,3 +257,50 @@ def append_run_record(data_dir: str | Path, record: dict[str, Any]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+RETRIED = "retried.jsonl"
+"""Verdicts set aside by ``run --retry-unparseable`` (kept, never deleted), beside the verdicts."""
+
+
+def _is_unparseable(v: Verdict) -> bool:
+    return v.error is not None and "unparseable" in v.error
+
+
+def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequence[str],
+                          ensembles: Mapping[str, Sequence[str]], trajectory_ids: Sequence[str]) -> int:
+    """Move the unparseable verdicts of ``judge_ids`` on ``trajectory_ids`` out of the verdict files;
+    return the (trajectory, judge) pairs moved.
+
+    A plain judge's verdict is moved when its response did not parse; an ensemble's verdict is
+    moved with all its members when any member's did (or its own error says so). The lines moved
+    are appended to ``retried.jsonl`` (fsynced) before each file is rewritten without them
+    (atomically), so a crash between the two leaves a verdict in both files, never in neither.
+    """
+    path, mpath = Path(path), Path(mpath)
+    if not path.exists():
+        return 0
+    wanted, scope = set(judge_ids), set(trajectory_ids)
+    owner = {m: e for e, ms in ensembles.items() for m in ms}
+    verdicts = parse_jsonl(path, Verdict)
+    members = parse_jsonl(mpath, Verdict) if ensembles and mpath.exists() else []
+    retry = {(v.trajectory_id, v.judge_id) for v in verdicts
+             if v.judge_id in wanted and v.trajectory_id in scope and _is_unparseable(v)}
+    retry |= {(m.trajectory_id, owner[m.judge_id]) for m in members
+              if m.judge_id in owner and m.trajectory_id in scope and _is_unparseable(m)}
+    if not retry:
+        return 0
+    keep_v = [v for v in verdicts if (v.trajectory_id, v.judge_id) not in retry]
+    keep_m = [m for m in members if (m.trajectory_id, owner.get(m.judge_id)) not in retry]
+    moved = [v for v in verdicts if (v.trajectory_id, v.judge_id) in retry]
+    moved += [m for m in members if (m.trajectory_id, owner.get(m.judge_id)) in retry]
+    fd = os.open(Path(path).with_name(RETRIED), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        append_line(fd, "".join(dumps(v) + "\n" for v in moved).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if len(keep_m) != len(members):
+        atomic_write_text(mpath, "".join(dumps(m) + "\n" for m in keep_m))
+    atomic_write_text(path, "".join(dumps(v) + "\n" for v in keep_v))
+    return len(retry)

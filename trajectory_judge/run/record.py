@@ -1,0 +1,55 @@
+"""The run record: what every invocation of the runner appends to ``DIR/runs.jsonl``.
+
+:func:`base_record` holds what any run can say about itself (judges and their kinds, code version,
+host, start time); ``trajectory-judge run`` adds its server and decoding settings on top. A
+setting a backend does not report is simply absent, and readers say "not reported".
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib.metadata import version as _dist_version
+from pathlib import Path
+from typing import Any, Sequence
+
+from trajectory_judge.models import judge_kind
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def git_commit() -> str | None:
+    """The package checkout's commit (with ``-dirty`` if it has uncommitted changes), if any."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        if not head:
+            return None
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def base_record(judge_ids: Sequence[str], members: dict[str, list[str]], *, concurrency: int) -> dict[str, Any]:
+    """The part of a run record every run has, whatever its judges are."""
+    return {
+        "started": now(),
+        "argv": sys.argv[1:],
+        "judges": list(judge_ids),
+        "judge_kinds": {j: judge_kind(j) for j in judge_ids},
+        "members": members or None,
+        "backend": "python",
+        "concurrency": concurrency,
+        "package_version": _dist_version("trajectory-judge"),
+        "git_commit": git_commit(),
+        "python": sys.version.split()[0],
+        "host": os.uname().nodename,
+    }
