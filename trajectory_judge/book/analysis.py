@@ -198,3 +198,18 @@ def claim_above_clause(judges: Sequence[str]) -> str:
         return "none catches this type more often than it flags clean runs"
     verb = "catches this type more often than it flags" if len(judges) == 1 else "catch this type more often than they flag"
     return f"{len(judges)} {verb} clean runs ({list_text([judge_name(j) for j in judges])})"
+
+
+def hidden_judges_phrase(n_judges: int, n_with_pairs: int) -> str:
+    """The opening of the hidden-fault sentence: ``The one outcome-view judge in the data has judged``,
+    ``Both outcome-view judges ... have judged``, ``Two of the three outcome-view judges have judged``."""
+    from trajectory_judge.book.claims import number_word
+
+    if n_with_pairs == 0:
+        return "No outcome-view judge in the data has judged any"
+    if n_with_pairs == n_judges:
+        if n_judges == 1:
+            return "The one outcome-view judge in the data has judged"
+        return f"{'Both' if n_judges == 2 else 'All ' + number_word(n_judges)} outcome-view judges in the data have judged"
+    verb = "has" if n_with_pairs == 1 else "have"
+    return f"{number_word(n_with_pairs).capitalize()} of the {number_word(n_judges)} outcome-view judges in the data {verb} judged"

@@ -21,7 +21,8 @@ from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.appendix import total_hours
 from trajectory_judge.book.paired import camera_ready_numbers, family_of, reply_unchanged_types
-from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, source_name
+from trajectory_judge.book.judges import judge_decoding
+from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, model_name, source_name
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 
 # --- judges ---------------------------------------------------------------------------------
@@ -296,22 +297,52 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
 
 
 def setup_frame(runs: Sequence[Mapping[str, Any]], source: str) -> pd.DataFrame:
-    """One row per distinct set-up in run records: judges, model, server, hardware host, decoding."""
+    """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
+
+    Temperature and seed are each judge's own (:func:`~trajectory_judge.book.judges.judge_decoding`):
+    an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
+    A record that does not state a setting shows "not recorded".
+    """
     rows = []
     for r in runs:
         server = r.get("server") or {}
         dec = r.get("decoding") or {}
         judges = r.get("judges")
+        ids = judges if isinstance(judges, list) else [f"{j}:{r.get('model')}" for j in str(judges or "").split(",") if j]
+        decoding = {judge_decoding(j, dec) if dec else (None, r.get("seed")) for j in ids if j.split(":")[0] != "programmatic"}
+        temps = sorted({_setting(t) for t, _ in decoding}) or [NOT_RECORDED]
+        seeds = sorted({_setting(s).replace(",", ", ") for _, s in decoding}) or [NOT_RECORDED]
+        names = [_run_judge_name(j) for j in ids] or [str(r.get("agent_model", ""))]
         rows.append({
-            "source": source, "kind": r.get("kind", "judges"),
-            "judges": ", ".join(judges) if isinstance(judges, list) else str(judges or r.get("agent_model", "")),
-            "model": r.get("model"), "server": server.get("server", "ollama (per README)" if source == "release" else None),
-            "model file": Path(server["model_path"]).name if server.get("model_path") else None,
-            "host": r.get("host"), "n_ctx": dec.get("num_ctx", server.get("n_ctx")),
-            "temperature": dec.get("temperature"), "seed": dec.get("seed", r.get("seed")),
+            "source": source, "kind": r.get("kind", "judges"), "judges": ", ".join(names),
+            "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
+            "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
+            "host": r.get("host") or NOT_RECORDED, "context": _setting(dec.get("num_ctx", server.get("n_ctx"))),
+            "temperature": "; ".join(temps), "seed": "; ".join(seeds),
         })  # fmt: skip
-    df = pd.DataFrame(rows, columns=["source", "kind", "judges", "model", "server", "model file", "host", "n_ctx", "temperature", "seed"])
-    return df.astype(object).where(df.notna(), "").drop_duplicates().reset_index(drop=True)
+    cols = ["source", "kind", "judges", "model", "server", "host", "context", "temperature", "seed"]
+    return pd.DataFrame(rows, columns=cols).drop_duplicates().reset_index(drop=True)
+
+
+NOT_RECORDED = "not recorded"
+"""A setting the run record does not state."""
+
+
+def _setting(x: Any) -> str:
+    """A recorded setting as text: ``0.7``, ``7,8,9``, ``8192``; :data:`NOT_RECORDED` when absent."""
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return NOT_RECORDED
+    if isinstance(x, float):
+        return f"{x:g}" if not x.is_integer() else f"{x:.1f}"
+    return str(x)
+
+
+def _run_judge_name(judge: str) -> str:
+    """A judge of a run record in words, without the model (the table has a model column)."""
+    try:
+        return judge_name(judge).split(" \u00b7 ")[0]
+    except ValueError:
+        return judge
 
 
 def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
@@ -385,3 +416,18 @@ def verdict_counts(checks: pd.DataFrame) -> pd.DataFrame:
     summary = audit_summary(checks)
     rows = [(VERDICT_MARKS[v], v[:1].upper() + v[1:], summary[v]) for v in VERDICTS if v != DIFFERS or summary[v]]
     return pd.DataFrame(rows, columns=["Verdict", "Meaning", "Numbers"]).set_index("Verdict")
+
+
+def contradictions_frame(claims) -> pd.DataFrame:
+    """The paper's statements its verdicts contradict (:class:`~trajectory_judge.book.claims.Claims`):
+    where, what it says, the computed value with its interval and what it counts, and the finding."""
+    rows = [{"Where": c.where, "The paper says": c.says[:1].upper() + c.says[1:],
+             "The verdicts give": c.value_text() + (f" ({c.detail})" if c.detail else ""), "Finding": c.verdict[:1].upper() + c.verdict[1:]}
+            for c in claims.contradicted()]  # fmt: skip
+    return pd.DataFrame(rows, columns=["Where", "The paper says", "The verdicts give", "Finding"])
+
+
+def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
+    """The audit rows that do not simply reproduce, except the organic-episode counts (whose one reason,
+    that the release holds no episodes, the chapter says once)."""
+    return checks[(checks["verdict"] != REPRODUCES) & ~checks["quantity"].str.startswith("organic_")]

@@ -4,6 +4,7 @@ settings every recorded run used.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -36,6 +37,35 @@ def view_paragraph(view: str) -> str:
     return view_prefix(view)[len(SHARED_PREFIX) :]
 
 
+def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
+    """The (temperature, seed) ``judge`` decoded with, from its run record's ``decoding``.
+
+    A single-pass judge has the record's own; an ensemble has its sampling temperature and all its
+    seeds (``"7,8,9"``); a member (``step@T0.7/seed8:...``) has the sampling temperature and its own
+    seed. A member whose id disagrees with the record's sampling settings raises ValueError.
+    """
+    sc = decoding.get("selfcons") or {}
+    member = _member(judge)
+    if member is not None:
+        temp, seed = member
+        if sc and (float(sc.get("temperature")) != temp or seed not in sc.get("seeds", [])):
+            raise ValueError(f"run record: member {judge!r} is not one of the ensemble's samples "
+                             f"(temperature {sc.get('temperature')}, seeds {sc.get('seeds')})")
+        return temp, seed
+    if parse_judge_id(judge).ensemble > 1 and sc:
+        return sc.get("temperature"), ",".join(map(str, sc.get("seeds", [])))
+    return decoding.get("temperature"), decoding.get("seed")
+
+
+def _member(judge: str) -> tuple[float, int] | None:
+    """(temperature, seed) named by a member id, or None for any other judge id."""
+    m = _MEMBER_ID.match(judge)
+    return (float(m.group(1)), int(m.group(2))) if m else None
+
+
+_MEMBER_ID = re.compile(r"^[a-z]+@T([0-9.]+)/seed(\d+):.+$")
+
+
 def run_settings(data_dir: str | Path) -> pd.DataFrame:
     """Decoding settings per (run, judge) from ``runs.jsonl``; an empty frame when there is none.
 
@@ -52,9 +82,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
             if not per.get("verdicts"):
                 continue
             sha = srv.get("model_sha256")
-            temp, seed = dec.get("temperature"), dec.get("seed")
-            if parse_judge_id(judge).ensemble > 1 and dec.get("selfcons"):
-                temp, seed = dec["selfcons"].get("temperature"), ",".join(map(str, dec["selfcons"].get("seeds", [])))
+            temp, seed = judge_decoding(judge, dec)
             rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
                          temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
                          dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip

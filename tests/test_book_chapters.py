@@ -1,0 +1,46 @@
+"""Chapter helpers of issue 22: provenance per judge, the paper's claims read out, wording without seams."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trajectory_judge.book import judges
+
+
+def _runs(tmp_path, *records):
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return tmp_path
+
+
+_SELFCONS = {"temperature": 0.7, "seeds": [7, 8, 9]}
+
+
+def _record(per_judge, selfcons=None, started="2026-11-30T10:00:00+00:00"):
+    return {"model": "m:1b", "started": started, "server": {"server": "llama-server", "build": "b1"},
+            "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512, "selfcons": selfcons},
+            "per_judge": {j: {"verdicts": n} for j, n in per_judge.items()}}  # fmt: skip
+
+
+def test_members_keep_their_own_temperature_and_seed_in_the_settings_table(tmp_path):
+    rec = _record({"step@T0.7/seed8:m:1b": 5, "step@T0.7/seed9:m:1b": 5, "selfcons3:m:1b": 5}, _SELFCONS)
+    s = judges.run_settings(_runs(tmp_path, rec)).set_index("judge")
+    assert (s.loc["step@T0.7/seed8:m:1b", "temperature"], s.loc["step@T0.7/seed8:m:1b", "seed"]) == (0.7, 8)
+    assert s.loc["step@T0.7/seed9:m:1b", "seed"] == 9
+    assert (s.loc["selfcons3:m:1b", "temperature"], s.loc["selfcons3:m:1b", "seed"]) == (0.7, "7,8,9")
+
+
+def test_single_pass_judges_keep_the_records_greedy_settings(tmp_path):
+    s = judges.run_settings(_runs(tmp_path, _record({"step:m:1b": 3}))).set_index("judge")
+    assert (s.loc["step:m:1b", "temperature"], s.loc["step:m:1b", "seed"]) == (0.0, 7)
+
+
+def test_a_member_that_is_not_one_of_the_ensembles_samples_is_an_error(tmp_path):
+    rec = _record({"step@T0.7/seed11:m:1b": 5}, _SELFCONS)
+    with pytest.raises(ValueError, match=r"member 'step@T0.7/seed11:m:1b' is not one of the ensemble's samples"):
+        judges.run_settings(_runs(tmp_path, rec))
+
+
+def test_member_settings_agree_with_the_member_ids():
+    assert judges.judge_decoding("step@T0.7/seed8:m", {"temperature": 0.0, "seed": 7}) == (0.7, 8)
