@@ -67,3 +67,85 @@ def test_builds_sentence_names_the_server_once_and_no_build_string():
 def test_paper_judges_table_refuses_a_run_record_that_contradicts_the_papers_text():
     with pytest.raises(ValueError, match="release run settings: seed 3, k 3 differ from the paper's text"):
         judges.paper_judges_frame([], [{"seed": 3, "k": 3}])
+
+
+def test_pipeline_figure_is_drawn_from_the_counts_it_is_given():
+    from trajectory_judge.book.pipeline import pipeline_svg
+
+    svg = pipeline_svg(3, 5, 7, 6, 6, 5)
+    assert svg.startswith("<svg") and "n = 3" in svg and "n = 5" in svg and "n = 7" in svg and "<title>" in svg
+    assert pipeline_svg(3, 5, 7, 6, 6, 5) == svg  # byte-stable
+
+
+# --- the paper's claims on its own verdicts (the committed projection; offline) -------------------
+from pathlib import Path  # noqa: E402
+
+from trajectory_judge.book import claims as C  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def paper_claims():
+    from trajectory_judge.analysis.loading import load_paper_data
+    from trajectory_judge.analysis.report import build_report
+
+    d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    return C.paper_claims(build_report(d.trajectories, d.verdicts, resamples=1000, seed=7))
+
+
+def test_every_number_of_the_abstract_holds_on_the_released_verdicts(paper_claims):
+    assert all(c.holds for c in paper_claims.group("headline"))
+    assert paper_claims["outcome_loud"].detail == "105 of 125" and paper_claims["outcome_silent"].detail == "79 of 175"
+
+
+def test_table_4_caption_uniformly_one_is_contradicted_by_hallucinated_argument(paper_claims):
+    c = paper_claims["step8_uniform"]
+    assert not c.holds and c.value == pytest.approx(0.94) and "47 of 50" in c.detail and "hallucinated argument" in c.detail
+
+
+def test_within_noise_on_every_quality_axis_is_contradicted_by_the_ece_difference(paper_claims):
+    c = paper_claims["selfcons_within_noise"]
+    assert not c.holds and c.value == pytest.approx(0.051, abs=5e-4) and c.low > 0 and "ECE" in c.verdict
+
+
+def test_misattributes_a_third_is_74_of_257(paper_claims):
+    c = paper_claims["step_misattributes_third"]
+    assert not c.holds and "74 of the 257" in c.detail and round(c.value, 2) == 0.29
+    assert c.low < 1 / 3 < c.high  # the interval reaches a third; the point value does not round to it
+
+
+def test_contradicted_sentence_names_each_place_once(paper_claims):
+    text = C.contradicted_sentence(paper_claims)
+    assert text.startswith("Three statements") and text.count("Table 4 caption") == 1 and "§7.5" in text
+
+
+def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
+    s = paper_claims["outcome_loud"].sentence()
+    assert s.startswith("The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 (")
+
+
+@pytest.mark.parametrize("n, k, text", [(3, 3, "The verdicts bear out all three"), (1, 1, "The verdicts bear out the claim"),
+                                        (3, 1, "The verdicts bear out one of the three and contradict the other two"),
+                                        (2, 1, "The verdicts bear out one of the two and contradict the other"),
+                                        (2, 0, "The verdicts bear out neither of them")])  # fmt: skip
+def test_holds_sentence_counts_in_words(n, k, text):
+    items = [C.Claim(str(i), "g", "§1", "x", 0.5, None, None, None, "", i < k, "") for i in range(n)]
+    assert C.holds_sentence(items) == text
+
+
+@pytest.mark.parametrize("counts, total, text", [([400, 400], 400, "all 400 trajectories"),
+                                                 ([40, 40], 400, "the same 40 trajectories"),
+                                                 ([40, 400], 400, "between 40 and 400 trajectories")])  # fmt: skip
+def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
+    assert C.scope_phrase(counts, total) == text
+
+
+@pytest.mark.parametrize("n, k, text", [(1, 1, "The one outcome-view judge in the data has judged"),
+                                        (2, 2, "Both outcome-view judges in the data have judged"),
+                                        (3, 2, "Two of the three outcome-view judges in the data have judged"),
+                                        (1, 0, "No outcome-view judge in the data has judged any")])  # fmt: skip
+def test_hidden_judges_phrase_is_number_aware(n, k, text):
+    from trajectory_judge.book.analysis import hidden_judges_phrase
+
+    assert hidden_judges_phrase(n, k) == text

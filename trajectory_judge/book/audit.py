@@ -375,7 +375,7 @@ _JUDGE_ID = re.compile(r"\b(programmatic|[a-z]+\d*:[\w.\-]+:[\w.]+)")
 def quantity_name(quantity: str) -> str:
     """An audit quantity in words: judge ids as judge names, metric keys as their labels, a fact
     key followed by its description as the description."""
-    fact = re.match(r"^[\w.]+ \((.*)\)$", quantity)
+    fact = re.match(r"^[\w.:\-]+ \((.*)\)$", quantity)
     if fact:
         text = fact.group(1)
         return text[:1].upper() + text[1:]

@@ -155,11 +155,16 @@ def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
     """What the data say about recall on faults hidden from an outcome view, judge by judge."""
     if hidden.empty:
         return "No judge with an outcome view is in the data yet, so the claim cannot be checked here."
+    from trajectory_judge.book.style import format_number, judge_name
+
     parts = []
     for j, r in hidden.iterrows():
         same = "identical to" if r["disagree"] == 0 else f"different from (on {r['disagree']} faults)"
-        parts.append(f"{j} flags {r['fault_rate']:.3f} of the {int(r['n'])} hidden faults and {r['parent_rate']:.3f} of their "
-                     f"clean parents, its verdicts {same} its verdicts on the parents (paired {r['paired']:+.3f})")  # fmt: skip
+        paired = format_number(float(r["paired"]), 3)
+        paired = ("+" + paired) if float(r["paired"]) > 0 else paired.replace("-", "\u2212")
+        parts.append(f"{judge_name(str(j))} flags a share of {format_number(float(r['fault_rate']), 3)} of the {int(r['n'])} hidden "
+                     f"faults and {format_number(float(r['parent_rate']), 3)} of their clean parents, its verdicts {same} its "
+                     f"verdicts on the parents (paired {paired})")  # fmt: skip
     return "; ".join(parts) + "."
 
 
