@@ -117,7 +117,16 @@ def test_misattributes_a_third_is_74_of_257(paper_claims):
 
 def test_contradicted_sentence_names_each_place_once(paper_claims):
     text = C.contradicted_sentence(paper_claims)
-    assert text.startswith("Three statements") and text.count("Table 4 caption") == 1 and "§7.5" in text
+    assert text.startswith("Four statements") and text.count("Table 4 caption") == 1 and "§7.5" in text and "§7.3" in text
+
+
+def test_f1_is_the_base_rate_is_contradicted_the_base_rate_is_precisions(paper_claims):
+    c = paper_claims["step8_f1_base_rate"]
+    assert not c.holds and c.value == 0.75 and "300 faults in 400" in c.detail and "0.857" in c.verdict
+
+
+def test_table_9_caption_only_calibration_excludes_zero_holds(paper_claims):
+    assert paper_claims["table9_only_calibration"].holds
 
 
 def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
@@ -149,3 +158,11 @@ def test_hidden_judges_phrase_is_number_aware(n, k, text):
     from trajectory_judge.book.analysis import hidden_judges_phrase
 
     assert hidden_judges_phrase(n, k) == text
+
+
+@pytest.mark.parametrize("n, k, text", [(5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
+                                        (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
+                                        (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),
+                                        (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate")])  # fmt: skip
+def test_signal_phrase_is_number_aware(n, k, text):
+    assert C.signal_phrase(n, k) == text

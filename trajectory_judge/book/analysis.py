@@ -200,16 +200,18 @@ def claim_above_clause(judges: Sequence[str]) -> str:
     return f"{len(judges)} {verb} clean runs ({list_text([judge_name(j) for j in judges])})"
 
 
-def hidden_judges_phrase(n_judges: int, n_with_pairs: int) -> str:
+def hidden_judges_phrase(n_judges: int, n_with_pairs: int, *, ours: bool = False) -> str:
     """The opening of the hidden-fault sentence: ``The one outcome-view judge in the data has judged``,
-    ``Both outcome-view judges ... have judged``, ``Two of the three outcome-view judges have judged``."""
+    ``Both outcome-view judges ... have judged``, ``Two of the three outcome-view judges have judged``
+    (``ours``: "of ours" for "in the data")."""
     from trajectory_judge.book.claims import number_word
 
+    where = "of ours" if ours else "in the data"
     if n_with_pairs == 0:
-        return "No outcome-view judge in the data has judged any"
+        return f"No outcome-view judge {where} has judged any"
     if n_with_pairs == n_judges:
         if n_judges == 1:
-            return "The one outcome-view judge in the data has judged"
-        return f"{'Both' if n_judges == 2 else 'All ' + number_word(n_judges)} outcome-view judges in the data have judged"
+            return f"The one outcome-view judge {where} has judged"
+        return f"{'Both' if n_judges == 2 else 'All ' + number_word(n_judges)} outcome-view judges {where} have judged"
     verb = "has" if n_with_pairs == 1 else "have"
-    return f"{number_word(n_with_pairs).capitalize()} of the {number_word(n_judges)} outcome-view judges in the data {verb} judged"
+    return f"{number_word(n_with_pairs).capitalize()} of the {number_word(n_judges)} outcome-view judges {where} {verb} judged"

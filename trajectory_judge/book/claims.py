@@ -208,6 +208,14 @@ def _results(rep: Report) -> list[Claim]:
                         "the ensemble lands within noise of one greedy pass on every quality axis", d, lo, hi, "bootstrap",
                         f"the paired {label(m)} difference, ensemble minus greedy step judge", not noisy,
                         f"the interval of the {label(m)} difference excludes zero (the ensemble is worse calibrated), as §7.4 itself reports"))  # fmt: skip
+    only = [x[0] for x in noisy]
+    ece = rep.delta(P.STEP, P.SELFCONS, "ece")
+    ok = only == ["ece"] and ece.value > 0
+    claims.append(Claim("table9_only_calibration", "results", "Table 9 caption",
+                        "the ensemble's quality differences from one greedy pass straddle zero on every axis except calibration, "
+                        "where the ensemble is worse", ece.value, ece.low, ece.high, "bootstrap",
+                        f"the ECE difference; {number_word(len(only))} of {number_word(len(QUALITY_AXES))} axes exclude zero",
+                        ok, "other axes exclude zero too" if not ok else ""))  # fmt: skip
     rules = float(rep.judges[P.RULES].metrics["type_macro_f1"])  # type: ignore[arg-type]
     best = max((j for j in rep.judges if j != P.RULES), key=lambda j: rep.judges[j].metrics["type_macro_f1"] or 0)
     b = float(rep.judges[best].metrics["type_macro_f1"])  # type: ignore[arg-type]
@@ -257,6 +265,15 @@ def _analysis(rep: Report) -> list[Claim]:
               e.value, e.low, e.high, "bootstrap", "paired, ensemble minus step judge", same(e.value, pe.value) and e.low > 0,
               "the difference is not the printed one"),
     ]  # fmt: skip
+    f1 = float(s8.metrics["f1"])  # type: ignore[arg-type]
+    faults = s8.strata["silent"] + s8.strata["loud"]
+    base = faults / s8.n
+    claims.append(Claim("step8_f1_base_rate", "analysis", "§7.3",
+                        f"the 8B step judge's F1 of {format_number(P.PUBLISHED_MAIN[P.STEP8]['f1'])} is the base rate of faults in the set",
+                        base, None, None, None, f"the base rate, {faults} faults in {s8.n} trajectories, against an F1 of {format_number(f1)}",
+                        round(f1, 2) == round(base, 2),
+                        f"the base rate is what its precision ({format_number(float(s8.metrics['precision']))}) approaches; its F1 "
+                        f"is near what flagging everything gives, 2p/(1 + p) = {format_number(2 * base / (1 + base))}"))  # fmt: skip
     return claims + [Claim("step_misattributes_third", "analysis", "§7.5; Figure 4 caption",
                   "the 14B step judge misattributes a third of the faults it detects", share, lo, hi, "clopper-pearson",
                   f"{wrong} of the {flagged} faults it flagged named with another type or none", third,
@@ -335,3 +352,15 @@ def contradicted_sentence(claims: Claims) -> str:
     lead = "One statement" if len(bad) == 1 else f"{number_word(len(bad)).capitalize()} statements"
     verb = "contradict" if len(bad) > 1 else "contradicts"
     return f"{lead} elsewhere in its text {'is' if len(bad) == 1 else 'are'} not borne out: the verdicts {verb} {list_text(named)}"
+
+
+def signal_phrase(n_llm: int, n_signal: int) -> str:
+    """``of its five LLM judges, one has silent recall above its false-alarm rate`` (number-aware)."""
+    if n_llm == 0:
+        return "it holds no LLM judge"
+    if n_llm == 1:
+        return f"its one LLM judge {'has' if n_signal else 'does not have'} silent recall above its false-alarm rate"
+    who = ("none" if n_signal == 0 else "all " + number_word(n_llm) if n_signal == n_llm else number_word(n_signal))
+    verb = "has" if n_signal in (0, 1) and n_signal != n_llm else "have"
+    their = "its" if n_signal in (0, 1) else "their"
+    return f"of its {number_word(n_llm)} LLM judges, {who} {verb} silent recall above {their} false-alarm rate"
