@@ -166,3 +166,11 @@ def test_hidden_judges_phrase_is_number_aware(n, k, text):
                                         (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate")])  # fmt: skip
 def test_signal_phrase_is_number_aware(n, k, text):
     assert C.signal_phrase(n, k) == text
+
+
+def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claims):
+    from trajectory_judge.book.audit import contradictions_markdown
+
+    md = contradictions_markdown(paper_claims)
+    assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
+    assert "- **Table 4 caption.** The paper says the 8B column" in md and "47 of 50" in md and "74 of the 257" in md

@@ -418,16 +418,12 @@ def verdict_counts(checks: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Verdict", "Meaning", "Numbers"]).set_index("Verdict")
 
 
-def contradictions_frame(claims) -> pd.DataFrame:
-    """The paper's statements its verdicts contradict (:class:`~trajectory_judge.book.claims.Claims`):
-    where, what it says, the computed value with its interval and what it counts, and the finding."""
-    rows = [{"Where": c.where, "The paper says": c.says[:1].upper() + c.says[1:],
-             "The verdicts give": c.value_text() + (f" ({c.detail})" if c.detail else ""), "Finding": c.verdict[:1].upper() + c.verdict[1:]}
-            for c in claims.contradicted()]  # fmt: skip
-    return pd.DataFrame(rows, columns=["Where", "The paper says", "The verdicts give", "Finding"])
-
-
 def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
     """The audit rows that do not simply reproduce, except the organic-episode counts (whose one reason,
     that the release holds no episodes, the chapter says once)."""
     return checks[(checks["verdict"] != REPRODUCES) & ~checks["quantity"].str.startswith("organic_")]
+
+
+def contradictions_markdown(claims) -> str:
+    """The contradicted statements as a Markdown list, one item per statement, led by where it is."""
+    return "\n".join(f"- **{c.where}.** {c.sentence()}" for c in claims.contradicted()) + "\n"

@@ -235,13 +235,11 @@ def member_settings_agree(settings: pd.DataFrame, temperature: float, seeds: Seq
 
 
 def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
-    """The parsed-ids table as shown: the judge's name first, then its id and what the id says, in words."""
-    from trajectory_judge.book.style import judge_name, model_name
+    """The parsed-ids table as shown: the judge's name (view and model in words), its id, samples and verdicts."""
+    from trajectory_judge.book.style import judge_name
 
     out = pd.DataFrame({
         "Judge": [judge_name(j) for j in judges.index], "Judge id": list(judges.index),
-        "View": [_VIEW_WORDS.get(v, "every step, by rule" if v == "rules" else v) for v in judges["view"]],
-        "Model": ["none" if parse_judge_id(j).model is None else model_name(str(parse_judge_id(j).model)) for j in judges.index],
         "Samples": list(judges["ensemble"]), "Judged": list(judges["judged"]),
     })  # fmt: skip
     return out.set_index("Judge")
