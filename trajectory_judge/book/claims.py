@@ -198,7 +198,7 @@ def _results(rep: Report) -> list[Claim]:
     claims.append(Claim("step8_uniform", "results", "Table 4 caption",
                         "the 8B column is uniformly 1.00, the false-alarm row included", v, lo, hi, "clopper-pearson",
                         f"{label(t_worst).lower()}, {k} of {n} faults flagged", not below,
-                        f"{len(below)} of its {len(cells)} cells {'is' if len(below) == 1 else 'are'} below 1.00"))  # fmt: skip
+                        f"{number_word(len(below))} of its {number_word(len(cells))} cells {'is' if len(below) == 1 else 'are'} below 1.00"))  # fmt: skip
     noisy = _excluding_zero(rep, P.STEP, P.SELFCONS)
     if noisy:
         m, d, lo, hi = max(noisy, key=lambda x: abs(x[1]))
@@ -364,3 +364,8 @@ def signal_phrase(n_llm: int, n_signal: int) -> str:
     verb = "has" if n_signal in (0, 1) and n_signal != n_llm else "have"
     their = "its" if n_signal in (0, 1) else "their"
     return f"of its {number_word(n_llm)} LLM judges, {who} {verb} silent recall above {their} false-alarm rate"
+
+
+def claims_markdown(claims: list[Claim]) -> str:
+    """A group of claims as a Markdown list, one sentence per claim; a claim its verdicts contradict is marked."""
+    return "\n".join(f"- {'' if c.holds else '**Not borne out.** '}{c.sentence()}" for c in claims) + "\n"
