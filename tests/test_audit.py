@@ -172,3 +172,20 @@ def test_outcome_gaps_count_each_wrong_field():
     eps = [NS(outcome={"refunded_eur": 5.0, "replied": False}, expected={"refunded_eur": 5.0, "replied": True}),
            NS(outcome={"refunded_eur": 9.0, "replied": True}, expected={"refunded_eur": 5.0, "replied": True})]
     assert organic.outcome_gaps(eps).to_dict() == {"refunded_eur": 1, "replied": 1}
+
+
+def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_and_says_so():
+    from trajectory_judge.book.judges import PAPER_DECODING
+
+    rows = audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "qwen2.5:14b", "seed": 7},
+                              {"judges": "programmatic,outcome", "k": 3, "model": "qwen2.5:14b", "seed": 7}], "release", PAPER_DECODING)  # fmt: skip
+    assert rows.loc[0, "judges"] == "Self-consistency ×3" and rows.loc[0, "seed"] == "7, 8, 9 (paper's text)"
+    assert rows.loc[0, "temperature"] == "0.7 (paper's text)" and rows.loc[1, "temperature"] == "0 (paper's text)"
+    assert rows.loc[1, "judges"] == "Rules, Outcome" and rows.loc[1, "seed"] == "7"
+
+
+def test_setup_frame_refuses_a_release_ensemble_whose_record_contradicts_the_papers_text():
+    from trajectory_judge.book.judges import PAPER_DECODING
+
+    with pytest.raises(ValueError, match="release run settings: seed 5, k 3 differ from the paper's text"):
+        audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "m", "seed": 5}], "release", PAPER_DECODING)

@@ -22,7 +22,7 @@ from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.appendix import total_hours
 from trajectory_judge.book.paired import camera_ready_numbers, family_of, reply_unchanged_types
 from trajectory_judge.book.judges import judge_decoding
-from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, model_name, source_name
+from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, model_name, parse_judge_id, source_name
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 
 # --- judges ---------------------------------------------------------------------------------
@@ -296,32 +296,59 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
     return []
 
 
-def setup_frame(runs: Sequence[Mapping[str, Any]], source: str) -> pd.DataFrame:
+def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
 
     Temperature and seed are each judge's own (:func:`~trajectory_judge.book.judges.judge_decoding`):
     an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
-    A record that does not state a setting shows "not recorded".
+    A setting the record does not state is taken from ``stated`` (the paper's text,
+    :data:`~trajectory_judge.book.judges.PAPER_DECODING`) and marked so, else shown as "not recorded".
     """
     rows = []
     for r in runs:
-        server = r.get("server") or {}
-        dec = r.get("decoding") or {}
+        server, dec, kind = r.get("server") or {}, r.get("decoding") or {}, r.get("kind", "judges")
         judges = r.get("judges")
-        ids = judges if isinstance(judges, list) else [f"{j}:{r.get('model')}" for j in str(judges or "").split(",") if j]
-        decoding = {judge_decoding(j, dec) if dec else (None, r.get("seed")) for j in ids if j.split(":")[0] != "programmatic"}
+        ids = judges if isinstance(judges, list) else [_release_id(j, r) for j in str(judges or "").split(",") if j]
+        ids = ids if kind == "judges" else []
+        decoding = {judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if j != "programmatic"}
         temps = sorted({_setting(t) for t, _ in decoding}) or [NOT_RECORDED]
         seeds = sorted({_setting(s).replace(",", ", ") for _, s in decoding}) or [NOT_RECORDED]
-        names = [_run_judge_name(j) for j in ids] or [str(r.get("agent_model", ""))]
+        ctx = dec.get("num_ctx", server.get("n_ctx"))
+        if ctx is None and stated and ids:
+            ctx = f"{stated['num_ctx']}{STATED}"
         rows.append({
-            "source": source, "kind": r.get("kind", "judges"), "judges": ", ".join(names),
+            "source": source, "kind": kind, "judges": ", ".join(_run_judge_name(j) for j in ids) or "\u2013",
             "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
             "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
-            "host": r.get("host") or NOT_RECORDED, "context": _setting(dec.get("num_ctx", server.get("n_ctx"))),
+            "host": r.get("host") or NOT_RECORDED, "context": _setting(ctx),
             "temperature": "; ".join(temps), "seed": "; ".join(seeds),
         })  # fmt: skip
     cols = ["source", "kind", "judges", "model", "server", "host", "context", "temperature", "seed"]
     return pd.DataFrame(rows, columns=cols).drop_duplicates().reset_index(drop=True)
+
+
+STATED = " (paper's text)"
+"""Marks a setting taken from the paper's text because the release's run record does not keep it."""
+
+
+def _release_id(family: str, record: Mapping[str, Any]) -> str:
+    """A judge id from the release's run record (``selfcons`` with ``k`` samples as ``selfcons3:model``)."""
+    if family == "programmatic":
+        return family
+    k = record.get("k") if family == "selfcons" else None
+    return f"{family}{k or ''}:{record.get('model')}"
+
+
+def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | None) -> tuple[Any, Any]:
+    """(temperature, seed) of a release judge: the record's seed, the paper's text for the rest (marked)."""
+    if not stated:
+        return None, record.get("seed")
+    if parse_judge_id(judge).ensemble > 1:
+        seeds = stated["selfcons_seeds"]
+        if record.get("seed") != seeds[0] or record.get("k") != len(seeds):
+            raise ValueError(f"release run settings: seed {record.get('seed')}, k {record.get('k')} differ from the paper's text")
+        return f"{stated['selfcons_temperature']:g}{STATED}", ",".join(map(str, seeds)) + STATED
+    return f"{stated['temperature']:g}{STATED}", record.get("seed")
 
 
 NOT_RECORDED = "not recorded"
