@@ -11,8 +11,8 @@ _ARROW = '<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#333" stroke-wid
 
 
 def _box(x: int, y: int, w: int, h: int, title: str, lines: tuple[str, ...], fill: str) -> str:
-    parts = [_BOX.format(x=x, y=y, w=w, h=h, fill=fill), _TEXT.format(x=x + w // 2, y=y + 24, size=15, weight="bold", t=escape(title))]
-    parts += [_TEXT.format(x=x + w // 2, y=y + 44 + 18 * i, size=13, weight="normal", t=escape(s)) for i, s in enumerate(lines)]
+    parts = [_BOX.format(x=x, y=y, w=w, h=h, fill=fill), _TEXT.format(x=x + w // 2, y=y + 24, size=16, weight="bold", t=escape(title))]
+    parts += [_TEXT.format(x=x + w // 2, y=y + 45 + 18 * i, size=14, weight="normal", t=escape(s)) for i, s in enumerate(lines)]
     return "\n".join(parts)
 
 
@@ -29,8 +29,8 @@ def pipeline_svg(n_clean: int, n_silent: int, n_loud: int, n_types: int, n_strat
         _box(10, 10, 180, 70, "Instances", (f"{n_strata} strata, seeded",), grey),
         _box(230, 10, 180, 70, "Oracle", ("correct by construction",), blue),
         _ARROW.format(x1=190, y1=45, x2=228, y2=45),
-        _TEXT.format(x=95, y=104, size=12, weight="normal", t=escape(f"fault injector: {n_types} types,")),
-        _TEXT.format(x=95, y=120, size=12, weight="normal", t="one edit at a known step"),
+        _TEXT.format(x=85, y=102, size=13, weight="normal", t=escape(f"fault injector: {n_types} types,")),
+        _TEXT.format(x=85, y=118, size=13, weight="normal", t="one edit at a known step"),
         _box(10, 150, 125, 76, "Clean runs", (f"n = {n_clean}", "no fault"), green),
         _box(147, 150, 126, 76, "Silent faults", (f"n = {n_silent}", "outcome survived"), orange),
         _box(285, 150, 125, 76, "Loud faults", (f"n = {n_loud}", "outcome broken"), orange),
