@@ -202,7 +202,7 @@ an explicit 8192-token context, a 600 s timeout and no retries; the ensemble sam
 def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """The paper's judges (counterpart of its Table 2): view, model, samples, trajectories judged, and
     the decoding the paper states for each, checked against what its run record keeps."""
-    from trajectory_judge.book.style import judge_name, model_name
+    from trajectory_judge.book.style import judge_name
 
     for r in runs:  # the release keeps the seed and k; both must be the ones the paper states
         if r.get("seed") != PAPER_DECODING["seed"] or r.get("k") != len(PAPER_DECODING["selfcons_seeds"]):
@@ -217,7 +217,7 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
         temp = PAPER_DECODING["selfcons_temperature"] if ens else (PAPER_DECODING["temperature"] if s.is_llm else None)
         seeds = ", ".join(map(str, PAPER_DECODING["selfcons_seeds"])) if ens else (str(PAPER_DECODING["seed"]) if s.is_llm else None)
         rows.append({"Judge": judge_name(j), "Reads": "every step, by rule" if not s.is_llm else _VIEW_WORDS.get(s.view, s.view),
-                     "Model": model_name(s.model) if s.model else "none", "Samples": s.ensemble, "Judged": n,
+                     "Samples": s.ensemble, "Judged": n,
                      "Temperature": temp, "Seed": seeds or "\u2013"})  # fmt: skip
     return pd.DataFrame(rows).set_index("Judge")
 
