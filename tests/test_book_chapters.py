@@ -200,3 +200,10 @@ def test_sentences_built_from_data_have_no_template_seams(nb):
     for text in _glued_texts(nb):
         for pattern in SEAMS:
             assert not re.search(pattern, text), f"{nb.name}: {pattern!r} in {text[:200]!r}"
+
+
+def test_true_minus_signs_every_negative_number_and_nothing_else():
+    from trajectory_judge.book.appendix import true_minus
+
+    assert true_minus("-0.600‡") == "\u22120.600‡" and true_minus("0.1 (-0.2 to 0.3)") == "0.1 (\u22120.2 to 0.3)"
+    assert true_minus("pre-2024 a-1") == "pre-2024 a-1"

@@ -13,6 +13,7 @@ from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import (
     family_pairs,
     format_interval,
+    format_number,
     judge_name,
     list_text,
     model_name,
@@ -179,8 +180,14 @@ FLOOR_HEADERS: dict[str, str] = {
 
 def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     """:func:`floor_table` (with ``completion_tokens``) as shown: counts, rates, headers in words."""
+    from trajectory_judge.book.appendix import true_minus
+    from trajectory_judge.book.style import MISSING
+
     cols = ["flagged", "n", "flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all", "completion_tokens"]
-    return floor[cols].astype({"flagged": int, "n": int}).rename(columns=FLOOR_HEADERS)
+    out = floor[cols].astype({"flagged": int, "n": int})
+    for c in ("recall_minus_far", "paired_all"):  # differences: signed with a true minus, like every interval
+        out[c] = [MISSING if pd.isna(x) else true_minus(format_number(float(x), 3)) for x in out[c]]
+    return out.rename(columns=FLOOR_HEADERS)
 
 
 def flag_all_sentence(floor: pd.DataFrame, judges: Sequence[str]) -> str:
