@@ -207,3 +207,16 @@ def test_true_minus_signs_every_negative_number_and_nothing_else():
 
     assert true_minus("-0.600‡") == "\u22120.600‡" and true_minus("0.1 (-0.2 to 0.3)") == "0.1 (\u22120.2 to 0.3)"
     assert true_minus("pre-2024 a-1") == "pre-2024 a-1"
+
+
+def test_a_group_of_tables_explains_its_marks_once_under_the_last():
+    from trajectory_judge.book.results import notes_once
+    from trajectory_judge.book.tables import BookTable
+
+    def t(name, marks):
+        notes = f'<p class="tj-table-notes">{"; ".join(marks)}.</p>\n' if marks else ""
+        return BookTable(f'<div class="tj-table-block"><table></table>\n{notes}</div>\n', name, "c")
+
+    a, b, c = notes_once([t("a", ["† exact"]), t("b", []), t("c", ["* structural", "† exact"])])
+    assert "tj-table-notes" not in a.html + b.html
+    assert c.html.count("tj-table-notes") == 1 and "* structural; † exact." in c.html and c.html.endswith("</div>\n")
