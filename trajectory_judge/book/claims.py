@@ -24,7 +24,8 @@ QUALITY_AXES: tuple[str, ...] = (
 """The quality axes on which the ensemble is compared with one greedy pass."""
 
 
-_DELTAS = frozenset({"view_silent_delta", "outcome_gap", "selfcons_ece", "selfcons_within_noise", "rules_type_best"})
+_DELTAS = frozenset({"view_silent_delta", "outcome_gap", "selfcons_ece", "selfcons_within_noise", "rules_type_best",
+                     "table9_only_calibration"})
 """Claims whose value is a difference, written with its sign."""
 
 
@@ -214,8 +215,25 @@ def _results(rep: Report) -> list[Claim]:
     claims.append(Claim("table9_only_calibration", "results", "Table 9 caption",
                         "the ensemble's quality differences from one greedy pass straddle zero on every axis except calibration, "
                         "where the ensemble is worse", ece.value, ece.low, ece.high, "bootstrap",
-                        f"the ECE difference; {number_word(len(only))} of {number_word(len(QUALITY_AXES))} axes exclude zero",
+                        f"the ECE difference; {number_word(len(only))} of {number_word(len(QUALITY_AXES))} axes "
+                        f"{'excludes' if len(only) == 1 else 'exclude'} zero",
                         ok, "other axes exclude zero too" if not ok else ""))  # fmt: skip
+    st, pub = rep.judges[P.STEP], P.PUBLISHED_MAIN[P.STEP]
+    v, lo, hi, how = _metric(rep, P.STEP, "step_exact")
+    n_loc, n_pub = int(st.metrics["step_exact_n"] or 0), int(P.PUBLISHED_COUNTS["step_exact_n"].value)
+    ok = round(v, 3) == pub["step_exact"] and n_loc == n_pub
+    claims.append(Claim("step_localisation", "results", "§6", f"the step judge localises nearly exactly, "
+                        f"{format_number(pub['step_exact'])} over its {n_pub} scored cases", v, lo, hi, how,
+                        f"over {n_loc} scored cases", ok, "the value or its denominator differs"))  # fmt: skip
+    v, lo, hi, how = _metric(rep, P.STEP, "ece")
+    o = _metric(rep, P.OUTCOME, "ece")
+    ok = round(v, 3) == pub["ece"] and round(o[0], 3) == P.PUBLISHED_MAIN[P.OUTCOME]["ece"] and hi < o[1]  # type: ignore[operator]
+    claims.append(Claim("step_calibration", "results", "§6", f"the step judge's stated confidence is nearly honest, ECE "
+                        f"{format_number(pub['ece'])} against the outcome judge's {format_number(P.PUBLISHED_MAIN[P.OUTCOME]['ece'])}",
+                        v, lo, hi, how, f"against {format_interval(*o)}", ok, "the ECEs differ from the printed ones or overlap"))  # fmt: skip
+    rs = float(rep.judges[P.RULES].metrics["silent_recall"])  # type: ignore[arg-type]
+    claims.append(Claim("rules_silent", "results", "§6", "the rule engine still misses more than half of the silent faults",
+                        rs, None, None, "structural", "its silent recall, fixed by the design", rs < 0.5, "it catches half or more"))
     rules = float(rep.judges[P.RULES].metrics["type_macro_f1"])  # type: ignore[arg-type]
     best = max((j for j in rep.judges if j != P.RULES), key=lambda j: rep.judges[j].metrics["type_macro_f1"] or 0)
     b = float(rep.judges[best].metrics["type_macro_f1"])  # type: ignore[arg-type]
