@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis import published as P
-from trajectory_judge.book.appendix import total_hours
+from trajectory_judge.book.appendix import total_hours, true_minus
 from trajectory_judge.book.paired import camera_ready_numbers, reply_unchanged_types
 from trajectory_judge.book.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
     NOT_RECORDED,
@@ -309,7 +309,8 @@ def quantity_name(quantity: str) -> str:
 
 
 def _value_text(x: float, digits: int) -> str:
-    return format_number(x, 0, count=True) if not _missing(x) and float(x).is_integer() else format_number(x, digits)
+    text = format_number(x, 0, count=True) if not _missing(x) and float(x).is_integer() else format_number(x, digits)
+    return true_minus(text)
 
 
 def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
