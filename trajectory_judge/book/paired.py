@@ -201,7 +201,9 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     from trajectory_judge.book.style import format_number
 
     keys = list(next(iter(numbers.values())))
-    data = {c: [format_number(v[k], 3, count=k in CAMERA_READY_COUNTS) for k in keys] for c, v in numbers.items()}
+    from trajectory_judge.book.appendix import true_minus
+
+    data = {c: [true_minus(format_number(v[k], 3, count=k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
 
 
