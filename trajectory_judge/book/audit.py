@@ -1,5 +1,6 @@
 """Helpers of the audit (``notebooks/audit.md``): every published number recomputed from the
-paper's verdicts, with a verdict per number, and the comparison of our run's set-up with the release's.
+paper's verdicts, with a verdict per number (the comparison of our run's set-up with the release's is
+in :mod:`trajectory_judge.book.setups`, re-exported here).
 
 Each row of :func:`audit_frame` ends in one of :data:`VERDICTS`: *reproduces* (equal at the printed
 precision), *within Monte-Carlo noise, measured* (an interval bound off in its last digit whose
@@ -9,27 +10,24 @@ data settle an inconsistency of the text, said in ``why``), or *cannot be recomp
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis import published as P
-from trajectory_judge.analysis.cost import read_run_records
-from trajectory_judge.book.appendix import total_hours
-from trajectory_judge.book.paired import camera_ready_numbers, family_of, reply_unchanged_types
-from trajectory_judge.book.style import FAMILY_NAMES, LABELS, _missing, format_number, judge_name, label, source_name
-from trajectory_judge.models import FAILURE_TYPES, design_cell, judge_kind
-
-# --- judges ---------------------------------------------------------------------------------
-FAMILIES: tuple[str, ...] = ("programmatic", "outcome", "step", "reply", "selfcons3")
-"""Judge families in report order (others follow)."""
-
-
-
+from trajectory_judge.book.appendix import total_hours, true_minus
+from trajectory_judge.book.paired import camera_ready_numbers, reply_unchanged_types
+from trajectory_judge.book.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
+    NOT_RECORDED,
+    STATED,
+    comparison_frame,
+    read_runs,
+    setup_frame,
+)
+from trajectory_judge.book.style import LABELS, _missing, format_number, judge_name, label
+from trajectory_judge.models import FAILURE_TYPES, design_cell
 
 # --- auditing the published numbers ----------------------------------------------------------------
 REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
@@ -263,58 +261,6 @@ def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int =
     return pd.Series(counts.cumsum().to_numpy() / resamples, index=counts.index / len(silent), name="cdf").rename_axis("delta")
 
 
-# --- our edition beside the release ----------------------------------------------------------------
-COMPARE_METRICS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece", "s_per_traj")
-
-
-def comparison_frame(ours, release) -> pd.DataFrame:
-    """Judge by judge, family by family: our judges' metrics beside the release's, with their n."""
-    rows = []
-    for source, rep in (("edition", ours), ("release", release)):
-        for j, jr in rep.judges.items():
-            family = "python" if judge_kind(j) == "python" else family_of(j)  # FAMILY_NAMES: "Python judge"
-            rows.append({"family": family, "source": source, "judge": j, "n": jr.n,
-                         **{m: jr.metrics.get(m) for m in COMPARE_METRICS}})  # fmt: skip
-    df = pd.DataFrame(rows)
-    rank = {f: i for i, f in enumerate(FAMILIES)}
-    df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
-    df = df.sort_values(["_r", "source", "judge"], kind="stable").drop(columns="_r")
-    df["source"] = df["source"].map(source_name)
-    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(family_of(f + ":x") if f[-1:].isdigit() else f, f))
-    return df.set_index(["family", "source", "judge"]).astype({m: float for m in COMPARE_METRICS})
-
-
-def read_runs(directory: str | Path) -> list[dict[str, Any]]:
-    """Run records of a data directory: ``runs.jsonl`` (ours) or ``run.json`` (the release); [] when absent."""
-    d = Path(directory)
-    if (d / "runs.jsonl").exists():
-        return read_run_records(d)
-    if (d / "run-settings.jsonl").exists():  # the projection of the release's run.json
-        return [json.loads(ln) for ln in (d / "run-settings.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()]
-    if (d / "run.json").exists():
-        return list(json.loads((d / "run.json").read_text(encoding="utf-8")).get("runs", []))
-    return []
-
-
-def setup_frame(runs: Sequence[Mapping[str, Any]], source: str) -> pd.DataFrame:
-    """One row per distinct set-up in run records: judges, model, server, hardware host, decoding."""
-    rows = []
-    for r in runs:
-        server = r.get("server") or {}
-        dec = r.get("decoding") or {}
-        judges = r.get("judges")
-        rows.append({
-            "source": source, "kind": r.get("kind", "judges"),
-            "judges": ", ".join(judges) if isinstance(judges, list) else str(judges or r.get("agent_model", "")),
-            "model": r.get("model"), "server": server.get("server", "ollama (per README)" if source == "release" else None),
-            "model file": Path(server["model_path"]).name if server.get("model_path") else None,
-            "host": r.get("host"), "n_ctx": dec.get("num_ctx", server.get("n_ctx")),
-            "temperature": dec.get("temperature"), "seed": dec.get("seed", r.get("seed")),
-        })  # fmt: skip
-    df = pd.DataFrame(rows, columns=["source", "kind", "judges", "model", "server", "model file", "host", "n_ctx", "temperature", "seed"])
-    return df.astype(object).where(df.notna(), "").drop_duplicates().reset_index(drop=True)
-
-
 def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
     """Every published interval bound and delta recomputed in each of ``reports`` (seed -> report): range, and how often it prints the same.
 
@@ -345,7 +291,7 @@ _JUDGE_ID = re.compile(r"\b(programmatic|[a-z]+\d*:[\w.\-]+:[\w.]+)")
 def quantity_name(quantity: str) -> str:
     """An audit quantity in words: judge ids as judge names, metric keys as their labels, a fact
     key followed by its description as the description."""
-    fact = re.match(r"^[\w.]+ \((.*)\)$", quantity)
+    fact = re.match(r"^[\w.:\-]+ \((.*)\)$", quantity)
     if fact:
         text = fact.group(1)
         return text[:1].upper() + text[1:]
@@ -363,7 +309,8 @@ def quantity_name(quantity: str) -> str:
 
 
 def _value_text(x: float, digits: int) -> str:
-    return format_number(x, 0, count=True) if not _missing(x) and float(x).is_integer() else format_number(x, digits)
+    text = format_number(x, 0, count=True) if not _missing(x) and float(x).is_integer() else format_number(x, digits)
+    return true_minus(text)
 
 
 def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
@@ -386,3 +333,14 @@ def verdict_counts(checks: pd.DataFrame) -> pd.DataFrame:
     summary = audit_summary(checks)
     rows = [(VERDICT_MARKS[v], v[:1].upper() + v[1:], summary[v]) for v in VERDICTS if v != DIFFERS or summary[v]]
     return pd.DataFrame(rows, columns=["Verdict", "Meaning", "Numbers"]).set_index("Verdict")
+
+
+def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
+    """The audit rows that do not simply reproduce, except the organic-episode counts (whose one reason,
+    that the release holds no episodes, the chapter says once)."""
+    return checks[(checks["verdict"] != REPRODUCES) & ~checks["quantity"].str.startswith("organic_")]
+
+
+def contradictions_markdown(claims) -> str:
+    """The contradicted statements as a Markdown list, one item per statement, led by where it is."""
+    return "\n".join(f"- **{c.where}.** {c.sentence()}" for c in claims.contradicted()) + "\n"

@@ -4,6 +4,7 @@ settings every recorded run used.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -42,6 +43,35 @@ def view_paragraph(view: str) -> str:
     return view_prefix(view)[len(SHARED_PREFIX) :]
 
 
+def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
+    """The (temperature, seed) ``judge`` decoded with, from its run record's ``decoding``.
+
+    A single-pass judge has the record's own; an ensemble has its sampling temperature and all its
+    seeds (``"7,8,9"``); a member (``step@T0.7/seed8:...``) has the sampling temperature and its own
+    seed. A member whose id disagrees with the record's sampling settings raises ValueError.
+    """
+    sc = decoding.get("selfcons") or {}
+    member = _member(judge)
+    if member is not None:
+        temp, seed = member
+        if sc and (float(sc.get("temperature")) != temp or seed not in sc.get("seeds", [])):
+            raise ValueError(f"run record: member {judge!r} is not one of the ensemble's samples "
+                             f"(temperature {sc.get('temperature')}, seeds {sc.get('seeds')})")
+        return temp, seed
+    if parse_judge_id(judge).ensemble > 1 and sc:
+        return sc.get("temperature"), ",".join(map(str, sc.get("seeds", [])))
+    return decoding.get("temperature"), decoding.get("seed")
+
+
+def _member(judge: str) -> tuple[float, int] | None:
+    """(temperature, seed) named by a member id, or None for any other judge id."""
+    m = _MEMBER_ID.match(judge)
+    return (float(m.group(1)), int(m.group(2))) if m else None
+
+
+_MEMBER_ID = re.compile(r"^[a-z]+@T([0-9.]+)/seed(\d+):.+$")
+
+
 def run_settings(data_dir: str | Path) -> pd.DataFrame:
     """Decoding settings per (run, judge) from ``runs.jsonl``; an empty frame when there is none.
 
@@ -64,9 +94,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
                              per.get("verdicts"), rec.get("started")))  # fmt: skip
                 continue
             sha = srv.get("model_sha256")
-            temp, seed = dec.get("temperature"), dec.get("seed")
-            if parse_judge_id(judge).ensemble > 1 and dec.get("selfcons"):
-                temp, seed = dec["selfcons"].get("temperature"), ",".join(map(str, dec["selfcons"].get("seeds", [])))
+            temp, seed = judge_decoding(judge, dec)
             rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
                          temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
                          dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip
@@ -133,8 +161,10 @@ def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
     if not missing:
         return {1: "The run records cover the one LLM judge", 2: "The run records cover both LLM judges"}.get(
             len(llm), f"The run records cover all {len(llm)} LLM judges")
+    from trajectory_judge.book.style import judge_name, list_text
+
     text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
-    return text + f"; none covers {', '.join(missing)}"
+    return text + f"; none covers {list_text([judge_name(j) for j in missing])}"
 
 
 def greedy_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
@@ -146,8 +176,10 @@ def greedy_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
     if not sampled:
         return ("Single-pass judges decode greedily at a fixed seed, so a rerun against the same model file and "
                 "server build reproduces their verdicts")
+    from trajectory_judge.book.style import judge_name, list_text
+
     return (f"These single-pass judges sampled above temperature zero in some run, so a rerun may give other "
-            f"verdicts: {', '.join(sampled)}")
+            f"verdicts: {list_text([judge_name(j) for j in sampled])}")
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
@@ -173,14 +205,21 @@ def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def builds_sentence(summary: pd.DataFrame) -> str:
-    """The servers and builds the run records name, in one sentence (per judge only when they differ)."""
-    served = summary[summary["server"] != "Python judge"]
-    if served.empty:
+    """The servers the run records name, in one sentence; the build strings stay in ``runs.jsonl``."""
+    served = summary[summary["server"] != "Python judge"] if not summary.empty else summary
+    unknown = {"None", "nan", NOT_REPORTED}
+    servers = sorted({str(x) for x in served["server"] if x is not None and str(x) not in unknown}) if not served.empty else []
+    if not servers:
         return "No run record names a server"
-    per_judge = {j: f"{srv} ({b})" for j, srv, b in zip(served["judge"], served["server"], served["builds"])}
-    if len(set(per_judge.values())) == 1:
-        return f"The run records of every judge name the same server and builds: {next(iter(per_judge.values()))}"
-    return "The run records name these servers and builds: " + "; ".join(f"{j}: {b}" for j, b in per_judge.items())
+    builds = sorted({b.strip() for bs in served["builds"] for b in str(bs).split(",") if b.strip() and b.strip() not in unknown})
+    where = "each run's record in runs.jsonl names its build"
+    if not builds:
+        where = "no run record reports its build"
+    if len(servers) == 1 and not builds:
+        return f"Every run used the same server, {servers[0]}; {where}"
+    if len(servers) == 1:
+        return f"Every run used the same server, {servers[0]}, in {len(builds)} recorded build{'s' if len(builds) != 1 else ''}; {where}"
+    return f"The runs used {len(servers)} servers ({', '.join(servers)}); {where}"
 
 
 def task_name(task: str) -> str:
@@ -203,3 +242,62 @@ def compute_frame(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     out.index = pd.Index([task_name(t) for t in out.index], name="run kind")
     return out
+
+
+# --- the paper's judges, as the paper states them -----------------------------------------------
+PAPER_DECODING: dict[str, Any] = {
+    "temperature": 0.0, "seed": 7, "num_ctx": 8192, "timeout_s": 600, "retries": 0,
+    "selfcons_temperature": 0.7, "selfcons_seeds": (7, 8, 9),
+}  # fmt: skip
+"""The paper's decoding settings as it states them in words (paper §4 and Appendix D): greedy, seed 7,
+an explicit 8192-token context, a 600 s timeout and no retries; the ensemble samples at 0.7 with seeds
+7, 8 and 9. The release's run record keeps only the seed and the ensemble size."""
+
+
+def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The paper's judges (counterpart of its Table 2): view, model, samples, trajectories judged, and
+    the decoding the paper states for each, checked against what its run record keeps."""
+    from trajectory_judge.book.style import judge_name
+
+    for r in runs:  # the release keeps the seed and k; both must be the ones the paper states
+        if r.get("seed") != PAPER_DECODING["seed"] or r.get("k") != len(PAPER_DECODING["selfcons_seeds"]):
+            raise ValueError(f"release run settings: seed {r.get('seed')}, k {r.get('k')} differ from the paper's text")
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.judge_id] = counts.get(v.judge_id, 0) + 1
+    rows = []
+    for j, n in counts.items():
+        s = parse_judge_id(j)
+        ens = s.ensemble > 1
+        temp = PAPER_DECODING["selfcons_temperature"] if ens else (PAPER_DECODING["temperature"] if s.is_llm else None)
+        seeds = ", ".join(map(str, PAPER_DECODING["selfcons_seeds"])) if ens else (str(PAPER_DECODING["seed"]) if s.is_llm else None)
+        rows.append({"Judge": judge_name(j), "Reads": "every step, by rule" if not s.is_llm else _VIEW_WORDS.get(s.view, s.view),
+                     "Samples": s.ensemble, "Judged": n,
+                     "Temperature": temp, "Seed": seeds or "\u2013"})  # fmt: skip
+    return pd.DataFrame(rows).set_index("Judge")
+
+
+_VIEW_WORDS = {"outcome": "goal and final reply", "step": "every step", "reply": "every step, asked about the reply"}
+
+
+def member_settings_agree(settings: pd.DataFrame, temperature: float, seeds: Sequence[int]) -> bool:
+    """True when every ensemble member in :func:`run_settings` has ``temperature`` and one of ``seeds``,
+    and every seed is there (the seed chapter's settings)."""
+    members = settings[settings["judge"].map(lambda j: _member(j) is not None)]
+    if members.empty:
+        return True
+    return bool((members["temperature"].astype(float) == temperature).all()) and set(members["seed"].astype(int)) == set(seeds)
+
+
+def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
+    """The parsed-ids table as shown: the judge's name (view and model in words), its id, samples and
+    verdicts (and the unparseable ones, when counted)."""
+    from trajectory_judge.book.style import judge_name
+
+    out = pd.DataFrame({
+        "Judge": [judge_name(j) for j in judges.index], "Judge id": list(judges.index),
+        "Samples": list(judges["ensemble"]), "Judged": list(judges["judged"]),
+    })  # fmt: skip
+    if "unparseable" in judges:
+        out["Unparseable"] = list(judges["unparseable"])
+    return out.set_index("Judge")

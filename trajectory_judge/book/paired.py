@@ -155,11 +155,16 @@ def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
     """What the data say about recall on faults hidden from an outcome view, judge by judge."""
     if hidden.empty:
         return "No judge with an outcome view is in the data yet, so the claim cannot be checked here."
+    from trajectory_judge.book.style import format_number, judge_name
+
     parts = []
     for j, r in hidden.iterrows():
         same = "identical to" if r["disagree"] == 0 else f"different from (on {r['disagree']} faults)"
-        parts.append(f"{j} flags {r['fault_rate']:.3f} of the {int(r['n'])} hidden faults and {r['parent_rate']:.3f} of their "
-                     f"clean parents, its verdicts {same} its verdicts on the parents (paired {r['paired']:+.3f})")  # fmt: skip
+        paired = format_number(float(r["paired"]), 3)
+        paired = ("+" + paired) if float(r["paired"]) > 0 else paired.replace("-", "\u2212")
+        parts.append(f"{judge_name(str(j))} flags a share of {format_number(float(r['fault_rate']), 3)} of the {int(r['n'])} hidden "
+                     f"faults and {format_number(float(r['parent_rate']), 3)} of their clean parents, its verdicts {same} its "
+                     f"verdicts on the parents (paired {paired})")  # fmt: skip
     return "; ".join(parts) + "."
 
 
@@ -196,7 +201,9 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     from trajectory_judge.book.style import format_number
 
     keys = list(next(iter(numbers.values())))
-    data = {c: [format_number(v[k], 3, count=k in CAMERA_READY_COUNTS) for k in keys] for c, v in numbers.items()}
+    from trajectory_judge.book.appendix import true_minus
+
+    data = {c: [true_minus(format_number(v[k], 3, count=k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
 
 

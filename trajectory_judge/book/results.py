@@ -6,6 +6,7 @@ Every helper works for any set of judges found in the data.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -13,6 +14,7 @@ import pandas as pd
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.figures import FALSE_ALARM, judge_style, legend_outside
 from trajectory_judge.book.style import (
+    MARKS,
     _missing,
     format_interval,
     format_number,
@@ -23,6 +25,7 @@ from trajectory_judge.book.style import (
     source_name,
     with_source,
 )
+from trajectory_judge.book.tables import BookTable
 from trajectory_judge.models import FAILURE_TYPES
 
 
@@ -275,3 +278,23 @@ def no_signal_clause(sig: pd.DataFrame) -> str:
     names = [judge_name(j) for j in sig.index[sig["silent_minus_far"] <= 0]]
     head = f"for {plural(len(names), 'judge')} silent recall does not exceed the false-alarm rate"
     return head + (f" ({list_text(names)})" if names else "")
+
+
+_NOTES = re.compile(r'<p class="tj-table-notes">(.*?)\.</p>\n')
+
+
+def notes_once(tables: list[BookTable]) -> list[BookTable]:
+    """A group of tables with the marks' notes said once, under the last table of the group: each
+    table loses its own notes line and the last one carries every mark any of them uses."""
+    items: list[str] = []
+    for t in tables:
+        for m in _NOTES.finditer(t.html):
+            items += [i for i in m.group(1).split("; ") if i not in items]
+    order = {m: k for k, m in enumerate(MARKS)}
+    items.sort(key=lambda i: order.get(i.split(" ", 1)[0], len(order)))
+    out = [BookTable(_NOTES.sub("", t.html), t.name, t.caption) for t in tables]
+    if items and out:
+        last = out[-1]
+        note = f'<p class="tj-table-notes">{"; ".join(items)}.</p>\n'
+        out[-1] = BookTable(last.html[: last.html.rindex("</div>")] + note + "</div>\n", last.name, last.caption)
+    return out

