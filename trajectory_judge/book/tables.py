@@ -102,10 +102,55 @@ def text_columns(text: pd.DataFrame) -> list[Any]:
     return out
 
 
+_INTERVAL_CELL = re.compile(
+    r"(<td\b[^>]*>)([<>≤≥]?\s?[\-−]?\d[\d.,]*%?)\s(\([\-−]?\d[\d.,]*(?:–| to )[\-−]?\d[\d.,]*\)[*†‡]?)(</td>)")
+"""A cell holding a value and its interval, ``0.616 (0.59–0.64)`` or ``−0.180 (−0.28 to −0.08)†``."""
+
+
+def _interval_spans(html_text: str) -> str:
+    """Each value-and-interval cell as two unbreakable parts, value then interval: one line in the
+    text column, the interval on its own line under the value on a phone (``book.css``)."""
+    return _INTERVAL_CELL.sub(r'\1<span class="tj-v">\2</span> <span class="tj-ci">\3</span>\4', html_text)
+
+
+def row_groups(index: pd.Index) -> list[Any] | None:
+    """The outer labels of a row index whose outer level groups its rows (a source, a pair of judges),
+    one per row; None for a flat index or an outer level that changes on every row."""
+    if index.nlevels < 2 or len(index) < 2:
+        return None
+    outer = list(index.get_level_values(0))
+    runs = 1 + sum(a != b for a, b in zip(outer, outer[1:]))
+    return outer if runs < len(outer) else None
+
+
+def _group_rows(html_text: str, groups: list[Any], width: int) -> str:
+    """Insert a heading row (``tr.tj-group``, spanning ``width`` columns) above each group of rows, so
+    the outer row label is read once per group instead of taking a column of its own."""
+    head, sep, rest = html_text.partition("<tbody>\n")
+    body, end, tail = rest.partition("</tbody>")
+    rows = re.split(r"(?=^\s*<tr>)", body, flags=re.M)
+    rows = [r for r in rows if r.strip()]
+    if len(rows) != len(groups):
+        return html_text  # not the Styler layout this expects: leave the table as it is
+    out = []
+    for i, (row, group) in enumerate(zip(rows, groups)):
+        if i == 0 or group != groups[i - 1]:
+            label = html.escape(str(group))
+            out.append(f'    <tr class="tj-group">\n      <th class="tj-group-label" colspan="{width}">'
+                       f'<span>{label}</span></th>\n    </tr>\n')
+        out.append(row)
+    return head + sep + "".join(out) + end + tail
+
+
 def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     """The Styler HTML of a text frame, with a fixed id and one header row where possible; text
-    columns flush left, numbers flush right (``book.css``)."""
+    columns flush left, numbers flush right (``book.css``). An outer row level that groups the rows
+    becomes a heading row above each group (:func:`row_groups`), and a value's interval may go under
+    it on a narrow screen."""
     frame = text.copy()
+    groups = row_groups(frame.index) if show_index else None
+    if groups is not None:
+        frame.index = frame.index.droplevel(0)
     if show_index and frame.index.nlevels == 1 and frame.columns.nlevels == 1 and frame.index.name:
         frame.columns.name, frame.index.name = frame.index.name, None  # row-label header in the same row
     styler = frame.style.set_uuid(uid).set_table_attributes('class="tj-table"')
@@ -117,7 +162,10 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
         styler = styler.hide(axis="index")
     elif frame.index.nlevels > 1:
         styler = styler.hide(names=True, axis="index")
-    return styler.to_html()
+    out = styler.to_html()
+    if groups is not None:
+        out = _group_rows(out, groups, frame.index.nlevels + len(frame.columns))
+    return _interval_spans(out)
 
 
 def _notes_html(text: pd.DataFrame) -> str:
