@@ -215,3 +215,12 @@ def test_a_figure_at_the_book_width_is_legible_on_a_phone_and_a_wide_one_is_not(
         ax2.plot([0, 1], [0, 1])
         shown = {k: figures.smallest_text_px(figures.show(f, k).svg) for k, f in (("narrow", narrow), ("wide", wide))}
     assert shown["narrow"] >= figures.MIN_PHONE_TEXT_PX > shown["wide"]
+
+
+def test_a_table_of_sentences_stacks_on_a_phone_with_each_cell_labelled_by_its_header():
+    sentences = pd.DataFrame({"why": ["3 of 10 seeds print the published value at three decimals", "exact"], "n": [3, 4]})
+    html = tables.table(sentences, name="tbl-why", caption="C", index=False).html
+    assert 'class="tj-table tj-stack"' in html and html.count('data-label="Why"') == 2 and html.count('data-label="n"') == 2
+    assert "tj-stack" not in tables.table(_frame(), name="tbl-t", caption="C").html  # numbers scroll, they are not stacked
+    wrapped = tables.wrap_headers(tables.table(sentences, name="tbl-why", caption="C", index=False)).html
+    assert 'class="tj-table tj-wrap-head tj-stack"' in wrapped and 'class="tj-table-block"' in wrapped

@@ -94,6 +94,13 @@ text of paragraphs, list items and captions)."""
 # Measured on the chapters before their restyling (issue 16; `.ci/run`, 1400 and 390 px). Each entry
 # is the largest count over the two widths. Delete an entry when its chapter is fixed.
 KNOWN: dict[tuple[str, str], int] = {
+    # issue 22: sentences built from data that read as templates ("5 of the 5", "between 400 and 400",
+    # "Of the 1 outcome-view judge", "39 of the 39"); their wording is chapter content, fixed with it
+    ("notebooks/judges", "template_seams"): 1,
+    ("notebooks/metrics", "template_seams"): 1,
+    ("notebooks/results", "template_seams"): 1,
+    ("notebooks/analysis", "template_seams"): 1,
+    ("notebooks/audit", "template_seams"): 1,
 }
 
 MEASURE_JS = r"""(paper) => {
@@ -300,7 +307,7 @@ def _cases():
     for doc in PAGES:
         for check in CHECKS:
             known = KNOWN.get((doc, check))
-            marks = [pytest.mark.xfail(strict=True, reason=f"measured {known} before the chapter's restyling (issue 16)")] if known else []
+            marks = [pytest.mark.xfail(strict=True, reason=f"measured {known} before the chapter was fixed")] if known else []
             yield pytest.param(doc, check, id=f"{doc}:{check}", marks=marks)
 
 

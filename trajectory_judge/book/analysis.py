@@ -106,11 +106,12 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    from trajectory_judge.book.figures import PHONE_WIDTH_IN
     from trajectory_judge.book.style import label
 
     ncols = min(2, max(1, len(judges)))
     nrows = max(1, math.ceil(len(judges) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.7, 2.45 * nrows + 0.7), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PHONE_WIDTH_IN, 2.45 * nrows + 0.7), squeeze=False)
     codes: dict[str, str] = {}
     for k, (ax, j) in enumerate(zip(axes.flat, judges)):
         left = k % ncols == 0

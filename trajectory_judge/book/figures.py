@@ -38,13 +38,13 @@ FALSE_ALARM: dict[str, Any] = {"color": OKABE_ITO["black"], "marker": "x", "labe
 MIN_FONT_PT = 9
 """No text in a figure is smaller than this at the size it is drawn."""
 
-PHONE_COLUMN_PX = 358
-"""The text column of the book on a 390 px phone, in CSS pixels (the figure is scaled to fit it)."""
+PHONE_COLUMN_PX = 340
+"""The width a figure is shown at on a 390 px phone, in CSS pixels (the figure is scaled to fit it)."""
 
 MIN_PHONE_TEXT_PX = 9.0
 """The smallest figure text a phone may show, in CSS pixels."""
 
-PHONE_WIDTH_IN = 4.7
+PHONE_WIDTH_IN = 4.4
 """The widest a figure is drawn, in inches: at this width :data:`MIN_FONT_PT` text, scaled into
 :data:`PHONE_COLUMN_PX`, still renders at :data:`MIN_PHONE_TEXT_PX` or more, so one SVG serves the
 desktop and the phone."""

@@ -87,11 +87,11 @@ def paired_figure(detail: pd.DataFrame):
     above the panels, one judge a line, so the figure stays narrow enough for a phone."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.figures import judge_style
+    from trajectory_judge.book.figures import PHONE_WIDTH_IN, judge_style
     from trajectory_judge.book.style import label
 
     judges = list(dict.fromkeys(detail["judge"]))
-    fig, axes = plt.subplots(2, 1, figsize=(4.7, 5.4 + 0.2 * len(judges)), sharex=True)
+    fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 5.4 + 0.2 * len(judges)), sharex=True)
     for ax, col, title in zip(axes, ("fault_rate", "paired"), ("Recall on the faults", "Paired discrimination")):
         wide = paired_wide(detail, col, PAIRED_VIEW_GROUPS).T
         k = len(wide.columns)

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.figures import FALSE_ALARM, judge_style
+from trajectory_judge.book.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
 from trajectory_judge.book.style import (
     _missing,
     format_interval,
@@ -115,7 +115,7 @@ def recall_figure(rep: Report) -> Any:
 
     df = recall_frame(rep)
     order = list(dict.fromkeys(df["judge"]))
-    fig, ax = plt.subplots(figsize=(4.7, 0.62 * len(order) + 1.3))
+    fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 0.62 * len(order) + 1.3))
     for i, j in enumerate(order):
         colour = judge_style(j)["color"]
         for k, s in enumerate(("silent", "loud")):
@@ -146,7 +146,7 @@ def reliability_figure(rep: Report) -> Any:
     hand-set constants, not a measurement. The legend sits below the axes, in one column."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(4.7, 3.9 + 0.2 * len(rep.judges)))
+    fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 3.9 + 0.2 * len(rep.judges)))
     ax.plot([0.5, 1.0], [0.5, 1.0], ls="--", color="grey", lw=1, label="Perfect calibration")
     for j, jr in rep.judges.items():
         bins = rep.calibration_bins(j)

@@ -113,6 +113,26 @@ def _interval_spans(html_text: str) -> str:
     return _INTERVAL_CELL.sub(r'\1<span class="tj-v">\2</span> <span class="tj-ci">\3</span>\4', html_text)
 
 
+STACK_CHARS = 48
+"""A table with a text cell or row label this long holds sentences: on a phone its rows are stacked as
+cards, one "header: value" line per cell (``table.tj-stack`` in ``book.css``), instead of scrolling."""
+
+
+def holds_sentences(text: pd.DataFrame) -> bool:
+    """True when a text column or the row labels of ``text`` hold a cell of :data:`STACK_CHARS` or more."""
+    cells = [v for c in text_columns(text) for v in text[c]] + [str(v) for v in text.index.get_level_values(-1)]
+    return text.columns.nlevels == 1 and any(isinstance(v, str) and len(v) >= STACK_CHARS for v in cells)
+
+
+_DATA_CELL = re.compile(r'<td id="T_[^"]*_row\d+_col(\d+)" class="data ')
+
+
+def _stacked(html_text: str, columns: Sequence[Any]) -> str:
+    """The table marked ``tj-stack``, each data cell carrying its column header as ``data-label``."""
+    out = html_text.replace('class="tj-table', 'class="tj-table tj-stack', 1)
+    return _DATA_CELL.sub(lambda m: f'<td data-label="{html.escape(str(columns[int(m.group(1))]))}"{m.group(0)[3:]}', out)
+
+
 def row_groups(index: pd.Index) -> list[Any] | None:
     """The outer labels of a row index whose outer level groups its rows (a source, a pair of judges),
     one per row; None for a flat index or an outer level that changes on every row."""
@@ -163,6 +183,8 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     elif frame.index.nlevels > 1:
         styler = styler.hide(names=True, axis="index")
     out = styler.to_html()
+    if holds_sentences(frame):
+        out = _stacked(out, list(frame.columns))
     if groups is not None:
         out = _group_rows(out, groups, frame.index.nlevels + len(frame.columns))
     return _interval_spans(out)
@@ -209,4 +231,4 @@ def dropdown_table(frame: pd.DataFrame, *, name: str, caption: str, summary: str
 def wrap_headers(t: BookTable) -> BookTable:
     """``t`` with column headers that may wrap onto several lines (``book.css``: ``table.tj-wrap-head``),
     for a table whose headers, not its numbers, make it wider than the text column."""
-    return BookTable(t.html.replace('class="tj-table"', 'class="tj-table tj-wrap-head"'), t.name, t.caption)
+    return BookTable(re.sub(r'class="tj-table(?=[" ])', 'class="tj-table tj-wrap-head', t.html), t.name, t.caption)
