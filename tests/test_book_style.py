@@ -224,3 +224,10 @@ def test_a_table_of_sentences_stacks_on_a_phone_with_each_cell_labelled_by_its_h
     assert "tj-stack" not in tables.table(_frame(), name="tbl-t", caption="C").html  # numbers scroll, they are not stacked
     wrapped = tables.wrap_headers(tables.table(sentences, name="tbl-why", caption="C", index=False)).html
     assert 'class="tj-table tj-wrap-head tj-stack"' in wrapped and 'class="tj-table-block"' in wrapped
+
+
+def test_a_table_has_one_minus_sign_and_long_header_words_may_break_with_a_hyphen():
+    frame = pd.DataFrame({"hallucinated_argument": [-0.06, 0.5], "note": ["-", "a-1"]})
+    html = tables.table(frame, name="tbl-minus", caption="C", index=False).html
+    assert ">\u22120.060<" in html and "-0.060" not in html and ">-<" in html and ">a-1<" in html
+    assert "Halluci\u00adnated argument" in html

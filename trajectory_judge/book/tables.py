@@ -6,6 +6,12 @@ decimals), headers and row labels by :func:`trajectory_judge.book.style.label`, 
 any interval are explained in a note under the table. The HTML is rendered by a pandas ``Styler``
 with a fixed id, so re-executing a notebook writes the same bytes (nbval compares them).
 
+The same HTML serves a desk and a phone (``book/_static/book.css``): an outer row level that groups
+the rows (the source, a pair of judges) is a heading row above its group rather than a column; a
+value and its interval are two unbreakable parts, side by side in the text column and the interval
+under the value on a phone; a table of sentences stacks its rows as cards on a phone; every other
+table that is still too wide scrolls in its own box with its row labels held in place.
+
 The output carries its name and caption as data attributes; the book's Sphinx extension
 (``book/_ext/tj_tables.py``) wraps it as a numbered table ("Table N", caption above) that
 ``{numref}`` can refer to by ``name``.
@@ -77,9 +83,31 @@ def _relabel_index(index: pd.Index, rows: bool = False) -> pd.Index:
     return pd.Index([name_of(v) for v in index], name=label(index.name) if index.name else None)
 
 
+_HYPHEN_MINUS = re.compile(r"^-(?=\.?\d)")
+
+
+def true_minus(cell: Any) -> Any:
+    """A negative number's hyphen-minus as a true minus sign (``-0.060`` as ``−0.060``), so a table
+    has one minus sign, the one its intervals use; any other cell unchanged."""
+    return _HYPHEN_MINUS.sub("\u2212", cell) if isinstance(cell, str) else cell
+
+
+_BREAKS: tuple[str, ...] = ("Halluci|nated", "pre|condition", "Pre|condition", "obser|vation", "Obser|vation",
+                            "discrimi|nation", "Discrimi|nation", "Repli|cate", "Trajec|tories", "trajec|tories")
+SOFT_HYPHENS: dict[str, str] = {w.replace("|", ""): w.replace("|", "\u00ad") for w in _BREAKS}
+"""Where a long header word may break on a narrow screen (a soft hyphen, shown only at a break)."""
+
+
+def _soft_hyphens(header: Any) -> Any:
+    if not isinstance(header, str):
+        return header
+    return re.sub(r"[A-Za-z]+", lambda m: SOFT_HYPHENS.get(m.group(0), m.group(0)), header)
+
+
 def readable(frame: pd.DataFrame, **fmt: Any) -> pd.DataFrame:
-    """``frame`` formatted by :func:`format_frame` with human headers and row labels."""
-    text = format_frame(frame, **fmt)
+    """``frame`` formatted by :func:`format_frame` with human headers and row labels, and one minus
+    sign (:func:`true_minus`)."""
+    text = format_frame(frame, **fmt).map(true_minus)
     text.columns = _relabel_index(text.columns)
     text.index = _relabel_index(text.index, rows=True)
     return text
@@ -168,6 +196,7 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     becomes a heading row above each group (:func:`row_groups`), and a value's interval may go under
     it on a narrow screen."""
     frame = text.copy()
+    frame = frame.rename(columns=_soft_hyphens)
     groups = row_groups(frame.index) if show_index else None
     if groups is not None:
         frame.index = frame.index.droplevel(0)
