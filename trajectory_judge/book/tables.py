@@ -93,7 +93,8 @@ def true_minus(cell: Any) -> Any:
 
 
 _BREAKS: tuple[str, ...] = ("Halluci|nated", "pre|condition", "Pre|condition", "obser|vation", "Obser|vation",
-                            "discrimi|nation", "Discrimi|nation", "Repli|cate", "Trajec|tories", "trajec|tories")
+                            "discrimi|nation", "Discrimi|nation", "Repli|cate", "Trajec|tories", "trajec|tories", "Unsup|ported",
+                            "unsup|ported")
 SOFT_HYPHENS: dict[str, str] = {w.replace("|", ""): w.replace("|", "\u00ad") for w in _BREAKS}
 """Where a long header word may break on a narrow screen (a soft hyphen, shown only at a break)."""
 
