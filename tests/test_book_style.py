@@ -166,3 +166,67 @@ def test_a_self_consistency_member_id_is_a_judge_of_its_view_with_its_seed():
     spec = parse_judge_id("step@T0.7/seed8:qwen2.5-coder:1.5b")
     assert (spec.view, spec.model, spec.ensemble, spec.is_llm) == ("step", "qwen2.5-coder:1.5b", 1, True)
     assert judge_name("step@T0.7/seed8:qwen2.5-coder:1.5b") == "Step (T 0.7, seed 8) \u00b7 Qwen2.5-Coder 1.5B"
+
+
+# --- layout: tables that fit a phone, figures legible on it (issue 22) ------------------------
+def _grouped() -> pd.DataFrame:
+    rows = pd.MultiIndex.from_tuples([("release", "programmatic"), ("release", "step:qwen2.5:14b"), ("edition", "programmatic")],
+                                     names=["source", "judge"])
+    return pd.DataFrame({"recall": ["0.766 (0.74\u20130.79)", "\u22120.180 (\u22120.28 to \u22120.08)\u2020", "0.5*"]}, index=rows)
+
+
+def test_an_outer_row_level_becomes_one_heading_row_per_group_not_a_column():
+    html = tables.table(style.with_source(_grouped().loc["release"], "release"), name="tbl-g", caption="C").html
+    assert html.count('class="tj-group"') == 1 and "<span>Paper (release)</span></th>" in html
+    assert 'colspan="2"' in html and "rowspan" not in html and ">Judge</th>" in html
+    assert tables.row_groups(_grouped().index) == ["release", "release", "edition"]
+    assert tables.row_groups(pd.Index(["a", "b"])) is None
+    distinct = pd.MultiIndex.from_tuples([("a", "x"), ("b", "y")])
+    assert tables.row_groups(distinct) is None  # an outer level that changes on every row groups nothing
+
+
+def test_value_and_interval_are_two_unbreakable_parts_of_one_cell():
+    html = tables.table(_grouped(), name="tbl-iv", caption="C").html
+    assert '<span class="tj-v">0.766</span> <span class="tj-ci">(0.74\u20130.79)</span></td>' in html
+    assert '<span class="tj-v">\u22120.180</span> <span class="tj-ci">(\u22120.28 to \u22120.08)\u2020</span></td>' in html
+    assert ">0.5*</td>" in html  # a value without an interval stays as it is
+
+
+def test_smallest_text_px_is_font_size_times_the_scale_the_column_shows_it_at():
+    # 9 pt glyphs (matplotlib's scale(0.09 -0.09)) in a 720 pt wide SVG: shrunk into 358 px, 9 * 358 / 720
+    svg = '<svg viewBox="0 0 720 300"><g transform="translate(1 2) scale(0.09 -0.09)"><use/></g></svg>'
+    assert figures.smallest_text_px(svg, 358) == pytest.approx(9 * 358 / 720)
+    small = '<svg viewBox="0 0 150 100"><g transform="scale(0.1 -0.1)"></g></svg>'  # narrower than the column: shown at 4/3 px per pt
+    assert figures.smallest_text_px(small, 358) == pytest.approx(10 * 4 / 3)
+    assert figures.smallest_text_px('<svg viewBox="0 0 10 10"></svg>') is None
+
+
+def test_a_figure_at_the_book_width_is_legible_on_a_phone_and_a_wide_one_is_not():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(figures.rc_params()):
+        narrow, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1], label="a judge")
+        figures.legend_outside(ax)
+        wide, ax2 = plt.subplots(figsize=(7.5, 4.0))
+        ax2.plot([0, 1], [0, 1])
+        shown = {k: figures.smallest_text_px(figures.show(f, k).svg) for k, f in (("narrow", narrow), ("wide", wide))}
+    assert shown["narrow"] >= figures.MIN_PHONE_TEXT_PX > shown["wide"]
+
+
+def test_a_table_of_sentences_stacks_on_a_phone_with_each_cell_labelled_by_its_header():
+    sentences = pd.DataFrame({"why": ["3 of 10 seeds print the published value at three decimals", "exact"], "n": [3, 4]})
+    html = tables.table(sentences, name="tbl-why", caption="C", index=False).html
+    assert 'class="tj-table tj-stack"' in html and html.count('data-label="Why"') == 2 and html.count('data-label="n"') == 2
+    assert "tj-stack" not in tables.table(_frame(), name="tbl-t", caption="C").html  # numbers scroll, they are not stacked
+    wrapped = tables.wrap_headers(tables.table(sentences, name="tbl-why", caption="C", index=False)).html
+    assert 'class="tj-table tj-wrap-head tj-stack"' in wrapped and 'class="tj-table-block"' in wrapped
+
+
+def test_a_table_has_one_minus_sign_and_long_header_words_may_break_with_a_hyphen():
+    frame = pd.DataFrame({"hallucinated_argument": [-0.06, 0.5], "note": ["-", "a-1"]})
+    html = tables.table(frame, name="tbl-minus", caption="C", index=False).html
+    assert ">\u22120.060<" in html and "-0.060" not in html and ">-<" in html and ">a-1<" in html
+    assert "Halluci\u00adnated argument" in html

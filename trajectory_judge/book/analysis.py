@@ -5,6 +5,7 @@ floor, claims, cost ratios and confusion matrices.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any, Sequence
 
 import pandas as pd
@@ -91,32 +92,47 @@ def vote_shares(k: int) -> set[float]:
     return {j / k for j in range(k // 2 + 1, k + 1)}
 
 
+TYPE_CODES: dict[str, str] = {
+    "wrong_tool": "WT", "hallucinated_argument": "HA", "skipped_precondition": "SP",
+    "ignored_observation": "IO", "premature_stop": "PS", "unsupported_claim": "UC", "missed": "Miss",
+}
+"""Short column labels of the confusion panels (the figure spells each out in its key)."""
+
+
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
-    when there are several), two a row; sized so every count and label is at least 9 pt in the
-    book's text column. Type names label the left column's rows and the bottom panels' columns."""
+    when there are several), two a row. Every panel labels its columns with the short codes of
+    :data:`TYPE_CODES`, spelt out in a key under the panels; the left panels name the rows. Drawn
+    narrow enough that every count and label is at least 9 pt at phone width."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    from trajectory_judge.book.figures import PHONE_WIDTH_IN
     from trajectory_judge.book.style import label
 
     ncols = min(2, max(1, len(judges)))
     nrows = max(1, math.ceil(len(judges) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(1.6 + 2.75 * ncols, 2.45 * nrows + 1.5), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PHONE_WIDTH_IN, 2.45 * nrows + 0.7), squeeze=False)
+    codes: dict[str, str] = {}
     for k, (ax, j) in enumerate(zip(axes.flat, judges)):
-        bottom, left = k >= len(judges) - ncols, k % ncols == 0
-        mat = rep.confusion(j).rename(index=label, columns=label)
-        sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 10},
-                    linewidths=0.5, linecolor="white", xticklabels=bottom, yticklabels=left)  # fmt: skip
+        left = k % ncols == 0
+        mat = rep.confusion(j)
+        codes.update({c: TYPE_CODES.get(c, label(c)) for c in mat.columns})
+        mat = mat.rename(index=label, columns=lambda c: TYPE_CODES.get(c, label(c)))
+        sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 9},
+                    linewidths=0.5, linecolor="white", xticklabels=True, yticklabels=left)  # fmt: skip
         letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
-        ax.set_title(f"{letter}{judge_name(j)}\nn = {rep.judges[j].n}", fontsize=10, loc="left")
-        ax.set(xlabel="Named type" if bottom else "", ylabel="Injected type" if left else "")
+        family, _, model = judge_name(j).partition(" \u00b7 ")
+        ax.set_title(f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}", fontsize=9, loc="left")
+        ax.set(xlabel="", ylabel="")
         ax.tick_params(length=0, labelsize=9)
-        if bottom:
-            plt.setp(ax.get_xticklabels(), rotation=90)
+        ax.xaxis.tick_top()
+        plt.setp(ax.get_xticklabels(), rotation=90)
     for ax in list(axes.flat)[len(judges) :]:
         ax.axis("off")
-    fig.tight_layout()
+    key = ", ".join(f"{code} {label(c).lower()}" for c, code in codes.items())
+    fig.supxlabel(textwrap.fill("Named type (columns): " + key, 62), fontsize=9)
+    fig.supylabel("Injected type (rows)", fontsize=9)
     return fig
 
 

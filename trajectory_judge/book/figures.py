@@ -36,7 +36,18 @@ FALSE_ALARM: dict[str, Any] = {"color": OKABE_ITO["black"], "marker": "x", "labe
 """How a false-alarm rate is drawn in every figure: a black cross."""
 
 MIN_FONT_PT = 9
-"""No text in a figure is smaller than this at the size it is displayed."""
+"""No text in a figure is smaller than this at the size it is drawn."""
+
+PHONE_COLUMN_PX = 340
+"""The width a figure is shown at on a 390 px phone, in CSS pixels (the figure is scaled to fit it)."""
+
+MIN_PHONE_TEXT_PX = 9.0
+"""The smallest figure text a phone may show, in CSS pixels."""
+
+PHONE_WIDTH_IN = 4.4
+"""The widest a figure is drawn, in inches: at this width :data:`MIN_FONT_PT` text, scaled into
+:data:`PHONE_COLUMN_PX`, still renders at :data:`MIN_PHONE_TEXT_PX` or more, so one SVG serves the
+desktop and the phone."""
 
 SVG_SALT = "trajectory-judge"
 """The fixed salt of matplotlib's SVG ids, so a figure's SVG is the same bytes on every run."""
@@ -56,9 +67,9 @@ def judge_style(judge_id: str) -> dict[str, Any]:
 
 
 def rc_params() -> dict[str, Any]:
-    """matplotlib settings of the book: sizes that stay legible in the 800 px text column."""
+    """matplotlib settings of the book: sizes that stay legible in the text column at any width."""
     return {
-        "figure.figsize": (7.5, 4.0), "figure.dpi": 100, "savefig.bbox": "tight",
+        "figure.figsize": (PHONE_WIDTH_IN, 3.6), "figure.constrained_layout.use": True, "figure.dpi": 100, "savefig.bbox": "tight",
         "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": MIN_FONT_PT,
         "xtick.labelsize": MIN_FONT_PT, "ytick.labelsize": MIN_FONT_PT,
         "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
@@ -76,8 +87,28 @@ def setup_figures() -> None:
 
 
 def legend_outside(ax: Any, **kwargs: Any) -> Any:
-    """A legend to the right of the axes, outside the data."""
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
+    """A legend above the axes, outside the data, in one column (entries stacked, so a long judge
+    name never widens the figure beyond the column)."""
+    kwargs.setdefault("ncol", 1)
+    return ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), borderaxespad=0.0, **kwargs)
+
+
+_GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -[\d.]+\)")
+_TEXT_SIZE = re.compile(r"font(?:-size)?:[^;\"]*?([\d.]+)px")
+_VIEW_WIDTH = re.compile(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) [\d.]+"')
+
+
+def smallest_text_px(svg: str, column_px: float = PHONE_COLUMN_PX) -> float | None:
+    """The smallest text of a matplotlib SVG as rendered in a text column ``column_px`` wide, in CSS
+    pixels: font size (glyph groups drawn as ``scale(s -s)`` with s = size / 100, or ``<text>`` with a
+    size) times the displayed scale (the figure's own width, at most the column). None without text."""
+    sizes = [float(m) * 100 for m in _GLYPH_SCALE.findall(svg)] + [float(m) for m in _TEXT_SIZE.findall(svg)]
+    view = _VIEW_WIDTH.search(svg)
+    if not sizes or view is None:
+        return None
+    width = float(view.group(1))
+    shown = min(column_px, width * 4 / 3)  # SVG width in pt; shown at its size, or shrunk to the column
+    return min(sizes) * shown / width
 
 
 class BookFigure:

@@ -83,13 +83,15 @@ def hidden_input_summary(detail: pd.DataFrame) -> pd.DataFrame:
 
 def paired_figure(detail: pd.DataFrame):
     """Two panels over :data:`PAIRED_VIEW_GROUPS`: recall on the faults (top) and paired
-    discrimination (bottom), one bar per judge in its colour with its marker on top."""
+    discrimination (bottom), one bar per judge in its colour with its marker on top; the legend
+    above the panels, one judge a line, so the figure stays narrow enough for a phone."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.figures import judge_style, legend_outside
+    from trajectory_judge.book.figures import PHONE_WIDTH_IN, judge_style
     from trajectory_judge.book.style import label
 
-    fig, axes = plt.subplots(2, 1, figsize=(6.0, 6.0), sharex=True)
+    judges = list(dict.fromkeys(detail["judge"]))
+    fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 5.4 + 0.2 * len(judges)), sharex=True)
     for ax, col, title in zip(axes, ("fault_rate", "paired"), ("Recall on the faults", "Paired discrimination")):
         wide = paired_wide(detail, col, PAIRED_VIEW_GROUPS).T
         k = len(wide.columns)
@@ -97,11 +99,11 @@ def paired_figure(detail: pd.DataFrame):
             st = judge_style(j)
             x = np.arange(len(wide)) + (i - (k - 1) / 2) * 0.8 / k
             ax.bar(x, wide[j].fillna(0), width=0.8 / k, color=st["color"], edgecolor="black", linewidth=0.4)
-            ax.scatter(x, wide[j], marker=st["marker"], color=st["color"], edgecolors="black", s=28, zorder=3, label=st["label"])
+            ax.scatter(x, wide[j], marker=st["marker"], color=st["color"], edgecolors="black", s=24, zorder=3, label=st["label"])
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel(title)
         ax.set_xticks(range(len(wide)), [label(g).replace(" the ", " the\n").replace(" from ", "\nfrom ") for g in wide.index])
-    legend_outside(axes[0])
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncol=1)
     return fig
 
 

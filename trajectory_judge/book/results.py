@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.figures import FALSE_ALARM, judge_style, legend_outside
+from trajectory_judge.book.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
 from trajectory_judge.book.style import (
     MARKS,
     _missing,
@@ -172,21 +172,21 @@ def recall_frame(rep: Report) -> pd.DataFrame:
 
 # --- figures ---------------------------------------------------------------------------------
 def _two_line_name(judge: str, n: int) -> str:
-    """A judge's name on lines (family, model, size), and the trajectories it judged."""
+    """A judge's name on lines (family, model and size), and the trajectories it judged."""
     head, _, tail = judge_name(judge).partition(" \u00b7 ")
-    model, _, size = tail.rpartition(" ")
-    return f"{head}\n{model}\n{size}\nn = {n}" if tail else f"{head}\n\n\nn = {n}"
+    return f"{head}\n{tail}\nn = {n}" if tail else f"{head}\nn = {n}"
 
 
 def recall_figure(rep: Report) -> Any:
-    """Silent (filled) and loud (hatched) recall per judge in the judge's colour, with 95% intervals,
-    and each judge's false-alarm rate as a black cross."""
+    """Silent (filled) and loud (hatched) recall per judge, one row per judge in the judge's colour,
+    with 95% intervals, and each judge's false-alarm rate as a black cross; drawn narrow enough to be
+    read on a phone, with the legend above the data."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
     df = recall_frame(rep)
     order = list(dict.fromkeys(df["judge"]))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(order)), 4.2))
+    fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 0.62 * len(order) + 1.3))
     for i, j in enumerate(order):
         colour = judge_style(j)["color"]
         for k, s in enumerate(("silent", "loud")):
@@ -194,37 +194,40 @@ def recall_figure(rep: Report) -> Any:
             if r.empty:
                 continue
             r = r.iloc[0]
-            x = i + (k - 0.5) * 0.38
-            ax.bar(x, r["recall"], width=0.36, color=colour, alpha=1.0 if s == "silent" else 0.45,
-                   hatch=None if s == "silent" else "//", edgecolor="black", linewidth=0.6)  # fmt: skip
-            ax.errorbar(x, r["recall"], yerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]], color="black", capsize=3, lw=1)
-        ax.scatter(i, rep.judges[j].metrics["false_alarm_rate"], s=90, zorder=5, color=FALSE_ALARM["color"], marker=FALSE_ALARM["marker"])
-    ax.set_xticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
-    ax.set(ylabel="Recall", ylim=(0, 1.05))
+            y = i + (k - 0.5) * 0.38
+            ax.barh(y, r["recall"], height=0.36, color=colour, alpha=1.0 if s == "silent" else 0.45,
+                    hatch=None if s == "silent" else "//", edgecolor="black", linewidth=0.6)  # fmt: skip
+            ax.errorbar(r["recall"], y, xerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]], color="black", capsize=3, lw=1)
+        ax.scatter(rep.judges[j].metrics["false_alarm_rate"], i, s=70, zorder=5, color=FALSE_ALARM["color"], marker=FALSE_ALARM["marker"])
+    ax.set_yticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
+    ax.invert_yaxis()
+    ax.set(xlabel="Recall (false-alarm rate for the cross)", xlim=(0, 1.02))
+    ax.grid(axis="x", color="#dddddd", lw=0.6)
+    ax.set_axisbelow(True)
     handles = [Patch(facecolor="grey", edgecolor="black", label="Silent faults"),
                Patch(facecolor="grey", alpha=0.45, hatch="//", edgecolor="black", label="Loud faults"),
-               plt.Line2D([], [], color="black", marker="x", ls="", markersize=9, label=FALSE_ALARM["label"])]  # fmt: skip
-    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3)  # above the axes, outside the data
+               plt.Line2D([], [], color="black", marker="x", ls="", markersize=8, label=FALSE_ALARM["label"])]  # fmt: skip
+    fig.legend(handles=handles, loc="outside upper center", ncol=3, columnspacing=1.0, handlelength=1.4)  # above the data
     return fig
 
 
 def reliability_figure(rep: Report) -> Any:
     """Observed accuracy against stated confidence per bin, one colour and marker per judge; marker
     area proportional to the bin's share. The rule engine is drawn hollow: its confidences are
-    hand-set constants, not a measurement."""
+    hand-set constants, not a measurement. The legend sits below the axes, in one column."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 3.9 + 0.2 * len(rep.judges)))
     ax.plot([0.5, 1.0], [0.5, 1.0], ls="--", color="grey", lw=1, label="Perfect calibration")
     for j, jr in rep.judges.items():
         bins = rep.calibration_bins(j)
         bins = bins[bins["n"] > 0]
         st = judge_style(j)
         hollow = not parse_judge_id(j).is_llm
-        ax.scatter(bins["confidence"], bins["accuracy"], s=600 * bins["n"] / jr.n, alpha=0.75, linewidths=1.5, marker=st["marker"],
+        ax.scatter(bins["confidence"], bins["accuracy"], s=500 * bins["n"] / jr.n, alpha=0.75, linewidths=1.5, marker=st["marker"],
                    facecolors="none" if hollow else st["color"], edgecolors=st["color"], label=f"{st['label']} (n = {jr.n})")  # fmt: skip
     ax.set(xlabel="Stated confidence (bin mean)", ylabel="Observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
-    leg = legend_outside(ax)
+    leg = fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1)
     for h in leg.legend_handles:
         if hasattr(h, "set_sizes"):
             h.set_sizes([40])

@@ -260,11 +260,11 @@ def seed_figure(sv: SeedVariance) -> Any:
     self-consistency colour with one marker per seed, and the greedy step judge beside them."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.figures import FAMILY_COLOURS, judge_style
+    from trajectory_judge.book.figures import FAMILY_COLOURS, PHONE_WIDTH_IN, judge_style
 
     metrics = list(quality_metrics(sv).index)
     judges = [*sv.members, *([sv.greedy] if sv.greedy else [])]
-    fig, ax = plt.subplots(figsize=(5.6, 0.75 * len(metrics) + 1.2))
+    fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 0.75 * len(metrics) + 1.6))
     step = 0.8 / max(1, len(judges) - 1)
     for k, j in enumerate(judges):
         style = ({"color": FAMILY_COLOURS["selfcons"], "marker": SEED_MARKERS[k % len(SEED_MARKERS)],
@@ -282,5 +282,5 @@ def seed_figure(sv: SeedVariance) -> Any:
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     for i in range(1, len(metrics)):
         ax.axhline(i - 0.5, color="#bbbbbb", lw=0.6)
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)  # above the axes, outside the data
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncol=2)  # above the data
     return fig

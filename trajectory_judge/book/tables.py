@@ -6,6 +6,12 @@ decimals), headers and row labels by :func:`trajectory_judge.book.style.label`, 
 any interval are explained in a note under the table. The HTML is rendered by a pandas ``Styler``
 with a fixed id, so re-executing a notebook writes the same bytes (nbval compares them).
 
+The same HTML serves a desk and a phone (``book/_static/book.css``): an outer row level that groups
+the rows (the source, a pair of judges) is a heading row above its group rather than a column; a
+value and its interval are two unbreakable parts, side by side in the text column and the interval
+under the value on a phone; a table of sentences stacks its rows as cards on a phone; every other
+table that is still too wide scrolls in its own box with its row labels held in place.
+
 The output carries its name and caption as data attributes; the book's Sphinx extension
 (``book/_ext/tj_tables.py``) wraps it as a numbered table ("Table N", caption above) that
 ``{numref}`` can refer to by ``name``.
@@ -77,9 +83,32 @@ def _relabel_index(index: pd.Index, rows: bool = False) -> pd.Index:
     return pd.Index([name_of(v) for v in index], name=label(index.name) if index.name else None)
 
 
+_HYPHEN_MINUS = re.compile(r"^-(?=\.?\d)")
+
+
+def true_minus(cell: Any) -> Any:
+    """A negative number's hyphen-minus as a true minus sign (``-0.060`` as ``−0.060``), so a table
+    has one minus sign, the one its intervals use; any other cell unchanged."""
+    return _HYPHEN_MINUS.sub("\u2212", cell) if isinstance(cell, str) else cell
+
+
+_BREAKS: tuple[str, ...] = ("Halluci|nated", "pre|condition", "Pre|condition", "obser|vation", "Obser|vation",
+                            "discrimi|nation", "Discrimi|nation", "Repli|cate", "Trajec|tories", "trajec|tories", "Unsup|ported",
+                            "unsup|ported")
+SOFT_HYPHENS: dict[str, str] = {w.replace("|", ""): w.replace("|", "\u00ad") for w in _BREAKS}
+"""Where a long header word may break on a narrow screen (a soft hyphen, shown only at a break)."""
+
+
+def _soft_hyphens(header: Any) -> Any:
+    if not isinstance(header, str):
+        return header
+    return re.sub(r"[A-Za-z]+", lambda m: SOFT_HYPHENS.get(m.group(0), m.group(0)), header)
+
+
 def readable(frame: pd.DataFrame, **fmt: Any) -> pd.DataFrame:
-    """``frame`` formatted by :func:`format_frame` with human headers and row labels."""
-    text = format_frame(frame, **fmt)
+    """``frame`` formatted by :func:`format_frame` with human headers and row labels, and one minus
+    sign (:func:`true_minus`)."""
+    text = format_frame(frame, **fmt).map(true_minus)
     text.columns = _relabel_index(text.columns)
     text.index = _relabel_index(text.index, rows=True)
     return text
@@ -102,10 +131,76 @@ def text_columns(text: pd.DataFrame) -> list[Any]:
     return out
 
 
+_INTERVAL_CELL = re.compile(
+    r"(<td\b[^>]*>)([<>≤≥]?\s?[\-−]?\d[\d.,]*%?)\s(\([\-−]?\d[\d.,]*(?:–| to )[\-−]?\d[\d.,]*\)[*†‡]?)(</td>)")
+"""A cell holding a value and its interval, ``0.616 (0.59–0.64)`` or ``−0.180 (−0.28 to −0.08)†``."""
+
+
+def _interval_spans(html_text: str) -> str:
+    """Each value-and-interval cell as two unbreakable parts, value then interval: one line in the
+    text column, the interval on its own line under the value on a phone (``book.css``)."""
+    return _INTERVAL_CELL.sub(r'\1<span class="tj-v">\2</span> <span class="tj-ci">\3</span>\4', html_text)
+
+
+STACK_CHARS = 48
+"""A table with a text cell or row label this long holds sentences: on a phone its rows are stacked as
+cards, one "header: value" line per cell (``table.tj-stack`` in ``book.css``), instead of scrolling."""
+
+
+def holds_sentences(text: pd.DataFrame) -> bool:
+    """True when a text column or the row labels of ``text`` hold a cell of :data:`STACK_CHARS` or more."""
+    cells = [v for c in text_columns(text) for v in text[c]] + [str(v) for v in text.index.get_level_values(-1)]
+    return text.columns.nlevels == 1 and any(isinstance(v, str) and len(v) >= STACK_CHARS for v in cells)
+
+
+_DATA_CELL = re.compile(r'<td id="T_[^"]*_row\d+_col(\d+)" class="data ')
+
+
+def _stacked(html_text: str, columns: Sequence[Any]) -> str:
+    """The table marked ``tj-stack``, each data cell carrying its column header as ``data-label``."""
+    out = html_text.replace('class="tj-table', 'class="tj-table tj-stack', 1)
+    return _DATA_CELL.sub(lambda m: f'<td data-label="{html.escape(str(columns[int(m.group(1))]))}"{m.group(0)[3:]}', out)
+
+
+def row_groups(index: pd.Index) -> list[Any] | None:
+    """The outer labels of a row index whose outer level groups its rows (a source, a pair of judges),
+    one per row; None for a flat index or an outer level that changes on every row."""
+    if index.nlevels < 2 or len(index) < 2:
+        return None
+    outer = list(index.get_level_values(0))
+    runs = 1 + sum(a != b for a, b in zip(outer, outer[1:]))
+    return outer if runs < len(outer) else None
+
+
+def _group_rows(html_text: str, groups: list[Any], width: int) -> str:
+    """Insert a heading row (``tr.tj-group``, spanning ``width`` columns) above each group of rows, so
+    the outer row label is read once per group instead of taking a column of its own."""
+    head, sep, rest = html_text.partition("<tbody>\n")
+    body, end, tail = rest.partition("</tbody>")
+    rows = re.split(r"(?=^\s*<tr>)", body, flags=re.M)
+    rows = [r for r in rows if r.strip()]
+    if len(rows) != len(groups):
+        return html_text  # not the Styler layout this expects: leave the table as it is
+    out = []
+    for i, (row, group) in enumerate(zip(rows, groups)):
+        if i == 0 or group != groups[i - 1]:
+            label = html.escape(str(group))
+            out.append(f'    <tr class="tj-group">\n      <th class="tj-group-label" colspan="{width}">'
+                       f'<span>{label}</span></th>\n    </tr>\n')
+        out.append(row)
+    return head + sep + "".join(out) + end + tail
+
+
 def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     """The Styler HTML of a text frame, with a fixed id and one header row where possible; text
-    columns flush left, numbers flush right (``book.css``)."""
+    columns flush left, numbers flush right (``book.css``). An outer row level that groups the rows
+    becomes a heading row above each group (:func:`row_groups`), and a value's interval may go under
+    it on a narrow screen."""
     frame = text.copy()
+    frame = frame.rename(columns=_soft_hyphens)
+    groups = row_groups(frame.index) if show_index else None
+    if groups is not None:
+        frame.index = frame.index.droplevel(0)
     if show_index and frame.index.nlevels == 1 and frame.columns.nlevels == 1 and frame.index.name:
         frame.columns.name, frame.index.name = frame.index.name, None  # row-label header in the same row
     styler = frame.style.set_uuid(uid).set_table_attributes('class="tj-table"')
@@ -117,7 +212,12 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
         styler = styler.hide(axis="index")
     elif frame.index.nlevels > 1:
         styler = styler.hide(names=True, axis="index")
-    return styler.to_html()
+    out = styler.to_html()
+    if holds_sentences(frame):
+        out = _stacked(out, list(frame.columns))
+    if groups is not None:
+        out = _group_rows(out, groups, frame.index.nlevels + len(frame.columns))
+    return _interval_spans(out)
 
 
 def _notes_html(text: pd.DataFrame) -> str:
@@ -161,4 +261,4 @@ def dropdown_table(frame: pd.DataFrame, *, name: str, caption: str, summary: str
 def wrap_headers(t: BookTable) -> BookTable:
     """``t`` with column headers that may wrap onto several lines (``book.css``: ``table.tj-wrap-head``),
     for a table whose headers, not its numbers, make it wider than the text column."""
-    return BookTable(t.html.replace('class="tj-table"', 'class="tj-table tj-wrap-head"'), t.name, t.caption)
+    return BookTable(re.sub(r'class="tj-table(?=[" ])', 'class="tj-table tj-wrap-head', t.html), t.name, t.caption)
