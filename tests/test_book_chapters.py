@@ -50,8 +50,8 @@ def test_runs_sentence_says_all_when_every_llm_judge_is_covered():
     import pandas as pd
 
     settings = pd.DataFrame({"judge": ["step:m", "outcome:m"]})
-    assert judges.runs_sentence(settings, ["step:m", "outcome:m"]) == "The run records cover all 2 LLM judges"
-    assert judges.runs_sentence(settings, ["step:m"]) == "The run records cover the LLM judge"
+    assert judges.runs_sentence(settings, ["step:m", "outcome:m"]) == "The run records cover both LLM judges"
+    assert judges.runs_sentence(settings, ["step:m"]) == "The run records cover the one LLM judge"
     assert "none covers Reply · m" in judges.runs_sentence(settings, ["step:m", "reply:m"])
 
 

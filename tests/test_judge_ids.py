@@ -122,7 +122,7 @@ def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
     row = dict.fromkeys(RUN_COLUMNS, None)
     settings = pd.DataFrame([{**row, "judge": "step:a", "ensemble": 1, "temperature": 0.0},
                              {**row, "judge": "step:b", "ensemble": 1, "temperature": 0.7}])
-    assert greedy_sentence(settings, ["step:a", "step:b"]).endswith("a rerun may give other verdicts: step:b")
+    assert greedy_sentence(settings, ["step:a", "step:b"]).endswith("a rerun may give other verdicts: Step · b")
     assert greedy_sentence(settings, ["step:a"]).startswith("Single-pass judges decode greedily")
     assert greedy_sentence(settings, []) == "No single-pass LLM judge has a run record"
 

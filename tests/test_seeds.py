@@ -157,7 +157,7 @@ def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_jud
     fig = seed_figure(sv)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [METRIC_LABELS[m] for m in quality_metrics(sv).index]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [  # one legend, above the data
         "Seed 7 (T = 0.7)", "Seed 8 (T = 0.7)", "Seed 9 (T = 0.7)", "Greedy step (T = 0)"]
     a, b = show(fig, alt="seeds").svg, show(seed_figure(sv), alt="seeds").svg
     assert a == b and "<title>seeds</title>" in a
