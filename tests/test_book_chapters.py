@@ -220,3 +220,14 @@ def test_a_group_of_tables_explains_its_marks_once_under_the_last():
     a, b, c = notes_once([t("a", ["† exact"]), t("b", []), t("c", ["* structural", "† exact"])])
     assert "tj-table-notes" not in a.html + b.html
     assert c.html.count("tj-table-notes") == 1 and "* structural; † exact." in c.html and c.html.endswith("</div>\n")
+
+
+def test_no_signal_clause_reads_like_a_sentence_for_none_one_and_several_judges():
+    import pandas as pd
+
+    from trajectory_judge.book.results import no_signal_clause
+
+    sig = pd.DataFrame({"silent_minus_far": [0.2, -0.1, 0.0]}, index=["step:a", "outcome:b", "reply:c"])
+    assert no_signal_clause(sig.iloc[:1]) == "no judge has silent recall at or below its false-alarm rate"
+    assert no_signal_clause(sig.iloc[:2]) == "for one, Outcome · b, silent recall does not exceed the false-alarm rate"
+    assert no_signal_clause(sig).startswith("for 2 judges silent recall does not exceed the false-alarm rate (Outcome · b")

@@ -279,8 +279,11 @@ def confidence_summary(reports: dict[str, Report]) -> pd.DataFrame:
 def no_signal_clause(sig: pd.DataFrame) -> str:
     """How many judges' silent recall does not exceed their false-alarm rate, and which (by name)."""
     names = [judge_name(j) for j in sig.index[sig["silent_minus_far"] <= 0]]
-    head = f"for {plural(len(names), 'judge')} silent recall does not exceed the false-alarm rate"
-    return head + (f" ({list_text(names)})" if names else "")
+    if not names:
+        return "no judge has silent recall at or below its false-alarm rate"
+    if len(names) == 1:
+        return f"for one, {names[0]}, silent recall does not exceed the false-alarm rate"
+    return f"for {len(names)} judges silent recall does not exceed the false-alarm rate ({list_text(names)})"
 
 
 _NOTES = re.compile(r'<p class="tj-table-notes">(.*?)\.</p>\n')
