@@ -168,15 +168,21 @@ def true_minus(text: str) -> str:
 
 # --- rerunning the book -------------------------------------------------------------------------
 RERUN_TIMES = "book/rerun-times.json"
-"""Times measured by ``.ci/run``'s rerun checks on this machine (``TJ_RERUN_TIMES``), in seconds."""
+"""Times measured on this machine, in seconds: the rerun checks and the clean build of ``.ci/run``,
+run with ``TJ_RERUN_TIMES=FILE`` outside the repository and the file copied here."""
 
 
-def rerun_minutes(root=None) -> dict[str, float]:
-    """The committed rerun times in minutes, by step (``binder_install``, ``binder_nbval``,
-    ``colab_results``, ``book_build``)."""
+def rerun_durations(root=None) -> dict[str, str]:
+    """The committed rerun times as a reader says them ("49 seconds", "1.5 minutes"), by step
+    (``binder_install``, ``binder_nbval``, ``colab_results``, ``book_build``)."""
     import json
 
     from trajectory_judge.book.paths import repo_root
 
     seconds = json.loads((repo_root(root) / RERUN_TIMES).read_text(encoding="utf-8"))
-    return {step.removesuffix("_s"): value / 60 for step, value in sorted(seconds.items())}
+    return {step.removesuffix("_s"): duration_text(value) for step, value in sorted(seconds.items())}
+
+
+def duration_text(seconds: float) -> str:
+    """``seconds`` in words: whole seconds under a minute and a half, else minutes to one decimal."""
+    return f"{round(seconds)} seconds" if seconds < 90 else f"{seconds / 60:.1f} minutes"
