@@ -231,3 +231,12 @@ def test_no_signal_clause_reads_like_a_sentence_for_none_one_and_several_judges(
     assert no_signal_clause(sig.iloc[:1]) == "no judge has silent recall at or below its false-alarm rate"
     assert no_signal_clause(sig.iloc[:2]) == "for one, Outcome · b, silent recall does not exceed the false-alarm rate"
     assert no_signal_clause(sig).startswith("for 2 judges silent recall does not exceed the false-alarm rate (Outcome · b")
+
+
+def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
+    import pandas as pd
+
+    ids = ["step:m", "outcome:m", "reply:m", "step@T0.7/seed7:m", "step@T0.7/seed8:m"]
+    summary = pd.DataFrame({"judge": ids, "server": ["llama-server"] * len(ids)})
+    assert judges.settings_sentence(summary) == (
+        "Each of the 3 LLM judges and each of the 2 ensemble samples ran under a single set of decoding settings across all its runs")

@@ -129,8 +129,13 @@ def settings_sentence(summary: pd.DataFrame) -> str:
     changed = sorted(counts.index[counts > 1])
     if changed:
         return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
-    who = {1: "The one LLM judge", 2: "Both LLM judges"}.get(len(counts), f"Each of the {len(counts)} LLM judges")
-    return f"{who} ran under a single set of decoding settings across all {'their' if len(counts) == 2 else 'its'} runs"
+    n_samples = sum(_member(j) is not None for j in counts.index)  # an ensemble's samples have rows of their own
+    n_judges = len(counts) - n_samples
+    who = {1: "The one LLM judge", 2: "Both LLM judges"}.get(n_judges, f"Each of the {n_judges} LLM judges")
+    if n_samples:
+        who += " and the one ensemble sample" if n_samples == 1 else f" and each of the {n_samples} ensemble samples"
+    their = "their" if n_judges == 2 and not n_samples else "its"
+    return f"{who} ran under a single set of decoding settings across all {their} runs"
 
 
 def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int) -> str:
