@@ -56,7 +56,7 @@ def test_setup_frame_reads_our_runs_and_the_release_run_json():
     assert ours.loc[0, "context"] == "8192" and ours.loc[0, "temperature"] == "0.0" and ours.loc[0, "judges"] == "Step"
     rel = audit.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
     assert rel.loc[0, "server"] == "Ollama (per README)" and rel.loc[0, "seed"] == "7"
-    assert rel.loc[0, "temperature"] == "not recorded" and rel.loc[0, "model"] == "Qwen2.5 14B"
+    assert rel.loc[0, "temperature"] == "\u2013" and rel.loc[0, "model"] == "Qwen2.5 14B"
 
 
 def test_setup_frame_gives_the_ensemble_its_sampling_temperature_and_seeds():
@@ -179,8 +179,8 @@ def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_a
 
     rows = audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "qwen2.5:14b", "seed": 7},
                               {"judges": "programmatic,outcome", "k": 3, "model": "qwen2.5:14b", "seed": 7}], "release", PAPER_DECODING)  # fmt: skip
-    assert rows.loc[0, "judges"] == "Self-consistency ×3" and rows.loc[0, "seed"] == "7, 8, 9 (paper's text)"
-    assert rows.loc[0, "temperature"] == "0.7 (paper's text)" and rows.loc[1, "temperature"] == "0 (paper's text)"
+    assert rows.loc[0, "judges"] == "Self-consistency ×3" and rows.loc[0, "seed"] == "7, 8, 9 \u00a7"
+    assert rows.loc[0, "temperature"] == "0.7 \u00a7" and rows.loc[1, "temperature"] == "0 \u00a7"
     assert rows.loc[1, "judges"] == "Rules, Outcome" and rows.loc[1, "seed"] == "7"
 
 

@@ -74,3 +74,14 @@ def test_strata_by_type_splits_only_skipped_precondition(dataset):
     by_type = testbed.strata_by_type(dataset)
     assert set(by_type) == set(FAILURE_TYPES)
     assert [t for t, s in by_type.items() if len(s) > 1] == ["skipped_precondition"]
+
+
+def test_a_row_label_never_spans_the_heading_row_between_two_groups():
+    import pandas as pd
+
+    from trajectory_judge.book.tables import table
+
+    idx = pd.MultiIndex.from_tuples([("Reply", "This edition", "reply:m"), ("Self-consistency", "This edition", "selfcons3:m"),
+                                     ("Self-consistency", "Paper (release)", "selfcons3:p")], names=["family", "source", "judge"])
+    html = table(pd.DataFrame({"n": [1, 2, 3]}, index=idx), name="tbl-x", caption="C", head=None).html
+    assert html.count(">This edition</th>") == 2 and 'rowspan="2"' not in html  # each group names its own source

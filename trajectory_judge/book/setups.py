@@ -36,7 +36,7 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
     df = df.sort_values(["_r", "source", "judge"], kind="stable").drop(columns="_r")
     df["source"] = df["source"].map(source_name)
-    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(family_of(f + ":x") if f[-1:].isdigit() else f, f))
+    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(f.rstrip("0123456789"), f))  # selfcons3: Self-consistency
     return df.set_index(["family", "source", "judge"]).astype({m: float for m in COMPARE_METRICS})
 
 
@@ -58,7 +58,7 @@ def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[
     Temperature and seed are each judge's own (:func:`~trajectory_judge.book.judges.judge_decoding`):
     an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
     A setting the record does not state is taken from ``stated`` (the paper's text,
-    :data:`~trajectory_judge.book.judges.PAPER_DECODING`) and marked so, else shown as "not recorded".
+    :data:`~trajectory_judge.book.judges.PAPER_DECODING`) and marked so (§), else shown as "–" (not recorded).
     """
     rows = []
     for r in runs:
@@ -73,18 +73,21 @@ def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[
         if ctx is None and stated and ids:
             ctx = f"{stated['num_ctx']}{STATED}"
         rows.append({
-            "source": source, "kind": kind, "judges": ", ".join(_run_judge_name(j) for j in ids) or "\u2013",
+            "source": source, "judges": ", ".join(_run_judge_name(j) for j in ids) or KIND_NAMES.get(kind, kind),
             "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
             "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
             "host": r.get("host") or NOT_RECORDED, "context": _setting(ctx),
             "temperature": "; ".join(temps), "seed": "; ".join(seeds),
         })  # fmt: skip
-    cols = ["source", "kind", "judges", "model", "server", "host", "context", "temperature", "seed"]
+    cols = ["source", "judges", "model", "server", "host", "context", "temperature", "seed"]
     return pd.DataFrame(rows, columns=cols).drop_duplicates().reset_index(drop=True)
 
 
-STATED = " (paper's text)"
-"""Marks a setting taken from the paper's text because the release's run record does not keep it."""
+STATED = " \u00a7"
+"""Marks (§) a setting taken from the paper's text because the release's run record does not keep it."""
+
+KIND_NAMES: dict[str, str] = {"agent": "agent runs (no judge)", "organic": "organic episodes (no judge)"}
+"""How a run that judged nothing is named in the judges column."""
 
 
 def _release_id(family: str, record: Mapping[str, Any]) -> str:
@@ -107,7 +110,7 @@ def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | N
     return f"{stated['temperature']:g}{STATED}", record.get("seed")
 
 
-NOT_RECORDED = "not recorded"
+NOT_RECORDED = "\u2013"
 """A setting the run record does not state."""
 
 

@@ -172,6 +172,15 @@ def row_groups(index: pd.Index) -> list[Any] | None:
     return outer if runs < len(outer) else None
 
 
+def _spans_groups(index: pd.Index, groups: list[Any]) -> bool:
+    """True when an outer label of ``index`` would be merged (one cell spanning rows) across the
+    boundary of two ``groups``, where a heading row will separate them: such a table repeats its labels."""
+    if index.nlevels < 2:
+        return False
+    outer = list(index.get_level_values(0))
+    return any(g != h and a == b for g, h, a, b in zip(groups, groups[1:], outer, outer[1:]))
+
+
 def _group_rows(html_text: str, groups: list[Any], width: int) -> str:
     """Insert a heading row (``tr.tj-group``, spanning ``width`` columns) above each group of rows, so
     the outer row label is read once per group instead of taking a column of its own."""
@@ -199,8 +208,10 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     frame = text.copy()
     frame = frame.rename(columns=_soft_hyphens)
     groups = row_groups(frame.index) if show_index else None
+    sparse = True
     if groups is not None:
         frame.index = frame.index.droplevel(0)
+        sparse = not _spans_groups(frame.index, groups)
     if show_index and frame.index.nlevels == 1 and frame.columns.nlevels == 1 and frame.index.name:
         frame.columns.name, frame.index.name = frame.index.name, None  # row-label header in the same row
     styler = frame.style.set_uuid(uid).set_table_attributes('class="tj-table"')
@@ -212,7 +223,7 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
         styler = styler.hide(axis="index")
     elif frame.index.nlevels > 1:
         styler = styler.hide(names=True, axis="index")
-    out = styler.to_html()
+    out = styler.to_html(sparse_index=sparse)
     if holds_sentences(frame):
         out = _stacked(out, list(frame.columns))
     if groups is not None:
