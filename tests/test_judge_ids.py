@@ -97,7 +97,7 @@ def _record(judge: str, backend: str, server: dict, verdicts: int = 4) -> dict:
 
 
 def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run(tmp_path):
-    from trajectory_judge.book.judges import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
+    from trajectory_judge.book.runs import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
 
     records = [_record("outcome:hosted", "openai", {"server": "openai-compatible"}),
                _record("step:local", "ollama", {"server": "ollama", "build": "0.5.1"}),
@@ -117,7 +117,7 @@ def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run
 def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
     import pandas as pd
 
-    from trajectory_judge.book.judges import RUN_COLUMNS, greedy_sentence
+    from trajectory_judge.book.runs import RUN_COLUMNS, greedy_sentence
 
     row = dict.fromkeys(RUN_COLUMNS, None)
     settings = pd.DataFrame([{**row, "judge": "step:a", "ensemble": 1, "temperature": 0.0},
@@ -141,7 +141,7 @@ def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
 def test_settings_sentence_counts_only_judges_that_decode():
     import pandas as pd
 
-    from trajectory_judge.book.judges import settings_sentence
+    from trajectory_judge.book.runs import settings_sentence
 
     def summary(judges, servers):
         return pd.DataFrame({"judge": judges, "server": servers})
