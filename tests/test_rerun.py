@@ -122,6 +122,13 @@ def test_every_chapter_opens_with_the_colab_setup_for_the_configured_repository(
         assert is_colab_setup(first) and first.source == source and first.outputs == [], md.with_suffix(".ipynb").name
 
 
+def test_readme_badges_open_the_configured_repository():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    where = hosting(ROOT)
+    assert f"(https://mybinder.org/badge_logo.svg)]({where.binder()})" in readme
+    assert f"(https://colab.research.google.com/assets/colab-badge.svg)]({where.colab()})" in readme
+
+
 def test_colab_setup_does_nothing_and_prints_nothing_outside_colab(tmp_path):
     code = next(c for c in read_source(ROOT / "notebooks" / "results.md").cells if c.cell_type == "code").source
     run = subprocess.run([sys.executable, "-c", code + "\nprint(os.getcwd())"], cwd=tmp_path,
@@ -134,6 +141,7 @@ def mini_book(root: Path) -> Path:
     """A copy of the book's config and two chapters, to rename."""
     (root / "notebooks").mkdir(parents=True)
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copy(ROOT / "README.md", root / "README.md")
     for name in ("testbed.md", "testbed.ipynb", "metrics.md", "metrics.ipynb"):
         shutil.copy(ROOT / "notebooks" / name, root / "notebooks" / name)
     return root
@@ -142,7 +150,9 @@ def mini_book(root: Path) -> Path:
 def test_one_command_renames_the_hosting_repository_everywhere(tmp_path):
     book = mini_book(tmp_path)
     written = name_repository("https://github.com/someone/fork.git/", "trunk", book=book)
-    assert sorted(p.name for p in written) == ["_config.yml", "metrics.ipynb", "metrics.md", "testbed.ipynb", "testbed.md"]
+    assert sorted(p.name for p in written) == ["README.md", "_config.yml", "metrics.ipynb", "metrics.md", "testbed.ipynb", "testbed.md"]
+    readme = (book / "README.md").read_text(encoding="utf-8")
+    assert "https://mybinder.org/v2/gh/someone/fork/trunk?" in readme and "/github/someone/fork/blob/trunk/" in readme
     assert (hosting(book).url, hosting(book).branch) == ("https://github.com/someone/fork", "trunk")
     for name in ("testbed", "metrics"):
         text = (book / "notebooks" / f"{name}.md").read_text(encoding="utf-8")

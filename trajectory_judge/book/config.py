@@ -113,7 +113,7 @@ def with_colab_cell(text: str, where: Hosting) -> str:
 
 
 def set_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
-    """Name the hosting repository in ``_config.yml`` and in every notebook's ``.md`` set-up cell.
+    """Name the hosting repository in ``_config.yml``, README's badges and every notebook's ``.md`` set-up cell.
 
     Returns the files rewritten (each written atomically); raises :class:`ValueError` on a bad URL
     or branch, or a ``_config.yml`` without the block. The ``.ipynb`` follow through
@@ -121,7 +121,7 @@ def set_repository(url: str, branch: str = "main", book: str | Path | None = Non
     """
     root = Path(book) if book is not None else repo_root()
     where = Hosting(check_repository(url), check_branch(branch))
-    hosting(root)  # the block must be there before anything is rewritten
+    before = hosting(root)  # the block must be there before anything is rewritten
     config = root / BOOK_CONFIG
     text = config.read_text(encoding="utf-8")
     new = _BLOCK.sub(f"repository:\n  url: {where.url}\n  branch: {where.branch}", text, count=1)
@@ -129,6 +129,13 @@ def set_repository(url: str, branch: str = "main", book: str | Path | None = Non
     if new != text:
         atomic_write_text(config, new)
         written.append(config)
+    readme = root / "README.md"  # its badges link to the same places
+    if readme.exists():
+        text = readme.read_text(encoding="utf-8")
+        fresh = text.replace(before.binder(), where.binder()).replace(before.colab(), where.colab())
+        if fresh != text:
+            atomic_write_text(readme, fresh)
+            written.append(readme)
     for md in sorted((root / "notebooks").glob("*.md")):
         old = md.read_text(encoding="utf-8")
         fresh = with_colab_cell(old, where)
