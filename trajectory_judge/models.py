@@ -213,6 +213,11 @@ class Verdict(_Strict):
     completion_tokens: Count = 0
     error: str | None = None
 
+    @property
+    def unparseable(self) -> bool:
+        """Whether the verdict was stored from an answer that did not parse (its own, or a member's)."""
+        return self.error is not None and "unparseable" in self.error
+
     @model_validator(mode="after")
     def _clean_names_nothing(self) -> "Verdict":
         if not self.faulty and (self.failure_type is not None or self.failure_step is not None):

@@ -137,7 +137,7 @@ def unparseable_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
     """
     counts = dict.fromkeys(judge_order(verdicts), 0)
     for v in verdicts:
-        counts[v.judge_id] += v.error is not None and "unparseable" in v.error
+        counts[v.judge_id] += v.unparseable
     return counts
 
 

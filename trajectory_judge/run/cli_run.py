@@ -16,7 +16,6 @@ from typing import Any, Sequence
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
-from trajectory_judge.run.record import git_commit  # noqa: F401 - re-exported (it lived here before run.record)
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
 from trajectory_judge.run.store import MEMBERS, RETRIED, TRAJECTORIES, VERDICTS, data_dir_lock
@@ -132,7 +131,6 @@ def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, n
         "model": args.model,
         "judge_model_name": model_name,
         "limit": args.limit,
-        "concurrency": args.concurrency,
         "decoding": {
             **client.decoding(),
             "temperature": args.temperature,

@@ -163,7 +163,7 @@ class _Recorder:
 
     def _count(self, v: Verdict) -> None:
         self.result.written += 1
-        self.result.unparseable += v.error is not None and v.error.startswith("unparseable")
+        self.result.unparseable += v.unparseable
         s = self.stats[v.judge_id]
         s[0] += 1
         s[1] += v.latency_s

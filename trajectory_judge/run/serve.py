@@ -48,6 +48,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.provenance.checksums import file_sha256
@@ -299,8 +300,11 @@ def read_launch_info(base_url: str, model_path: str | None, path: str | Path | N
         info = json.loads(Path(path or LAUNCH_INFO).read_text())
     except (OSError, ValueError):
         return None
-    port = re.search(r":(\d+)/?$", base_url)
-    if not isinstance(info, dict) or not port or int(port.group(1)) != info.get("port"):
+    try:
+        port = urlsplit(base_url).port  # any path after it (``/v1``) is the API's, not the server's
+    except ValueError:
+        port = None
+    if not isinstance(info, dict) or port is None or port != info.get("port"):
         return None
     if not model_path or Path(model_path).resolve() != Path(str(info.get("model_path"))).resolve():
         return None

@@ -263,10 +263,6 @@ RETRIED = "retried.jsonl"
 """Verdicts set aside by ``run --retry-unparseable`` (kept, never deleted), beside the verdicts."""
 
 
-def _is_unparseable(v: Verdict) -> bool:
-    return v.error is not None and "unparseable" in v.error
-
-
 def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequence[str],
                           ensembles: Mapping[str, Sequence[str]], trajectory_ids: Sequence[str]) -> int:
     """Move the unparseable verdicts of ``judge_ids`` on ``trajectory_ids`` out of the verdict files;
@@ -285,9 +281,9 @@ def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequen
     verdicts = parse_jsonl(path, Verdict)
     members = parse_jsonl(mpath, Verdict) if ensembles and mpath.exists() else []
     retry = {(v.trajectory_id, v.judge_id) for v in verdicts
-             if v.judge_id in wanted and v.trajectory_id in scope and _is_unparseable(v)}
+             if v.judge_id in wanted and v.trajectory_id in scope and v.unparseable}
     retry |= {(m.trajectory_id, owner[m.judge_id]) for m in members
-              if m.judge_id in owner and m.trajectory_id in scope and _is_unparseable(m)}
+              if m.judge_id in owner and m.trajectory_id in scope and m.unparseable}
     if not retry:
         return 0
     keep_v = [v for v in verdicts if (v.trajectory_id, v.judge_id) not in retry]
