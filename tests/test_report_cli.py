@@ -269,3 +269,10 @@ def test_baselines_on_a_design_without_clean_runs_say_what_is_undefined():
     assert every.metrics["false_alarm_rate"] is None and every.metrics["f1"] == 1.0
     text = baseline_sentence(baselines(faults), {"step:m": 0.5})
     assert "(6 faults, 0 clean runs)" in text and "at a false-alarm rate of n/a" in text
+
+
+def test_python_judges_sharing_a_name_are_not_compared_as_one_model_or_one_view():
+    from trajectory_judge.analysis.comparisons import compared_pairs
+
+    pairs = {(c.a, c.b) for c in compared_pairs(["step:m", "length:m", "length:v2", "outcome:m"])}
+    assert pairs == {("step:m", "outcome:m")}, pairs  # 'length:m' is a Python judge, not the model m

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from trajectory_judge.models import judge_kind
+
 KINDS: tuple[str, ...] = ("reference", "same model", "same view")
 """Why a pair is compared, in the order the report lists them (a pair that fits two is listed under the first)."""
 
@@ -29,8 +31,11 @@ class Comparison:
 
 
 def split_judge_id(judge_id: str) -> tuple[str, str | None]:
-    """``(view, model)`` of a judge id; the model is None for a bare name such as ``programmatic``."""
+    """``(view, model)`` of a judge id; the model is None for the rule engine and for a Python judge,
+    whose ``NAME:DETAIL`` names no model (:func:`trajectory_judge.models.judge_kind`)."""
     view, sep, model = judge_id.partition(":")
+    if judge_kind(judge_id) in ("rules", "python"):
+        return judge_id, None
     return view, (model if sep and model else None)
 
 
