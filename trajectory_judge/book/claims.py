@@ -4,7 +4,7 @@ analysis and audit).
 Each :class:`Claim` holds what the paper says (in this book's words, with the number as printed
 and where), the value the released verdicts give, its 95% interval where one exists, and whether
 the verdicts bear the claim out. :func:`paper_claims` builds them from the report of the paper's
-verdicts; :func:`claims_text` reads a group of them out as sentences.
+verdicts; each reads itself out with :meth:`Claim.sentence`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from scipy.stats import beta
 
 from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.bootstrap import clopper_pearson
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import format_interval, format_number, label
 
@@ -96,13 +96,6 @@ class Claims:
         cols = ["key", "group", "where", "says", "value", "low", "high", "detail", "holds", "verdict"]
         return pd.DataFrame([{c: getattr(x, c) for c in cols} for x in self.items], columns=cols).set_index("key")
 
-
-def exact_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Clopper-Pearson interval of ``k`` successes in ``n``."""
-    a = (1 - level) / 2
-    low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
-    return low, high
 
 
 def _metric(rep: Report, judge: str, metric: str) -> tuple[float, float | None, float | None, str | None]:
@@ -195,7 +188,7 @@ def _results(rep: Report) -> list[Claim]:
     v = below.get(t_worst, 1.0)
     n = 50 if t_worst != "false_alarm_rate" else step8.strata["clean"]
     k = _count(v, n)
-    lo, hi = exact_interval(k, n)
+    lo, hi = clopper_pearson(k, n)
     claims.append(Claim("step8_uniform", "results", "Table 4 caption",
                         "the 8B column is uniformly 1.00, the false-alarm row included", v, lo, hi, "clopper-pearson",
                         f"{label(t_worst).lower()}, {k} of {n} faults flagged", not below,
@@ -250,7 +243,7 @@ def _analysis(rep: Report) -> list[Claim]:
     flagged = int(conf.drop(columns="missed").to_numpy().sum())
     wrong = flagged - int(sum(conf.loc[t, t] for t in conf.index))
     share = wrong / flagged
-    lo, hi = exact_interval(wrong, flagged)
+    lo, hi = clopper_pearson(wrong, flagged)
     third = round(share, 2) == round(1 / 3, 2)
     pd_ = next(d for d in P.PUBLISHED_DELTAS if d.metric == "silent_recall" and d.a == P.OUTCOME)
     d = rep.delta(P.OUTCOME, P.STEP, "silent_recall")
@@ -262,7 +255,7 @@ def _analysis(rep: Report) -> list[Claim]:
     s8 = rep.judges[P.STEP8]
     n8 = _count(s8.metrics["recall"] * (s8.strata["silent"] + s8.strata["loud"]) + s8.metrics["false_alarm_rate"] * s8.strata["clean"], 1)
     far8 = float(s8.metrics["false_alarm_rate"])  # type: ignore[arg-type]
-    lo8, hi8 = exact_interval(_count(far8, s8.strata["clean"]), s8.strata["clean"])
+    lo8, hi8 = clopper_pearson(_count(far8, s8.strata["clean"]), s8.strata["clean"])
     sign = lambda x: format_number(x).replace("-", "\u2212") if x < 0 else "+" + format_number(x)  # noqa: E731
     same = lambda a, b: round(a, 3) == round(b, 3)  # noqa: E731
     claims = [
@@ -301,11 +294,6 @@ def _analysis(rep: Report) -> list[Claim]:
 def paper_claims(rep: Report) -> Claims:
     """The paper's claims, checked on the report of its own verdicts (the five published judges)."""
     return Claims(tuple(_headline(rep) + _results(rep) + _analysis(rep)))
-
-
-def claims_text(claims: list[Claim]) -> str:
-    """A group of claims read out, one sentence each."""
-    return " ".join(c.sentence() for c in claims)
 
 
 def edition_headline(rep: Report) -> str:

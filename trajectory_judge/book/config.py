@@ -26,10 +26,13 @@ COLAB_URL = "https://colab.research.google.com"
 REPOSITORY_ENV = "TJ_REPOSITORY_URL"
 """Overrides, on Colab, the repository the set-up cell clones (any git URL or a local path)."""
 
+COLAB_MARKER = "# Colab set-up"
+"""How the set-up cell's source begins (what finds it in a notebook)."""
+
 _GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _BRANCH = re.compile(r"^[A-Za-z0-9_./-]+$")
 _BLOCK = re.compile(r"^repository:\n  url: *(?P<url>\S*)[^\n]*\n  branch: *(?P<branch>\S*)[^\n]*$", re.M)
-_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n# Colab set-up.*?\n```\n", re.S)
+_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n" + re.escape(COLAB_MARKER) + r".*?\n```\n", re.S)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def colab_cell(where: Hosting) -> str:
     return f'''```{{code-cell}} ipython3
 :tags: [remove-cell]
 
-# Colab set-up (not shown in the book): on Colab only, fetch the book and install it.
+{COLAB_MARKER} (not shown in the book): on Colab only, fetch the book and install it.
 import importlib, os, subprocess, sys
 
 if "google.colab" in sys.modules and not os.path.exists("../{BOOK_CONFIG}"):

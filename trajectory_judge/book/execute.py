@@ -51,7 +51,9 @@ COLAB_SETUP_ID = "colab-setup"
 
 def is_colab_setup(cell) -> bool:
     """Whether ``cell`` is the Colab set-up cell that opens a chapter."""
-    return cell.get("cell_type") == "code" and cell.get("source", "").startswith("# Colab set-up")
+    from trajectory_judge.book.config import COLAB_MARKER
+
+    return cell.get("cell_type") == "code" and cell.get("source", "").startswith(COLAB_MARKER)
 
 
 def read_source(md: Path):

@@ -5,11 +5,11 @@ found in the verdicts, the prompts' parts, and each judge's own decoding setting
 
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 import pandas as pd
 
+from trajectory_judge.analysis.seeds import parse_member_id
 from trajectory_judge.book.style import PYTHON, parse_judge_id
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
 
@@ -48,12 +48,13 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def sample_settings(judge: str) -> tuple[float, int] | None:
-    """(temperature, seed) named by a member id, or None for any other judge id."""
-    m = _MEMBER_ID.match(judge)
-    return (float(m.group(1)), int(m.group(2))) if m else None
-
-
-_MEMBER_ID = re.compile(r"^[a-z]+@T([0-9.]+)/seed(\d+):.+$")
+    """(temperature, seed) named by a member id (:func:`~trajectory_judge.analysis.seeds.parse_member_id`),
+    or None for any other judge id."""
+    try:
+        member = parse_member_id(judge)
+    except ValueError:
+        return None
+    return member.temperature, member.seed
 
 
 def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int) -> str:

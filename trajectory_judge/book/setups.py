@@ -12,12 +12,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.judges import judge_decoding
-from trajectory_judge.book.paired import family_of
-from trajectory_judge.book.style import FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
-from trajectory_judge.models import judge_kind
-
-FAMILIES: tuple[str, ...] = ("programmatic", "outcome", "step", "reply", "selfcons3")
-"""Judge families in report order (others follow)."""
+from trajectory_judge.book.style import FAMILIES, FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
 
 
 COMPARE_METRICS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece", "s_per_traj")
@@ -28,7 +23,7 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     rows = []
     for source, rep in (("edition", ours), ("release", release)):
         for j, jr in rep.judges.items():
-            family = "python" if judge_kind(j) == "python" else family_of(j)  # FAMILY_NAMES: "Python judge"
+            family = parse_judge_id(j).family  # selfcons3: selfcons; a Python judge: python
             rows.append({"family": family, "source": source, "judge": j, "n": jr.n,
                          **{m: jr.metrics.get(m) for m in COMPARE_METRICS}})  # fmt: skip
     df = pd.DataFrame(rows)
@@ -36,7 +31,7 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
     df = df.sort_values(["_r", "source", "judge"], kind="stable").drop(columns="_r")
     df["source"] = df["source"].map(source_name)
-    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(f.rstrip("0123456789"), f))  # selfcons3: Self-consistency
+    df["family"] = df["family"].map(lambda f: FAMILY_NAMES.get(f, f))
     return df.set_index(["family", "source", "judge"]).astype({m: float for m in COMPARE_METRICS})
 
 
