@@ -8,21 +8,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Literal, TypeVar
+from typing import Annotated, Any, Iterable, Literal, TypeVar, get_args
 
 from trajectory_judge.fileio import atomic_open
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
-
-FAILURE_TYPES: tuple[str, ...] = (
-    "wrong_tool",
-    "hallucinated_argument",
-    "skipped_precondition",
-    "ignored_observation",
-    "premature_stop",
-    "unsupported_claim",
-)
-"""The six failure types of the taxonomy, in the paper's order."""
-
 
 FailureType = Literal[
     "wrong_tool",
@@ -32,6 +21,9 @@ FailureType = Literal[
     "premature_stop",
     "unsupported_claim",
 ]
+
+FAILURE_TYPES: tuple[str, ...] = get_args(FailureType)
+"""The six failure types of the taxonomy, in the paper's order."""
 
 
 DESIGN_CELLS: tuple[str, ...] = (
