@@ -31,7 +31,7 @@ def test_appendix_tables_cover_every_tool_rule_stratum_and_type():
     inj = appendix.injector_table()
     assert list(inj.index) == list(FAILURE_TYPES)
     assert inj.loc["wrong_tool", "edit"] == "step 2: get_policy replaced by lookup_order"
-    assert inj.loc["ignored_observation", "host strata"] == "restocking"
+    assert inj.loc["ignored_observation", "host instance strata"] == "restocking"
 
 
 def test_organic_helpers_say_when_there_are_no_episodes(tmp_path):

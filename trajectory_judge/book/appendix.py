@@ -53,7 +53,7 @@ def env_strata_table(n: int = 60, seed: int = 7) -> pd.DataFrame:
     """The instance strata: expected action, and how many of the first ``n`` seeded instances fall in each."""
     counts = Counter(i.stratum for i in generate_instances(n, seed))
     rows = [(s, "escalate" if s in ESCALATION_STRATA else "refund", counts[s]) for s in STRATA]
-    return pd.DataFrame(rows, columns=["stratum", "expected action", f"of first {n} instances"]).set_index("stratum")
+    return pd.DataFrame(rows, columns=["instance stratum", "expected action", f"of first {n} instances"]).set_index("instance stratum")
 
 
 def rules_table() -> pd.DataFrame:
@@ -84,7 +84,7 @@ def injector_table(seed: int = 7) -> pd.DataFrame:
         before = oracle_calls(hosts[0])
         after, answer = mutate_calls(hosts[0], ftype, seed)
         rows.append((ftype, ANCHORS[ftype], _describe_edit(before, after, answer), ", ".join(i.stratum for i in hosts)))
-    return pd.DataFrame(rows, columns=["failure type", "labelled step", "edit", "host strata"]).set_index("failure type")
+    return pd.DataFrame(rows, columns=["failure type", "labelled step", "edit", "host instance strata"]).set_index("failure type")
 
 
 def per_type_intervals_frame(rep) -> pd.DataFrame:

@@ -86,7 +86,7 @@ def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
         labs = [e.trajectory.label for e in eps]
         rows.append((s, len(eps), sum(lb.faulty for lb in labs), sum(not lb.outcome_correct for lb in labs),
                      sum(lb.faulty and lb.outcome_correct for lb in labs)))  # fmt: skip
-    df = pd.DataFrame(rows, columns=["stratum", "episodes", "faulty", "loud", "silent"]).set_index("stratum")
+    df = pd.DataFrame(rows, columns=["instance stratum", "episodes", "faulty", "loud", "silent"]).set_index("instance stratum")
     pub = {s: (P.PUBLISHED_COUNTS[f"{k}_failed"].value, P.PUBLISHED_COUNTS[f"{k}_n"].value) for s, k in _PUBLISHED_STRATA.items()}
     df[f"published faulty ({P.PUBLISHED_MODEL})"] = [f"{pub[s][0]} of {pub[s][1]}" if s in pub else "" for s in df.index]
     return df[df["episodes"] > 0]

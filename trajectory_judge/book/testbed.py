@@ -48,7 +48,7 @@ def composition_table(trajs: Sequence[Trajectory]) -> pd.DataFrame:
     """Trajectories per design cell, with the outcome stratum (clean / silent / loud) of each cell."""
     counts = pd.Series([design_cell(t.label) for t in trajs]).value_counts()
     rows = [(c, "clean" if c == "clean" else c.split("/")[1], int(counts.get(c, 0))) for c in DESIGN_CELLS]
-    return pd.DataFrame(rows, columns=["design cell", "stratum", "trajectories"]).set_index("design cell")
+    return pd.DataFrame(rows, columns=["design cell", "outcome stratum", "trajectories"]).set_index("design cell")
 
 
 def stratum_counts(trajs: Sequence[Trajectory]) -> dict[str, int]:
@@ -132,7 +132,7 @@ def family_table(fam: dict[str, Trajectory]) -> pd.DataFrame:
     for kind, t in fam.items():
         lab = t.label
         rows.append((kind, lab.failure_step if lab else None, stratum(lab) if lab else "", len(t.steps), t.final_answer))
-    df = pd.DataFrame(rows, columns=["kind", "labelled step", "stratum", "steps", "final answer"]).set_index("kind")
+    df = pd.DataFrame(rows, columns=["kind", "labelled step", "outcome stratum", "steps", "final answer"]).set_index("kind")
     df["labelled step"] = df["labelled step"].astype("Int64")
     return df
 
