@@ -13,7 +13,8 @@ The generation endpoints follow a script of behaviours, one per request (the las
 - ``"envelope"``: HTTP 200 JSON without the API's answer fields (no ``choices`` / ``response``);
 - ``("slow", seconds)``: sleep, then answer ``"ok"``;
 - ``"429"`` / ``("429", retry_after)``: HTTP 429 (rate limited), with ``Retry-After: retry_after`` when given
-  (a number of seconds or an HTTP date, sent as is); ``("503", retry_after)`` likewise.
+  (a number of seconds or an HTTP date, sent as is); ``("503", retry_after)`` likewise;
+- ``"quota"``: HTTP 429 with OpenAI's ``insufficient_quota`` error (no waiting helps).
 
 ``chat_path`` moves the chat endpoint (a hosted API's ``/v1beta/openai/chat/completions``);
 ``props`` replaces the ``/props`` answer (None: 404). ``in_flight_max`` is the most generation
@@ -194,6 +195,10 @@ class FakeModelServer:
                 if isinstance(b, tuple) and b[0] == "slow":
                     time.sleep(float(b[1]))
                     b = "ok"
+                if b == "quota":  # OpenAI's answer when the account has no quota left
+                    self._send(429, {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
+                                               "code": "insufficient_quota"}})
+                    return
                 if b in ("429", "503") or isinstance(b, tuple) and b[0] in ("429", "503"):
                     code, after = (b, None) if isinstance(b, str) else b
                     self._send(int(code), {"error": {"message": "rate limit reached (scripted)", "code": "rate_limit_exceeded"}},

@@ -340,33 +340,37 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
         self._can_tokenize: bool | None = None
         self._checked_ctx = False
         self._endpoints = chat_endpoints(base_url)
-        self.endpoint: str | None = self._endpoints[0] if len(self._endpoints) == 1 else None
-        """The chat-completions URL in use (None until a base without a path is resolved)."""
+        self.endpoint: str | None = None
+        """The chat-completions URL in use, once the server has answered there (not 404)."""
         self._resolving = threading.Lock()
 
     def _chat(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """POST to the chat-completions endpoint with the key; resolves a path-less base on first use."""
-        if self.endpoint is not None:
-            return self._post(self.endpoint, payload, openai_fault, auth=True)
-        with self._resolving:
-            if self.endpoint is None:
-                tried: list[str] = []
-                for url in self._endpoints:
-                    try:
-                        out = self._post(url, payload, openai_fault, auth=True)
-                    except ServerRejectedError as exc:
-                        if exc.status != 404:
-                            raise
-                        tried.append(url)
-                        continue
-                    self.endpoint = url
-                    if tried and self.on_event is not None:
-                        self.on_event(f"{tried[0]} answered 404; using {url}")
-                    return out
-                raise ServerRejectedError(
-                    f"openai: HTTP 404 at {' and at '.join(tried)}; --base-url is the OpenAI base URL, the part "
-                    "before /chat/completions (for example https://api.openai.com/v1)", 404)
+        """POST to the chat-completions endpoint with the key; the first request finds which URL answers."""
+        if self.endpoint is None:
+            with self._resolving:
+                if self.endpoint is None:
+                    return self._resolve(payload)
         return self._post(self.endpoint, payload, openai_fault, auth=True)
+
+    def _resolve(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        tried: list[str] = []
+        last = ""
+        for url in self._endpoints:
+            try:
+                out = self._post(url, payload, openai_fault, auth=True)
+            except ServerRejectedError as exc:
+                if exc.status != 404:
+                    raise
+                tried.append(url)
+                last = str(exc).split(": ", 2)[-1]
+                continue
+            self.endpoint = url
+            if tried and self.on_event is not None:
+                self.on_event(f"{tried[0]} answered 404; using {url}")
+            return out
+        raise ServerRejectedError(
+            f"openai: HTTP 404 at {' and at '.join(tried)}; --base-url is the OpenAI base URL, the part before "
+            f"/chat/completions (for example https://api.openai.com/v1); the server said: {last[:200]}", 404)
 
     def sent_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         """The schema as sent: full to llama-server, else the strict subset hosted APIs accept."""
