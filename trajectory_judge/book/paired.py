@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.paired import clean_parents, reaches_input
+from trajectory_judge.analysis.paired import clean_parents, paired_discrimination
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
@@ -34,33 +34,22 @@ def judges_of(judges: Iterable[str], family: str) -> list[str]:
 
 
 def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> pd.DataFrame:
-    """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents, the difference.
+    """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents
+    (the group's anchor), the difference and the faults judged unlike their parent.
 
-    ``fault_rate - parent_rate`` is paired discrimination (it equals the report's); ``disagree``
-    counts faults whose verdict differs from their parent's. Groups as in
-    :data:`trajectory_judge.analysis.paired.PAIRED_GROUPS`, plus ``reply_unchanged`` / ``reply_changed``
-    (whether the outcome view, goal and final answer, equals the parent's, whatever the judge's
-    own view); empty groups are left out.
+    One row per non-empty group of :func:`~trajectory_judge.analysis.paired.paired_discrimination`
+    with its reply groups (whether the outcome view, goal and final answer, equals the parent's,
+    whatever the judge's own view): the same computation as the report's, judges in their order
+    of appearance in ``verdicts``.
     """
-    parents = clean_parents(trajectories)
     by_judge: dict[str, dict[str, Verdict]] = {}
     for v in verdicts:
         by_judge.setdefault(v.judge_id, {})[v.trajectory_id] = v
-    rows = []
+    rows, reached = [], {}
     for judge, vs in by_judge.items():
-        acc: dict[str, list[tuple[int, int]]] = {}
-        for t in trajectories:
-            lab, parent = t.label, parents.get(t.instance_id)
-            if lab is None or not lab.faulty or t.trajectory_id not in vs or parent is None or parent.trajectory_id not in vs:
-                continue
-            pair = (int(vs[t.trajectory_id].faulty), int(vs[parent.trajectory_id].faulty))
-            view = "reaches_input" if reaches_input(judge, t, parent) else "hidden_from_input"
-            reply = "reply_unchanged" if render_view("outcome", t) == render_view("outcome", parent) else "reply_changed"
-            for g in ("all", "silent" if lab.outcome_correct else "loud", view, reply, str(lab.failure_type)):
-                acc.setdefault(g, []).append(pair)
-        for g, pairs in acc.items():
-            f, p = np.asarray(pairs).T
-            rows.append((judge, g, len(pairs), f.mean(), p.mean(), f.mean() - p.mean(), int((f != p).sum())))
+        for g, p in paired_discrimination(judge, trajectories, vs, reached=reached, reply_groups=True).items():
+            if p.n:
+                rows.append((judge, g, p.n, p.fault_rate, p.parent_rate, p.value, p.disagree))
     cols = ["judge", "group", "n", "fault_rate", "parent_rate", "paired", "disagree"]
     return pd.DataFrame(rows, columns=cols)
 
