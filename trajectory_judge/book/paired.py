@@ -39,14 +39,16 @@ def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
 
     One row per non-empty group of :func:`~trajectory_judge.analysis.paired.paired_discrimination`
     with its reply groups (whether the outcome view, goal and final answer, equals the parent's,
-    whatever the judge's own view): the same computation as the report's, judges in their order
-    of appearance in ``verdicts``.
+    whatever the judge's own view): the same computation as the report's, judges in report order.
     """
+    from trajectory_judge.analysis.loading import judge_order
+
     by_judge: dict[str, dict[str, Verdict]] = {}
     for v in verdicts:
         by_judge.setdefault(v.judge_id, {})[v.trajectory_id] = v
     rows, reached = [], {}
-    for judge, vs in by_judge.items():
+    for judge in judge_order(verdicts):
+        vs = by_judge[judge]
         for g, p in paired_discrimination(judge, trajectories, vs, reached=reached, reply_groups=True).items():
             if p.n:
                 rows.append((judge, g, p.n, p.fault_rate, p.parent_rate, p.value, p.disagree))

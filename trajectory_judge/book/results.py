@@ -163,6 +163,21 @@ def per_type_table(reports: dict[str, Report], types: tuple[str, ...]) -> pd.Dat
     return pd.concat(parts)
 
 
+def anchor_example(rep: Report, judge: str, whose: str) -> str:
+    """A sentence: the failure types on which ``judge``'s anchor is highest and lowest, against its
+    overall false-alarm rate (``whose``: "the paper's")."""
+    from trajectory_judge.book.style import label
+
+    jr = rep.judges[judge]
+    anchors = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}
+    anchors = {t: a for t, a in anchors.items() if a is not None}
+    hi, lo = max(anchors, key=anchors.__getitem__), min(anchors, key=anchors.__getitem__)
+    return (f"{whose} {judge_name(judge).partition(' · ')[0].lower()} judge on {judge_name(judge).partition(' · ')[2]} flags "
+            f"{format_number(anchors[hi], 3)} of the clean parents of {label(hi).lower()} faults and "
+            f"{format_number(anchors[lo], 3)} of those of {label(lo).lower()} faults, against a false-alarm rate of "
+            f"{format_number(jr.metrics['false_alarm_rate'], 3)} on all clean runs")  # fmt: skip
+
+
 # --- long frames for the figures -------------------------------------------------------------
 def recall_frame(rep: Report) -> pd.DataFrame:
     """Per judge and outcome stratum (silent, loud): recall, interval, false-alarm rate and n."""
