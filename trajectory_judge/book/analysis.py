@@ -21,7 +21,6 @@ from trajectory_judge.book.style import (
     model_name,
     parse_judge_id,
     source_name,
-    with_source,
 )
 from trajectory_judge.models import Verdict
 
@@ -169,11 +168,6 @@ def flag_all_judges(floor: pd.DataFrame) -> list[str]:
 
 
 # --- the chapter's tables and sentences, as a reader sees them ----------------------------------
-def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Frames of the paper (``release``) and of this edition (``edition``), stacked in that order under a Source level."""
-    return pd.concat([with_source(f, s) for s, f in frames.items()])
-
-
 def view_delta_table(deltas: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """:func:`view_deltas` of each source (the paper's first), transposed for reading: one row per
     metric, one column per comparison (the source and model, then ``b − a`` with its n), each cell

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.paired import clean_parents, paired_discrimination
+from trajectory_judge.book.style import by_source
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
@@ -198,13 +199,6 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
 
     data = {c: [true_minus(format_number(v[k], 3, count=k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
-
-
-def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Frames of the paper (``release``) and of this edition (``edition``), stacked under a Source level."""
-    from trajectory_judge.book.style import with_source
-
-    return pd.concat([with_source(f, s) for s, f in frames.items()])
 
 
 HIDDEN_NAMES: dict[str, str] = {"fault_rate": "Flag rate on the faults", "parent_rate": "Flag rate on their parents",
