@@ -23,7 +23,9 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer  # noqa: E402
 from trajectory_judge.cli import main  # noqa: E402
 from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge  # noqa: E402
-from trajectory_judge.inspect_tasks.samples import load_dataset  # noqa: E402
+from trajectory_judge.backends.strict import strict_violations  # noqa: E402
+from trajectory_judge.inspect_tasks.samples import load_dataset, response_format  # noqa: E402
+from trajectory_judge.judges.schema import response_schema  # noqa: E402
 from trajectory_judge.judges.prompts import build_prompt  # noqa: E402
 from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts  # noqa: E402
 
@@ -75,6 +77,15 @@ def test_samples_are_the_prompt_our_runner_sends_under_ids_that_name_no_fault(fo
             assert Label.model_validate_json(s.target) == t.label
             assert s.metadata["trajectory_id"] == t.trajectory_id
     assert len({s.id for s in load_dataset("step", folder)}) == 400
+    assert [s.id for s in load_dataset("step", folder)] == [s.id for s in load_dataset("step", folder)]  # eval-retry finds them
+
+
+def test_the_response_format_is_our_schema_in_the_subset_hosted_strict_modes_accept():
+    for view in ("outcome", "step", "reply"):
+        fmt = response_format(view)
+        assert fmt.strict and fmt.name == "verdict"
+        assert not strict_violations(fmt.json_schema.model_dump(exclude_none=True))
+        assert list(fmt.json_schema.properties) == list(response_schema(view)["properties"])
 
 
 def test_limit_is_the_stratified_prefix_run_limit_takes(folder):

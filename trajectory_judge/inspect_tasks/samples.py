@@ -1,8 +1,9 @@
 """Trajectories as inspect_ai samples: the prompt our runner sends, our schema, the label as target.
 
 A sample's ``input`` is :func:`~trajectory_judge.judges.prompts.build_prompt` of its view (one user
-message, as ``trajectory-judge run`` sends it); its ``id`` is opaque (:func:`sample_id`: it names
-neither the trajectory nor its fault); its ``target`` is the label as JSON; its ``metadata`` holds
+message, as ``trajectory-judge run`` sends it, of the label-free copy a judge is handed); its ``id``
+is opaque (:func:`sample_id`: it names neither the trajectory nor its fault, and is stable for a
+given trajectories file, so epochs and ``inspect eval-retry`` find the same samples); its ``target`` is the label as JSON; its ``metadata`` holds
 what the analysis needs (trajectory id, design cell, outcome stratum, the label's fields, the step
 indices). Nothing the model is shown gives the label away.
 """
@@ -17,6 +18,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ResponseSchema
 from inspect_ai.util import JSONSchema
 
+from trajectory_judge.backends.strict import strict_subset
+from trajectory_judge.judges.blind import judge_view, opaque_id
 from trajectory_judge.judges.prompts import build_prompt
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.models import DataError, Trajectory, design_cell, load_trajectories, stratum
@@ -26,18 +29,25 @@ RESPONSE_NAME = "verdict"
 """The response schema's name, as ``trajectory-judge run`` sends it."""
 
 
-def sample_id(traj: Trajectory) -> str:
-    """The opaque id a sample carries (the one place that maps trajectories to sample ids)."""
-    return "T" + hashlib.sha256(traj.trajectory_id.encode("utf-8")).hexdigest()[:12]
+def folder_key(trajectories_file: str | Path) -> bytes:
+    """The key of a folder's opaque sample ids: the SHA-256 of its trajectories file."""
+    return hashlib.sha256(Path(trajectories_file).read_bytes()).digest()
+
+
+def sample_id(traj: Trajectory, key: bytes) -> str:
+    """The opaque id a sample carries (:func:`~trajectory_judge.judges.blind.opaque_id` under ``key``)."""
+    return opaque_id(traj.trajectory_id, key)
 
 
 def response_format(view: str) -> ResponseSchema:
-    """Our JSON schema for ``view`` as inspect's structured-output setting (strict, as our runner asks)."""
-    return ResponseSchema(name=RESPONSE_NAME, json_schema=JSONSchema.model_validate(response_schema(view)), strict=True)
+    """Our JSON schema for ``view`` as inspect's structured-output setting: strict, in the subset hosted
+    strict modes accept (:func:`~trajectory_judge.backends.strict.strict_subset`), as our runner sends a hosted API."""
+    schema = strict_subset(response_schema(view))
+    return ResponseSchema(name=RESPONSE_NAME, json_schema=JSONSchema.model_validate(schema), strict=True)
 
 
-def trajectory_sample(view: str, traj: Trajectory) -> Sample:
-    """One sample: ``traj`` rendered in ``view``'s prompt, its label as the target."""
+def trajectory_sample(view: str, traj: Trajectory, key: bytes) -> Sample:
+    """One sample: ``traj`` as a judge is handed it, rendered in ``view``'s prompt; its label as the target."""
     if traj.label is None:
         raise DataError(f"trajectory {traj.trajectory_id!r} has no label; a task scores against labels")
     lab = traj.label
@@ -46,7 +56,8 @@ def trajectory_sample(view: str, traj: Trajectory) -> Sample:
         "faulty": lab.faulty, "failure_type": lab.failure_type, "failure_step": lab.failure_step,
         "outcome_correct": lab.outcome_correct, "steps": [s.index for s in traj.steps], "view": view,
     }
-    return Sample(id=sample_id(traj), input=build_prompt(view, traj), target=lab.model_dump_json(), metadata=meta)
+    return Sample(id=sample_id(traj, key), input=build_prompt(view, judge_view(traj, key)), target=lab.model_dump_json(),
+                  metadata=meta)
 
 
 def load_dataset(view: str, data: str | Path, limit: int | None = None) -> MemoryDataset:
@@ -55,5 +66,6 @@ def load_dataset(view: str, data: str | Path, limit: int | None = None) -> Memor
         raise ValueError(f"limit must be a positive number of trajectories, got {limit}")
     trajs: Sequence[Trajectory] = load_trajectories(Path(data) / TRAJECTORIES)
     trajs = trajs[:limit] if limit is not None else trajs
-    return MemoryDataset([trajectory_sample(view, t) for t in trajs], name=f"trajectory-judge-{view}",
+    key = folder_key(Path(data) / TRAJECTORIES)
+    return MemoryDataset([trajectory_sample(view, t, key) for t in trajs], name=f"trajectory-judge-{view}",
                          location=str(Path(data) / TRAJECTORIES))
