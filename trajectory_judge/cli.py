@@ -63,7 +63,7 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", default="data/", help="directory with trajectories.jsonl and verdicts.jsonl")
     p.add_argument("--json", default=None, help="write the machine-readable report here")
     p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
-    p.add_argument("--resamples", type=A.positive_int, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--resamples", type=A.resamples, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
     p.add_argument("--reference", default=None, metavar="JUDGE",
                    help="also compare every judge with this one (paired deltas judge - JUDGE)")
@@ -196,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     except (DataError, OSError, ValueError) as exc:
         print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print(f"{PROG} {args.verb}: error: out of memory (a smaller --resamples or --limit needs less)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # a verb that writes whole files leaves the previous file and no partial one
+        print(f"{PROG} {args.verb}: interrupted; no file was left half-written", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

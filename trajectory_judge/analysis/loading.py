@@ -19,6 +19,7 @@ from trajectory_judge.models import (
     check_verdict_step,
     load_trajectories,
     load_verdicts,
+    read_text,
 )
 from trajectory_judge.provenance.manifest import verify_manifest
 
@@ -110,7 +111,7 @@ def load_paper_data(paper_dir: str | Path, trajectories_dir: str | Path) -> Data
     verify_manifest(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
     tpath, opath = trajectories_dir / "trajectories.jsonl", paper_dir / PAPER_ORDER
     by_id = {t.trajectory_id: t for t in load_trajectories(tpath)}
-    order = [ln.strip() for ln in opath.read_text(encoding="utf-8").split("\n") if ln.strip()]
+    order = [ln.strip() for ln in read_text(opath).split("\n") if ln.strip()]
     if len(set(order)) != len(order) or set(order) != set(by_id):
         extra, missing = sorted(set(order) - set(by_id)), sorted(set(by_id) - set(order))
         raise DataError(f"{opath}: lists other trajectories than {tpath} ({len(extra)} not ours, {len(missing)} of ours missing, "
