@@ -57,8 +57,9 @@ def sample_settings(judge: str) -> tuple[float, int] | None:
     return member.temperature, member.seed
 
 
-def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int) -> str:
-    """What kinds of judge the data holds, in one sentence (``judges`` from :func:`~.style.judges_frame`)."""
+def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int, *, subject: str = "The data holds") -> str:
+    """What kinds of judge a verdict set holds, in one sentence opening with ``subject`` (``judges``
+    from :func:`~.style.judges_frame`)."""
     from trajectory_judge.book.style import RULES, list_text
 
     def count(n: int, noun: str) -> str:
@@ -71,7 +72,7 @@ def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: 
     n_python = int((judges["family"] == PYTHON).sum())
     if n_python:
         parts.append(count(n_python, "Python judge"))
-    return f"The data holds {count(len(judges), 'judge')} on a set of {n_trajectories} trajectories: {list_text(parts)}"
+    return f"{subject} {count(len(judges), 'judge')} on a set of {n_trajectories} trajectories: {list_text(parts)}"
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
@@ -111,6 +112,23 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
 _VIEW_WORDS = {"outcome": "goal and final reply", "step": "every step", "reply": "every step, asked about the reply"}
 
 
+def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
+    """The judges of a verdict set parsed from their ids (:func:`~.style.judges_frame`, in report
+    order), with the trajectories each judged and its verdicts from answers that did not parse."""
+    from trajectory_judge.analysis.loading import judge_order, unparseable_counts
+    from trajectory_judge.book.style import judges_frame
+
+    ids = judge_order(verdicts)
+    judged: dict[str, int] = {}
+    for v in verdicts:
+        judged[v.judge_id] = judged.get(v.judge_id, 0) + 1
+    unparseable = unparseable_counts(verdicts)
+    frame = judges_frame(ids)
+    frame["judged"] = [judged[j] for j in ids]
+    frame["unparseable"] = [unparseable.get(j, 0) for j in ids]
+    return frame
+
+
 def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
     """The parsed-ids table as shown: the judge's name (view and model in words), its id, samples and
     verdicts (and the unparseable ones, when counted)."""
@@ -123,3 +141,77 @@ def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
     if "unparseable" in judges:
         out["Unparseable"] = list(judges["unparseable"])
     return out.set_index("Judge")
+
+
+# --- the prompt beside the paper's Appendix D ----------------------------------------------------
+PAPER_PROMPT: dict[str, str] = {
+    "form": "one flat string, no chat roles and no system message",
+    "order": "role, procedure, view paragraph, taxonomy, confidence, then the trajectory",
+    "role": "one sentence: the judge audits a support agent",
+    "procedure": "eight numbered rules",
+    "taxonomy": "six failure types and none, one line each, three with an example",
+    "confidence": "the probability that the verdict is right, from 0.5 to 1.0, not a round number",
+    "outcome view": "goal and reply only; judge the reply; hidden steps are no evidence of a fault",
+    "step view": "every step; check each against the procedure; name the first wrong step and its type",
+    "reply view": "none (the paper has two LLM views)",
+    "rendering": "three lines a step: thought, call with keyword arguments, observation",
+    "schemas": "reasoning first; the outcome schema has no failure step",
+    "coercion": "confidence clamped to 0.5–1.0; a type kept only on a faulty verdict; a step out of range dropped",
+}
+"""The parts of the paper's judge prompt (its Appendix D), each described in our words, not quoted."""
+
+
+def _numbered(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line[:1].isdigit())
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def _word(n: int) -> str:
+    return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
+
+
+def prompt_comparison_table(example: Any) -> pd.DataFrame:
+    """Part by part: the paper's prompt (:data:`PAPER_PROMPT`, in our words) beside this edition's, whose
+    column is read from the prompt code, rendering ``example`` where the part is the trajectory."""
+    from trajectory_judge.judges.coerce import CONFIDENCE_MAX, CONFIDENCE_MIN
+    from trajectory_judge.judges.prompts import CONFIDENCE, ROLE, TAXONOMY, VIEW_INSTRUCTIONS
+    from trajectory_judge.judges.schema import response_schema
+    from trajectory_judge.testbed.procedure import PROCEDURE
+
+    step = build_prompt("step", example)
+    first_lines = [line.split(":", 1)[0] for line in step.splitlines() if line.startswith("step 0 ")]
+    n_types = sum(1 for line in TAXONOMY.splitlines() if line.startswith("- "))
+    n_examples = sum(1 for line in TAXONOMY.splitlines() if "(e.g." in line)
+    lo, hi = f"{CONFIDENCE_MIN:.1f}", f"{CONFIDENCE_MAX:.1f}"
+    schema = list(response_schema("step")["properties"])
+    no_step = "failure_step" not in response_schema("outcome")["properties"]
+    assert SHARED_PREFIX.startswith(ROLE) and CONFIDENCE in SHARED_PREFIX
+    ours = {
+        "form": "one flat string, no chat roles",
+        "order": "role, procedure, taxonomy, confidence, then view paragraph and trajectory",
+        "role": f"{'one sentence' if ROLE.count('. ') == 0 else 'several sentences'}, in our words",
+        "procedure": f"{_word(_numbered(PROCEDURE))} numbered rules, in our words",
+        "taxonomy": f"{_word(n_types - 1)} failure types and none, one line each, {_word(n_examples)} with an example, in our words",
+        "confidence": f"the same range, {lo} to {hi}, and the same request, in our words",
+        "outcome view": "the same three points, in our words",
+        "step view": "the same points, in our words",
+        "reply view": "beyond the paper: every step, asked only whether the reply's claims are backed",
+        "rendering": f"{_word(len(first_lines))} lines a step: {', '.join(w.removeprefix('step 0 ') for w in first_lines)}",
+        "schemas": f"{schema[0]} first ({', '.join(schema)}); outcome {'without' if no_step else 'with'} failure_step",
+        "coercion": f"the same three rules; confidence clamped to {lo}–{hi}",
+    }
+    same = {"order": "no", "reply view": "added"}
+    rows = [(part, PAPER_PROMPT[part], ours[part], same.get(part, "yes")) for part in PAPER_PROMPT]
+    return pd.DataFrame(rows, columns=["part", "paper (Appendix D)", "this edition", "same?"]).set_index("part")
+
+
+def folded(summary: str, text: str) -> Any:
+    """``text`` as preformatted lines inside a dropdown whose summary line is ``summary``."""
+    import html
+
+    from IPython.display import HTML
+
+    return HTML(f'<details class="tj-folded"><summary>{html.escape(summary)}</summary>\n'
+                f'<pre class="tj-folded-text" style="white-space: pre-wrap">{html.escape(text)}</pre></details>\n')

@@ -229,6 +229,12 @@ def with_source(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     return pd.concat({source_name(source): frame}, names=["source"])
 
 
+def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Frames of the paper (``release``) and of this edition (``edition``), stacked in the order given
+    (the paper's first) under a Source level."""
+    return pd.concat([with_source(f, s) for s, f in frames.items()])
+
+
 # --- formatting (one format for the book and the terminal: analysis.formatting) -------------------
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     """``1 ensemble``, ``3 ensembles`` (``plural_form`` for irregular nouns)."""
