@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.paired import clean_parents, reaches_input
+from trajectory_judge.book.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
@@ -120,37 +121,87 @@ def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
     return [t for t in FAILURE_TYPES if same.get(t)]
 
 
-def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float]:
+def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, Quantity]:
     """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
 
     Keys name what is measured (recall and paired discrimination of the outcome judge on the
     reply-unchanged types and by outcome survival; the step judge's recall there, its clean flags
-    and their exact upper bound; its detection of each invented promise).
+    and their exact upper bound; its detection of each invented promise). A quantity the folder's
+    verdicts cannot give (no fault of a type judged, or none with its clean parent judged) is
+    :meth:`Quantity.missing` with the reason.
     """
     four = reply_unchanged_types(trajectories)
     out_j, step_j = rep.judges[outcome], rep.judges[step]
     claims = rep.claim_table(step)
     always = claims[claims["recall"] == 1.0]
     rest = claims.drop(always.index)
+
+    def over_types(values: dict, pick, paired: bool) -> Quantity:
+        lacking = [t for t in four if (values[t].value if paired else values[t]) is None]
+        if not four:
+            return Quantity.missing(f"no fault type leaves the reply unchanged {HERE}")
+        if lacking:
+            return Quantity.missing(no_parent_judged(lacking) if paired else none_judged(lacking))
+        got = [values[t].value if paired else values[t] for t in four]
+        return Quantity(pick(got))
+
+    def paired(judge, group: str) -> Quantity:
+        v = judge.paired_discrimination[group]
+        why = f"no {group} fault has its clean parent judged {HERE}"
+        return Quantity(v.value, n=v.n) if v.value is not None else Quantity.missing(why)
+
+    def metric(judge, key: str, why: str) -> Quantity:
+        v = judge.metrics.get(key)
+        return Quantity(v) if v is not None else Quantity.missing(why)
+
+    n_clean = step_j.strata.get("clean", 0)
+    false_alarms = step_j.metrics.get("false_alarm_rate")
+    no_clean = f"no clean run was judged by the step judge {HERE}"
+    ci = step_j.intervals.get("false_alarm_rate")
+    no_claim = f"no unsupported-claim fault was judged by the step judge {HERE}"
     return {
-        "n_reply_unchanged_types": len(four),
-        "outcome_recall_reply_unchanged_min": min(out_j.per_type_recall[t] for t in four),
-        "outcome_recall_reply_unchanged_max": max(out_j.per_type_recall[t] for t in four),
-        "outcome_paired_reply_unchanged": max(abs(out_j.paired_discrimination[t].value) for t in four),
-        "outcome_paired_loud": out_j.paired_discrimination["loud"].value,
-        "outcome_paired_silent": out_j.paired_discrimination["silent"].value,
-        "outcome_loud_recall": out_j.metrics["loud_recall"],
-        "outcome_silent_recall": out_j.metrics["silent_recall"],
-        "step_recall_reply_unchanged": min(step_j.per_type_recall[t] for t in four),
-        "step_clean_flagged": round(step_j.metrics["false_alarm_rate"] * step_j.strata["clean"]),
-        "step_clean_n": step_j.strata["clean"],
-        "step_clean_flagged_ci_high": step_j.intervals["false_alarm_rate"].high,
-        "step_paired_reply_unchanged": min(step_j.paired_discrimination[t].value for t in four),
-        "claim_sentences": len(claims),
-        "claim_always_flagged_sentences": len(always),
-        "claim_other_flagged": int(rest["flagged"].sum()),
-        "claim_other_n": int(rest["n"].sum()),
+        "n_reply_unchanged_types": Quantity(len(four)),
+        "outcome_recall_reply_unchanged_min": over_types(out_j.per_type_recall, min, False),
+        "outcome_recall_reply_unchanged_max": over_types(out_j.per_type_recall, max, False),
+        "outcome_paired_reply_unchanged": over_types(out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True),
+        "outcome_paired_loud": paired(out_j, "loud"),
+        "outcome_paired_silent": paired(out_j, "silent"),
+        "outcome_loud_recall": metric(out_j, "loud_recall", f"no loud fault was judged {HERE}"),
+        "outcome_silent_recall": metric(out_j, "silent_recall", f"no silent fault was judged {HERE}"),
+        "step_recall_reply_unchanged": over_types(step_j.per_type_recall, min, False),
+        "step_clean_flagged": Quantity(round(false_alarms * n_clean)) if false_alarms is not None else Quantity.missing(no_clean),
+        "step_clean_n": Quantity(n_clean),
+        "step_clean_flagged_ci_high": Quantity(ci.high) if ci is not None else Quantity.missing(no_clean),
+        "step_paired_reply_unchanged": over_types(step_j.paired_discrimination, min, True),
+        "claim_sentences": Quantity(len(claims)) if len(claims) else Quantity.missing(no_claim),
+        "claim_always_flagged_sentences": Quantity(len(always)) if len(claims) else Quantity.missing(no_claim),
+        "claim_other_flagged": Quantity(int(rest["flagged"].sum())) if len(claims) else Quantity.missing(no_claim),
+        "claim_other_n": Quantity(int(rest["n"].sum())) if len(claims) else Quantity.missing(no_claim),
     }
+
+
+def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float | None]:
+    """:func:`camera_ready_quantities` as plain values (``None`` where missing)."""
+    return {k: q.value for k, q in camera_ready_quantities(rep, trajectories, outcome, step).items()}
+
+
+def camera_ready_gaps(quantities: dict[str, dict[str, Quantity]]) -> str:
+    """One sentence per column of the camera-ready table saying what it cannot compute and why; empty when nothing is missing."""
+    parts = []
+    for column, qs in quantities.items():
+        said = cannot_compute((_possessive(CAMERA_READY_NAMES.get(k, k)), q) for k, q in qs.items())
+        if said:
+            parts.append(f"In the column {column}, {said[0].lower()}{said[1:]}")
+    return " ".join(parts)
+
+
+def _possessive(name: str) -> str:
+    """``Outcome judge: lowest recall on them`` as ``the outcome judge's lowest recall on the reply-unchanged types``."""
+    who, _, what = name.partition(": ")
+    if not what:
+        return name[0].lower() + name[1:]
+    what = what.replace('on them', 'on the reply-unchanged types').replace('paired, ', 'paired discrimination on ')
+    return f"the {who.lower()}'s {what}"
 
 
 def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
@@ -205,7 +256,11 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     keys = list(next(iter(numbers.values())))
     from trajectory_judge.book.appendix import true_minus
 
-    data = {c: [true_minus(format_number(v[k], 3, count=k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
+    def value(x):
+        return x.value if isinstance(x, Quantity) else x
+
+    data = {c: [true_minus(format_number(value(v[k]), 3, count=k in CAMERA_READY_COUNTS)) for k in keys]
+            for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
 
 
