@@ -98,6 +98,20 @@ def test_camera_ready_numbers_are_complete_on_all_400(folders):
     assert qs["outcome_paired_reply_unchanged"].value == 0  # identical prompts, identical stand-in answers
 
 
+@pytest.mark.parametrize("name", ["n40", "n400"])
+def test_paired_numbers_by_outcome_survival_carry_an_interval_around_the_value(folders, name):
+    from trajectory_judge.book.paired import camera_ready_frame, camera_ready_quantities
+
+    data, rep = _report(folders[name])
+    qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP, data.verdicts)
+    shown = camera_ready_frame({"x": qs})["x"]
+    for key in ("outcome_paired_loud", "outcome_paired_silent"):
+        q = qs[key]
+        if q.available:
+            assert q.low <= q.value <= q.high
+            assert re.search(r"\(|\u2021", shown.iloc[list(qs).index(key)])  # an interval, or the zero-width mark
+
+
 # --- the other chapters' guards ---------------------------------------------------------------------
 def test_confusion_figure_shows_a_python_judge_when_the_folder_has_no_rule_engine(folders):
     from trajectory_judge.book.analysis import confusion_judges
@@ -149,12 +163,24 @@ def test_chapters_name_a_readers_folder_and_its_judges(folders, in_book):
     assert "Outcome \u00b7 stand-in" in note and "the paper's verdicts stay beside them as the reference" in note
 
 
+def test_landing_and_results_speak_of_your_judges_not_our_smaller_models(folders, in_book):
+    from trajectory_judge.book.editions import ours_phrases
+
+    in_book.setenv("TJ_DATA", str(folders["python-only"]))
+    said = ours_phrases(load_data(folders["python-only"]))
+    assert said["ours_origin"] == ("Your folder holds the verdicts of your judges (short-run:v1 (Python judge)) on 40 "
+                                   "of its 400 trajectories")
+    assert said["ours_source"] == "Your folder (python-only)"
+    assert not any("smaller models" in v or "this edition" in v.lower() for v in said.values())
+
+
 def test_chapters_keep_this_editions_wording_on_the_books_own_data(in_book):
-    from trajectory_judge.book.editions import ours_wording
+    from trajectory_judge.book.editions import ours_phrases, ours_wording
     from trajectory_judge.book.style import source_name
 
     in_book.delenv("TJ_DATA", raising=False)
     assert source_name("edition") == "This edition" and not ours_wording().own
+    assert "much smaller models" in ours_phrases(load_data(ROOT / "data"))["ours_origin"]
 
 
 # --- the slow layer: every chapter on every folder, and one build with -W ----------------------------

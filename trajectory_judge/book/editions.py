@@ -60,6 +60,25 @@ def folder_note(ours: Dataset) -> str:
             "folder and your judges; the paper's verdicts stay beside them as the reference.")
 
 
+def ours_phrases(ours: Dataset) -> dict[str, str]:
+    """The phrases that say whose verdicts stand beside the paper's, for glue: ``ours_verdicts`` (what
+    and where they are), ``ours_source`` (their tables' group), ``ours_origin`` (how they were made)."""
+    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.book.style import judge_name, list_text, source_name
+
+    words = ours_wording()
+    if not words.own:
+        return {"ours_verdicts": "this edition's verdicts (its much smaller models, in data/)",
+                "ours_source": source_name("edition"),
+                "ours_origin": "This edition re-ran the testbed and the judges on one CPU with much smaller models"}
+    judges = list_text([judge_name(j) for j in judge_order(ours.verdicts)], "no judge")
+    judged = len({v.trajectory_id for v in ours.verdicts})
+    return {"ours_verdicts": f"the verdicts of {words.name} (your judges: {judges})",
+            "ours_source": source_name("edition"),
+            "ours_origin": (f"Your folder holds the verdicts of your judges ({judges}) on {judged} of its "
+                            f"{len(ours.trajectories)} trajectories")}
+
+
 class Editions(NamedTuple):
     """The paper's and this edition's data, and their reports."""
 

@@ -121,14 +121,43 @@ def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
     return [t for t in FAILURE_TYPES if same.get(t)]
 
 
-def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, Quantity]:
+def paired_interval(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str, group: str, *,
+                    resamples: int = 10_000, seed: int = 7) -> tuple[float, float] | None:
+    """95% percentile interval of ``judge``'s paired discrimination on ``group`` (``loud``, ``silent``, ``all``):
+    the fault–parent pairs resampled within each failure type, as the design fixes how many of each
+    there are. ``None`` when the group has no pair."""
+    parents = clean_parents(trajectories)
+    vs = {v.trajectory_id: v for v in verdicts if v.judge_id == judge}
+    by_type: dict[str, list[int]] = {}
+    for t in trajectories:
+        lab, parent = t.label, parents.get(t.instance_id)
+        if lab is None or not lab.faulty or parent is None or t.trajectory_id not in vs or parent.trajectory_id not in vs:
+            continue
+        if group != "all" and group != ("silent" if lab.outcome_correct else "loud"):
+            continue
+        by_type.setdefault(str(lab.failure_type), []).append(int(vs[t.trajectory_id].faulty) - int(vs[parent.trajectory_id].faulty))
+    n = sum(map(len, by_type.values()))
+    if n == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for ft in sorted(by_type):
+        d = np.asarray(by_type[ft])
+        total += d[rng.integers(0, len(d), size=(resamples, len(d)))].sum(axis=1)
+    low, high = np.percentile(total / n, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: str, step: str,
+                            verdicts: Sequence[Verdict] = ()) -> dict[str, Quantity]:
     """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
 
     Keys name what is measured (recall and paired discrimination of the outcome judge on the
     reply-unchanged types and by outcome survival; the step judge's recall there, its clean flags
     and their exact upper bound; its detection of each invented promise). A quantity the folder's
     verdicts cannot give (no fault of a type judged, or none with its clean parent judged) is
-    :meth:`Quantity.missing` with the reason.
+    :meth:`Quantity.missing` with the reason. Given the ``verdicts``, the paired values by outcome
+    survival carry their interval (:func:`paired_interval`).
     """
     four = reply_unchanged_types(trajectories)
     out_j, step_j = rep.judges[outcome], rep.judges[step]
@@ -148,7 +177,11 @@ def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: st
     def paired(judge, group: str) -> Quantity:
         v = judge.paired_discrimination[group]
         why = f"no {group} fault has its clean parent judged {HERE}"
-        return Quantity(v.value, n=v.n) if v.value is not None else Quantity.missing(why)
+        if v.value is None:
+            return Quantity.missing(why)
+        span = paired_interval(trajectories, verdicts, judge.judge_id, group) if verdicts else None
+        low, high = span if span is not None else (None, None)
+        return Quantity(v.value, low=low, high=high, n=v.n)
 
     def metric(judge, key: str, why: str) -> Quantity:
         v = judge.metrics.get(key)
@@ -256,11 +289,14 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     keys = list(next(iter(numbers.values())))
     from trajectory_judge.book.appendix import true_minus
 
-    def value(x):
-        return x.value if isinstance(x, Quantity) else x
+    from trajectory_judge.book.style import format_interval
 
-    data = {c: [true_minus(format_number(value(v[k]), 3, count=k in CAMERA_READY_COUNTS)) for k in keys]
-            for c, v in numbers.items()}
+    def text(x, count: bool) -> str:
+        if isinstance(x, Quantity) and x.low is not None:
+            return format_interval(x.value, x.low, x.high, "bootstrap")
+        return format_number(x.value if isinstance(x, Quantity) else x, 3, count=count)
+
+    data = {c: [true_minus(text(v[k], k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
 
 
