@@ -148,6 +148,32 @@ def paired_interval(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdi
     return float(low), float(high)
 
 
+def _over_types(four: Sequence[str], values: dict, pick, paired: bool) -> Quantity:
+    """``pick`` (min, max) of a per-type value over the reply-unchanged types, or why it is missing."""
+    if not four:
+        return Quantity.missing(f"no fault type leaves the reply unchanged {HERE}")
+    got = {t: values[t].value if paired else values[t] for t in four}
+    lacking = [t for t, v in got.items() if v is None]
+    if lacking:
+        return Quantity.missing(no_parent_judged(lacking) if paired else none_judged(lacking))
+    return Quantity(pick(got.values()))
+
+
+def _paired(judge, group: str, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> Quantity:
+    """A judge's paired discrimination on ``loud`` or ``silent`` faults, with its interval when ``verdicts`` are given."""
+    v = judge.paired_discrimination[group]
+    if v.value is None:
+        return Quantity.missing(f"no {group} fault has its clean parent judged {HERE}")
+    span = paired_interval(trajectories, verdicts, judge.judge_id, group) if verdicts else None
+    low, high = span if span is not None else (None, None)
+    return Quantity(v.value, low=low, high=high, n=v.n)
+
+
+def _metric(judge, key: str, why: str) -> Quantity:
+    v = judge.metrics.get(key)
+    return Quantity(v) if v is not None else Quantity.missing(why)
+
+
 def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: str, step: str,
                             verdicts: Sequence[Verdict] = ()) -> dict[str, Quantity]:
     """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
@@ -165,28 +191,6 @@ def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: st
     always = claims[claims["recall"] == 1.0]
     rest = claims.drop(always.index)
 
-    def over_types(values: dict, pick, paired: bool) -> Quantity:
-        lacking = [t for t in four if (values[t].value if paired else values[t]) is None]
-        if not four:
-            return Quantity.missing(f"no fault type leaves the reply unchanged {HERE}")
-        if lacking:
-            return Quantity.missing(no_parent_judged(lacking) if paired else none_judged(lacking))
-        got = [values[t].value if paired else values[t] for t in four]
-        return Quantity(pick(got))
-
-    def paired(judge, group: str) -> Quantity:
-        v = judge.paired_discrimination[group]
-        why = f"no {group} fault has its clean parent judged {HERE}"
-        if v.value is None:
-            return Quantity.missing(why)
-        span = paired_interval(trajectories, verdicts, judge.judge_id, group) if verdicts else None
-        low, high = span if span is not None else (None, None)
-        return Quantity(v.value, low=low, high=high, n=v.n)
-
-    def metric(judge, key: str, why: str) -> Quantity:
-        v = judge.metrics.get(key)
-        return Quantity(v) if v is not None else Quantity.missing(why)
-
     n_clean = step_j.strata.get("clean", 0)
     false_alarms = step_j.metrics.get("false_alarm_rate")
     no_clean = f"no clean run was judged by the step judge {HERE}"
@@ -194,18 +198,18 @@ def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: st
     no_claim = f"no unsupported-claim fault was judged by the step judge {HERE}"
     return {
         "n_reply_unchanged_types": Quantity(len(four)),
-        "outcome_recall_reply_unchanged_min": over_types(out_j.per_type_recall, min, False),
-        "outcome_recall_reply_unchanged_max": over_types(out_j.per_type_recall, max, False),
-        "outcome_paired_reply_unchanged": over_types(out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True),
-        "outcome_paired_loud": paired(out_j, "loud"),
-        "outcome_paired_silent": paired(out_j, "silent"),
-        "outcome_loud_recall": metric(out_j, "loud_recall", f"no loud fault was judged {HERE}"),
-        "outcome_silent_recall": metric(out_j, "silent_recall", f"no silent fault was judged {HERE}"),
-        "step_recall_reply_unchanged": over_types(step_j.per_type_recall, min, False),
+        "outcome_recall_reply_unchanged_min": _over_types(four, out_j.per_type_recall, min, False),
+        "outcome_recall_reply_unchanged_max": _over_types(four, out_j.per_type_recall, max, False),
+        "outcome_paired_reply_unchanged": _over_types(four, out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True),
+        "outcome_paired_loud": _paired(out_j, "loud", trajectories, verdicts),
+        "outcome_paired_silent": _paired(out_j, "silent", trajectories, verdicts),
+        "outcome_loud_recall": _metric(out_j, "loud_recall", f"no loud fault was judged {HERE}"),
+        "outcome_silent_recall": _metric(out_j, "silent_recall", f"no silent fault was judged {HERE}"),
+        "step_recall_reply_unchanged": _over_types(four, step_j.per_type_recall, min, False),
         "step_clean_flagged": Quantity(round(false_alarms * n_clean)) if false_alarms is not None else Quantity.missing(no_clean),
         "step_clean_n": Quantity(n_clean),
         "step_clean_flagged_ci_high": Quantity(ci.high) if ci is not None else Quantity.missing(no_clean),
-        "step_paired_reply_unchanged": over_types(step_j.paired_discrimination, min, True),
+        "step_paired_reply_unchanged": _over_types(four, step_j.paired_discrimination, min, True),
         "claim_sentences": Quantity(len(claims)) if len(claims) else Quantity.missing(no_claim),
         "claim_always_flagged_sentences": Quantity(len(always)) if len(claims) else Quantity.missing(no_claim),
         "claim_other_flagged": Quantity(int(rest["flagged"].sum())) if len(claims) else Quantity.missing(no_claim),
