@@ -283,3 +283,23 @@ def test_the_subset_validator_catches_what_strict_modes_refuse():
            "properties": {"n": {"type": "integer", "minimum": 0, "default": 1}, "s": {"allOf": [{"type": "string"}]}}}
     assert strict_violations(bad) == ["$.n: keyword 'default' is not supported for type integer",
                                       "$.s: keyword 'allOf' is not supported"]
+
+
+def test_ollama_gets_the_key_only_with_generate_requests():
+    from trajectory_judge.backends.clients import OllamaClient
+
+    ft = FakeTime()
+    with FakeModelServer() as srv:
+        c = OllamaClient(srv.url, "fake", api_key="sk-o", sleep=ft.sleep, clock=ft.clock, timeout=5.0)
+        c.server_info()
+        c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert {p for p, _ in srv.auth_by_path} == {"/api/version", "/api/tags", "/api/generate"}
+    assert {(p, a) for p, a in srv.auth_by_path if a} == {("/api/generate", "Bearer sk-o")}
+
+
+def test_a_retry_after_of_zero_cannot_spin_past_the_budget():
+    ft = FakeTime()
+    with FakeModelServer([("429", 0)], hosted=True) as srv:
+        with pytest.raises(RetryBudgetExhausted, match="--retry-budget 5 s"):
+            hosted_client(srv, ft, retry_budget_s=5).complete("P", SCHEMA, temperature=0, seed=7)
+    assert ft.slept == [1.0] * 5 and len(chats(srv)) == 6

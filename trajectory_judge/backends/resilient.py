@@ -19,6 +19,10 @@ from trajectory_judge.backends.errors import Aborted, RetryBudgetExhausted, Serv
 from trajectory_judge.backends.retry import RATE_LIMIT_STATUS, GateClosed, RateGate, RetryPolicy, backoff_delay, retry_after
 
 
+MIN_RATE_WAIT_S = 1.0
+"""The shortest wait after a rate limit, whatever ``Retry-After`` says."""
+
+
 class RetryingPost:
     """``_post``: the retry loop shared by the model clients."""
 
@@ -116,7 +120,8 @@ class RetryingPost:
             raise ServerRejectedError(f"{self.name}: HTTP {r.status_code} from {r.request.url}: the account's quota "
                                       f"is used up, waiting will not help: {r.text[:300]}", r.status_code)
         st.limited += 1
-        wait = asked if asked is not None else backoff_delay(self.policy, st.limited, self._rng)
+        # a Retry-After of 0 (or a few ms) repeated would spin: one second at least, so the budget bounds it
+        wait = max(MIN_RATE_WAIT_S, asked) if asked is not None else backoff_delay(self.policy, st.limited, self._rng)
         if st.waited + wait > self.policy.budget_s:
             ask = f"; the server asks to wait {asked:.0f} s" if asked is not None else ""
             raise self._give_up(url, st.attempts, st.waited, st.last, f" (--retry-budget {self.policy.budget_s:.0f} s{ask})")
