@@ -170,7 +170,7 @@ def row_groups(index: pd.Index) -> list[Any] | None:
         return None
     outer = list(index.get_level_values(0))
     runs = 1 + sum(a != b for a, b in zip(outer, outer[1:]))
-    return outer if runs < len(outer) or index.names[0] == "source" else None
+    return outer if runs < len(outer) or str(index.names[0]).lower() == "source" else None
 
 
 def _spans_groups(index: pd.Index, groups: list[Any]) -> bool:
