@@ -32,6 +32,12 @@ def make_trajectory(tid: str = "t-0001", *, faulty: bool = False) -> Trajectory:
     )
 
 
+def make_varied(tid: str) -> Trajectory:
+    """:func:`make_trajectory` whose goal names ``tid``, so that trajectories differ in what a judge sees."""
+    t = make_trajectory(tid)
+    return t.model_copy(update={"goal": f"{t.goal} (case {tid})"})
+
+
 def response(faulty: bool = True, step: int | None = 2, ftype: str = "wrong_tool", confidence: float = 0.8) -> str:
     obj: dict[str, Any] = {"reasoning": "checked", "faulty": faulty}
     if step is not None:

@@ -48,7 +48,7 @@ INTRO = """\
 
 {{ binder_badge }}
 
-As {cite:t}`efron1979bootstrap` showed, and {cite:p}`mohammadi2026trajectoryjudge` measured; see {numref}`tbl-demo` and {numref}`fig-demo`.
+As {cite:t}`efron1979bootstrap` showed, and {cite:p}`mohammadi2026trajectoryjudge` measured (after {cite}`wang2023fair` and {cite:t}`wang2023selfconsistency`); see {numref}`tbl-demo` and {numref}`fig-demo`.
 
 ```{bibliography}
 ```
@@ -155,3 +155,11 @@ def test_bibliography_is_author_year_and_favicon_is_linked(built):
     assert "Efron (1979)" in text
     assert "(Mohammadi et al., 2026)" in text and "and others," not in text  # BibTeX's "and others" reads "et al."
     assert re.search(r'<link rel="icon" href="[^"]*favicon\.svg"', intro)
+
+
+def test_a_citation_names_one_work_with_the_letter_its_reference_list_label_has(built):
+    # the paper prints "Wang et al. [2023a]" (fair evaluators) and "[2023b]" (self-consistency)
+    text = re.sub(r"<[^>]+>", "", (built / "book" / "intro.html").read_text())
+    assert "(Wang et al., 2023a)" in text and "Wang et al. (2023b)" in text
+    assert "[Wang et al., 2023a]" in text and "[Wang et al., 2023b]" in text
+    assert "Efron (1979)" in text and "1979a" not in text  # a label no other work shares has no letter

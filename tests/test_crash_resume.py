@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from llm_fakes import make_trajectory
+from llm_fakes import make_varied
 
 from trajectory_judge.judges.mock import MockJudge
 from trajectory_judge.models import Verdict, parse_jsonl
@@ -29,12 +29,12 @@ DELAY_S = 0.015
 
 ENTRY = f"""
 import sys
-from llm_fakes import make_trajectory
+from llm_fakes import make_varied
 from trajectory_judge.judges.mock import MockJudge
 from trajectory_judge.run.runner import run_judges
 
 path, concurrency = sys.argv[1], int(sys.argv[2])
-trajs = [make_trajectory(f"t-{{i:04d}}") for i in range({N_TRAJ})]
+trajs = [make_varied(f"t-{{i:04d}}") for i in range({N_TRAJ})]
 judges = [MockJudge("step", s, delay_s={DELAY_S}) for s in {SEEDS!r}]
 print("ready", flush=True)
 r = run_judges(trajs, judges, path, concurrency=concurrency, progress=False)
@@ -101,5 +101,5 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     # and each verdict is the one the deterministic judge gives
     judges = {f"mock-step:seed{s}": MockJudge("step", s) for s in SEEDS}
     for v in verdicts:
-        want = judges[v.judge_id].judge(make_trajectory(v.trajectory_id))
+        want = judges[v.judge_id].judge(make_varied(v.trajectory_id))
         assert v.model_copy(update={"latency_s": 0.0}) == want.model_copy(update={"latency_s": 0.0})

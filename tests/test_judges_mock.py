@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from llm_fakes import make_trajectory
+from llm_fakes import make_varied
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.mock import MockJudge
@@ -19,7 +19,7 @@ def test_protocol_and_id():
 
 
 def test_deterministic_and_seed_dependent():
-    trajs = [make_trajectory(f"t-{i:04d}") for i in range(200)]
+    trajs = [make_varied(f"t-{i:04d}") for i in range(200)]
     a = [MockJudge(seed=7).judge(t) for t in trajs]
     b = [MockJudge(seed=7).judge(t) for t in trajs]
     c = [MockJudge(seed=8).judge(t) for t in trajs]
@@ -35,9 +35,9 @@ def test_deterministic_and_seed_dependent():
 
 def test_same_verdict_in_another_process():
     # Python's hash() is salted per process; the mock must not depend on it
-    code = ("from llm_fakes import make_trajectory; from trajectory_judge.judges.mock import MockJudge;"
-            "v = MockJudge(seed=3).judge(make_trajectory('t-x')); print(v.faulty, v.confidence, v.failure_step)")
-    here = MockJudge(seed=3).judge(make_trajectory("t-x"))
+    code = ("from llm_fakes import make_varied; from trajectory_judge.judges.mock import MockJudge;"
+            "v = MockJudge(seed=3).judge(make_varied('t-x')); print(v.faulty, v.confidence, v.failure_step)")
+    here = MockJudge(seed=3).judge(make_varied("t-x"))
     import os
     from pathlib import Path
     env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(Path(__file__).parent)}
@@ -46,6 +46,6 @@ def test_same_verdict_in_another_process():
 
 
 def test_runs_through_the_runner(tmp_path):
-    trajs = [make_trajectory(f"t-{i}") for i in range(5)]
+    trajs = [make_varied(f"t-{i}") for i in range(5)]
     r = run_judges(trajs, [MockJudge("step", 1), MockJudge("outcome", 1)], tmp_path / "v.jsonl", progress=False)
     assert r.written == 10 and r.status == "ok"

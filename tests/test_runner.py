@@ -111,15 +111,20 @@ def test_any_judge_fitting_the_protocol_runs(tmp_path):
     assert r.written == 4
 
 
-def test_judge_returning_another_key_is_an_error(tmp_path):
+def test_judge_returning_another_key_costs_that_trajectory_not_the_run(tmp_path, capsys):
     class Liar(Constant):
         judge_id = "liar"
 
         def judge(self, traj):
             return super().judge(traj).model_copy(update={"judge_id": "someone-else"})
 
-    with pytest.raises(ValueError, match="judge .liar. returned verdicts keyed"):
-        runner.run_judges(trajs(1), [Liar()], tmp_path / "v.jsonl", progress=False)
+    r = runner.run_judges(trajs(2), [Liar()], tmp_path / "v.jsonl", progress=False)
+    got = parse_jsonl(tmp_path / "v.jsonl", Verdict)
+    assert (r.written, r.failed, r.unparseable) == (2, 2, 2) and r.status == "ok"
+    assert [(v.trajectory_id, v.judge_id, v.faulty, v.confidence) for v in got] == [
+        ("t-0000", "liar", False, 0.5), ("t-0001", "liar", False, 0.5)]
+    assert all(v.unparseable and "returned verdicts keyed" in v.error for v in got)
+    assert capsys.readouterr().err.count("judge 'liar' failed") == 1  # warned once, counted after
 
 
 def test_runner_overhead_below_two_ms_per_verdict(tmp_path):

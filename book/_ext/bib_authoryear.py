@@ -2,7 +2,8 @@
 
 ``bibtex_reference_style: author_year_round`` cites as "(Cemri et al., 2025)" and "Efron (1979)";
 ``bibtex_default_style: authoryear`` labels the reference list "[Cemri et al., 2025]" (sorted by
-author, year and title) instead of numbering it.
+author, year and title) instead of numbering it. Two works that would share a label get a letter
+after the year, in the list and in every citation alike ("Wang et al., 2023a", "Wang et al., 2023b").
 """
 
 from __future__ import annotations
@@ -15,9 +16,14 @@ from pybtex.style.formatting.plain import Style as PlainStyle
 from pybtex.richtext import Text
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.template import field, first_of, node, optional, tag
-from sphinxcontrib.bibtex.style.template import join
+from sphinxcontrib.bibtex.style.template import join, join2, post_text, pre_text, reference
 from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
+    BasicAuthorYearParentheticalReferenceStyle,
+    BasicAuthorYearTextualReferenceStyle,
+)
+from sphinxcontrib.bibtex.style.referencing.extra_year import ExtraYearReferenceStyle
 
 
 def _round() -> BracketStyle:
@@ -35,6 +41,44 @@ def _names_et_al(children, data, role, other=None, **kwargs):
         return Text(first, other)
     names = [style.person.style_plugin.format(p, style.person.abbreviate) for p in persons]
     return join(other=other, **kwargs)[names].format_data(data)
+
+
+@node
+def _year(children, data):
+    """The year as the reference list labels it: "2023", or "2023a" when two works share a label."""
+    assert not children
+    year = data["entry"].fields.get("year", "n.d.")
+    label = getattr(data.get("formatted_entry"), "label", "") or ""
+    tail = label.rsplit(", ", 1)[-1]
+    return Text(tail if tail[:-1] == year and tail[-1:].isalpha() else year)
+
+
+class _Parenthetical(BasicAuthorYearParentheticalReferenceStyle):
+    def inner(self, role_name: str):
+        return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
+            pre_text,
+            reference[join(sep=self.author_year_sep)[self.person.author_or_editor_or_title(full="s" in role_name), _year]],
+            post_text,
+        ]
+
+
+class _Textual(BasicAuthorYearTextualReferenceStyle):
+    def inner(self, role_name: str):
+        return join(sep=self.text_reference_sep)[
+            self.person.author_or_editor_or_title(full="s" in role_name),
+            join[self.bracket.left,
+                 join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[pre_text, reference[_year], post_text],
+                 self.bracket.right],
+        ]
+
+
+class _Year(ExtraYearReferenceStyle):
+    def inner(self, role_name: str):
+        return reference[_year]
+
+
+_SUFFIXED = {BasicAuthorYearParentheticalReferenceStyle: _Parenthetical,
+             BasicAuthorYearTextualReferenceStyle: _Textual, ExtraYearReferenceStyle: _Year}
 
 
 @dataclasses.dataclass
@@ -62,6 +106,13 @@ class RoundAuthorYearReferenceStyle(AuthorYearReferenceStyle):
     bracket_label: BracketStyle = dataclasses.field(default_factory=_round)
     bracket_year: BracketStyle = dataclasses.field(default_factory=_round)
     person: PersonStyle = dataclasses.field(default_factory=EtAlPersonStyle)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.styles = [_SUFFIXED[type(s)](**{f.name: getattr(s, f.name) for f in dataclasses.fields(s)})
+                       if type(s) in _SUFFIXED else s for s in self.styles]
+        self.role_style.clear()
+        self.role_style.update((r, s) for s in self.styles for r in s.role_names())
 
 
 def _who(entry) -> str:

@@ -1,5 +1,6 @@
-"""Helpers of the appendix (``notebooks/appendix.md``): tools, strata, rules, the injector's
-edits, per-type intervals, localisation and cost tables.
+"""Helpers of the appendix (``notebooks/appendix.md``): tools, strata, the generator's and the
+checker's parameters, rules, the injector's edits, per-type intervals, localisation and cost tables,
+and the organic agent's settings.
 """
 
 from __future__ import annotations
@@ -14,13 +15,23 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.style import format_interval, format_number, judge_name, with_source
+from trajectory_judge.book.style import format_interval, format_number, judge_name, label, model_name, with_source
 from trajectory_judge.models import FAILURE_TYPES
-from trajectory_judge.testbed.checker import RULES, TRACED_ARGS
+from trajectory_judge.testbed.agent import MAX_STEPS
+from trajectory_judge.testbed.checker import AMOUNT_TOLERANCE_EUR, GROUNDING_TOLERANCE, RULES, TRACED_ARGS
 from trajectory_judge.testbed.env import (
+    DECOY_ID_BASE,
     ESCALATION_STRATA,
+    ORDER_ID_BASE,
+    EXPIRED_BY_DAYS,
+    OUTCOME_TOLERANCE_EUR,
+    RESTOCKING_FEES_PCT,
+    SKU_POOL,
     STRATA,
     TOOLS,
+    TOTAL_RANGE_EUR,
+    WINDOWS_DAYS,
+    Instance,
     SupportDesk,
     generate_instances,
 )
@@ -186,3 +197,98 @@ def rerun_durations(root=None) -> dict[str, str]:
 def duration_text(seconds: float) -> str:
     """``seconds`` in words: whole seconds under a minute and a half, else minutes to one decimal."""
     return f"{round(seconds)} seconds" if seconds < 90 else f"{seconds / 60:.1f} minutes"
+
+
+# --- Appendices A, B and G: the parameters, read from the code ----------------------------------
+def _eur(x: float) -> str:
+    return f"EUR {x:.2f}"
+
+
+def _listed(values, unit: str = "") -> str:
+    return ", ".join(f"{v:g}" for v in values) + unit
+
+
+def instance_parameters_table() -> pd.DataFrame:
+    """Appendix A: what the instance generator draws, read from the testbed's constants."""
+    lo, hi = TOTAL_RANGE_EUR
+    late_lo, late_hi = EXPIRED_BY_DAYS
+    only = {s: label(s).lower() for s in STRATA}
+    rows = [
+        ("item (SKU)", f"one of {len(SKU_POOL)}: {', '.join(SKU_POOL)}", "all"),
+        ("order total", f"uniform from {_eur(lo)} to {_eur(hi)}, rounded to the cent", "all"),
+        ("refund window", _listed(WINDOWS_DAYS, " days"), "all"),
+        ("days since purchase", "1 to the window", f"all but {only['expired']}"),
+        ("days since purchase, expired", f"the window plus {late_lo} to {late_hi}", only["expired"]),
+        ("restocking fee", _listed(RESTOCKING_FEES_PCT, " % of the total"), f"{only['restocking']} (0 elsewhere)"),
+        ("refundable item", "no", f"{only['non_refundable']} (yes elsewhere)"),
+        ("order status", "refunded", f"{only['already_refunded']} (delivered elsewhere)"),
+        ("decoy customer", f"a second customer, CUS-{DECOY_ID_BASE} + index, with an email of its own", "all"),
+        ("order owner", "the decoy customer", f"{only['wrong_customer']} (the requester elsewhere)"),
+        ("instance stratum", "round-robin over the instance index", "all"),
+    ]
+    return pd.DataFrame(rows, columns=["parameter", "value", "instance strata"]).set_index("parameter")
+
+
+def sku_table(instances: Sequence[Instance]) -> pd.DataFrame:
+    """Appendix A: per SKU of the pool, how many of ``instances`` order it and their order totals."""
+    rows = []
+    for sku in SKU_POOL:
+        totals = sorted(i.order.total_eur for i in instances if i.order.sku == sku)
+        rows.append((sku, len(totals), min(totals, default=np.nan), float(np.median(totals)) if totals else np.nan,
+                     max(totals, default=np.nan)))
+    return pd.DataFrame(rows, columns=["SKU", "instances", "lowest total (EUR)", "median total (EUR)",
+                                       "highest total (EUR)"]).set_index("SKU")
+
+
+def policy_table(instances: Sequence[Instance]) -> pd.DataFrame:
+    """Appendix A: per instance stratum of ``instances``, the windows, fees and owners they hold."""
+    rows = []
+    for s in STRATA:
+        ins = [i for i in instances if i.stratum == s]
+        windows = sorted({i.policy.refund_window_days for i in ins})
+        fees = sorted({i.policy.restocking_fee_pct for i in ins})
+        decoy = sum(i.order.customer_id == i.decoy.customer_id for i in ins)
+        rows.append((s, len(ins), _listed(windows), _listed(fees), decoy))
+    return pd.DataFrame(rows, columns=["instance stratum", "instances", "windows (days)", "fees (%)",
+                                       "owned by the decoy"]).set_index("instance stratum")
+
+
+def checker_parameters_table() -> pd.DataFrame:
+    """Appendix B: the checker's thresholds and what seeds its grounding pool, read from the code."""
+    rows = [
+        ("grounding pool, at the start", f"the email address and the identifiers (such as ORD-{ORDER_ID_BASE}) in the goal"),
+        ("grounding pool, after each step", "every scalar of a successful observation; a failed call adds nothing"),
+        ("a number is grounded", f"when it lies within {GROUNDING_TOLERANCE:g} of a number in the pool"),
+        ("amount mismatch (R4)", f"a refund {AMOUNT_TOLERANCE_EUR:g} EUR or more away from the authorised maximum"),
+        ("reply placement (R7)", "exactly one reply, and it is the last step"),
+        ("outcome survived", f"refunded amount within {OUTCOME_TOLERANCE_EUR:g} EUR of the expected one, "
+                             "escalated and replied as expected"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")
+
+
+ORGANIC_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("agent model", "model"), ("episodes", "episodes"), ("instance seed", "instance_seed"),
+    ("temperature", "temperature"), ("seed", "seed"), ("step limit", "step_limit"),
+    ("output tokens per step", "max_tokens"), ("context window (tokens)", "num_ctx"),
+)
+"""Appendix G's rows: the label a reader sees and the key of the setting."""
+
+
+def organic_settings_table(records: Sequence[dict], published_model: str, published_episodes: int) -> pd.DataFrame:
+    """Appendix G: the organic agent's settings, the paper's (what §8 states) beside each model of ours.
+
+    ``records`` are the ``organic`` run records of ``runs.jsonl``; a model's column reads its last
+    record that wrote an episode. The step limit is the agent's own (:data:`MAX_STEPS`), not recorded.
+    """
+    cols = {"Paper (§8)": {"model": model_name(published_model), "episodes": published_episodes}}
+    for rec in records:
+        if rec.get("kind") == "organic" and rec.get("written"):
+            dec = rec.get("decoding") or {}
+            cols[f"This edition ({model_name(rec['agent_model'])})"] = {
+                "model": model_name(rec["agent_model"]), "episodes": rec.get("episodes"),
+                "instance_seed": rec.get("instance_seed"), "step_limit": MAX_STEPS,
+                **{k: dec.get(k) for k in ("temperature", "seed", "max_tokens", "num_ctx")}}
+    frame = pd.DataFrame({c: [v.get(k) for _, k in ORGANIC_SETTINGS] for c, v in cols.items()},
+                         index=pd.Index([lab for lab, _ in ORGANIC_SETTINGS], name="setting"))
+    return frame.astype(object).where(frame.notna(), "\u2013").map(lambda v: f"{v:g}" if isinstance(v, float) else v)

@@ -123,3 +123,77 @@ def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
     if "unparseable" in judges:
         out["Unparseable"] = list(judges["unparseable"])
     return out.set_index("Judge")
+
+
+# --- the prompt beside the paper's Appendix D ----------------------------------------------------
+PAPER_PROMPT: dict[str, str] = {
+    "form": "one flat string, no chat roles and no system message",
+    "order": "role, procedure, view paragraph, taxonomy, confidence, then the trajectory",
+    "role": "one sentence: the judge audits a support agent",
+    "procedure": "eight numbered rules",
+    "taxonomy": "six failure types and none, one line each, three with an example",
+    "confidence": "the probability that the verdict is right, from 0.5 to 1.0, not a round number",
+    "outcome view": "goal and reply only; judge the reply; hidden steps are no evidence of a fault",
+    "step view": "every step; check each against the procedure; name the first wrong step and its type",
+    "reply view": "none (the paper has two LLM views)",
+    "rendering": "three lines a step: thought, call with keyword arguments, observation",
+    "schemas": "reasoning first; the outcome schema has no failure step",
+    "coercion": "confidence clamped to 0.5–1.0; a type kept only on a faulty verdict; a step out of range dropped",
+}
+"""The parts of the paper's judge prompt (its Appendix D), each described in our words, not quoted."""
+
+
+def _numbered(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line[:1].isdigit())
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def _word(n: int) -> str:
+    return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
+
+
+def prompt_comparison_table(example: Any) -> pd.DataFrame:
+    """Part by part: the paper's prompt (:data:`PAPER_PROMPT`, in our words) beside this edition's, whose
+    column is read from the prompt code, rendering ``example`` where the part is the trajectory."""
+    from trajectory_judge.judges.coerce import CONFIDENCE_MAX, CONFIDENCE_MIN
+    from trajectory_judge.judges.prompts import CONFIDENCE, ROLE, TAXONOMY, VIEW_INSTRUCTIONS
+    from trajectory_judge.judges.schema import response_schema
+    from trajectory_judge.testbed.procedure import PROCEDURE
+
+    step = build_prompt("step", example)
+    first_lines = [line.split(":", 1)[0] for line in step.splitlines() if line.startswith("step 0 ")]
+    n_types = sum(1 for line in TAXONOMY.splitlines() if line.startswith("- "))
+    n_examples = sum(1 for line in TAXONOMY.splitlines() if "(e.g." in line)
+    lo, hi = f"{CONFIDENCE_MIN:.1f}", f"{CONFIDENCE_MAX:.1f}"
+    schema = list(response_schema("step")["properties"])
+    no_step = "failure_step" not in response_schema("outcome")["properties"]
+    assert SHARED_PREFIX.startswith(ROLE) and CONFIDENCE in SHARED_PREFIX
+    ours = {
+        "form": "one flat string, no chat roles",
+        "order": "role, procedure, taxonomy, confidence, then view paragraph and trajectory",
+        "role": f"{'one sentence' if ROLE.count('. ') == 0 else 'several sentences'}, in our words",
+        "procedure": f"{_word(_numbered(PROCEDURE))} numbered rules, in our words",
+        "taxonomy": f"{_word(n_types - 1)} failure types and none, one line each, {_word(n_examples)} with an example, in our words",
+        "confidence": f"the same range, {lo} to {hi}, and the same request, in our words",
+        "outcome view": "the same three points, in our words",
+        "step view": "the same points, in our words",
+        "reply view": "beyond the paper: every step, asked only whether the reply's claims are backed",
+        "rendering": f"{_word(len(first_lines))} lines a step: {', '.join(w.removeprefix('step 0 ') for w in first_lines)}",
+        "schemas": f"{schema[0]} first ({', '.join(schema)}); outcome {'without' if no_step else 'with'} failure_step",
+        "coercion": f"the same three rules; confidence clamped to {lo}–{hi}",
+    }
+    same = {"order": "no", "reply view": "added"}
+    rows = [(part, PAPER_PROMPT[part], ours[part], same.get(part, "yes")) for part in PAPER_PROMPT]
+    return pd.DataFrame(rows, columns=["part", "paper (Appendix D)", "this edition", "same?"]).set_index("part")
+
+
+def folded(summary: str, text: str) -> Any:
+    """``text`` as preformatted lines inside a dropdown whose summary line is ``summary``."""
+    import html
+
+    from IPython.display import HTML
+
+    return HTML(f'<details class="tj-folded"><summary>{html.escape(summary)}</summary>\n'
+                f'<pre class="tj-folded-text" style="white-space: pre-wrap">{html.escape(text)}</pre></details>\n')

@@ -13,6 +13,7 @@ from trajectory_judge.backends.clients import (
     TransportError,
 )
 from trajectory_judge.judges.base import Judge
+from trajectory_judge.judges.blind import Blinder, judge_view, opaque_id
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.judges.programmatic import ProgrammaticJudge
@@ -22,6 +23,7 @@ from trajectory_judge.judges.selfcons import SelfConsistencyJudge
 from trajectory_judge.judges.views import VIEWS, render_view
 
 __all__ = [
+    "Blinder",
     "Completion",
     "Judge",
     "JudgeClientError",
@@ -38,6 +40,8 @@ __all__ = [
     "VIEWS",
     "build_prompt",
     "coerce",
+    "judge_view",
+    "opaque_id",
     "render_view",
     "response_schema",
     "view_prefix",

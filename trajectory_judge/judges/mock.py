@@ -1,8 +1,10 @@
 """A deterministic mock judge (no model) for demos, tests and runner benchmarks.
 
 ``MockJudge(view="step", seed=7)`` has the id ``mock-step:seed7``; its verdict on a trajectory is
-a pure function of ``(trajectory_id, view, seed)`` through SHA-256 (never Python's ``hash()``,
-which is salted per process), so the same call gives the same verdict in every process. It
+a pure function of what it is shown (the goal, the steps and the final answer), its view and its
+seed, through SHA-256 (never Python's ``hash()``, which is salted per process), so the same
+trajectory gets the same verdict in every process and every run, whatever opaque id the runner
+hands it under. It
 fits the :class:`~trajectory_judge.judges.base.Judge` protocol, so :func:`~trajectory_judge.run.runner.run_judges`
 runs it like any other judge. ``delay_s`` sleeps before each verdict (to stand in for a model's
 latency); the recorded ``latency_s`` is the time actually spent.
@@ -11,6 +13,7 @@ latency); the recorded ``latency_s`` is the time actually spent.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 
 from trajectory_judge.judges.views import VIEWS
@@ -31,15 +34,16 @@ class MockJudge:
         self.delay_s = float(delay_s)
         self.judge_id = f"mock-{view}:seed{self.seed}"
 
-    def _digest(self, trajectory_id: str) -> bytes:
-        return hashlib.sha256(f"{self.view}\x00{self.seed}\x00{trajectory_id}".encode("utf-8")).digest()
+    def _digest(self, traj: Trajectory) -> bytes:
+        shown = json.dumps(traj.model_dump(mode="json", include={"goal", "steps", "final_answer"}), sort_keys=True)
+        return hashlib.sha256(f"{self.view}\x00{self.seed}\x00{shown}".encode("utf-8")).digest()
 
     def judge(self, traj: Trajectory) -> Verdict:
-        """The verdict on ``traj``: deterministic in ``(trajectory_id, view, seed)``."""
+        """The verdict on ``traj``: deterministic in (what ``traj`` shows, view, seed)."""
         t0 = time.perf_counter()
         if self.delay_s > 0:
             time.sleep(self.delay_s)
-        d = self._digest(traj.trajectory_id)
+        d = self._digest(traj)
         u = int.from_bytes(d[:8], "big") / 2**64  # uniform in [0, 1)
         faulty = u < self.faulty_rate
         confidence = 0.5 + 0.5 * (d[8] / 255)

@@ -19,12 +19,12 @@ from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.models import Episode, dumps, parse_jsonl
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.meter import CpuMeter
-from trajectory_judge.testbed.agent import ORGANIC, play, summarise
+from trajectory_judge.testbed.agent import AGENT_SEED, AGENT_TEMPERATURE, ORGANIC, play, summarise
 from trajectory_judge.testbed.env import Instance, generate_instances
 
 
 def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: str | Path, *, agent_model: str,
-                 temperature: float = 0.0, seed: int = 7, progress: bool = True) -> list[Episode]:
+                 temperature: float = AGENT_TEMPERATURE, seed: int = AGENT_SEED, progress: bool = True) -> list[Episode]:
     """Play every instance this model has not played yet in ``out_path``; append each episode as it finishes.
 
     Episodes are keyed by (instance, agent model) from their fields, so episodes written under the
@@ -69,8 +69,8 @@ def add_agent_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-model-name", type=A.model_name, default=None, help="model name recorded in episodes (default --model)")
     p.add_argument("--num-ctx", type=A.positive_int, default=8192)
     p.add_argument("--max-tokens", type=A.positive_int, default=512)
-    p.add_argument("--temperature", type=A.nonnegative_float, default=0.0)
-    p.add_argument("--seed", type=A.nonnegative_int, default=7)
+    p.add_argument("--temperature", type=A.nonnegative_float, default=AGENT_TEMPERATURE)
+    p.add_argument("--seed", type=A.nonnegative_int, default=AGENT_SEED)
     p.add_argument("--timeout", type=A.positive_float, default=600.0)
     p.add_argument("--retries", type=A.nonnegative_int, default=3)
     p.add_argument("--cache-prompt", choices=["off", "on", "unset"], default="off")

@@ -10,7 +10,11 @@
   partial data balanced.
 - Client failures (transport faults after retries, a prompt too long for the context, a
   rejected request) stop the run with a clear message and a non-zero exit code. They are never
-  written as verdicts; the verdicts already written are kept.
+  written as verdicts; the verdicts already written are kept. Anything else a judge raises, and a
+  verdict that does not fit its trajectory, costs that trajectory only: it is stored as an
+  unparseable verdict (:func:`failed_verdicts`) and judged again by ``--retry-unparseable``.
+- A judge is handed the trajectory without its label, under an opaque id
+  (:mod:`trajectory_judge.judges.blind`); its verdicts are stored under the real id.
 - Every invocation appends one metadata record to ``DIR/runs.jsonl``: judges, backend, model,
   the server's build and model hash, decoding parameters, package version, git commit, start
   and end time, counts, seconds per verdict, and how it ended.
@@ -33,11 +37,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 __version__ = _dist_version("trajectory-judge")
 
 from trajectory_judge.judges.base import Judge
+from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.models import Trajectory, Verdict, check_judge_id, parse_jsonl
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
 from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.stopping import Interrupted
+from trajectory_judge.run.task import JUDGE_FAILED, judge_task, member_ids
 from trajectory_judge.run.store import (
     MEMBERS,
     RUNS,
@@ -62,6 +68,8 @@ class RunResult:
     """Verdicts written by this invocation."""
     unparseable: int = 0
     """Written verdicts that record an unparseable response (voting clean at 0.5)."""
+    failed: int = 0
+    """Written verdicts that stand for a judge's failure (:data:`JUDGE_FAILED`; counted in ``unparseable`` too)."""
     retried: int = 0
     """(trajectory, judge) pairs whose unparseable verdicts were set aside to be judged again."""
     status: str = "ok"
@@ -74,43 +82,6 @@ class RunResult:
     """Per judge (and ensemble member): verdicts written, mean latency (s/verdict), mean prompt and completion tokens."""
     rechecked: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per ensemble judge: recomputed verdicts that are the ``same`` as, or ``different`` from, the one on disk."""
-
-
-def member_ids(judge: Judge) -> tuple[str, ...]:
-    """The member judge ids of an ensemble judge (one with ``member_ids`` and ``judge_members``), else ()."""
-    if hasattr(judge, "judge_members") and hasattr(judge, "aggregate"):
-        return tuple(getattr(judge, "member_ids", ()))
-    return ()
-
-
-def _judge_task(judge: Judge, traj: Trajectory) -> list[Verdict]:
-    """A plain judge's verdict, or an ensemble's members followed by their aggregate.
-
-    A verdict that does not state its ``latency_s`` gets the time the judge took, measured here.
-    """
-    t0 = time.perf_counter()
-    if member_ids(judge):
-        members = judge.judge_members(traj)  # type: ignore[attr-defined]
-        vs = [*members, judge.aggregate(members)]  # type: ignore[attr-defined]
-    else:
-        vs = [judge.judge(traj)]
-    took = round(time.perf_counter() - t0, 6)
-    return [v.model_copy(update={"latency_s": took}) if isinstance(v, Verdict) and "latency_s" not in v.model_fields_set
-            else v for v in vs]
-
-
-def _check_verdicts(vs: Sequence[Verdict], traj: Trajectory, judge: Judge) -> list[Verdict]:
-    expected = [*member_ids(judge), judge.judge_id]
-    for v in vs:
-        if not isinstance(v, Verdict):
-            raise TypeError(f"judge {judge.judge_id!r} returned {type(v).__name__}, not a Verdict")
-    got = [v.judge_id for v in vs]
-    if got != expected or any(v.trajectory_id != traj.trajectory_id for v in vs):
-        raise ValueError(
-            f"judge {judge.judge_id!r} returned verdicts keyed {[(v.trajectory_id, v.judge_id) for v in vs]} "
-            f"for trajectory {traj.trajectory_id!r} (expected judge ids {expected})"
-        )
-    return list(vs)
 
 
 def same_verdict(a: Verdict, b: Verdict) -> bool:
@@ -146,6 +117,7 @@ class _Recorder:
         self.writer = VerdictWriter(path)
         self.mwriter = VerdictWriter(mpath) if members else None
         self.stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+        self.warned: set[str] = set()
 
     def __call__(self, vs: list[Verdict]) -> None:
         before = self.result.written
@@ -164,6 +136,13 @@ class _Recorder:
     def _count(self, v: Verdict) -> None:
         self.result.written += 1
         self.result.unparseable += v.unparseable
+        if v.error and v.error.startswith(JUDGE_FAILED):
+            self.result.failed += 1
+            if v.judge_id not in self.warned:  # once per judge: the rest are counted in the summary
+                self.warned.add(v.judge_id)
+                print(f"trajectory-judge: warning: judge {v.judge_id!r} failed on trajectory {v.trajectory_id!r} "
+                      f"({v.error.removeprefix(JUDGE_FAILED)}); stored as an unparseable verdict (clean at 0.5), "
+                      "judged again by --retry-unparseable", file=sys.stderr)
         s = self.stats[v.judge_id]
         s[0] += 1
         s[1] += v.latency_s
@@ -210,31 +189,28 @@ def run_judges(
     retry_unparseable: bool = False,
     run_record: Mapping[str, Any] | None = None,
     record: bool = True,
+    blind_key: bytes | None = None,
 ) -> RunResult:
     """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
 
-    Every judge id (and ensemble member id) must follow the judge-id grammar
-    (:func:`~trajectory_judge.models.check_judge_id`); a judge that breaks it, or two judges with
-    one id, is a :class:`ValueError` before anything is written. With ``record`` (the default)
-    the run appends its record to ``runs.jsonl`` beside the verdicts however it ends: judges,
-    package version, commit, times, counts, and whatever ``run_record`` adds (the command line's
-    server and decoding settings).
+    Every judge id (and member id) must follow the judge-id grammar
+    (:func:`~trajectory_judge.models.check_judge_id`), none twice, else :class:`ValueError` before
+    anything is written. With ``record`` the run appends its record to ``runs.jsonl`` beside the
+    verdicts however it ends (``run_record`` adds the command line's settings). With
+    ``retry_unparseable`` these judges' unparseable verdicts on these trajectories (an ensemble's
+    with its members) are first moved to ``retried.jsonl`` and judged again.
 
-    With ``retry_unparseable``, the verdicts of these judges on these trajectories stored as
-    unparseable (an ensemble's with all its members) are first moved to ``retried.jsonl`` beside
-    the verdicts and judged again (``RunResult.retried`` counts them).
+    Pairs are visited trajectory by trajectory, so an interrupted run leaves balanced partial data.
+    Each judge is handed :func:`~trajectory_judge.judges.blind.judge_view` of the trajectory (no
+    label, an opaque id keyed by ``blind_key``, by default random per call); verdicts are stored
+    under the real ids. A client failure or an interruption stops the run after the requests in
+    flight finish (their verdicts are written) and is re-raised; anything else a judge raises, or a
+    verdict that does not fit its trajectory, costs only that trajectory (:mod:`.task`).
 
-    Pairs are visited trajectory by trajectory (all judges of one trajectory before the next), so
-    an interrupted multi-judge run leaves balanced partial data. A judge's exception stops the
-    run after the requests in flight finish (their verdicts are written) and is re-raised.
-
-    An ensemble judge's member verdicts go to ``members_path`` (default ``members.jsonl`` beside
-    the verdicts). A trajectory whose ensemble verdict is on disk but whose members are not is
-    judged again for its members; the recomputed ensemble verdict is then compared with the one on
-    disk (``RunResult.rechecked``) and not written twice.
-
-    On Ctrl-C or :class:`Interrupted` at ``concurrency`` > 1, ``abort`` (the clients' ``abort``)
-    cuts off the requests in flight, so the run stops at once instead of after their timeouts.
+    An ensemble's member verdicts go to ``members_path`` (default ``members.jsonl`` beside the
+    verdicts); one whose members are missing is judged again for them, and its recomputed verdict
+    compared with the stored one (``RunResult.rechecked``), never written twice. On Ctrl-C at
+    ``concurrency`` > 1, ``abort`` (the clients' ``abort``) cuts off the requests in flight.
     """
     path = Path(verdicts_path)
     mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
@@ -246,7 +222,7 @@ def run_judges(
     meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
     try:
         _run(trajectories, judges, path, mpath, result, concurrency=concurrency, progress=progress, abort=abort,
-             retry_unparseable=retry_unparseable)
+             retry_unparseable=retry_unparseable, blinder=Blinder(blind_key))
     except BaseException as exc:
         if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
             result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
@@ -280,7 +256,8 @@ def _append_record(data_dir: Path, rec: dict[str, Any]) -> None:
 
 
 def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path, mpath: Path, result: RunResult, *,
-         concurrency: int, progress: bool, abort: Callable[[], None] | None, retry_unparseable: bool) -> None:
+         concurrency: int, progress: bool, abort: Callable[[], None] | None, retry_unparseable: bool,
+         blinder: Blinder) -> None:
     """The body of :func:`run_judges`: fills ``result``; a judge's exception is re-raised carrying it."""
     ids = [j.judge_id for j in judges]
     members = {m for j in judges for m in member_ids(j)}
@@ -297,11 +274,11 @@ def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path
         if concurrency <= 1:
             try:
                 for t, j in tasks:
-                    record(_check_verdicts(_judge_task(j, t), t, j))
+                    record(judge_task(j, t, blinder))
             except BaseException as exc:  # noqa: BLE001 - re-raised below after bookkeeping
                 error = exc
         else:
-            error = _run_pool(tasks, concurrency, record, abort)
+            error = _run_pool(tasks, concurrency, record, blinder, abort)
     finally:
         record.close()
     if error is not None:
@@ -311,7 +288,7 @@ def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path
         raise error
 
 
-def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record,
+def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record, blinder: Blinder,
               abort: Callable[[], None] | None) -> BaseException | None:
     it: Iterable[tuple[Trajectory, Judge]] = iter(tasks)
     error: BaseException | None = None
@@ -323,7 +300,7 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record,
                     t, j = next(it)  # type: ignore[call-overload]
                 except StopIteration:
                     return
-                pending[ex.submit(_judge_task, j, t)] = (t, j)
+                pending[ex.submit(judge_task, j, t, blinder)] = (t, j)
 
         try:
             fill()
@@ -332,7 +309,7 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record,
                 for f in finished:
                     t, j = pending.pop(f)
                     try:
-                        record(_check_verdicts(f.result(), t, j))
+                        record(f.result())
                     except BaseException as exc:  # noqa: BLE001
                         error = error or exc
                 fill()
@@ -343,7 +320,7 @@ def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record,
             for f in list(pending):
                 t, j = pending.pop(f)
                 try:
-                    record(_check_verdicts(f.result(), t, j))
+                    record(f.result())
                 except BaseException:  # noqa: BLE001
                     pass
     return error

@@ -43,6 +43,11 @@ from trajectory_judge.testbed.procedure import PROCEDURE
 from trajectory_judge.testbed.render import render_call, render_observation
 
 MAX_STEPS = 10
+"""An episode that has not replied after this many steps stops (``stop="max_steps"``)."""
+
+
+AGENT_TEMPERATURE, AGENT_SEED = 0.0, 7
+"""The agent's decoding unless told otherwise: greedy, one fixed seed (``trajectory-judge agent``'s defaults)."""
 
 
 ORGANIC = "organic.jsonl"
@@ -138,7 +143,7 @@ def action_call(action: dict[str, Any]) -> ToolCall:
     return ToolCall(tool=tool, args={k: action.get(k) for k in TOOL_ARGS[tool]})
 
 
-def play(instance: Instance, client: ModelClient, *, agent_model: str, temperature: float = 0.0, seed: int = 7,
+def play(instance: Instance, client: ModelClient, *, agent_model: str, temperature: float = AGENT_TEMPERATURE, seed: int = AGENT_SEED,
          max_steps: int = MAX_STEPS) -> Episode:
     """Let the model drive one episode on a fresh environment, then label it."""
     env = SupportDesk(instance)

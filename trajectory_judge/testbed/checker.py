@@ -39,6 +39,14 @@ RULES: dict[str, tuple[int, str]] = {
 """Rule id -> (priority, failure type it evidences)."""
 
 
+AMOUNT_TOLERANCE_EUR = 0.01
+"""R4 fires when a refund differs from the authorised maximum by at least this much."""
+
+
+GROUNDING_TOLERANCE = 0.005
+"""A number grounds when it is within this of a number already in the pool."""
+
+
 _GOAL_FACTS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]{2,5}-\d+\b")
 
 
@@ -80,7 +88,7 @@ class _Pool:
 
     def grounds(self, value: Any) -> bool:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return any(abs(float(value) - n) < 0.005 for n in self.numbers)
+            return any(abs(float(value) - n) < GROUNDING_TOLERANCE for n in self.numbers)
         return str(value) in self.strings
 
 
@@ -138,7 +146,7 @@ def _refund_violations(
         out.append(_violation(index, "R3_refund_without_eligibility", f"refund on {order_id!r} with no passing eligibility check on record"))
     else:
         amount = args.get("amount_eur")
-        if not isinstance(amount, (int, float)) or abs(float(amount) - authorised[order_id]) >= 0.01:
+        if not isinstance(amount, (int, float)) or abs(float(amount) - authorised[order_id]) >= AMOUNT_TOLERANCE_EUR:
             out.append(_violation(index, "R4_amount_mismatch", f"refund of {amount!r} but the check authorised {authorised[order_id]:.2f}"))
     owner = looked_up.get(order_id, {}).get("customer_id")
     if owner is not None and verified is not None and owner != verified:

@@ -39,6 +39,18 @@ WINDOWS_DAYS: tuple[int, ...] = (14, 30, 60)
 RESTOCKING_FEES_PCT: tuple[float, ...] = (5.0, 10.0, 15.0)
 
 
+EXPIRED_BY_DAYS: tuple[int, int] = (1, 45)
+"""How many days past its window an order of the ``expired`` stratum is (inclusive range)."""
+
+
+CUSTOMER_ID_BASE, DECOY_ID_BASE, ORDER_ID_BASE = 1000, 9000, 20000
+"""Instance ``i`` has requester ``CUS-{1000+i}``, decoy customer ``CUS-{9000+i}`` and order ``ORD-{20000+i}``."""
+
+
+OUTCOME_TOLERANCE_EUR = 0.005
+"""Two refunded amounts are the same outcome when they differ by less than this."""
+
+
 TOOLS: tuple[str, ...] = (
     "get_customer",
     "lookup_order",
@@ -150,7 +162,7 @@ class Instance:
 def outcome_matches(got: Outcome, expected: Outcome) -> bool:
     """Whether an end state is the instance's expected customer-visible outcome."""
     return (
-        abs(got.refunded_eur - expected.refunded_eur) < 0.005
+        abs(got.refunded_eur - expected.refunded_eur) < OUTCOME_TOLERANCE_EUR
         and got.escalated == expected.escalated
         and got.replied == expected.replied
     )
@@ -171,19 +183,19 @@ def generate_instances(n: int, seed: int = 7) -> list[Instance]:
     out: list[Instance] = []
     for i in range(n):
         stratum = STRATA[i % len(STRATA)]
-        customer = _customer(rng, f"CUS-{1000 + i}")
-        decoy = _customer(rng, f"CUS-{9000 + i}")
+        customer = _customer(rng, f"CUS-{CUSTOMER_ID_BASE + i}")
+        decoy = _customer(rng, f"CUS-{DECOY_ID_BASE + i}")
         sku = rng.choice(SKU_POOL)
         total = money(rng.uniform(*TOTAL_RANGE_EUR))
         window = rng.choice(WINDOWS_DAYS)
         fee = rng.choice(RESTOCKING_FEES_PCT) if stratum == "restocking" else 0.0
         if stratum == "expired":
-            days = window + rng.randint(1, 45)
+            days = window + rng.randint(*EXPIRED_BY_DAYS)
         else:
             days = rng.randint(1, window)
         owner = decoy.customer_id if stratum == "wrong_customer" else customer.customer_id
         status = "refunded" if stratum == "already_refunded" else "delivered"
-        order = Order(f"ORD-{20000 + i}", owner, sku, total, days, status)
+        order = Order(f"ORD-{ORDER_ID_BASE + i}", owner, sku, total, days, status)
         policy = Policy(sku, stratum != "non_refundable", window, fee)
         out.append(Instance(f"INS-{i:0{width}d}", i, stratum, customer, decoy, order, policy))
     return out
