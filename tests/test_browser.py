@@ -430,13 +430,17 @@ DARK_JS = r"""() => {
   const lum = c => { const m = c.match(/[\d.]+/g); if (!m) return 0; const [r, g, b, a] = m.map(Number);
     return (a === undefined ? 1 : a) * (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; };
   const figures = [...article.querySelectorAll('img, div.tj-figure')].filter(e => e.getClientRects().length && !e.closest('div.tj-figure img'));
-  return {theme: document.documentElement.dataset.theme, figures: figures.length,
+  const ground = e => { for (let a = e; a; a = a.parentElement) { const c = getComputedStyle(a).backgroundColor;
+    if (!/rgba\(0, 0, 0, 0\)|transparent/.test(c)) return lum(c); } return 1; };
+  const cells = [...article.querySelectorAll('table td, table th')].filter(c => c.innerText.trim() && c.getClientRects().length);
+  const faint = cells.filter(c => Math.abs(lum(getComputedStyle(c).color) - ground(c)) < 0.4).map(c => c.innerText.trim().slice(0, 30));
+  return {theme: document.documentElement.dataset.theme, figures: figures.length, faint_cells: faint.slice(0, 5), n_faint: faint.length,
           dark_ground: figures.filter(e => lum(getComputedStyle(e).backgroundColor) < 0.85).map(e => e.getAttribute('src') || 'inline svg')};
 }"""
 
 
 @needs_book
-def test_figures_keep_a_light_ground_in_dark_mode(base_url):
+def test_figures_keep_a_light_ground_and_tables_their_contrast_in_dark_mode(base_url):
     from playwright.sync_api import sync_playwright
 
     out = {}
@@ -457,6 +461,8 @@ def test_figures_keep_a_light_ground_in_dark_mode(base_url):
     assert sum(m["figures"] for m in out.values()), "no figure found"
     bad = {d: m["dark_ground"] for d, m in out.items() if m["dark_ground"]}
     assert not bad, bad
+    faint = {d: (m["n_faint"], m["faint_cells"]) for d, m in out.items() if m["n_faint"]}
+    assert not faint, f"table text without contrast in dark mode: {faint}"
 
 
 @needs_book
