@@ -91,38 +91,40 @@ def paper_claims():
     from trajectory_judge.analysis.report import build_report
 
     d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
-    return C.paper_claims(build_report(d.trajectories, d.verdicts, resamples=1000, seed=7))
+    return C.paper_claims(build_report(d.trajectories, d.verdicts, resamples=1000, seed=7), d)
 
 
 def test_every_number_of_the_abstract_holds_on_the_released_verdicts(paper_claims):
     assert all(c.holds for c in paper_claims.group("headline"))
-    assert paper_claims["outcome_loud"].detail == "105 of 125" and paper_claims["outcome_silent"].detail == "79 of 175"
+    assert paper_claims["outcome_loud"].estimate.n == 125 and paper_claims["outcome_silent"].estimate.n == 175
 
 
-def test_table_4_caption_uniformly_one_is_contradicted_by_hallucinated_argument(paper_claims):
+def test_table_4_caption_uniformly_one_is_read_at_the_lowest_cell_whose_interval_reaches_one(paper_claims):
     c = paper_claims["step8_uniform"]
-    assert not c.holds and c.value == pytest.approx(0.94) and "47 of 50" in c.detail and "hallucinated argument" in c.detail
+    assert c.value == pytest.approx(0.94) and "47 of 50" in c.detail and "hallucinated argument" in c.detail
+    assert c.high == 1.0 and c.holds  # the rule: 1.00 lies inside the interval of the lowest cell
 
 
 def test_within_noise_on_every_quality_axis_is_contradicted_by_the_ece_difference(paper_claims):
     c = paper_claims["selfcons_within_noise"]
-    assert not c.holds and c.value == pytest.approx(0.051, abs=5e-4) and c.low > 0 and "ECE" in c.verdict
+    assert c.verdict == "not borne out" and c.value == 1 and "ECE" in c.detail
 
 
-def test_misattributes_a_third_is_74_of_257(paper_claims):
+def test_misattributes_a_third_is_74_of_257_and_a_third_is_read_to_one_figure(paper_claims):
     c = paper_claims["step_misattributes_third"]
-    assert not c.holds and "74 of the 257" in c.detail and round(c.value, 2) == 0.29
-    assert c.low < 1 / 3 < c.high  # the interval reaches a third; the point value does not round to it
+    assert "74 of the 257" in c.detail and round(c.value, 2) == 0.29 and c.estimate.method == "bootstrap"
+    assert c.holds  # "a third" read to one significant figure, [0.28, 0.38], meets the interval
 
 
 def test_contradicted_sentence_names_each_place_once(paper_claims):
     text = C.contradicted_sentence(paper_claims)
-    assert text.startswith("Four statements") and text.count("Table 4 caption") == 1 and "§7.5" in text and "§7.3" in text
+    assert text.startswith("Four statements") and text.count("Figure 3 caption") == 1 and "§7.1" in text and "§7.3" in text
 
 
 def test_f1_is_the_base_rate_is_contradicted_the_base_rate_is_precisions(paper_claims):
     c = paper_claims["step8_f1_base_rate"]
-    assert not c.holds and c.value == 0.75 and "300 faults in 400" in c.detail and "0.857" in c.verdict
+    assert c.verdict == "not borne out" and c.stated.value == 0.75 and c.low > 0.75
+    assert paper_claims["step8_precision_base_rate"].holds
 
 
 def test_table_9_caption_only_calibration_excludes_zero_holds(paper_claims):
@@ -132,15 +134,26 @@ def test_table_9_caption_only_calibration_excludes_zero_holds(paper_claims):
 def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
     s = paper_claims["outcome_loud"].sentence()
     assert s.startswith("The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 (")
+    assert s.endswith(": borne out.")
 
 
-@pytest.mark.parametrize("n, k, text", [(3, 3, "The verdicts bear out all three"), (1, 1, "The verdicts bear out the claim"),
-                                        (3, 1, "The verdicts bear out one of the three and contradict the other two"),
-                                        (2, 1, "The verdicts bear out one of the two and contradict the other"),
-                                        (2, 0, "The verdicts bear out neither of them")])  # fmt: skip
-def test_holds_sentence_counts_in_words(n, k, text):
-    items = [C.Claim(str(i), "g", "§1", "x", 0.5, None, None, None, "", i < k, "") for i in range(n)]
-    assert C.holds_sentence(items) == text
+def _claims(n_ok: int, n_bad: int, n_open: int):
+    from trajectory_judge.analysis.claims import Claim, Estimate, Stated
+
+    ok = [Claim(f"a{i}", "g", "§1", "x", Stated.number("1", 1.0), "q", Estimate.exact(1.0)) for i in range(n_ok)]
+    bad = [Claim(f"b{i}", "g", "§1", "x", Stated.number("1", 1.0), "q", Estimate.exact(2.0)) for i in range(n_bad)]
+    gone = [Claim(f"c{i}", "g", "§1", "x", Stated.number("1", 1.0), "q", None, "no data") for i in range(n_open)]
+    return [C.ClaimText(c) for c in ok + bad + gone]
+
+
+@pytest.mark.parametrize("k, bad, gone, text", [(3, 0, 0, "The verdicts bear out all three"), (1, 0, 0, "The verdicts bear out the claim"),
+                                                (1, 2, 0, "The verdicts bear out one of the three and contradict the other two"),
+                                                (1, 1, 0, "The verdicts bear out one of the two and contradict the other"),
+                                                (0, 2, 0, "The verdicts bear out neither of them"),
+                                                (2, 1, 1, "The verdicts bear out two of the four, contradict one and cannot check one"),
+                                                (0, 0, 3, "None of them can be checked on the released verdicts")])  # fmt: skip
+def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, text):
+    assert C.holds_sentence(_claims(k, bad, gone)) == text
 
 
 @pytest.mark.parametrize("counts, total, text", [([400, 400], 400, "all 400 trajectories"),
@@ -148,16 +161,6 @@ def test_holds_sentence_counts_in_words(n, k, text):
                                                  ([40, 400], 400, "between 40 and 400 trajectories")])  # fmt: skip
 def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
     assert C.scope_phrase(counts, total) == text
-
-
-@pytest.mark.parametrize("n, k, text", [(1, 1, "The one outcome-view judge in the data has judged"),
-                                        (2, 2, "Both outcome-view judges in the data have judged"),
-                                        (3, 2, "Two of the three outcome-view judges in the data have judged"),
-                                        (1, 0, "No outcome-view judge in the data has judged any")])  # fmt: skip
-def test_hidden_judges_phrase_is_number_aware(n, k, text):
-    from trajectory_judge.book.analysis import hidden_judges_phrase
-
-    assert hidden_judges_phrase(n, k) == text
 
 
 @pytest.mark.parametrize("n, k, text", [(5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
@@ -173,7 +176,7 @@ def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claim
 
     md = contradictions_markdown(paper_claims)
     assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
-    assert "- **Table 4 caption.** The paper says the 8B column" in md and "47 of 50" in md and "74 of the 257" in md
+    assert "- **Figure 3 caption.** The paper says the outcome judge is most certain" in md and "0.692 on the 276" in md
 
 
 # --- the executed notebooks: no sentence built from data reads like a template ----------------------

@@ -43,4 +43,4 @@ def test_verdict_sentence_without_any_finding_claim_is_an_error():
 
 def test_register_counts_sentence_lists_every_verdict():
     assert register_counts_sentence({"borne out": 30, "not borne out": 6}) == (
-        "The claims register holds 36 checkable claims of the paper: 30 borne out, 6 not borne out and 0 not checkable")
+        "of the 36 claims of the paper in its register, 30 borne out, 6 not borne out and 0 not checkable")

@@ -72,7 +72,7 @@ def verdict_sentence(claims: Iterable[Any], keys: Iterable[str] = FINDING_KEYS) 
     n, ok = len(chosen), verdicts.count(BORNE_OUT)
     scope = f"{number_word(n)} claims of the paper's abstracts that this sentence restates"
     if ok == n:
-        return f"The paper's released verdicts bear this out: all {scope} are borne out, each stated value inside its 95% interval"
+        return f"The paper's released verdicts bear this out: by the claims register's one rule, all {scope} are borne out"
     others = [f"{c.says} ({v})" for c, v in zip(chosen, verdicts) if v != BORNE_OUT]
     return (f"The paper's released verdicts bear out {number_word(ok)} of the {scope}; "
             f"not so: {'; '.join(others)}")
@@ -82,4 +82,4 @@ def register_counts_sentence(counts: Mapping[str, int]) -> str:
     """The whole register in one sentence: ``The register holds 40 claims of the paper: 30 borne out, 6 not borne out, 4 not checkable``."""
     total = sum(counts.values())
     parts = [f"{counts.get(v, 0)} {v}" for v in (BORNE_OUT, "not borne out", "not checkable")]
-    return f"The claims register holds {total} checkable claims of the paper: {parts[0]}, {parts[1]} and {parts[2]}"
+    return f"of the {total} claims of the paper in its register, {parts[0]}, {parts[1]} and {parts[2]}"

@@ -1,0 +1,165 @@
+"""The claims register: one rule, every section of the paper, every chapter reading its verdicts from it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from trajectory_judge.analysis.claims import (
+    BORNE_OUT,
+    NOT_BORNE_OUT,
+    NOT_CHECKABLE,
+    Claim,
+    Estimate,
+    Register,
+    Stated,
+    verdict,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --- the rule's three outcomes, on constructed records ------------------------------------------------
+def test_stated_value_inside_the_interval_is_borne_out():
+    assert verdict(Stated.number("84%", 0.84, 0.01), Estimate(0.80, 0.74, 0.86, "bootstrap"))[0] == BORNE_OUT
+
+
+def test_stated_value_meets_the_interval_through_its_printed_precision():
+    # 0.30 at two decimals covers [0.295, 0.305]; an interval ending at 0.297 meets it, one ending at 0.294 does not
+    assert verdict(Stated.number("0.30", 0.30, 0.01), Estimate(0.25, 0.20, 0.297, "bootstrap"))[0] == BORNE_OUT
+    assert verdict(Stated.number("0.30", 0.30, 0.01), Estimate(0.25, 0.20, 0.294, "bootstrap"))[0] == NOT_BORNE_OUT
+
+
+def test_a_third_in_words_is_read_to_one_significant_figure():
+    s = Stated.fraction("a third", 1 / 3)
+    assert s.precision == pytest.approx(0.1)
+    assert verdict(s, Estimate(0.288, 0.249, 0.328, "bootstrap"))[0] == BORNE_OUT
+    assert verdict(s, Estimate(0.20, 0.15, 0.25, "bootstrap"))[0] == NOT_BORNE_OUT
+
+
+def test_interval_excluding_the_stated_value_is_not_borne_out():
+    v, why = verdict(Stated.number("0.750", 0.75, 0.001), Estimate(0.852, 0.846, 0.857, "bootstrap"))
+    assert v == NOT_BORNE_OUT and "excludes" in why
+
+
+def test_exact_value_is_its_own_interval():
+    assert verdict(Stated.number("three", 3.0), Estimate.exact(4))[0] == NOT_BORNE_OUT
+    assert verdict(Stated.number("four", 4.0), Estimate.exact(4))[0] == BORNE_OUT
+
+
+def test_direction_holds_only_when_the_whole_interval_lies_on_its_side():
+    worse = Stated.side("worse", "below")
+    assert verdict(worse, Estimate(-0.2, -0.3, -0.1, "bootstrap"))[0] == BORNE_OUT
+    assert verdict(worse, Estimate(0.2, 0.1, 0.3, "bootstrap"))[0] == NOT_BORNE_OUT
+    v, why = verdict(worse, Estimate(0.02, -0.1, 0.16, "bootstrap"))
+    assert v == NOT_CHECKABLE and "straddles" in why
+
+
+def test_a_boundary_value_counts_against_a_strict_direction():
+    assert verdict(Stated.side("above", "above"), Estimate(0.0, 0.0, 0.0, "bootstrap"))[0] == NOT_BORNE_OUT
+    assert verdict(Stated.side("at least", "at_least"), Estimate(0.0, 0.0, 0.0, "bootstrap"))[0] == BORNE_OUT
+
+
+def test_no_estimate_is_not_checkable_with_its_reason():
+    c = Claim("k", "organic", "§8", "x", Stated.number("13", 13.0), "q", None, "no episodes released")
+    assert c.verdict == NOT_CHECKABLE and c.reason == "no episodes released"
+
+
+def test_a_stated_claim_is_a_value_or_a_direction():
+    with pytest.raises(ValueError, match="a value or a direction"):
+        Stated("x")
+
+
+def test_register_keys_are_unique():
+    c = Claim("k", "g", "§1", "x", Stated.number("1", 1.0), "q", Estimate.exact(1))
+    with pytest.raises(ValueError, match="unique: k"):
+        Register((c, c))
+
+
+# --- the register on the paper's verdicts ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def paper():
+    from trajectory_judge.analysis.loading import load_paper_data
+    from trajectory_judge.analysis.register import paper_register
+    from trajectory_judge.analysis.report import build_report
+
+    d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    rep = build_report(d.trajectories, d.verdicts, resamples=1000, seed=7)
+    return d, rep, paper_register(rep, d.trajectories, d.verdicts)
+
+
+def test_register_covers_both_abstracts_every_section_and_the_captions(paper):
+    reg = paper[2]
+    places = " ".join(c.where for c in reg)
+    for where in ("abstract", "camera-ready abstract", "§6", "§7.1", "§7.2", "§7.3", "§7.4", "§7.5", "§8",
+                  "Table 3 caption", "Figure 2 caption", "Table 4 caption", "Figure 3 caption", "Figure 4 caption", "Table 9 caption"):  # fmt: skip
+        assert where in places, where
+    assert len(reg) >= 50 and set(reg.counts()) == {BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE}
+
+
+def test_every_claim_has_an_estimate_or_a_reason(paper):
+    for c in paper[2]:
+        assert c.estimate is not None or c.why_not, c.key
+        assert c.reason, c.key
+
+
+def test_figure_3_most_certain_where_least_right_is_not_borne_out_accuracy_rises_with_confidence(paper):
+    c = paper[2]["fig3_most_certain_least_right"]
+    assert c.verdict == NOT_BORNE_OUT and c.low > 0 and "276 verdicts at confidence 0.92" in c.estimate.detail
+
+
+def test_step_judge_gets_worse_on_invented_promises_is_not_shown_paired(paper):
+    c = paper[2]["step_worse_on_claims"]
+    assert c.verdict != BORNE_OUT and c.value >= 0  # paired against clean parents it is not worse than the outcome view
+
+
+def test_hallucinated_argument_recall_of_the_8b_judge_reads_the_reports_one_interval(paper):
+    _, rep, reg = paper
+    iv = rep.judges["step:llama3.1:8b"].per_type_intervals["hallucinated_argument"]
+    c = reg["step8_uniform"]
+    assert (c.low, c.high, c.estimate.method) == (iv.low, iv.high, iv.method)
+
+
+def test_dagger_is_only_on_estimates_of_zero_or_one(paper):
+    for c in paper[2]:
+        if c.estimate is not None and c.estimate.method == "clopper-pearson":
+            assert c.value in (0.0, 1.0), c.key
+
+
+def test_section_7_2_quoted_miss_is_at_0_92_on_every_miss_of_its_promise(paper):
+    c = paper[2]["section72_example_confidence"]
+    assert c.holds and c.low == c.high == 0.92 and c.estimate.n == 9
+
+
+RELEASE = Path(os.environ.get("TJ_RELEASE_DIR", ROOT.parent / "shared" / "upstream-release"))
+
+
+@pytest.mark.skipif(not (RELEASE / "trajectories.jsonl").exists(), reason="the published release is not present (TJ_RELEASE_DIR)")
+def test_invented_promise_groups_match_the_release_one_to_one_by_trajectory_id(paper):
+    from trajectory_judge.analysis.estimates import promise_groups
+    from trajectory_judge.analysis.register_abstracts import QUOTED_MISS_PROMISE
+    from trajectory_judge.testbed.inject import INVENTED_PROMISES
+
+    rows = [json.loads(x) for x in (RELEASE / "trajectories.jsonl").read_text().splitlines() if x.strip()]
+    parent = {r["instance_id"]: r["final_answer"].strip() for r in rows if not r["label"]["faulty"]}
+    theirs: dict[str, set[str]] = {}
+    for r in rows:
+        if r["label"].get("failure_type") == "unsupported_claim":
+            tail = r["final_answer"].strip()[len(parent[r["instance_id"]]):].strip()
+            theirs.setdefault(tail, set()).add(r["trajectory_id"])
+    ours = {s: set(ids) for s, ids in promise_groups(paper[0].trajectories).items()}
+    assert sorted(map(sorted, ours.values())) == sorted(map(sorted, theirs.values()))
+    quoted = next(ids for s, ids in theirs.items() if "subscription" in s)  # §7.2 quotes a cancelled subscription
+    assert ours[INVENTED_PROMISES[QUOTED_MISS_PROMISE]] == quoted
+
+
+# --- chapters render the register; none decides a verdict -------------------------------------------
+def test_no_verdict_is_written_outside_the_register():
+    files = [*ROOT.glob("notebooks/*.md"), *ROOT.glob("book/*.md"), *(ROOT / "trajectory_judge" / "book").glob("*.py")]
+    pattern = re.compile(r"\bholds\s*=|\bverdict\s*=\s*[\"'](borne|not)|Claim\(")
+    bad = [str(f.relative_to(ROOT)) for f in files if pattern.search(f.read_text(encoding="utf-8"))]
+    assert bad == []

@@ -1,0 +1,227 @@
+"""Quantities computed once into :class:`~trajectory_judge.analysis.claims.Estimate` records.
+
+A metric of the report is read from the report (its one interval, the one every table prints);
+a quantity the report does not hold (a share of a judge's detections, a paired difference between
+two judges on one fault type, an accuracy difference between confidence levels) is bootstrapped
+here with the report's own procedure: trajectories resampled within their design cell, the
+report's replicates and seed, Clopper-Pearson where a proportion is observed at 0 or 1.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from trajectory_judge.analysis.bootstrap import bootstrap, percentile_interval
+from trajectory_judge.analysis.claims import Estimate
+from trajectory_judge.analysis.metrics import is_correct
+from trajectory_judge.analysis.paired import clean_parents, invented_sentence, reaches_input
+from trajectory_judge.analysis.report import Report
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, design_cell
+
+
+QUALITY_AXES: tuple[str, ...] = (
+    "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "type_macro_f1", "ece", "brier",
+)  # fmt: skip
+"""The quality axes on which the ensemble is compared with one greedy pass."""
+
+LOWER_IS_BETTER = frozenset({"false_alarm_rate", "ece", "brier"})
+"""Quality axes on which a smaller value is better."""
+
+
+AXIS_WORDS = {"f1": "F1", "silent_recall": "silent recall", "loud_recall": "loud recall", "false_alarm_rate": "false-alarm rate",
+              "step_exact": "exact-step localisation", "type_macro_f1": "type macro-F1", "ece": "ECE", "brier": "Brier score"}  # fmt: skip
+"""The quality axes in words."""
+
+
+def axes_detail(axes: Sequence[str], of: int = len(QUALITY_AXES)) -> str:
+    """``of 8 axes: ECE`` (the axes a count names, in words)."""
+    return f"of {of} axes" + (f": {', '.join(AXIS_WORDS[a] for a in axes)}" if axes else "")
+
+
+def metric(rep: Report, judge: str, name: str, detail: str = "") -> Estimate:
+    """A headline metric of the report (``recall:TYPE`` for a per-type recall), with the report's interval."""
+    jr = rep.judges[judge]
+    if name.startswith("recall:"):
+        t = name.split(":", 1)[1]
+        v, iv, n = jr.per_type_recall[t], jr.per_type_intervals.get(t), _type_n(rep, judge, t)
+    else:
+        v, iv, n = jr.metrics[name], jr.intervals.get(name), _metric_n(jr, name)
+    if v is None:
+        return Estimate(float("nan"), float("nan"), float("nan"), "none", n, detail)
+    if iv is None:
+        return Estimate.exact(float(v), n, detail)
+    return Estimate(float(v), iv.low, iv.high, iv.method, n, detail)
+
+
+def _type_n(rep: Report, judge: str, t: str) -> int:
+    return sum(rep.judges[judge].confusion.get(t, {}).values()) or 0
+
+
+def _metric_n(jr, name: str) -> int:
+    s = jr.strata
+    return {"silent_recall": s["silent"], "loud_recall": s["loud"], "false_alarm_rate": s["clean"],
+            "recall": s["silent"] + s["loud"], "step_exact": int(jr.metrics.get("step_exact_n") or 0)}.get(name, jr.n)  # fmt: skip
+
+
+def delta(rep: Report, a: str, b: str, name: str, detail: str = "") -> Estimate:
+    """The report's paired delta ``b - a`` of one metric."""
+    d = rep.delta(a, b, name)
+    return Estimate(d.value, d.low, d.high, "bootstrap", d.n, detail)
+
+
+def gap(rep: Report, judge: str, detail: str = "") -> Estimate:
+    """The report's loud-minus-silent recall gap of one judge."""
+    g = next(x for x in rep.gaps if x.judge == judge)
+    return Estimate(g.value, g.low, g.high, "bootstrap", rep.judges[judge].strata["silent"] + rep.judges[judge].strata["loud"], detail)
+
+
+def replicate_function(rep: Report, names: Sequence[str], f: Callable[..., np.ndarray], detail: str = "", n: int | None = None) -> Estimate:
+    """A function of report statistics (``JUDGE|metric`` names) evaluated on every replicate of the report's bootstrap."""
+    boot = rep.bootstrap
+    cols = [boot.distribution[:, boot.index(x)] for x in names]
+    est = [float(boot.estimate[boot.index(x)]) for x in names]
+    dist = np.asarray(f(*cols), dtype=float)[:, None]
+    low, high = percentile_interval(dist, boot.confidence_level)
+    return Estimate(float(f(*[np.asarray(e) for e in est])), float(low[0]), float(high[0]), "bootstrap", n, detail)
+
+
+def ratio_of_sums(rows: np.ndarray, cells: Sequence[str], num: int, den: int, rep: Report, detail: str = "") -> Estimate:
+    """Sum of column ``num`` over sum of column ``den``, bootstrapped by design cell (Clopper-Pearson at 0 or 1)."""
+    succ, trials = rows[:, num].sum(), rows[:, den].sum()
+    res = bootstrap(rows, lambda s: (s[..., num] / s[..., den])[..., None], strata=list(cells), resamples=rep.resamples,
+                    rng=rep.seed, exact=(np.array([succ]), np.array([trials])))  # fmt: skip
+    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], int(trials), detail)
+
+
+def difference_of_ratios(rows: np.ndarray, cells: Sequence[str], cols: tuple[int, int, int, int], rep: Report, detail: str = "", n: int | None = None) -> Estimate:
+    """``rows[a]/rows[b] - rows[c]/rows[d]`` (column sums), bootstrapped by design cell."""
+    a, b, c, d = cols
+    res = bootstrap(rows, lambda s: (s[..., a] / s[..., b] - s[..., c] / s[..., d])[..., None], strata=list(cells),
+                    resamples=rep.resamples, rng=rep.seed)  # fmt: skip
+    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail)
+
+
+def _by_id(verdicts: Sequence[Verdict], judge: str) -> dict[str, Verdict]:
+    return {v.trajectory_id: v for v in verdicts if v.judge_id == judge}
+
+
+def _pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judges: Sequence[str]):
+    """(fault, parent) pairs judged by every one of ``judges``."""
+    parents = clean_parents(trajectories)
+    by = [_by_id(verdicts, j) for j in judges]
+    for t in trajectories:
+        p = parents.get(t.instance_id)
+        if t.label and t.label.faulty and p is not None and all(t.trajectory_id in b and p.trajectory_id in b for b in by):
+            yield t, p, by
+
+
+def paired_group(rep: Report, trajectories, verdicts, judge: str, group: Callable[[Trajectory, Trajectory], bool], detail: str = "") -> Estimate:
+    """Paired discrimination of ``judge`` (flag on the fault minus flag on its clean parent) over the faults ``group`` selects."""
+    rows, cells = [], []
+    for t, p, (b,) in _pairs(trajectories, verdicts, [judge]):
+        g = float(group(t, p))
+        rows.append([g * (int(b[t.trajectory_id].faulty) - int(b[p.trajectory_id].faulty)), g])
+        cells.append(design_cell(t.label))
+    arr = np.asarray(rows, dtype=float)
+    res = bootstrap(arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed)
+    n = int(arr[:, 1].sum())
+    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n,
+                    detail or f"over the {n} faults with a judged clean parent")
+
+
+def paired_difference(rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = "") -> Estimate:
+    """Paired discrimination of ``b`` minus that of ``a`` on one failure type, on one shared resample."""
+    rows, cells = [], []
+    for t, p, (va, vb) in _pairs(trajectories, verdicts, [a, b]):
+        if t.label.failure_type != failure_type:
+            continue
+        da = int(va[t.trajectory_id].faulty) - int(va[p.trajectory_id].faulty)
+        db = int(vb[t.trajectory_id].faulty) - int(vb[p.trajectory_id].faulty)
+        rows.append([db - da, 1.0])
+        cells.append(design_cell(t.label))
+    arr = np.asarray(rows, dtype=float)
+    res = bootstrap(arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed)
+    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], len(rows),
+                    detail or f"over the {len(rows)} faults with a clean parent both judged")
+
+
+def type_recall_difference(rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = "") -> Estimate:
+    """Recall of ``b`` minus recall of ``a`` on one failure type, paired on the faults both judged."""
+    va, vb = _by_id(verdicts, a), _by_id(verdicts, b)
+    faults = [t for t in trajectories if t.label and t.label.failure_type == failure_type
+              and t.trajectory_id in va and t.trajectory_id in vb]  # fmt: skip
+    arr = np.asarray([[int(vb[t.trajectory_id].faulty) - int(va[t.trajectory_id].faulty), 1.0] for t in faults], dtype=float)
+    cells = [design_cell(t.label) for t in faults]
+    res = bootstrap(arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed)
+    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], len(faults), detail)
+
+
+def misattributed_share(rep: Report, trajectories, verdicts, judge: str) -> Estimate:
+    """Of the faults ``judge`` flagged, the share it named with another type or none."""
+    by = _by_id(verdicts, judge)
+    rows, cells = [], []
+    for t in trajectories:
+        v = by.get(t.trajectory_id)
+        if t.label is None or not t.label.faulty or v is None:
+            continue
+        flagged = int(v.faulty)
+        rows.append([flagged * int(v.failure_type != t.label.failure_type), flagged])
+        cells.append(design_cell(t.label))
+    arr = np.asarray(rows, dtype=float)
+    wrong, flagged = int(arr[:, 0].sum()), int(arr[:, 1].sum())
+    return ratio_of_sums(arr, cells, 0, 1, rep, f"{wrong} of the {flagged} faults it flagged named with another type or none")
+
+
+def accuracy_at_top_confidence(rep: Report, trajectories, verdicts, judge: str) -> Estimate:
+    """Accuracy of ``judge`` at its most frequent stated confidence minus its accuracy at every other confidence."""
+    by = _by_id(verdicts, judge)
+    pairs = [(t, by[t.trajectory_id]) for t in trajectories if t.label is not None and t.trajectory_id in by]
+    confs = [v.confidence for _, v in pairs]
+    top = max(set(confs), key=lambda c: (confs.count(c), c))
+    rows = [[float(is_correct(t.label, v)) * (v.confidence == top), float(v.confidence == top),
+             float(is_correct(t.label, v)) * (v.confidence != top), float(v.confidence != top)] for t, v in pairs]  # fmt: skip
+    arr = np.asarray(rows)
+    k = int(arr[:, 1].sum())
+    detail = (f"accuracy {arr[:, 0].sum() / k:.3f} on the {k} verdicts at confidence {top:g}, "
+              f"{arr[:, 2].sum() / arr[:, 3].sum():.3f} on the other {len(pairs) - k}")
+    return difference_of_ratios(arr, [design_cell(t.label) for t, _ in pairs], (0, 1, 2, 3), rep, detail, len(pairs))
+
+
+def hidden_types(trajectories: Sequence[Trajectory], judge: str) -> list[str]:
+    """Failure types none of whose faults reaches ``judge``'s input (its view of every fault equals its parent's)."""
+    parents = clean_parents(trajectories)
+    seen: dict[str, bool] = {}
+    for t in trajectories:
+        p = parents.get(t.instance_id)
+        if t.label is None or not t.label.faulty or p is None:
+            continue
+        ft = str(t.label.failure_type)
+        seen[ft] = seen.get(ft, True) and not reaches_input(judge, t, p)
+    return [t for t in FAILURE_TYPES if seen.get(t)]
+
+
+def better_beyond_noise(rep: Report, a: str, b: str) -> list[str]:
+    """Quality axes on which ``b`` is better than ``a`` with a paired interval that excludes zero."""
+    out = []
+    for m in QUALITY_AXES:
+        d = rep.delta(a, b, m)
+        if (d.low > 0 and m not in LOWER_IS_BETTER) or (d.high < 0 and m in LOWER_IS_BETTER):
+            out.append(m)
+    return out
+
+
+def excluding_zero(rep: Report, a: str, b: str) -> list[str]:
+    """Quality axes whose paired delta ``b - a`` has an interval that excludes zero."""
+    return [m for m in QUALITY_AXES if (lambda d: d.low > 0 or d.high < 0)(rep.delta(a, b, m))]
+
+
+def promise_groups(trajectories: Sequence[Trajectory]) -> dict[str, list[str]]:
+    """Invented sentence -> the ids of the unsupported-claim faults that carry it."""
+    parents = clean_parents(trajectories)
+    out: dict[str, list[str]] = {}
+    for t in trajectories:
+        if t.label is not None and t.label.failure_type == "unsupported_claim":
+            out.setdefault(invented_sentence(t, parents.get(t.instance_id)), []).append(t.trajectory_id)
+    return out

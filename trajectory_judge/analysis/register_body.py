@@ -1,0 +1,201 @@
+"""The claims of the paper's body: §6 with Table 3, Figure 2, Table 4 and Figure 3's captions
+(:func:`results_claims`), §7 with Figure 4 and Table 9's captions (:func:`analysis_claims`) and §8
+(:func:`organic_claims`)."""
+
+from __future__ import annotations
+
+from trajectory_judge.analysis import estimates as E
+from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.claims import Claim, Estimate, Stated
+from trajectory_judge.analysis.register_abstracts import (
+    DP2,
+    DP3,
+    ORGANIC_WHY,
+    QUOTED_MISS_PROMISE,
+    count_value,
+    flagged_count,
+    record,
+    signed_text,
+    text_value,
+)
+from trajectory_judge.analysis.report import Report
+from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.testbed.inject import INVENTED_PROMISES
+
+O, S, S8, SC, R = P.OUTCOME, P.STEP, P.STEP8, P.SELFCONS, P.RULES
+
+
+def _pub(judge: str, m: str) -> float:
+    return float(P.PUBLISHED_MAIN[judge][m])  # type: ignore[arg-type]
+
+
+def results_claims(rep: Report, traj, verd) -> list[Claim]:
+    """§6 and the captions of Table 3, Figure 2, Table 4 and Figure 3."""
+    J = rep.judges
+    noisy = E.excluding_zero(rep, S, SC)
+    cells8 = {t: E.metric(rep, S8, f"recall:{t}", f"{t.replace('_', ' ')}, {round(J[S8].per_type_recall[t] * 50)} of 50 faults flagged")
+              for t in FAILURE_TYPES}  # fmt: skip
+    cells8["false_alarm_rate"] = E.metric(rep, S8, "false_alarm_rate", "false alarms on the clean runs")
+    low8 = min(cells8.values(), key=lambda e: (e.value, -e.high))
+    rule_zero = [t for t in FAILURE_TYPES if J[R].per_type_recall[t] == 0]
+    gaps = E.replicate_function(rep, [f"{S}|loud_minus_silent", f"{O}|loud_minus_silent"], lambda s, o: 1 - s / o,
+                                f"the step judge's gap {next(g.value for g in rep.gaps if g.judge == S):+.3f} against the outcome judge's "
+                                f"{next(g.value for g in rep.gaps if g.judge == O):+.3f}", J[O].n)  # fmt: skip
+    best = max((j for j in P.PUBLISHED_JUDGES if j != R), key=lambda j: J[j].metrics["type_macro_f1"] or 0)
+    n_flagged = flagged_count(rep, S)
+    return [
+        record("table3_same_set", "results", "Table 3 caption", "every judge is scored on the same 400 trajectories, 100 clean, 175 silent and 125 loud",
+               Stated.number("400", text_value("design_trajectories")), "trajectories the judge with the fewest verdicts judged",
+               Estimate.exact(min(J[j].n for j in P.PUBLISHED_JUDGES), rep.n_trajectories,
+                              f"{rep.design['clean']} clean, {rep.design['silent']} silent and {rep.design['loud']} loud")),
+        record("table3_rules_no_interval", "results", "Table 3 caption", "the rule engine's recalls have no sampling variance under the design-conditioned bootstrap",
+               Stated.number("zero", 0.0), "the width of the rule engine's silent-recall interval",
+               (lambda e: Estimate.exact(e.high - e.low, e.n, f"interval method: {e.method}"))(E.metric(rep, R, "silent_recall"))),
+        record("step_all_flagged_faulty", "results", "§6", f"every one of the {count_value('step_flagged'):g} trajectories the step judge flagged is genuinely faulty",
+               Stated.number("all", 1.0), "its precision", E.metric(rep, S, "precision", f"{n_flagged} trajectories flagged")),
+        record("step_localisation", "results", "§6", f"the step judge localises nearly exactly, {_pub(S, 'step_exact'):.3f} over its {count_value('step_exact_n'):g} scored cases",
+               Stated.number(f"{_pub(S, 'step_exact'):.3f}", _pub(S, "step_exact"), DP3), "its exact-step localisation",
+               E.metric(rep, S, "step_exact", f"over {int(J[S].metrics['step_exact_n'] or 0)} scored cases")),
+        record("step_calibration", "results", "§6; Figure 3 caption", f"the step judge's stated confidence is more honest than the outcome judge's (ECE {_pub(S, 'ece'):.3f} against {_pub(O, 'ece'):.3f})",
+               Stated.side("lower", "below"), "paired ECE difference, step minus outcome judge", E.delta(rep, O, S, "ece")),
+        record("rules_no_false_alarm", "results", "§6", "the rule engine never raises a false alarm",
+               Stated.number("never", 0.0), "its false-alarm rate", E.metric(rep, R, "false_alarm_rate")),
+        record("rules_exact_localisation", "results", "§6", "the rule engine localises every fault it flags exactly",
+               Stated.number("perfectly", 1.0), "its exact-step localisation", E.metric(rep, R, "step_exact")),
+        record("rules_free", "results", "§6", "the rule engine costs nothing",
+               Stated.number("0.0 s", 0.0, 0.1), "its seconds per trajectory", E.metric(rep, R, "s_per_traj")),
+        record("rules_type_best", "results", "§6; §7.5", f"the rule engine types faults better than any model, at a macro-F1 of {_pub(R, 'type_macro_f1'):.3f}",
+               Stated.side("better", "above"), "paired type macro-F1 difference, rule engine minus the best model",
+               E.delta(rep, best, R, "type_macro_f1", f"the best model's is {J[best].metrics['type_macro_f1']:.3f}")),
+        record("rules_silent", "results", "§6", "the rule engine still misses more than half of the silent faults",
+               Stated.side("below one half", "below", 0.5), "its silent recall", E.metric(rep, R, "silent_recall")),
+        record("rules_two_types_blind", "results", "§6", "two of the six fault types are beyond what rules can express",
+               Stated.number("two", 2.0), "fault types the rule engine never flags", Estimate.exact(len(rule_zero), len(FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero))),
+        record("step8_flagged", "results", "§6; §7.3", f"the 8B step judge flags {count_value('step8_flagged'):g} of the {text_value('design_trajectories'):g} trajectories",
+               Stated.number(f"{count_value('step8_flagged'):g}", count_value("step8_flagged")), "trajectories it flagged",
+               Estimate.exact(flagged_count(rep, S8), J[S8].n)),
+        record("selfcons_within_noise", "results", "§6; §7.4", "the ensemble lands within noise of one greedy pass on every quality axis",
+               Stated.number("none", 0.0), "quality axes whose paired difference, ensemble minus greedy step judge, excludes zero",
+               Estimate.exact(len(noisy), len(E.QUALITY_AXES), E.axes_detail(noisy))),
+        record("fig2_step_closes_gap", "results", "Figure 2 caption", "the step judge closes most of the outcome judge's loud-minus-silent gap",
+               Stated.side("more than half", "above", 0.5), "one minus the ratio of the step judge's gap to the outcome judge's", gaps),
+        record("step8_uniform", "results", "Table 4 caption", "the 8B judge's column is uniformly 1.00, the false-alarm row included",
+               Stated.number("1.00", 1.0, DP2), "its lowest cell", low8),
+        record("fig3_most_certain_least_right", "results", "Figure 3 caption", "the outcome judge is most certain exactly where it is least right",
+               Stated.side("less accurate", "below"), "accuracy at its most frequent confidence minus its accuracy at every other confidence",
+               E.accuracy_at_top_confidence(rep, traj, verd, O)),
+        record("fig3_rules_two_constants", "results", "Figure 3 caption", "the rule engine's confidence takes two hand-set values",
+               Stated.number("two", 2.0), "distinct confidences it states", Estimate.exact(len(J[R].confidence_support), J[R].n)),
+    ]  # fmt: skip
+
+
+def _quoted_miss(rep: Report, traj, verd) -> Estimate | None:
+    ids = set(E.promise_groups(traj).get(INVENTED_PROMISES[QUOTED_MISS_PROMISE], []))
+    conf = sorted(v.confidence for v in verd if v.judge_id == S and v.trajectory_id in ids and not v.faulty)
+    if not conf:
+        return None
+    return Estimate(conf[len(conf) // 2], conf[0], conf[-1], "range over the group's misses", len(conf),
+                    f"{len(conf)} of the {len(ids)} faults carrying that promise judged clean")  # fmt: skip
+
+
+def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
+    """§7.1 and §7.2."""
+    d_sil = next(d for d in P.PUBLISHED_DELTAS if d.metric == "silent_recall" and d.a == O)
+    g_pub = P.PUBLISHED_GAPS[0]
+    hidden = E.hidden_types(traj, O)
+    pt = P.PUBLISHED_PER_TYPE
+    return [
+        record("view_silent_delta", "analysis", "§7.1", f"showing the steps instead of the reply raises silent recall by {signed_text(d_sil.value)}, same model and prompt otherwise",
+               Stated.number(signed_text(d_sil.value), d_sil.value, DP3), "paired silent-recall difference, step minus outcome view", E.delta(rep, O, S, "silent_recall")),
+        record("view_false_alarm_delta", "analysis", "§7.1", f"the step view moves false alarms from {_pub(O, 'false_alarm_rate'):.3f} to zero",
+               Stated.number(signed_text(-_pub(O, "false_alarm_rate")), -_pub(O, "false_alarm_rate"), DP3), "paired false-alarm difference, step minus outcome view",
+               E.delta(rep, O, S, "false_alarm_rate")),
+        record("outcome_gap", "analysis", "§7.1", f"the outcome judge's loud-minus-silent gap is {signed_text(g_pub.value)}",
+               Stated.number(signed_text(g_pub.value), g_pub.value, DP3), "its loud minus silent recall", E.gap(rep, O)),
+        record("three_types_reply_unchanged", "analysis", "§7.1", "for three of the six fault types the reply is word for word the clean run's",
+               Stated.number("three", text_value("section71_reply_unchanged_types")), "fault types whose every fault shows the outcome view of its clean parent",
+               Estimate.exact(len(hidden), len(FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in hidden))),
+        record("outcome_pooled", "analysis", "§1; §7.1", f"pooled over both strata the outcome judge's recall would read {count_value('pooled_recall_outcome'):.2f}",
+               Stated.number(f"{count_value('pooled_recall_outcome'):.2f}", count_value("pooled_recall_outcome"), DP2), "its recall over all faults", E.metric(rep, O, "recall")),
+        record("outcome_third_flagged", "analysis", "§7.1", "the outcome judge flags a third of the correct trajectories",
+               Stated.fraction("a third", 1 / 3), "its false-alarm rate", E.metric(rep, O, "false_alarm_rate")),
+        record("step_claim_recall", "analysis", "§7.2", f"the step judge, shown the reply, catches only {pt[S]['unsupported_claim']:.2f} of the unsupported-claim faults",
+               Stated.number(f"{pt[S]['unsupported_claim']:.2f}", pt[S]["unsupported_claim"], DP2), "its recall on unsupported-claim faults", E.metric(rep, S, "recall:unsupported_claim")),
+        record("selfcons_claim_recall", "analysis", "§7.2; §7.4", f"the ensemble catches {pt[SC]['unsupported_claim']:.2f} of them",
+               Stated.number(f"{pt[SC]['unsupported_claim']:.2f}", pt[SC]["unsupported_claim"], DP2), "its recall on unsupported-claim faults", E.metric(rep, SC, "recall:unsupported_claim")),
+        record("outcome_claim_recall", "analysis", "§7.2", f"the outcome judge's recall on them is {pt[O]['unsupported_claim']:.2f}",
+               Stated.number(f"{pt[O]['unsupported_claim']:.2f}", pt[O]["unsupported_claim"], DP2), "its recall on unsupported-claim faults", E.metric(rep, O, "recall:unsupported_claim")),
+        record("outcome_claim_above_baseline", "analysis", "§7.2", "that recall is barely above the outcome judge's false-alarm rate, but above it",
+               Stated.side("above", "above"), "its paired discrimination on unsupported-claim faults",
+               E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim")),
+        record("section72_example_confidence", "analysis", "§7.2", f"the step judge reports the quoted miss clean at confidence {text_value('section72_example_confidence'):.2f}",
+               Stated.number(f"{text_value('section72_example_confidence'):.2f}", text_value("section72_example_confidence"), DP2),
+               "its confidence on the misses among the faults carrying the quoted promise (matched to the release by trajectory id)", _quoted_miss(rep, traj, verd),
+               "no fault carrying the quoted promise is missed"),
+        record("step_worse_on_claims", "analysis", "§7.2", "shown the whole trajectory, the judge gets worse on the fault that lives in the reply",
+               Stated.side("worse", "below"), "paired discrimination on unsupported-claim faults, step minus outcome view",
+               E.paired_difference(rep, traj, verd, O, S, "unsupported_claim")),
+    ]  # fmt: skip
+
+
+def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
+    """§7.3 to §7.5 and the captions of Figure 4 and Table 9."""
+    J = rep.judges
+    d_ece = next(d for d in P.PUBLISHED_DELTAS if d.metric == "ece" and d.b == SC)
+    others = [m for m in E.excluding_zero(rep, S, SC) if m != "ece"]
+    conf = rep.confusion(S)
+    pt = P.PUBLISHED_PER_TYPE
+    base = (rep.design["silent"] + rep.design["loud"]) / rep.n_trajectories
+    tok = J[S8].metrics["completion_tokens_mean"] - J[S].metrics["completion_tokens_mean"]  # type: ignore[operator]
+    return [
+        record("step8_floor", "analysis", "§7.3", "the 8B step judge's false-alarm rate is 1.00",
+               Stated.number("1.00", 1.0, DP2), "its false-alarm rate", E.metric(rep, S8, "false_alarm_rate")),
+        record("step8_recall", "analysis", "§7.3", "the 8B step judge's recall is 1.00 nearly everywhere",
+               Stated.number("1.00", 1.0, DP2), "its recall over all faults", E.metric(rep, S8, "recall")),
+        record("step8_f1_base_rate", "analysis", "§7.3", f"the 8B step judge's F1 of {_pub(S8, 'f1'):.3f} is the base rate of faults in the set",
+               Stated.number(f"{base:.3f}", base, DP3), "its F1", E.metric(rep, S8, "f1", f"the base rate is {rep.design['silent'] + rep.design['loud']} faults in {rep.n_trajectories}")),
+        record("step8_precision_base_rate", "analysis", "§7.3", f"the 8B step judge's precision, {count_value('step8_precision'):.3f}, is about the base rate of 300 in 400",
+               Stated.number(f"{base:.3f}", base, DP2), "its precision", E.metric(rep, S8, "precision")),
+        record("step8_short_rationales", "analysis", "§7.3", f"the 8B step judge's rationales are far shorter than the 14B judge's ({count_value('step8_completion_tokens'):g} against {count_value('step_completion_tokens'):g} tokens)",
+               Stated.side("shorter", "below"), "mean completion tokens, 8B minus 14B step judge (measured once)",
+               Estimate.exact(tok, J[S8].n, f"{J[S8].metrics['completion_tokens_mean']:.0f} against {J[S].metrics['completion_tokens_mean']:.0f} tokens", method="measured once")),
+        record("selfcons_ece", "analysis", "§7.4; Table 9 caption", f"voting makes calibration worse: the ensemble's ECE is {signed_text(d_ece.value)} above one greedy pass",
+               Stated.number(signed_text(d_ece.value), d_ece.value, DP3), "paired ECE difference, ensemble minus step judge", E.delta(rep, S, SC, "ece")),
+        record("selfcons_two_values", "analysis", "§7.4", "with three samples the vote share can take only two values",
+               Stated.number("two", 2.0), "distinct confidences the ensemble states", Estimate.exact(len(J[SC].confidence_support), J[SC].n)),
+        record("selfcons_claim_drop", "analysis", "§7.4", f"on unsupported-claim faults voting moves recall from {pt[S]['unsupported_claim']:.2f} to {pt[SC]['unsupported_claim']:.2f}",
+               Stated.number(signed_text(pt[SC]["unsupported_claim"] - pt[S]["unsupported_claim"], 2), pt[SC]["unsupported_claim"] - pt[S]["unsupported_claim"], DP2),
+               "paired recall difference on unsupported-claim faults, ensemble minus step judge", E.type_recall_difference(rep, traj, verd, S, SC, "unsupported_claim")),
+        record("table9_only_calibration", "analysis", "Table 9 caption", "apart from calibration, every quality difference between the ensemble and one greedy pass straddles zero",
+               Stated.number("none", 0.0), "quality axes other than ECE whose paired difference excludes zero",
+               Estimate.exact(len(others), len(E.QUALITY_AXES) - 1, E.axes_detail(others, len(E.QUALITY_AXES) - 1))),
+        record("step_hallucinated_all", "analysis", "§7.5", "the step judge finds every hallucinated-argument fault",
+               Stated.number("all 50", 1.0), "its recall on hallucinated-argument faults", E.metric(rep, S, "recall:hallucinated_argument")),
+        record("step_naming_lags_detection", "analysis", "§7.5", "the step judge names faults worse than it detects them",
+               Stated.side("lower", "below"), "its type macro-F1 minus its F1, on one shared resample",
+               E.replicate_function(rep, [f"{S}|type_macro_f1", f"{S}|f1"], lambda a, b: a - b, n=J[S].n)),
+        record("step_misattributes_third", "analysis", "§7.5; Figure 4 caption", "the 14B step judge misattributes a third of the faults it detects",
+               Stated.fraction("a third", 1 / 3), "share of its detections named with another type or none", E.misattributed_share(rep, traj, verd, S)),
+        record("fig4_claims_missed", "analysis", "Figure 4 caption", f"{count_value('confusion_claim_missed'):g} of the 50 unsupported-claim faults sit in the step judge's missed column",
+               Stated.number(f"{count_value('confusion_claim_missed'):g}", count_value("confusion_claim_missed")), "unsupported-claim faults it judged clean",
+               Estimate.exact(int(conf.loc["unsupported_claim", "missed"]), int(conf.loc["unsupported_claim"].sum()))),
+    ]  # fmt: skip
+
+
+def analysis_claims(rep: Report, traj, verd) -> list[Claim]:
+    """§7 and the captions of Figure 4 and Table 9."""
+    return _sections_71_72(rep, traj, verd) + _sections_73_75(rep, traj, verd)
+
+
+def organic_claims(rep: Report, traj, verd) -> list[Claim]:
+    """§8: the organic episodes, which the release does not hold."""
+    k = count_value
+    rows = [
+        ("organic_flagged", f"{k('organic_flagged'):g} of {k('organic_episodes'):g} organic episodes are flagged or end in a wrong outcome", k("organic_flagged"), "episodes flagged or wrong"),
+        ("organic_loud_silent", f"{k('organic_loud'):g} of them break the customer-visible outcome and {k('organic_silent'):g} are silent", k("organic_loud"), "episodes with a wrong outcome"),
+        ("organic_all_premature", "every rule-visible organic fault is a premature stop", k("organic_premature_stop"), "rule-visible faults that are premature stops"),
+        ("organic_already_refunded", f"all {k('organic_already_refunded_n'):g} already-refunded episodes fail", k("organic_already_refunded_failed"), "already-refunded episodes that fail"),
+        ("organic_escalations", f"the model calls escalate {k('organic_escalate_calls'):g} times across the episodes", k("organic_escalate_calls"), "escalate calls"),
+        ("organic_eligibility", f"only {k('organic_with_check_eligibility'):g} of the episodes check eligibility", k("organic_with_check_eligibility"), "episodes that check eligibility"),
+    ]  # fmt: skip
+    return [record(key, "organic", "§8", says, Stated.number(f"{v:g}", v), q, None, ORGANIC_WHY) for key, says, v, q in rows]
