@@ -79,7 +79,7 @@ def verdict_sentence(claims: Iterable[Any], keys: Iterable[str] = FINDING_KEYS) 
 
 
 def register_counts_sentence(counts: Mapping[str, int]) -> str:
-    """The whole register in one sentence: ``The register holds 40 claims of the paper: 30 borne out, 6 not borne out, 4 not checkable``."""
+    """The whole register in one clause: ``of the 40 claims of the paper in its register, 30 borne out, 6 not borne out and 4 not checkable``."""
     total = sum(counts.values())
     parts = [f"{counts.get(v, 0)} {v}" for v in (BORNE_OUT, "not borne out", "not checkable")]
     return f"of the {total} claims of the paper in its register, {parts[0]}, {parts[1]} and {parts[2]}"
