@@ -6,6 +6,9 @@
  * copied to the cells as data-label. Nothing is hidden and no number is cut. A table that still
  * overflows scrolls in its own box, whose cut edge shows a shadow (book.css). The fit is redone when
  * the window is resized and when a dropdown holding a table is opened.
+ *
+ * Wider screens get the same care without cards: a table wider than its box puts each interval under
+ * its value (class tj-ci-under) and, if it holds sentences (tj-stack), wraps its cells (tj-wrap).
  */
 (() => {
   "use strict";
@@ -25,6 +28,9 @@
     const content = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     return table.getBoundingClientRect().width - content;
   };
+
+  // a value with its interval and marks ("+0.393 (0.31–0.46)", "2.91 times", "0.000 (0.00–0.04)†"), not a sentence
+  const isNumber = (t) => /^[(\[]?[<>≤≥±+\-−]?\d/.test(t) && t.length <= 32 && !/[A-Za-z]{3,}/.test(t.replace(/\b(times|to)\b/g, ""));
 
   const clean = (text) => text.replace(/\u00ad/g, "").replace(/\s+/g, " ").trim();
 
@@ -52,9 +58,19 @@
 
   const fit = () => {
     const phone = window.innerWidth <= PHONE;
-    for (const table of document.querySelectorAll("article table.tj-table:not(.tj-stack)")) {
-      table.classList.remove("tj-tight", "tj-cards");
-      if (!phone || !table.getClientRects().length) continue;
+    for (const table of document.querySelectorAll("article table.tj-table")) {
+      table.classList.remove("tj-tight", "tj-cards", "tj-ci-under", "tj-wrap");
+      if (!table.getClientRects().length) continue;
+      if (!phone) {
+        if (overflow(table) > 1) table.classList.add("tj-ci-under");
+        if (overflow(table) > 1 && table.classList.contains("tj-stack")) {
+          // sentences wrap; a cell that is a number (and its interval) stays on one line
+          for (const td of table.querySelectorAll("td")) td.classList.toggle("tj-num", isNumber(td.textContent.trim()));
+          table.classList.add("tj-wrap");
+        }
+        continue;
+      }
+      if (table.classList.contains("tj-stack")) continue;  // its rows are cards on a phone already
       if (overflow(table) > 1) table.classList.add("tj-tight");
       if (overflow(table) > 1) {
         labelCells(table);
