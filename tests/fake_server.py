@@ -11,7 +11,14 @@ The generation endpoints follow a script of behaviours, one per request (the las
 - ``"bad-content"``: a well-formed envelope whose model text is not JSON;
 - ``"schema"``: a well-formed envelope whose model text is JSON breaking the verdict schema;
 - ``"envelope"``: HTTP 200 JSON without the API's answer fields (no ``choices`` / ``response``);
-- ``("slow", seconds)``: sleep, then answer ``"ok"``.
+- ``("slow", seconds)``: sleep, then answer ``"ok"``;
+- ``"429"`` / ``("429", retry_after)``: HTTP 429 (rate limited), with ``Retry-After: retry_after`` when given
+  (a number of seconds or an HTTP date, sent as is); ``("503", retry_after)`` likewise;
+- ``"quota"``: HTTP 429 with OpenAI's ``insufficient_quota`` error (no waiting helps).
+
+``chat_path`` moves the chat endpoint (a hosted API's ``/v1beta/openai/chat/completions``);
+``props`` replaces the ``/props`` answer (None: 404). ``in_flight_max`` is the most generation
+requests the server was answering at once; ``delay`` makes every generation take that long.
 
 Usage::
 
@@ -38,13 +45,20 @@ class FakeModelServer:
 
     def __init__(self, script: list[Any] | None = None, *, content: str = VALID_CONTENT, n_ctx: int = 8192,
                  prompt_tokens: int = 123, completion_tokens: int = 45, n_tokenize: int = 100,
-                 hosted: bool = False, api_key: str | None = None, answer: Any = None) -> None:
+                 hosted: bool = False, api_key: str | None = None, answer: Any = None,
+                 chat_path: str = "/v1/chat/completions", props: Any = "llama", delay: float = 0.0) -> None:
         self.script: list[Any] = list(script or ["ok"])
         self.content = content
         self.hosted = hosted  # a hosted API: no llama-server endpoints (/props, /tokenize, slots)
         self.api_key = api_key  # when set, a request without "Authorization: Bearer <key>" gets 401
         self.answer = answer  # when set, answer(prompt) -> the model's text for an "ok" request
         self.authorizations: list[str | None] = []
+        self.auth_by_path: list[tuple[str, str | None]] = []
+        self.chat_path = chat_path
+        self.props = props
+        self.delay = delay
+        self.in_flight = 0
+        self.in_flight_max = 0
         self.n_ctx = n_ctx
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
@@ -96,10 +110,12 @@ class FakeModelServer:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def _send(self, status: int, body: Any, *, raw: bool = False) -> None:
+            def _send(self, status: int, body: Any, *, raw: bool = False, headers: dict[str, str] | None = None) -> None:
                 data = body.encode() if raw else json.dumps(body).encode()
                 try:
                     self.send_response(status)
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
                     self.send_header("Content-Type", "text/plain" if raw else "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
@@ -118,6 +134,7 @@ class FakeModelServer:
             def _unauthorised(self) -> bool:
                 got = self.headers.get("Authorization")
                 server.authorizations.append(got)
+                server.auth_by_path.append((self.path.split("?")[0], got))
                 if server.api_key is not None and got != f"Bearer {server.api_key}":
                     self._send(401, {"error": {"message": "missing or wrong API key"}})
                     return True
@@ -129,9 +146,11 @@ class FakeModelServer:
                     return
                 if server.hosted and self.path != "/v1/models":
                     self._send(404, {"error": "not found"})
-                elif self.path == "/props":
-                    self._send(200, {"build_info": "b9999-fake", "model_path": "/nonexistent/fake.gguf",
-                                     "default_generation_settings": {"n_ctx": server.n_ctx}})
+                elif self.path == "/props" and server.props == "llama":  # the fields llama-server's /props has
+                    self._send(200, {"build_info": "b9999-fake", "model_path": "/nonexistent/fake.gguf", "total_slots": 1,
+                                     "default_generation_settings": {"n_ctx": server.n_ctx, "params": {}}})
+                elif self.path == "/props" and server.props is not None:
+                    self._send(200, server.props)
                 elif self.path == "/api/version":
                     self._send(200, {"version": "0.0.0-fake"})
                 elif self.path == "/api/tags":
@@ -145,14 +164,23 @@ class FakeModelServer:
                 path = self.path.split("?")[0]
                 if self._unauthorised():
                     return
-                if server.hosted and path != "/v1/chat/completions":
+                if server.hosted and path != server.chat_path:
                     self._send(404, {"error": "not found"})
                 elif path == "/apply-template":
                     self._send(200, {"prompt": "<|user|>" + body["messages"][0]["content"]})
                 elif path == "/tokenize":
                     self._send(200, {"tokens": list(range(server.n_tokenize))})
-                elif path in ("/api/generate", "/v1/chat/completions"):
-                    self._generate(path, body)
+                elif path in ("/api/generate", server.chat_path):
+                    with server._lock:
+                        server.in_flight += 1
+                        server.in_flight_max = max(server.in_flight_max, server.in_flight)
+                    try:
+                        if server.delay:
+                            time.sleep(server.delay)
+                        self._generate(path, body)
+                    finally:
+                        with server._lock:
+                            server.in_flight -= 1
                 else:
                     self._send(404, {"error": "not found"})
 
@@ -167,6 +195,15 @@ class FakeModelServer:
                 if isinstance(b, tuple) and b[0] == "slow":
                     time.sleep(float(b[1]))
                     b = "ok"
+                if b == "quota":  # OpenAI's answer when the account has no quota left
+                    self._send(429, {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
+                                               "code": "insufficient_quota"}})
+                    return
+                if b in ("429", "503") or isinstance(b, tuple) and b[0] in ("429", "503"):
+                    code, after = (b, None) if isinstance(b, str) else b
+                    self._send(int(code), {"error": {"message": "rate limit reached (scripted)", "code": "rate_limit_exceeded"}},
+                               headers={} if after is None else {"Retry-After": str(after)})
+                    return
                 if b == "ok":
                     self._send(200, make(server.content))
                 elif b == "500":

@@ -89,6 +89,8 @@ BAD_ARGUMENTS = [
     ([*RUN, "--timeout", "inf"], ("--timeout", "finite")),
     ([*RUN, "--retries", "-1"], ("--retries", "0 or more")),
     ([*RUN, "--retries", "1.5"], ("--retries", "integer")),
+    ([*RUN, "--retry-budget", "-5"], ("--retry-budget", "0 or more")),
+    ([*RUN, "--retry-budget", "soon"], ("--retry-budget", "number")),
     ([*RUN, "--max-tokens", "0"], ("--max-tokens", "at least 1")),
     ([*RUN, "--num-ctx", "0"], ("--num-ctx", "at least 1")),
     ([*RUN, "--temperature", "-0.1"], ("--temperature", "0 or more")),

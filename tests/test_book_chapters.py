@@ -163,16 +163,6 @@ def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
     assert C.scope_phrase(counts, total) == text
 
 
-@pytest.mark.parametrize("n, k, text", [(1, 1, "The one outcome-view judge in the data has judged"),
-                                        (2, 2, "Both outcome-view judges in the data have judged"),
-                                        (3, 2, "Two of the three outcome-view judges in the data have judged"),
-                                        (1, 0, "No outcome-view judge in the data has judged any")])  # fmt: skip
-def test_hidden_judges_phrase_is_number_aware(n, k, text):
-    from trajectory_judge.book.analysis import hidden_judges_phrase
-
-    assert hidden_judges_phrase(n, k) == text
-
-
 @pytest.mark.parametrize("n, k, text", [(5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
                                         (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
                                         (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),

@@ -119,10 +119,13 @@ def test_main_table_shows_intervals_and_the_localisation_denominator(rep):
     assert tab.loc[("This edition", "step:tiny"), "false_alarm_rate"] == "1.000*"  # constant within every cell: structural, marked
 
 
-def test_per_type_table_ends_with_the_false_alarm_anchor(rep):
+def test_per_type_table_reads_each_type_against_its_own_clean_parents(rep):
     for types in results.TYPE_GROUPS:
         tab = results.per_type_table({"release": rep, "edition": rep}, types)
-        assert list(tab.columns) == [*types, "false_alarm_rate"] and len(tab) == 2 * len(rep.judges)
+        assert list(tab.columns) == list(types) and len(tab) == 2 * 2 * len(rep.judges)
+        for j, jr in rep.judges.items():
+            anchors = tab.loc[("This edition", j, results.ANCHOR_ROW)]
+            assert list(anchors) == [style.format_number(jr.paired_discrimination[t].parent_rate, 3) for t in types]
 
 
 # --- bootstrap demonstration --------------------------------------------------------------------
@@ -141,9 +144,9 @@ def test_floor_table_counts_flags_and_finds_the_flag_everything_judge(rep):
     assert analysis.flag_all_judges(floor) == ["step:tiny", "selfcons3:tiny"]
 
 
-def test_signal_table_gives_a_flag_everything_judge_no_type_above_its_false_alarms(rep):
+def test_signal_table_gives_a_flag_everything_judge_no_type_above_its_clean_parents(rep):
     sig = results.signal_table(rep)
-    assert sig.loc["step:tiny", "types_above_far"] == 0 and sig.loc["outcome:tiny", "types_above_far"] == 6
+    assert sig.loc["step:tiny", "types_above_anchor"] == 0
 
 
 def test_view_deltas_pair_views_of_the_same_model_on_common_trajectories(rep, verdicts):

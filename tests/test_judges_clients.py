@@ -29,7 +29,7 @@ def llama_server(seen: list, *, n_ctx: int = 8192, n_tokens: int = 100, content:
         seen.append((req.method, req.url.path, body))
         if req.url.path == "/props":
             return httpx.Response(200, json={"build_info": "b1234-abc", "model_path": "/nonexistent/m.gguf",
-                                             "default_generation_settings": {"n_ctx": n_ctx}})
+                                             "default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1})
         if req.url.path == "/apply-template":
             return httpx.Response(200, json={"prompt": "<|user|>" + body["messages"][0]["content"]})
         if req.url.path == "/tokenize":
@@ -132,7 +132,8 @@ def test_transport_faults_retried_with_backoff_then_raised(fault):
     c = OllamaClient("http://srv", "m", retries=3, backoff_s=1.0, transport=httpx.MockTransport(handler), sleep=sleeps.append)
     with pytest.raises(TransportError, match="gave up after 4 attempts"):
         c.complete("P", SCHEMA, temperature=0, seed=7)
-    assert len(calls) == 4 and sleeps == [1.0, 2.0, 4.0]
+    # exponential backoff, each wait less up to half of it at random (jitter)
+    assert len(calls) == 4 and all(d / 2 <= s <= d for s, d in zip(sleeps, [1.0, 2.0, 4.0], strict=True))
 
 
 def test_transport_fault_then_success_gives_one_completion():
@@ -248,11 +249,11 @@ def test_base_url_with_or_without_v1_reaches_the_same_endpoint(base):
     assert seen[-1][1] == "/v1/chat/completions"
 
 
-def test_api_key_is_sent_as_a_bearer_token_on_every_request():
+def test_api_key_is_sent_as_a_bearer_token_to_the_completions_endpoint_only():
     seen: list = []
     c = OpenAIClient("https://api.example/v1", "m", api_key="sk-secret", transport=hosted_api(seen))
     c.complete("P", SCHEMA, temperature=0, seed=7)
-    assert seen and {auth for *_, auth in seen} == {"Bearer sk-secret"}
+    assert {(p, auth) for _, p, _, auth in seen} == {("/props", None), ("/v1/chat/completions", "Bearer sk-secret")}
     assert "sk-secret" not in json.dumps(c.server_info()) + json.dumps(c.decoding())
 
 
@@ -283,4 +284,4 @@ def test_a_rate_limit_is_retried_with_backoff_not_a_rejection():
     slept: list = []
     c = OpenAIClient("https://api.example/v1", "m", llama_cpp=False, transport=httpx.MockTransport(handler), sleep=slept.append)
     assert json.loads(c.complete("P", SCHEMA, temperature=0, seed=7).text)["faulty"] is True
-    assert calls == ["/v1/chat/completions"] * 2 and slept == [2.0]
+    assert calls == ["/v1/chat/completions"] * 2 and len(slept) == 1 and 1.0 <= slept[0] <= 2.0

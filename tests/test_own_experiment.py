@@ -80,7 +80,9 @@ def test_own_experiment_folder_from_dataset_to_book(tmp_path, monkeypatch, capsy
     with FakeModelServer(hosted=True, api_key=KEY, answer=_answer) as hosted:
         assert _run(mine, "--judges", "outcome", "--backend", "openai", "--base-url", hosted.url + "/v1",
                     "--model", "hosted-model", "--api-key-env", "TJ_TEST_API_KEY") == 0
-        assert set(hosted.authorizations) == {f"Bearer {KEY}"}
+        # the key goes with every completion request and nowhere else
+        assert {(p, a) for p, a in hosted.auth_by_path if a or p == "/v1/chat/completions"} == {
+            ("/v1/chat/completions", f"Bearer {KEY}")}
         chats = [b for m, p, b in hosted.requests if p == "/v1/chat/completions"]
         assert len(chats) == LIMIT and all("cache_prompt" not in b for b in chats)
 

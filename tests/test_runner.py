@@ -142,7 +142,7 @@ def test_runner_overhead_below_two_ms_per_verdict(tmp_path):
 def _fake_llama(req: httpx.Request) -> httpx.Response:
     if req.url.path == "/props":
         return httpx.Response(200, json={"build_info": "b9-test", "model_path": "/nope.gguf",
-                                         "default_generation_settings": {"n_ctx": 8192}})
+                                         "default_generation_settings": {"n_ctx": 8192}, "total_slots": 1})
     if req.url.path == "/v1/chat/completions":
         return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
                                          "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
@@ -194,7 +194,7 @@ def test_run_record_carries_the_matching_server_launch_record(tmp_path, monkeypa
     assert lines(tmp_path / "runs.jsonl")[-1]["server_launch"] is None
 
 
-def test_cli_transport_fault_exits_nonzero_keeping_verdicts(tmp_path, monkeypatch, capsys):
+def test_cli_transport_fault_exits_75_in_one_line_keeping_verdicts(tmp_path, monkeypatch, capsys):
     n = {"i": 0}
 
     def flaky(req):
@@ -204,8 +204,9 @@ def test_cli_transport_fault_exits_nonzero_keeping_verdicts(tmp_path, monkeypatc
                 raise httpx.ConnectError("connection refused", request=req)
         return _fake_llama(req)
 
-    assert _cli(tmp_path, monkeypatch, flaky) == 1
+    assert _cli(tmp_path, monkeypatch, flaky) == 75  # EX_TEMPFAIL: the server is down, rerun later
     err = capsys.readouterr().err
+    assert err.count("\n") == 1  # one line
     assert "gave up after 4 attempts" in err and "3 verdicts written by this run are kept" in err
     assert len(lines(tmp_path / "verdicts.jsonl")) == 3
     assert lines(tmp_path / "runs.jsonl")[-1]["status"] == "failed"

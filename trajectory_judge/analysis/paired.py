@@ -21,6 +21,10 @@ from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 PAIRED_GROUPS: tuple[str, ...] = ("all", "loud", "silent", "reaches_input", "hidden_from_input", *FAILURE_TYPES)
 """The groups paired discrimination is reported over, in report order."""
 
+REPLY_GROUPS: tuple[str, ...] = ("reply_unchanged", "reply_changed")
+"""Extra groups by whether the outcome view (goal and final answer) equals the parent's, whatever
+the judge's own view."""
+
 
 @dataclass(frozen=True)
 class PairedValue:
@@ -30,6 +34,14 @@ class PairedValue:
     """Mean of flag(fault) - flag(parent); ``None`` when the group is empty."""
     n: int
     """Faults in the group that have a judged clean parent."""
+    fault_rate: float | None = None
+    """Flag rate on those faults; ``None`` when the group is empty."""
+    parent_rate: float | None = None
+    """Flag rate on their clean parents (one per fault): the anchor the group's recall is read
+    against, since a judge that cannot tell a fault from its parent reaches this recall by flagging
+    clean runs of the same instances; ``None`` when the group is empty."""
+    disagree: int = 0
+    """Faults whose verdict differs from their parent's."""
 
 
 def clean_parents(trajectories: Sequence[Trajectory]) -> dict[str, Trajectory]:
@@ -53,15 +65,18 @@ def paired_discrimination(
     verdicts: Mapping[str, Verdict],
     *,
     reached: dict[tuple[str, str], bool] | None = None,
+    reply_groups: bool = False,
 ) -> dict[str, PairedValue]:
-    """Paired discrimination by group (see :data:`PAIRED_GROUPS`); ``verdicts`` keyed by trajectory id.
+    """Paired discrimination by group (see :data:`PAIRED_GROUPS`, and :data:`REPLY_GROUPS` with
+    ``reply_groups``); ``verdicts`` keyed by trajectory id.
 
     ``reached`` caches :func:`reaches_input` by (view, fault id) across calls for judges sharing a view.
     """
     parents = clean_parents(trajectories)
     reached = {} if reached is None else reached
     view = view_of_judge(judge_id)
-    diffs: dict[str, list[int]] = {g: [] for g in PAIRED_GROUPS}
+    groups_out = (*PAIRED_GROUPS, *REPLY_GROUPS) if reply_groups else PAIRED_GROUPS
+    pairs: dict[str, list[tuple[int, int]]] = {g: [] for g in groups_out}
     for t in trajectories:
         lab = t.label
         if lab is None or not lab.faulty or t.trajectory_id not in verdicts:
@@ -69,17 +84,34 @@ def paired_discrimination(
         parent = parents.get(t.instance_id)
         if parent is None or parent.trajectory_id not in verdicts:
             continue
-        d = int(verdicts[t.trajectory_id].faulty) - int(verdicts[parent.trajectory_id].faulty)
+        pair = (int(verdicts[t.trajectory_id].faulty), int(verdicts[parent.trajectory_id].faulty))
         groups = ["all", "silent" if lab.outcome_correct else "loud"]
-        key = (view, t.trajectory_id)
-        if key not in reached:
-            reached[key] = reaches_input(judge_id, t, parent)
-        groups.append("reaches_input" if reached[key] else "hidden_from_input")
+        tests = [(view, "reaches_input", "hidden_from_input")] + ([("outcome", "reply_changed", "reply_unchanged")] if reply_groups else [])
+        for v, yes, no in tests:
+            key = (v, t.trajectory_id)
+            if key not in reached:
+                reached[key] = render_view(v, t) != render_view(v, parent)
+            groups.append(yes if reached[key] else no)
         if lab.failure_type is not None:
             groups.append(lab.failure_type)
         for g in groups:
-            diffs[g].append(d)
-    return {g: PairedValue(sum(ds) / len(ds) if ds else None, len(ds)) for g, ds in diffs.items()}
+            pairs[g].append(pair)
+    return {g: _paired_value(ps) for g, ps in pairs.items()}
+
+
+def _paired_value(pairs: Sequence[tuple[int, int]]) -> PairedValue:
+    """Paired discrimination, rates and disagreements of (flag(fault), flag(parent)) pairs."""
+    if not pairs:
+        return PairedValue(None, 0)
+    n, flagged, parents = len(pairs), sum(a for a, _ in pairs), sum(b for _, b in pairs)
+    return PairedValue((flagged - parents) / n, n, flagged / n, parents / n, sum(a != b for a, b in pairs))
+
+
+def type_anchor(paired: Mapping[str, PairedValue], group: str) -> float | None:
+    """The anchor a judge's recall on ``group`` (a failure type, or any paired group) is read against:
+    its flag rate on the clean parents of that group's faults (``paired`` is a judge's
+    :func:`paired_discrimination`); ``None`` when no fault of the group has a judged parent."""
+    return paired[group].parent_rate if group in paired else None
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -6,26 +6,30 @@ response shape:
 
 - :class:`OllamaClient`: Ollama's native ``POST /api/generate`` (``format`` = the schema,
   ``options.num_ctx`` set explicitly);
-- :class:`OpenAIClient`: any OpenAI-compatible ``POST /v1/chat/completions`` (one user message,
-  ``response_format`` = strict JSON schema), including llama.cpp's ``llama-server`` and hosted APIs.
+- :class:`OpenAIClient`: any OpenAI-compatible chat API, including llama.cpp's ``llama-server``
+  and hosted APIs. The base URL is the OpenAI base URL, used as the OpenAI SDK uses it:
+  requests go to ``{base}/chat/completions``. Only a base without a path (``http://host:port``)
+  is completed with ``/v1``, and only when ``{base}/chat/completions`` answers 404 and
+  ``{base}/v1/chat/completions`` answers.
 
-A base URL is accepted with or without its trailing ``/v1``. An ``api_key`` is sent as a Bearer
-token on every request and kept only in memory (never in a record, a message or a file).
+An ``api_key`` is sent as a Bearer token with generation requests only (never to ``/props``,
+``/tokenize`` or any other endpoint) and kept only in memory (never in a record, a message or a file).
 
 Three kinds of failure are kept apart, and none of them becomes a verdict:
 
-- :class:`TransportError`: connection refused, timeout, HTTP 5xx, 408 or 429 (a hosted API's rate
-  limit). Retried with exponential
-  backoff a few times (the request is identical, so at temperature 0 and a fixed seed so is the
-  answer), then raised;
+- :class:`TransportError`: connection refused, timeout, HTTP 5xx or 408, retried with jittered
+  exponential backoff; a rate limit (HTTP 429, or 503) is waited out (``Retry-After`` honoured)
+  while every request of the client pauses and fewer are let in flight (see :mod:`.retry`).
+  Past ``retries`` or the retry budget: :class:`RetryBudgetExhausted`;
 - :class:`PromptTooLongError`: the prompt plus the output budget does not fit the context window.
   Checked before sending where the server can count tokens, and detected from the server's
   response otherwise. Never silently truncated;
-- :class:`ServerRejectedError`: any other 4xx (a bad request is a bug, not a verdict).
+- :class:`ServerRejectedError`: any other 4xx (a bad request is a bug, not a verdict), and a
+  429 that says the account's quota is used up.
 
 An HTTP 200 whose body lacks the answer's fields or carries malformed token counts is a server
-fault like a 5xx (retried, then :class:`TransportError`). :meth:`ModelClient.abort` cuts off every
-request in flight at once (Ctrl-C, SIGTERM); an aborted request raises :class:`Aborted`.
+fault like a 5xx. :meth:`ModelClient.abort` cuts off every request in flight at once (Ctrl-C,
+SIGTERM); an aborted request raises :class:`Aborted`.
 
 A response that arrives but does not parse *is* a verdict (clean at 0.5, see :mod:`.coerce`).
 """
@@ -33,10 +37,12 @@ A response that arrives but does not parse *is* a verdict (clean at 0.5, see :mo
 from __future__ import annotations
 
 import abc
+import random
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -45,24 +51,30 @@ from trajectory_judge.backends.errors import (  # noqa: F401 - re-exported: the 
     Completion,
     JudgeClientError,
     PromptTooLongError,
+    RetryBudgetExhausted,
     ServerRejectedError,
     TransportError,
 )
 from trajectory_judge.backends.llama import LlamaServerExtras
+from trajectory_judge.backends.resilient import RetryingPost
+from trajectory_judge.backends.retry import RateGate, RetryPolicy
+from trajectory_judge.backends.strict import strict_subset
 from trajectory_judge.backends.transport import make_abortable, ollama_fault, openai_fault, token_count
 
 
 def server_root(base_url: str) -> str:
-    """``base_url`` without a trailing slash or ``/v1``: the clients add the API's own paths."""
+    """``base_url`` without a trailing slash or ``/v1``: where a server's own endpoints (Ollama's, llama-server's) live."""
     root = base_url.rstrip("/")
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
-class ModelClient(abc.ABC):
+class ModelClient(RetryingPost, abc.ABC):
     """A model behind a server: one method, :meth:`complete`.
 
     Subclasses hold the connection settings; the context window ``num_ctx`` and the output budget
-    ``max_tokens`` are always explicit.
+    ``max_tokens`` are always explicit. ``concurrency`` is how many requests the caller may have
+    in flight: the client's :class:`~.retry.RateGate` lowers it while the server rate-limits.
+    ``sleep``, ``clock`` and ``rng`` (backoff jitter) can be injected, so tests never wait.
     """
 
     name: str = "client"
@@ -77,22 +89,40 @@ class ModelClient(abc.ABC):
         timeout: float = 600.0,
         retries: int = 3,
         backoff_s: float = 2.0,
+        retry_budget_s: float = 600.0,
+        concurrency: int = 1,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], Any] | None = None,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
         api_key: str | None = None,
+        on_event: Callable[[str], Any] | None = None,
     ) -> None:
         self.base_url = server_root(base_url)
         self.model = model
         self.num_ctx = int(num_ctx)
         self.max_tokens = int(max_tokens)
         self.timeout = float(timeout)
-        self.retries = int(retries)
-        self.backoff_s = float(backoff_s)
+        self.policy = RetryPolicy(retries=int(retries), budget_s=float(retry_budget_s), backoff_s=float(backoff_s))
+        self.retries = self.policy.retries
         self._aborted = threading.Event()
         self._sleep = sleep if sleep is not None else self._aborted.wait  # a backoff ends on abort
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport, headers=headers)
+        self._clock = clock if clock is not None else time.monotonic
+        self._rng = rng if rng is not None else random.Random()  # jitter only: never touches a verdict
+        # the key goes only with generation requests (see _post's ``auth``), never to a server's other endpoints
+        self._auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
         self._backend = make_abortable(self._http)
+        self.gate = RateGate(concurrency, clock=lambda: self._clock(), sleep=lambda s: self._sleep(s), on_event=on_event)
+
+    @property
+    def on_event(self) -> Callable[[str], Any] | None:
+        """Called with one line whenever the client slows down or recovers (the CLI prints it)."""
+        return self.gate.on_event
+
+    @on_event.setter
+    def on_event(self, fn: Callable[[str], Any] | None) -> None:
+        self.gate.on_event = fn
 
     @abc.abstractmethod
     def complete(self, prompt: str, schema: dict[str, Any], *, temperature: float, seed: int) -> Completion:
@@ -113,52 +143,17 @@ class ModelClient(abc.ABC):
     def abort(self) -> None:
         """Cut off every request in flight, from any thread; later requests raise :class:`Aborted`."""
         self._aborted.set()
+        self.gate.close("the run is stopping")
         if self._backend is not None:
             self._backend.abort()
 
-    # -- shared plumbing -------------------------------------------------------------------
-    def _post(self, path: str, payload: dict[str, Any],
-              fault: Callable[[Any], str | None] = lambda body: None) -> tuple[dict[str, Any], float]:
-        """POST with retries on transport faults; returns the JSON body and the latency of the good try.
-
-        ``fault(body)`` says why a 200 body is unusable (a server fault, retried like a 5xx).
-        """
-        last = ""
-        for attempt in range(self.retries + 1):
-            if attempt and not self._aborted.is_set():
-                self._sleep(self.backoff_s * 2 ** (attempt - 1))
-            if self._aborted.is_set():
-                raise Aborted(f"{self.name} at {self.base_url}{path}: request cut off, the run is stopping")
-            t0 = time.perf_counter()
-            try:
-                r = self._http.post(path, json=payload)
-            except (httpx.TransportError, httpx.TimeoutException) as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                continue
-            latency = time.perf_counter() - t0
-            if r.status_code >= 500 or r.status_code in (408, 429):  # a server fault, a timeout, a rate limit
-                last = f"HTTP {r.status_code}: {r.text[:300]}"
-                continue
-            if r.status_code >= 400:
-                self._raise_for_client_error(r)
-            try:
-                body = r.json()
-            except ValueError:
-                last = f"HTTP {r.status_code} with a body that is not JSON: {r.text[:200]!r}"
-                continue
-            last = fault(body) or ""
-            if not last:
-                return body, latency
-        raise TransportError(
-            f"{self.name} at {self.base_url}{path}: gave up after {self.retries + 1} attempts; last error: {last}"
-        )
-
+    # -- shared plumbing (the retrying POST is in .resilient) --------------------------------
     def _raise_for_client_error(self, r: httpx.Response) -> None:
         body = r.text[:500]
         low = body.lower()
         if "context" in low and ("exceed" in low or "too long" in low or "size" in low):
             raise PromptTooLongError(f"{self.name}: server refused the prompt as too long for its context: {body}")
-        raise ServerRejectedError(f"{self.name}: HTTP {r.status_code} from {r.request.url}: {body}")
+        raise ServerRejectedError(f"{self.name}: HTTP {r.status_code} from {r.request.url}: {body}", r.status_code)
 
     def _too_long(self, n_prompt: int) -> PromptTooLongError:
         return PromptTooLongError(
@@ -197,7 +192,7 @@ class OllamaClient(ModelClient):
             },
         }
         budget = self.num_ctx - self.max_tokens
-        body, latency = self._post("/api/generate", payload, ollama_fault)
+        body, latency = self._post("/api/generate", payload, ollama_fault, auth=True)
         n_prompt = int(token_count(body.get("prompt_eval_count")) or 0)
         # a token is at least one byte, so a prompt of at most `budget` bytes always fits
         if len(prompt.encode("utf-8")) > budget and n_prompt >= budget:
@@ -227,12 +222,22 @@ class OllamaClient(ModelClient):
         return info
 
 
-class OpenAIClient(LlamaServerExtras, ModelClient):
-    """An OpenAI-compatible ``POST /v1/chat/completions`` with a strict JSON-schema response format.
+def chat_endpoints(base_url: str) -> list[str]:
+    """Where ``POST chat/completions`` may live: ``{base}/chat/completions``, then (for a base with no path) ``{base}/v1/...``."""
+    base = base_url.strip().rstrip("/")
+    urls = [f"{base}/chat/completions"]
+    if urlsplit(base).path in ("", "/"):
+        urls.append(f"{base}/v1/chat/completions")
+    return urls
 
-    One user message, no system message, and only the standard OpenAI request fields, unless the
-    server is llama.cpp's ``llama-server`` (``llama_cpp=True``, or ``None`` to ask its ``/props``
-    once). For llama-server, ``cache_prompt`` is sent as configured (``None`` sends nothing) and
+
+class OpenAIClient(LlamaServerExtras, ModelClient):
+    """An OpenAI-compatible ``POST {base}/chat/completions`` with a strict JSON-schema response format.
+
+    One user message, no system message, and only the standard OpenAI request fields, with the
+    schema cut to the strict subset hosted APIs accept (:func:`~.strict.strict_subset`), unless
+    the server is llama.cpp's ``llama-server`` (``llama_cpp=True``, or ``None`` to recognise it by
+    its ``/props`` fields). llama-server gets the full schema (``maxLength`` included), and ``cache_prompt`` is sent as configured (``None`` sends nothing) and
     the prompt is counted with its ``/tokenize`` endpoint (after ``/apply-template``) before
     sending, so a prompt that does not fit is an error and never reaches the server; the server's
     own context size (``/props``) must equal ``num_ctx``.
@@ -252,6 +257,42 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
         self._primed: dict[str, str] = {}
         self._can_tokenize: bool | None = None
         self._checked_ctx = False
+        self._endpoints = chat_endpoints(base_url)
+        self.endpoint: str | None = None
+        """The chat-completions URL in use, once the server has answered there (not 404)."""
+        self._resolving = threading.Lock()
+
+    def _chat(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """POST to the chat-completions endpoint with the key; the first request finds which URL answers."""
+        if self.endpoint is None:
+            with self._resolving:
+                if self.endpoint is None:
+                    return self._resolve(payload)
+        return self._post(self.endpoint, payload, openai_fault, auth=True)
+
+    def _resolve(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        tried: list[str] = []
+        last = ""
+        for url in self._endpoints:
+            try:
+                out = self._post(url, payload, openai_fault, auth=True)
+            except ServerRejectedError as exc:
+                if exc.status != 404:
+                    raise
+                tried.append(url)
+                last = str(exc).split(": ", 2)[-1]
+                continue
+            self.endpoint = url
+            if tried and self.on_event is not None:
+                self.on_event(f"{tried[0]} answered 404; using {url}")
+            return out
+        raise ServerRejectedError(
+            f"openai: HTTP 404 at {' and at '.join(tried)}; --base-url is the OpenAI base URL, the part before "
+            f"/chat/completions (for example https://api.openai.com/v1); the server said: {last[:200]}", 404)
+
+    def sent_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The schema as sent: full to llama-server, else the strict subset hosted APIs accept."""
+        return schema if self.llama_cpp else strict_subset(schema)
 
     def _messages(self, prompt: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": prompt}]
@@ -271,7 +312,7 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
             "messages": self._messages(prompt),
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": "verdict", "schema": schema, "strict": True},
+                "json_schema": {"name": "verdict", "schema": self.sent_schema(schema), "strict": True},
             },
             "temperature": temperature,
             "seed": seed,
@@ -281,7 +322,7 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
             payload["cache_prompt"] = True
         elif self.cache_prompt is not None and self.llama_cpp:
             payload["cache_prompt"] = self.cache_prompt
-        body, latency = self._post("/v1/chat/completions", payload, openai_fault)
+        body, latency = self._chat(payload)
         latency += restore_s
         try:
             choice = body["choices"][0]
@@ -324,7 +365,8 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
 
     def decoding(self) -> dict[str, Any]:
         mode = "saved-prefix" if self.prefix_slots else self.cache_prompt if self.llama_cpp else None
-        return {**super().decoding(), "cache_prompt": mode}
+        schema = "full" if self.llama_cpp else "strict subset"
+        return {**super().decoding(), "cache_prompt": mode, "response_schema": schema}
 
 
 BACKENDS: dict[str, type[ModelClient]] = {"ollama": OllamaClient, "openai": OpenAIClient}

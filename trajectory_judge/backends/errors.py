@@ -14,7 +14,7 @@ class JudgeClientError(RuntimeError):
 
 
 class TransportError(JudgeClientError):
-    """The server could not be reached or failed (connection, timeout, HTTP 5xx) after retries."""
+    """The server could not be reached, failed (connection, timeout, HTTP 5xx) or rate-limited, after retries."""
 
 
 class PromptTooLongError(JudgeClientError):
@@ -23,6 +23,15 @@ class PromptTooLongError(JudgeClientError):
 
 class ServerRejectedError(JudgeClientError):
     """The server answered a request with a client error (HTTP 4xx)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        """The HTTP status, when the server sent one."""
+
+
+class RetryBudgetExhausted(TransportError):
+    """The server kept failing or rate-limiting past ``--retries`` or ``--retry-budget``: try again later."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """What only llama.cpp's ``llama-server`` offers an OpenAI-compatible client: mixed into :class:`~.clients.OpenAIClient`.
 
-Finding out whether the server is llama-server (its ``GET /props``), counting a prompt's tokens
+Finding out whether the server is llama-server (its ``GET /props`` answers with llama-server's
+own fields: ``default_generation_settings`` as an object and ``total_slots`` as an integer; any
+other JSON is another server), counting a prompt's tokens
 with its tokenizer before sending, checking its context size, and saving and restoring a slot's
-prompt cache (``--slot-save-path``). Another server is never sent any of these requests.
+prompt cache (``--slot-save-path``). Another server is never sent any of these requests, and
+none of them carries the API key.
 """
 
 from __future__ import annotations
@@ -15,8 +18,16 @@ import httpx
 from trajectory_judge.backends.errors import ServerRejectedError
 
 
+def is_llama_props(props: Any) -> bool:
+    """Whether a ``/props`` answer is llama-server's: ``default_generation_settings`` an object, ``total_slots`` an int."""
+    if not isinstance(props, dict):
+        return False
+    slots = props.get("total_slots")
+    return isinstance(props.get("default_generation_settings"), dict) and isinstance(slots, int) and not isinstance(slots, bool)
+
+
 class LlamaServerExtras:
-    """llama-server's own endpoints, for a client with ``_http``, ``_post``, ``_messages``, ``model``,
+    """llama-server's own endpoints, for a client with ``_http``, ``_chat``, ``_messages``, ``model``,
     ``num_ctx``, ``max_tokens``, ``prefix_slots``, ``slot_id`` and ``server_info``."""
 
     _llama_cpp: bool | None
@@ -25,6 +36,7 @@ class LlamaServerExtras:
     _checked_ctx: bool
     _primed: dict[str, str]
     _http: httpx.Client
+    _chat: Any
 
     @property
     def llama_cpp(self) -> bool:
@@ -37,7 +49,7 @@ class LlamaServerExtras:
         return found
 
     def _read_props(self) -> dict[str, Any] | None:
-        """llama-server's ``GET /props`` (kept once answered), or None from any other server."""
+        """llama-server's ``GET /props`` (kept once answered), or None from any other server (whatever JSON it sends)."""
         if self._props is None:
             try:
                 r = self._http.get("/props")
@@ -47,7 +59,7 @@ class LlamaServerExtras:
                 props = r.json() if r.status_code == 200 else None
             except ValueError:
                 props = None
-            self._props = props if isinstance(props, dict) else {}
+            self._props = props if is_llama_props(props) else {}
         return self._props or None
 
     def count_tokens(self, prompt: str) -> int | None:
@@ -109,7 +121,7 @@ class LlamaServerExtras:
         if name is None:
             name = "tj-prefix-" + hashlib.sha256(prefix.encode("utf-8")).hexdigest()[:16] + ".bin"
             self._slot("erase")
-            self._post("/v1/chat/completions", {
+            self._chat({
                 "model": self.model, "messages": self._messages(prefix), "max_tokens": 1,
                 "temperature": 0.0, "seed": 0, "cache_prompt": True,
             })

@@ -101,7 +101,7 @@ def ollama_fault(body: Any) -> str | None:
 
 
 def openai_fault(body: Any) -> str | None:
-    """Why an HTTP 200 body from ``/v1/chat/completions`` is a server fault (a missing answer is checked apart)."""
+    """Why an HTTP 200 body from ``chat/completions`` is a server fault (a missing answer is checked apart)."""
     if not isinstance(body, dict):
         return f"HTTP 200 with a JSON body that is not an object: {str(body)[:200]!r}"
     usage = body.get("usage")

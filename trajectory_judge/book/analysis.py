@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import (
     family_pairs,
@@ -19,6 +20,7 @@ from trajectory_judge.book.style import (
     list_text,
     model_name,
     parse_judge_id,
+    source_name,
 )
 from trajectory_judge.models import Verdict
 
@@ -150,12 +152,14 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
 
 
 def claim_summary(rep: Report) -> pd.DataFrame:
-    """Per judge: recall on ``unsupported_claim``, false-alarm rate, and paired discrimination on that type."""
+    """Per judge: recall on ``unsupported_claim``, its anchor (the flag rate on those faults' clean
+    parents, :func:`~trajectory_judge.analysis.paired.type_anchor`), and paired discrimination on that type."""
     rows = []
     for j, jr in rep.judges.items():
         p = jr.paired_discrimination["unsupported_claim"]
-        rows.append((j, jr.per_type_recall["unsupported_claim"], jr.metrics["false_alarm_rate"], p.value, p.n))
-    return pd.DataFrame(rows, columns=["judge", "recall", "false_alarm_rate", "paired", "n_pairs"]).set_index("judge")
+        anchor = type_anchor(jr.paired_discrimination, "unsupported_claim")
+        rows.append((j, jr.per_type_recall["unsupported_claim"], anchor, p.value, p.n))
+    return pd.DataFrame(rows, columns=["judge", "recall", "anchor", "paired", "n_pairs"]).set_index("judge")
 
 
 def flag_all_judges(floor: pd.DataFrame) -> list[str]:
@@ -164,14 +168,18 @@ def flag_all_judges(floor: pd.DataFrame) -> list[str]:
 
 
 # --- the chapter's tables and sentences, as a reader sees them ----------------------------------
-def view_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
-    """:func:`view_deltas` transposed for reading: one row per metric, one column per comparison
-    (model, then ``b − a`` with its n), each cell ``delta (low–high)``."""
+def view_delta_table(deltas: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """:func:`view_deltas` of each source (the paper's first), transposed for reading: one row per
+    metric, one column per comparison (the source and model, then ``b − a`` with its n), each cell
+    ``delta (low–high)``."""
     cells: dict[tuple[str, str], dict[str, str]] = {}
-    for r in deltas.itertuples():
-        key = (model_name(r.model), f"{_family_word(r.b)} \u2212 {_family_word(r.a).lower()} (n = {r.n})")
-        cells.setdefault(key, {})[r.metric] = format_interval(r.delta, r.low, r.high, "bootstrap")
-    frame = pd.DataFrame(cells).reindex([m for m in DELTA_METRICS if m in set(deltas["metric"])])
+    metrics: set[str] = set()
+    for source, frame in deltas.items():
+        metrics |= set(frame["metric"])
+        for r in frame.itertuples():
+            key = (f"{source_name(source)}: {model_name(r.model)}", f"{_family_word(r.b)} \u2212 {_family_word(r.a).lower()} (n = {r.n})")
+            cells.setdefault(key, {})[r.metric] = format_interval(r.delta, r.low, r.high, "bootstrap")
+    frame = pd.DataFrame(cells).reindex([m for m in DELTA_METRICS if m in metrics])
     frame.columns = pd.MultiIndex.from_tuples(list(cells), names=["model", "comparison"]) if cells else frame.columns
     return frame.rename_axis("metric")
 
@@ -181,11 +189,66 @@ def _family_word(judge: str) -> str:
     return judge_name(judge).partition(" \u00b7 ")[0]
 
 
+def _whose(source: str) -> str:
+    return "the paper's" if source == "release" else "our"
+
+
+def view_effect_sentence(deltas: dict[str, pd.DataFrame]) -> str:
+    """What the step view changes against the outcome view of the same model, per source: silent
+    recall and false-alarm rate, signed, with their intervals."""
+    parts = []
+    for source, frame in deltas.items():
+        for _, g in frame[frame["comparison"] == "step - outcome"].groupby(["a", "b"], sort=False):
+            d = g.set_index("metric")
+            said = [f"{LABEL[m]} by {'+' if d.loc[m, 'delta'] > 0 else ''}"
+                    f"{format_interval(d.loc[m, 'delta'], d.loc[m, 'low'], d.loc[m, 'high'], 'bootstrap')}"
+                    for m in ("silent_recall", "false_alarm_rate") if m in d.index]  # fmt: skip
+            parts.append(f"on {_whose(source)} {model_name(str(g['model'].iloc[0]))} the step view moves {list_text(said)}")
+    return "; ".join(parts) if parts else "no model has both an outcome and a step judge"
+
+
+LABEL = {"silent_recall": "silent recall", "false_alarm_rate": "the false-alarm rate"}
+
+
+def hidden_sentence(hidden: dict[str, pd.DataFrame]) -> str:
+    """How many fault–parent pairs with an identical outcome view each source's outcome judges
+    judged (rows of :func:`hidden_fault_table` per source), as the opening of a sentence."""
+    parts = [f"{_whose(source)} {model_name(str(parse_judge_id(str(j)).model))} outcome judge" + " {} " + str(int(r["n_hidden"]))
+             for source, frame in hidden.items() for j, r in frame.iterrows()]
+    if not parts:
+        return "No outcome judge has judged a fault whose outcome view equals its parent's"
+    first = parts[0].format("has judged") + " fault\u2013parent pairs whose outcome view is identical"
+    rest = [p.format("").replace("  ", " ") for p in parts[1:]]
+    text = first + (", and " + list_text(rest) if rest else "")
+    return text[:1].upper() + text[1:]
+
+
+def claim_above_sentence(summaries: dict[str, pd.DataFrame]) -> str:
+    """Per source, which LLM judges catch ``unsupported_claim`` more often than they flag those faults'
+    clean parents (rows of :func:`claim_summary`)."""
+    from trajectory_judge.book.claims import number_word
+
+    parts = []
+    for source, frame in summaries.items():
+        llm = frame.loc[[j for j in frame.index if parse_judge_id(j).is_llm]]
+        above = list(llm.index[llm["recall"] > llm["anchor"]])
+        n, k = len(llm), len(above)
+        who = "none" if k == 0 else ("all " + number_word(n) if k == n else number_word(k))
+        verb = "catches" if k == 1 or k == 0 else "catch"
+        names = f" ({list_text([judge_name(j) for j in above])})" if 0 < k < n or (k == n and n > 1) else ""
+        parts.append(f"of {_whose(source)} {number_word(n)} LLM judges, {who} {verb} it more often than "
+                     f"{'it flags' if k <= 1 else 'they flag'} its clean parents{names}")  # fmt: skip
+    return "; ".join(parts)
+
+
 HIDDEN_HEADERS: dict[str, str] = {
     "paired_hidden": "Paired, hidden faults", "n_hidden": "Pairs (hidden)",
     "paired_reaches": "Paired, reaching faults", "n_reaches": "Pairs (reaching)",
 }
 """Column names of :func:`hidden_fault_table` in words."""
+
+CLAIM_HEADERS: dict[str, str] = {"recall": "Recall", "anchor": "Its clean parents flagged", "paired": "Paired discrimination", "n_pairs": "Pairs"}
+"""Column names of :func:`claim_summary` in words."""
 
 FLOOR_HEADERS: dict[str, str] = {
     "flagged": "Flagged", "flag_rate": "Flag rate", "recall_minus_far": "Recall \u2212 false-alarm rate",
@@ -206,35 +269,40 @@ def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns=FLOOR_HEADERS)
 
 
-def flag_all_sentence(floor: pd.DataFrame, judges: Sequence[str]) -> str:
-    """How many of ``judges`` flag every trajectory they judged, and which (with their counts)."""
-    names = [f"{judge_name(j)} ({int(floor.loc[j, 'flagged'])} of {int(floor.loc[j, 'n'])})" for j in judges]
-    if not names:
-        return "none flags every trajectory it judged"
-    verb = "flags every trajectory it" if len(names) == 1 else "flag every trajectory they"
-    return f"{len(names)} {verb} judged: {list_text(names)}"
+def top_flagger(floor: pd.DataFrame) -> str:
+    """The LLM judge of :func:`floor_table` that flags the most trajectories."""
+    llm = [j for j in floor.index if parse_judge_id(str(j)).is_llm]
+    return str(floor.loc[llm, "flag_rate"].idxmax())
 
 
-def claim_above_clause(judges: Sequence[str]) -> str:
-    """Which LLM judges catch ``unsupported_claim`` more often than they flag clean runs."""
-    if not judges:
-        return "none catches this type more often than it flags clean runs"
-    verb = "catches this type more often than it flags" if len(judges) == 1 else "catch this type more often than they flag"
-    return f"{len(judges)} {verb} clean runs ({list_text([judge_name(j) for j in judges])})"
+def floor_sentence(floor: pd.DataFrame, whose: str) -> str:
+    """The LLM judge of ``whose`` set (``The paper's``, ``Our``) that flags the most: its count,
+    recall minus false-alarm rate and paired discrimination."""
+    from trajectory_judge.book.appendix import true_minus
+
+    j = top_flagger(floor)
+    r = floor.loc[j]
+    return (f"{whose} LLM judge that flags the most, {judge_name(j)}, flags {int(r['flagged'])} of the {int(r['n'])} "
+            f"trajectories it judged; its recall minus its false-alarm rate is "
+            f"{true_minus(format_number(float(r['recall_minus_far']), 3))} and its paired discrimination "
+            f"{true_minus(format_number(float(r['paired_all']), 3))}")  # fmt: skip
 
 
-def hidden_judges_phrase(n_judges: int, n_with_pairs: int, *, ours: bool = False) -> str:
-    """The opening of the hidden-fault sentence: ``The one outcome-view judge in the data has judged``,
-    ``Both outcome-view judges ... have judged``, ``Two of the three outcome-view judges have judged``
-    (``ours``: "of ours" for "in the data")."""
+def cost_sentence(ratios: dict[str, dict[str, float | None]]) -> str:
+    """Per source, what each self-consistency ensemble costs against its single pass (``ratios``:
+    source -> ensemble -> :func:`cost_ratio`)."""
+    parts = [f"{_whose(source)} {judge_name(b)} costs {r:.2f} times its single pass"
+             for source, rs in ratios.items() for b, r in rs.items() if r]
+    return list_text(parts, empty="no ensemble has a single-pass partner")
+
+
+def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
+    """Per source, for how many judges typing macro-F1 falls below detection recall."""
     from trajectory_judge.book.claims import number_word
 
-    where = "of ours" if ours else "in the data"
-    if n_with_pairs == 0:
-        return f"No outcome-view judge {where} has judged any"
-    if n_with_pairs == n_judges:
-        if n_judges == 1:
-            return f"The one outcome-view judge {where} has judged"
-        return f"{'Both' if n_judges == 2 else 'All ' + number_word(n_judges)} outcome-view judges {where} have judged"
-    verb = "has" if n_with_pairs == 1 else "have"
-    return f"{number_word(n_with_pairs).capitalize()} of the {number_word(n_judges)} outcome-view judges {where} {verb} judged"
+    parts = []
+    for source, frame in naming.items():
+        n, k = len(frame), int((frame["type_macro_f1"] < frame["recall"]).sum())
+        count = f"all {number_word(n)}" if k == n else f"{number_word(k)} of the {number_word(n)}"
+        parts.append(f"{count} {'judges' if n > 1 else 'judge'} of {'the paper' if source == 'release' else 'this edition'}")
+    return list_text(parts)

@@ -57,8 +57,9 @@ def sample_settings(judge: str) -> tuple[float, int] | None:
     return member.temperature, member.seed
 
 
-def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int) -> str:
-    """What kinds of judge the data holds, in one sentence (``judges`` from :func:`~.style.judges_frame`)."""
+def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int, *, subject: str = "The data holds") -> str:
+    """What kinds of judge a verdict set holds, in one sentence opening with ``subject`` (``judges``
+    from :func:`~.style.judges_frame`)."""
     from trajectory_judge.book.style import RULES, list_text
 
     def count(n: int, noun: str) -> str:
@@ -71,7 +72,7 @@ def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: 
     n_python = int((judges["family"] == PYTHON).sum())
     if n_python:
         parts.append(count(n_python, "Python judge"))
-    return f"The data holds {count(len(judges), 'judge')} on a set of {n_trajectories} trajectories: {list_text(parts)}"
+    return f"{subject} {count(len(judges), 'judge')} on a set of {n_trajectories} trajectories: {list_text(parts)}"
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
@@ -109,6 +110,23 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
 
 
 _VIEW_WORDS = {"outcome": "goal and final reply", "step": "every step", "reply": "every step, asked about the reply"}
+
+
+def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
+    """The judges of a verdict set parsed from their ids (:func:`~.style.judges_frame`, in report
+    order), with the trajectories each judged and its verdicts from answers that did not parse."""
+    from trajectory_judge.analysis.loading import judge_order, unparseable_counts
+    from trajectory_judge.book.style import judges_frame
+
+    ids = judge_order(verdicts)
+    judged: dict[str, int] = {}
+    for v in verdicts:
+        judged[v.judge_id] = judged.get(v.judge_id, 0) + 1
+    unparseable = unparseable_counts(verdicts)
+    frame = judges_frame(ids)
+    frame["judged"] = [judged[j] for j in ids]
+    frame["unparseable"] = [unparseable.get(j, 0) for j in ids]
+    return frame
 
 
 def judges_view(judges: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.paired import clean_parents, reaches_input
+from trajectory_judge.analysis.paired import clean_parents, paired_discrimination
+from trajectory_judge.book.style import by_source
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
@@ -34,33 +35,24 @@ def judges_of(judges: Iterable[str], family: str) -> list[str]:
 
 
 def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> pd.DataFrame:
-    """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents, the difference.
+    """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents
+    (the group's anchor), the difference and the faults judged unlike their parent.
 
-    ``fault_rate - parent_rate`` is paired discrimination (it equals the report's); ``disagree``
-    counts faults whose verdict differs from their parent's. Groups as in
-    :data:`trajectory_judge.analysis.paired.PAIRED_GROUPS`, plus ``reply_unchanged`` / ``reply_changed``
-    (whether the outcome view, goal and final answer, equals the parent's, whatever the judge's
-    own view); empty groups are left out.
+    One row per non-empty group of :func:`~trajectory_judge.analysis.paired.paired_discrimination`
+    with its reply groups (whether the outcome view, goal and final answer, equals the parent's,
+    whatever the judge's own view): the same computation as the report's, judges in report order.
     """
-    parents = clean_parents(trajectories)
+    from trajectory_judge.analysis.loading import judge_order
+
     by_judge: dict[str, dict[str, Verdict]] = {}
     for v in verdicts:
         by_judge.setdefault(v.judge_id, {})[v.trajectory_id] = v
-    rows = []
-    for judge, vs in by_judge.items():
-        acc: dict[str, list[tuple[int, int]]] = {}
-        for t in trajectories:
-            lab, parent = t.label, parents.get(t.instance_id)
-            if lab is None or not lab.faulty or t.trajectory_id not in vs or parent is None or parent.trajectory_id not in vs:
-                continue
-            pair = (int(vs[t.trajectory_id].faulty), int(vs[parent.trajectory_id].faulty))
-            view = "reaches_input" if reaches_input(judge, t, parent) else "hidden_from_input"
-            reply = "reply_unchanged" if render_view("outcome", t) == render_view("outcome", parent) else "reply_changed"
-            for g in ("all", "silent" if lab.outcome_correct else "loud", view, reply, str(lab.failure_type)):
-                acc.setdefault(g, []).append(pair)
-        for g, pairs in acc.items():
-            f, p = np.asarray(pairs).T
-            rows.append((judge, g, len(pairs), f.mean(), p.mean(), f.mean() - p.mean(), int((f != p).sum())))
+    rows, reached = [], {}
+    for judge in judge_order(verdicts):
+        vs = by_judge[judge]
+        for g, p in paired_discrimination(judge, trajectories, vs, reached=reached, reply_groups=True).items():
+            if p.n:
+                rows.append((judge, g, p.n, p.fault_rate, p.parent_rate, p.value, p.disagree))
     cols = ["judge", "group", "n", "fault_rate", "parent_rate", "paired", "disagree"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -207,13 +199,6 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
 
     data = {c: [true_minus(format_number(v[k], 3, count=k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
-
-
-def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Frames of the paper (``release``) and of this edition (``edition``), stacked under a Source level."""
-    from trajectory_judge.book.style import with_source
-
-    return pd.concat([with_source(f, s) for s, f in frames.items()])
 
 
 HIDDEN_NAMES: dict[str, str] = {"fault_rate": "Flag rate on the faults", "parent_rate": "Flag rate on their parents",

@@ -1,7 +1,5 @@
 """Helpers of the chapter "Results" (``notebooks/results.md``): the main and per-type tables,
 recall and reliability figures, the confidence tables.
-
-Every helper works for any set of judges found in the data.
 """
 
 from __future__ import annotations
@@ -11,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
 from trajectory_judge.book.style import (
@@ -141,18 +140,42 @@ def above_baseline(rep: Report, whose: str) -> str:
 
 
 TYPE_GROUPS: tuple[tuple[str, ...], ...] = (FAILURE_TYPES[:3], FAILURE_TYPES[3:])
-"""The failure types in two groups of three, one per-type table each (each with the false-alarm anchor)."""
+"""The failure types in two groups of three, one per-type table each."""
+
+ANCHOR_ROW = "Its clean parents flagged"
+"""The row under each judge's per-type recalls: the flag rate on the clean parents of that type's
+faults (:func:`~trajectory_judge.analysis.paired.type_anchor`), which the recall above it is read against."""
 
 
 def per_type_table(reports: dict[str, Report], types: tuple[str, ...]) -> pd.DataFrame:
-    """Recall on each of ``types`` with its interval, and the false-alarm rate on clean runs (last
-    column, the anchor each row is read against), for every judge of every report, grouped by source."""
+    """Recall on each of ``types`` with its interval and, in the row under it, the type's anchor
+    (:data:`ANCHOR_ROW`: the judge's flag rate on the clean parents of that type's faults), for every
+    judge of every report, grouped by source."""
     parts = []
     for source, rep in reports.items():
-        rows = {j: [*(_cell(rep, j, f"recall:{t}") for t in types), _cell(rep, j, "false_alarm_rate")] for j in rep.judges}
-        frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*types, "false_alarm_rate"]).rename_axis("judge")
+        rows = {}
+        for j, jr in rep.judges.items():
+            rows[(j, "recall")] = [_cell(rep, j, f"recall:{t}") for t in types]
+            rows[(j, ANCHOR_ROW)] = [format_number(type_anchor(jr.paired_discrimination, t), 3) for t in types]
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(types))
+        frame.index = pd.MultiIndex.from_tuples(list(rows), names=["judge", "row"])
         parts.append(with_source(frame, source))
     return pd.concat(parts)
+
+
+def anchor_example(rep: Report, judge: str, whose: str) -> str:
+    """A sentence: the failure types on which ``judge``'s anchor is highest and lowest, against its
+    overall false-alarm rate (``whose``: "the paper's")."""
+    from trajectory_judge.book.style import label
+
+    jr = rep.judges[judge]
+    anchors = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}
+    anchors = {t: a for t, a in anchors.items() if a is not None}
+    hi, lo = max(anchors, key=anchors.__getitem__), min(anchors, key=anchors.__getitem__)
+    return (f"{whose} {judge_name(judge).partition(' · ')[0].lower()} judge on {judge_name(judge).partition(' · ')[2]} flags "
+            f"{format_number(anchors[hi], 3)} of the clean parents of {label(hi).lower()} faults and "
+            f"{format_number(anchors[lo], 3)} of those of {label(lo).lower()} faults, against a false-alarm rate of "
+            f"{format_number(jr.metrics['false_alarm_rate'], 3)} on all clean runs")  # fmt: skip
 
 
 # --- long frames for the figures -------------------------------------------------------------
@@ -235,18 +258,21 @@ def reliability_figure(rep: Report) -> Any:
 
 
 def signal_table(rep: Report) -> pd.DataFrame:
-    """Per judge: false-alarm rate, silent and loud recall minus it, and the failure types whose recall exceeds it.
+    """Per judge: false-alarm rate, silent and loud recall minus it, and the failure types on which
+    it flags the faults more often than their clean parents (paired discrimination above zero).
 
-    Recall at or below a judge's false-alarm rate is its willingness to say *faulty*, not detection.
+    A recall at or below the flag rate on the same clean runs is the judge's willingness to say
+    *faulty*, not detection.
     """
     rows = []
     for j, jr in rep.judges.items():
         far = jr.metrics["false_alarm_rate"]
-        above = [t for t, r in jr.per_type_recall.items() if r is not None and far is not None and r > far]
+        pdisc = jr.paired_discrimination
+        above = [t for t in FAILURE_TYPES if t in pdisc and pdisc[t].value is not None and pdisc[t].value > 0]
         sil, loud = jr.metrics["silent_recall"], jr.metrics["loud_recall"]
         rows.append((j, jr.n, far, None if sil is None or far is None else sil - far,
                      None if loud is None or far is None else loud - far, len(above), ", ".join(above)))  # fmt: skip
-    cols = ["judge", "n", "false_alarm_rate", "silent_minus_far", "loud_minus_far", "types_above_far", "which"]
+    cols = ["judge", "n", "false_alarm_rate", "silent_minus_far", "loud_minus_far", "types_above_anchor", "which"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
@@ -261,11 +287,12 @@ def confidence_table(rep: Report) -> pd.DataFrame:
 
 
 def signal_summary(reports: dict[str, Report]) -> pd.DataFrame:
-    """Per source and judge: n, false-alarm rate and the number of failure types whose recall exceeds it."""
+    """Per source and judge: n and the number of failure types on which it flags the faults more
+    often than their clean parents."""
     parts = []
     for source, rep in reports.items():
-        sig = signal_table(rep)[["n", "false_alarm_rate", "types_above_far"]]
-        parts.append(with_source(sig.rename(columns={"types_above_far": "Types above the false-alarm rate"}), source))
+        sig = signal_table(rep)[["n", "types_above_anchor"]]
+        parts.append(with_source(sig.rename(columns={"types_above_anchor": "Types flagged above their clean parents"}), source))
     return pd.concat(parts)
 
 

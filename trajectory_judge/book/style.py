@@ -225,6 +225,12 @@ def with_source(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     return pd.concat({source_name(source): frame}, names=["source"])
 
 
+def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Frames of the paper (``release``) and of this edition (``edition``), stacked in the order given
+    (the paper's first) under a Source level."""
+    return pd.concat([with_source(f, s) for s, f in frames.items()])
+
+
 # --- formatting ------------------------------------------------------------------------------
 MISSING = "\u2013"
 """How a missing value is written in every table and sentence (an en dash)."""

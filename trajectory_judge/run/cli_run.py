@@ -16,11 +16,14 @@ from typing import Any, Sequence
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
+from trajectory_judge.run.progress import say
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
 from trajectory_judge.run.store import MEMBERS, RETRIED, TRAJECTORIES, VERDICTS, data_dir_lock
 
 JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
+EX_TEMPFAIL = 75
+"""Exit code when the server kept failing or rate-limiting past the retry budget (sysexits' EX_TEMPFAIL)."""
 
 
 # --- metadata --------------------------------------------------------------------------------
@@ -38,9 +41,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judges", type=A.name_list(JUDGE_FAMILIES), default="outcome,step,reply",
                    help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)")
     p.add_argument("--backend", choices=["ollama", "openai"], default="openai",
-                   help="ollama (native /api/generate) or openai (/v1/chat/completions, e.g. llama-server)")
+                   help="ollama (native /api/generate) or openai (BASE/chat/completions: llama-server, vLLM, hosted APIs)")
     p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080",
-                   help="server URL, with or without a trailing /v1 (default http://127.0.0.1:8080)")
+                   help="the server's URL; for openai the OpenAI base URL, as the OpenAI SDK takes it (requests go to "
+                        "BASE/chat/completions; a URL with no path gets /v1 only if the server answers there) "
+                        "(default http://127.0.0.1:8080)")
     p.add_argument("--api-key-env", type=A.env_name, default=None, metavar="NAME",
                    help="send the API key held in environment variable NAME as a Bearer token (never written or printed)")
     p.add_argument("--llama-cpp", action="store_true",
@@ -56,7 +61,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
     p.add_argument("--timeout", type=A.positive_float, default=600.0, help="seconds per request (default 600)")
-    p.add_argument("--retries", type=A.nonnegative_int, default=3, help="retries on transport faults, with backoff (default 3)")
+    p.add_argument("--retries", type=A.nonnegative_int, default=3,
+                   help="retries of a request that failed (connection, timeout, HTTP 5xx), with jittered backoff (default 3)")
+    p.add_argument("--retry-budget", type=A.nonnegative_float, default=600.0, metavar="SECONDS",
+                   help="seconds one request may spend waiting on backoff and rate limits (HTTP 429/503, Retry-After "
+                        "honoured) before the run stops, keeping what it wrote (default 600)")
     p.add_argument("--cache-prompt", choices=["off", "prefix", "on", "unset"], default="off",
                    help="llama-server prompt caching, the same for every request: 'off' recomputes every prompt; "
                         "'prefix' restores the saved shared prefix of the prompt's view before each request "
@@ -95,7 +104,9 @@ def make_client(args: argparse.Namespace) -> Any:
     from trajectory_judge.backends.clients import OllamaClient, OpenAIClient
 
     common = dict(num_ctx=args.num_ctx, max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries,
-                  api_key=api_key(getattr(args, "api_key_env", None)))
+                  retry_budget_s=getattr(args, "retry_budget", 600.0), concurrency=getattr(args, "concurrency", 1),
+                  api_key=api_key(getattr(args, "api_key_env", None)),
+                  on_event=None if getattr(args, "quiet", False) else say)
     if args.backend == "ollama":
         return OllamaClient(args.base_url, args.model, **common)
     common["llama_cpp"] = True if getattr(args, "llama_cpp", False) else None
@@ -137,6 +148,7 @@ def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, n
             "seed": args.seed,
             "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in names else None,
             "retries": args.retries,
+            "retry_budget_s": getattr(args, "retry_budget", None),
         },
         "api_key_env": getattr(args, "api_key_env", None),
         "retry_unparseable": bool(getattr(args, "retry_unparseable", False)),
@@ -150,8 +162,10 @@ def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, n
 def cli_run(args: argparse.Namespace) -> int:
     """``trajectory-judge run``: judge, append, record.
 
-    Exit 0; 1 on a client failure or a full disk; 2 if another process writes the directory;
-    130 after Ctrl-C and 143 after SIGTERM (the run record is appended either way).
+    Exit 0; 75 (EX_TEMPFAIL) when the server kept failing or rate-limiting past ``--retries`` or
+    ``--retry-budget`` (rerun later to resume); 1 on another client failure or a full disk; 2 if
+    another process writes the directory; 130 after Ctrl-C and 143 after SIGTERM (the run record
+    is appended either way).
     """
     data = Path(args.data)
     trajs = load_trajectories(data / TRAJECTORIES)
@@ -178,7 +192,7 @@ def cli_run(args: argparse.Namespace) -> int:
 def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any], judges: Sequence[Judge],
                       client: Any, names: Sequence[str], model_name: str) -> int:
     """Run the judges (holding the directory's lock) and append the run record however they end."""
-    from trajectory_judge.backends.clients import JudgeClientError
+    from trajectory_judge.backends.clients import JudgeClientError, RetryBudgetExhausted
 
     record = run_record(args, judges, client, names, model_name)
     code = 0
@@ -187,6 +201,11 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
         result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
                             concurrency=args.concurrency, progress=not args.quiet, abort=client.abort,
                             retry_unparseable=getattr(args, "retry_unparseable", False), run_record=record)
+    except RetryBudgetExhausted as exc:  # the server is busy or down: one line, a code a script can wait on
+        result = getattr(exc, "run_result", result)
+        print(f"trajectory-judge: error: {exc}; {result.written} verdicts written by this run are kept, "
+              f"rerun the same command later to resume.", file=sys.stderr)
+        code = EX_TEMPFAIL
     except JudgeClientError as exc:
         result = getattr(exc, "run_result", result)
         print(f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
@@ -206,7 +225,8 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
               "free space and rerun to resume.", file=sys.stderr)
         code = 1
     if code == 0:
-        print(summary_line(result), file=sys.stderr)
+        slowed = client.gate.summary() if hasattr(client, "gate") else None
+        print(summary_line(result) + (f"; {slowed}" if slowed else ""), file=sys.stderr)
     if result.written and (data / "SHA256SUMS").exists():
         print(f"trajectory-judge: note: {data / 'SHA256SUMS'} pins this folder's files and report verifies it; "
               f"`trajectory-judge manifest --data {data}` pins the new verdicts (or judge in a folder of your own: "

@@ -66,6 +66,13 @@ class Progress:
             self._bar.close()
 
 
+def say(message: str) -> None:
+    """One ``trajectory-judge: ...`` line on stderr, above a progress bar if one is drawn (tqdm keeps it intact)."""
+    from tqdm import tqdm
+
+    tqdm.write(f"trajectory-judge: {message}", file=sys.stderr)
+
+
 def _is_tty(stream: TextIO) -> bool:
     try:
         return bool(stream.isatty())
