@@ -163,7 +163,8 @@ def test_organic_endings_count_verbatim_repeats_of_a_call():
 
     inst = generate_instances(1)[0]
     clean = solve(inst)
-    looped = clean.model_copy(update={"steps": [*clean.steps[:-1], *[clean.steps[-2]] * 3]})
+    steps = [*clean.steps[:-1], *[clean.steps[-2]] * 3]  # the same call three more times, at steps of their own
+    looped = clean.model_copy(update={"steps": [s.model_copy(update={"index": i}) for i, s in enumerate(steps)]})
     assert organic.longest_repeat(clean.steps) == 1 and organic.longest_repeat(looped.steps) == 4
     assert organic.longest_repeat([]) == 0
 

@@ -1,6 +1,7 @@
 """`trajectory-judge report`, `misses`, `--version` and `--help`: what a user sees on the terminal."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -70,10 +71,26 @@ def test_terminal_shows_every_headline_metric_with_its_interval_and_n(two_models
     d, trajs, _ = two_models
     assert main(["report", "--data", str(d), "--resamples", "50"]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if line.startswith("step:m1") and "[" in line)
+    row = next(line for line in out.splitlines() if line.startswith("step:m1") and "(" in line)
     assert row.split()[1] == str(len(trajs))  # n
-    assert row.count("[") == 4  # F1, silent, loud recall, false alarms, each with an interval
+    assert len(re.findall(r"\d\.\d{3}( \([−\d.]+(–| to )[−\d.]+\)|[‡†*])", row)) == 4  # F1, silent, loud recall, false alarms
     assert "Intervals: 95% stratified paired bootstrap, B = 50, seed 7" in out
+
+
+def test_terminal_writes_every_interval_as_the_book_does(two_models, capsys):
+    from trajectory_judge.analysis.report_cli import metric_cell
+    from trajectory_judge.book.style import format_interval
+
+    d, trajs, verdicts = two_models
+    rep = build_report(trajs, verdicts, resamples=50, seed=7)
+    for j, jr in rep.judges.items():
+        for m in ("f1", "silent_recall", "ece"):
+            iv = jr.intervals.get(m)
+            book = format_interval(jr.metrics[m], iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
+            assert metric_cell(rep, j, m) == book  # one function writes both
+    assert main(["report", "--data", str(d), "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "[" not in out.split("Baselines")[0]  # no bracketed interval of the old terminal format
 
 
 # --- paired deltas: only the compared pairs ------------------------------------------------------

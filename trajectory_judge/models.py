@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, TypeVar, get_args
 
 from trajectory_judge.fileio import atomic_open
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 FailureType = Literal[
     "wrong_tool",
@@ -129,7 +129,7 @@ class ToolCall(_Strict):
 class Observation(_Strict):
     """What a tool returned: success flag, payload, and an error string on failure."""
 
-    ok: bool
+    ok: StrictBool
     data: dict[str, Any]
     error: str | None = None
 
@@ -137,7 +137,7 @@ class Observation(_Strict):
 class Step(_Strict):
     """One step s_t = (thought, call, observation)."""
 
-    index: int
+    index: StepIndex
     thought: str
     call: ToolCall
     observation: Observation
@@ -146,10 +146,10 @@ class Step(_Strict):
 class Label(_Strict):
     """Ground truth by construction: faulty, where, what, and whether the outcome survived."""
 
-    faulty: bool
+    faulty: StrictBool
     failure_step: StepIndex | None = None
     failure_type: FailureType | None = None
-    outcome_correct: bool
+    outcome_correct: StrictBool
 
     @model_validator(mode="after")
     def _fields_agree(self) -> "Label":
@@ -179,6 +179,8 @@ class Trajectory(_Strict):
 
     @model_validator(mode="after")
     def _label_step_in_range(self) -> "Trajectory":
+        if (idx := [s.index for s in self.steps]) != list(range(len(idx))):
+            raise ValueError(f"steps: the step indices are {idx}, not 0..{len(idx) - 1} in order")
         step = self.label.failure_step if self.label is not None else None
         if step is not None and step not in valid_steps(self):
             raise ValueError(f"label.failure_step: {step} is not a step of this trajectory ({step_range(self)})")
@@ -195,7 +197,7 @@ class Verdict(_Strict):
 
     trajectory_id: str
     judge_id: JudgeId
-    faulty: bool
+    faulty: StrictBool
     failure_step: StepIndex | None = None
     failure_type: FailureType | None = None
     confidence: Probability

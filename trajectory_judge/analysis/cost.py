@@ -17,14 +17,14 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.models import DataError
+from trajectory_judge.models import DataError, read_text
 
 RUNS = "runs.jsonl"
 
 
 def _lines(path: Path) -> tuple[list[str], bool]:
     """The lines of ``path`` and whether its last one is cut short (no newline and not valid JSON)."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     lines = text.split("\n")
     torn = False
     if not text.endswith("\n") and lines[-1].strip():

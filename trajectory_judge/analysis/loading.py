@@ -19,6 +19,7 @@ from trajectory_judge.models import (
     check_verdict_step,
     load_trajectories,
     load_verdicts,
+    read_text,
 )
 from trajectory_judge.provenance.manifest import verify_manifest
 
@@ -52,17 +53,43 @@ def load_data(directory: str | Path) -> Dataset:
     for lineno, t in zip(_record_lines(tpath), trajectories):
         if t.label is None:
             raise DataError(f"{tpath}:{lineno}: trajectory {t.trajectory_id!r} has no label")
-    verdicts = load_verdicts(vpath, [t.trajectory_id for t in trajectories])
+    try:
+        verdicts = load_verdicts(vpath, [t.trajectory_id for t in trajectories])
+    except DataError as exc:
+        raise DataError(f"{exc}{forget_hint(directory, vpath, str(exc))}") from None
     by_id = {t.trajectory_id: t for t in trajectories}
     for lineno, v in zip(_record_lines(vpath), verdicts):
         try:
             check_judge_id(v.judge_id)
             check_verdict_step(v, by_id[v.trajectory_id])
         except ValueError as exc:
-            raise DataError(f"{vpath}:{lineno}: invalid Verdict: {exc}") from None
+            msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
+            raise DataError(f"{msg}{forget_hint(directory, vpath, msg)}") from None
     if not verdicts:
         raise DataError(f"{vpath}: no verdicts to report on (the file is empty)")
     return Dataset(trajectories, verdicts)
+
+
+def forget_hint(directory: Path, vpath: Path, message: str) -> str:
+    """How to remove the verdict line a ``PATH:LINE: ...`` message names (``forget``), or "" if it names none."""
+    import json
+    import re
+    import shlex
+
+    m = re.match(re.escape(str(vpath)) + r":(\d+):", message)
+    if m is None:
+        return ""
+    lines = vpath.read_text(encoding="utf-8").split("\n")
+    try:
+        obj = json.loads(lines[int(m.group(1)) - 1])
+        jid, tid = obj["judge_id"], obj["trajectory_id"]
+        if not (isinstance(jid, str) and isinstance(tid, str)):
+            raise TypeError
+    except (ValueError, KeyError, TypeError, IndexError):
+        return "; fix or delete that line"
+    q = shlex.quote
+    return (f"; remove it (kept in forgotten.jsonl) with `trajectory-judge forget --data {q(str(directory))} "
+            f"--judge {q(jid)} --trajectories {q(tid)}`, then rerun that judge")
 
 
 PAPER_ORDER = "order.txt"
@@ -84,7 +111,7 @@ def load_paper_data(paper_dir: str | Path, trajectories_dir: str | Path) -> Data
     verify_manifest(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
     tpath, opath = trajectories_dir / "trajectories.jsonl", paper_dir / PAPER_ORDER
     by_id = {t.trajectory_id: t for t in load_trajectories(tpath)}
-    order = [ln.strip() for ln in opath.read_text(encoding="utf-8").split("\n") if ln.strip()]
+    order = [ln.strip() for ln in read_text(opath).split("\n") if ln.strip()]
     if len(set(order)) != len(order) or set(order) != set(by_id):
         extra, missing = sorted(set(order) - set(by_id)), sorted(set(by_id) - set(order))
         raise DataError(f"{opath}: lists other trajectories than {tpath} ({len(extra)} not ours, {len(missing)} of ours missing, "

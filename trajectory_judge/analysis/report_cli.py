@@ -7,7 +7,6 @@ and the paired deltas of the pairs a reader compares (:mod:`trajectory_judge.ana
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pandas as pd
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, torn_run_record
+from trajectory_judge.analysis.formatting import MARKS, format_interval, format_number
 from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
@@ -43,30 +43,20 @@ BATCH = 2_000
 """Bootstrap replicates held in memory at once (bounds the report's memory; numbers do not depend on it)."""
 
 
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def _value(v: Any, digits: int = 3) -> str:
-    return "–" if _missing(v) else f"{v:.{digits}f}"
-
-
 def metric_cell(rep: Report, judge: str, metric: str) -> str:
-    """``0.752 [0.701, 0.800]``; ``0.429 (structural)`` for a value fixed by the design; a Clopper-Pearson
-    interval marked ``*``, a zero-width bootstrap interval ``‡``; ``–`` when undefined. Step localisation adds its n."""
+    """The value and its interval as the book writes them (:func:`~.formatting.format_interval`:
+    ``0.752 (0.70–0.80)``, with ``†``, ``‡`` or ``*`` for an exact, zero-width or structural one);
+    ``–`` when undefined. Step localisation adds its n."""
     jr = rep.judges[judge]
     value, iv = jr.metrics[metric], jr.intervals.get(metric)
-    digits = 1 if metric == "s_per_traj" else 3
-    if _missing(value):
-        cell = "–"
-    elif iv is None or iv.method == "structural":
-        cell = f"{_value(value, digits)} (structural)" if iv else _value(value, digits)
-    else:
-        mark = "*" if iv.method == "clopper-pearson" else ("‡" if iv.low == iv.high else "")
-        cell = f"{_value(value, digits)} [{_value(iv.low, digits)}, {_value(iv.high, digits)}]{mark}"
+    cell = format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
     if metric == "step_exact":
         cell += f" n={int(jr.metrics['step_exact_n'] or 0)}"
     return cell
+
+
+EXCLUDES_ZERO = "§"
+"""Marks, on the terminal, a paired delta whose interval excludes 0."""
 
 
 def terminal_table(rep: Report, metrics: tuple[str, ...]) -> pd.DataFrame:
@@ -77,7 +67,7 @@ def terminal_table(rep: Report, metrics: tuple[str, ...]) -> pd.DataFrame:
 
 def baselines_table(rep: Report) -> pd.DataFrame:
     """The baselines with their detection metrics (exact: fixed by the design)."""
-    rows = {f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: _value(b.metrics[m]) for m in BASELINE_METRICS}}
+    rows = {f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
             for b in rep.baselines}  # fmt: skip
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("baseline")
 
@@ -93,14 +83,14 @@ def pair_label(a: str, b: str, kind: str) -> str:
 
 
 def deltas_table(rep: Report, metrics: tuple[str, ...] = DELTA_COLUMNS) -> pd.DataFrame:
-    """One row per compared pair: n, and ``b - a`` of each of ``metrics`` with its interval (``*``: excludes 0)."""
+    """One row per compared pair: n, and ``b - a`` of each of ``metrics`` with its interval (:data:`EXCLUDES_ZERO`: excludes 0)."""
     cells: dict[str, dict[str, Any]] = {}
     for d in rep.deltas:
         if d.metric not in metrics:
             continue
         row = cells.setdefault(pair_label(d.a, d.b, d.kind), {"n": d.n})
-        star = "*" if d.low > 0 or d.high < 0 else ""
-        row[HEADERS[d.metric]] = f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]{star}"
+        mark = EXCLUDES_ZERO if d.low > 0 or d.high < 0 else ""
+        row[HEADERS[d.metric]] = format_interval(d.value, d.low, d.high, "bootstrap") + mark
     frame = pd.DataFrame.from_dict(cells, orient="index")
     if not frame.empty:
         frame = frame.reindex(columns=["n", *(HEADERS[m] for m in metrics)]).fillna("–").rename_axis("b − a")
@@ -125,10 +115,8 @@ def per_type_terminal(rep: Report) -> pd.DataFrame:
 def terminal_text(rep: Report) -> str:
     """The whole terminal report (without the data directory's members and compute sections)."""
     head = (f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items())
-            + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed};"
-            " * Clopper-Pearson (observed 0 or 1);\n‡ zero width: every design cell is all-or-none"
-            " for this metric, so resampling cannot move it;\nstructural: the judge's verdicts are constant within every"
-            " design cell, so the value is fixed by the design and has no interval.")  # fmt: skip
+            + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed}, written as "
+            "the book writes them, value (low–high);\n" + "\n".join(f"{m} {why}" for m, why in MARKS.items()) + ".")
     parts = [head]
     for title, metrics in TERMINAL_AXES.items():
         parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
@@ -143,7 +131,7 @@ def terminal_text(rep: Report) -> str:
     if deltas.empty:
         parts.append(f"Paired deltas: none ({what}: no such pair among these judges; --reference JUDGE adds some).")
     else:
-        parts.append(f"Paired deltas b − a ({what}; * interval excludes 0; all metrics in --json and --markdown)\n"
+        parts.append(f"Paired deltas b − a ({what}; {EXCLUDES_ZERO} interval excludes 0; all metrics in --json and --markdown)\n"
                      + deltas.to_string())  # fmt: skip
     return "\n\n".join(parts)
 

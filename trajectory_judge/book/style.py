@@ -7,7 +7,6 @@ way; the versions table closes the book's pages.
 
 from __future__ import annotations
 
-import math
 import platform
 import re
 from dataclasses import dataclass
@@ -16,6 +15,17 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from trajectory_judge.analysis.formatting import (  # noqa: F401 - re-exported: the book's one number format
+    DAGGER,
+    MARKS,
+    MISSING,
+    STRUCTURAL,
+    ZERO_WIDTH,
+    format_interval,
+    format_number,
+    is_missing as _missing,
+    marks_in,
+)
 from trajectory_judge.judges.views import VIEWS
 from trajectory_judge.models import judge_kind
 
@@ -33,12 +43,6 @@ FAMILIES: tuple[str, ...] = (RULES, "outcome", "step", "reply", "selfcons", PYTH
 
 COMPARISONS: tuple[tuple[str, str], ...] = (("outcome", "step"), ("step", "reply"), ("step", "selfcons"))
 """Pairs of families compared at the same model, as ``(a, b)`` read ``b - a``."""
-
-
-
-
-DAGGER = "\u2020"
-"""Marks an exact (Clopper-Pearson) interval."""
 
 
 _FAMILY = re.compile(r"^([a-z_]+?)(\d*)$")
@@ -231,82 +235,7 @@ def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat([with_source(f, s) for s, f in frames.items()])
 
 
-# --- formatting ------------------------------------------------------------------------------
-MISSING = "\u2013"
-"""How a missing value is written in every table and sentence (an en dash)."""
-
-STRUCTURAL = "*"
-"""Marks a structural value: verdicts constant within every design cell (the rule engine's), no interval."""
-
-ZERO_WIDTH = "\u2021"
-"""Marks a bootstrap interval of zero width (the metric is all-or-none in every design cell)."""
-
-MARKS: dict[str, str] = {
-    STRUCTURAL: ("structural: the judge's verdicts are constant within every design cell, as the rule engine's are, "
-                 "so the design-conditioned bootstrap cannot vary the value and no interval is given"),
-    DAGGER: "exact Clopper\u2013Pearson interval (the estimate is 0 or 1, where the bootstrap cannot spread)",
-    ZERO_WIDTH: ("the bootstrap interval has zero width: for this metric every design cell is all-or-none, "
-                 "so resampling within cells cannot move the estimate; it is not a measure of certainty"),
-}
-"""Every mark an interval can carry, with the sentence that explains it once under a table."""
-
-
-def _missing(x: Any) -> bool:
-    if x is None or x is pd.NA or x is pd.NaT:
-        return True
-    return isinstance(x, float) and math.isnan(x)
-
-
-def format_number(x: Any, decimals: int = 3, *, count: bool = False) -> str:
-    """One number as the book writes it: ``–`` when missing, an integer for a count, else fixed
-    decimals (never e-notation). Booleans read yes/no; text passes through."""
-    if _missing(x):
-        return MISSING
-    if isinstance(x, bool) or type(x).__name__ == "bool_":
-        return "yes" if x else "no"
-    if isinstance(x, str):
-        return x
-    if count or isinstance(x, int) or type(x).__name__.startswith(("int", "uint")):
-        return f"{int(round(float(x))):d}"
-    value = float(x)
-    text = f"{value:.{decimals}f}"
-    if math.isinf(value):
-        return MISSING
-    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
-
-
-def format_interval(value: float | None, low: float | None = None, high: float | None = None, method: str | None = None) -> str:
-    """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two;
-    with a negative bound, ``\u22120.180 (\u22120.28 to \u22120.08)`` (minus signs, and "to" between the bounds).
-
-    A mark follows the interval: \u2020 exact (Clopper\u2013Pearson), \u2021 a zero-width bootstrap
-    interval (shown as the bare value and the mark), ``*`` structural (no interval); see :data:`MARKS`.
-    Missing value: ``\u2013``; a value without an interval: the value alone.
-    """
-    if _missing(value):
-        return MISSING
-    text = format_number(value, 3)
-    if method == "structural":
-        return text + STRUCTURAL
-    if method is None or _missing(low) or _missing(high):
-        return text
-    if method != "clopper-pearson" and round(float(high) - float(low), 9) == 0:
-        return text + ZERO_WIDTH
-    lo, hi = format_number(float(low), 2), format_number(float(high), 2)
-    if lo.startswith("-"):  # a negative bound: true minus signs, and "to" so no dash meets a minus
-        text, lo, hi = (t.replace("-", "\u2212", 1) for t in (text, lo, hi))
-        span = f" ({lo} to {hi})"
-    else:
-        span = f" ({lo}\u2013{hi})"
-    return text + span + (DAGGER if method == "clopper-pearson" else "")
-
-
-def marks_in(texts: Sequence[str]) -> list[str]:
-    """The marks of :data:`MARKS` that occur at the end of any of ``texts``, in :data:`MARKS` order."""
-    found = {m for t in texts if isinstance(t, str) for m in MARKS if t.endswith(m)}
-    return [m for m in MARKS if m in found]
-
-
+# --- formatting (one format for the book and the terminal: analysis.formatting) -------------------
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     """``1 ensemble``, ``3 ensembles`` (``plural_form`` for irregular nouns)."""
     return f"{n} {singular if n == 1 else (plural_form or singular + 's')}"

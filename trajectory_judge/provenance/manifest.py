@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-from trajectory_judge.models import DataError
+from trajectory_judge.models import DataError, read_text
 
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.provenance.checksums import sha256_file
@@ -28,13 +28,17 @@ def read_manifest(directory: str | Path) -> dict[str, str] | None:
     if not path.exists():
         return None
     out: dict[str, str] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split()
-        if len(parts) != 2 or len(parts[0]) != 64:
+        if len(parts) != 2 or len(parts[0]) != 64 or any(c not in "0123456789abcdef" for c in parts[0].lower()):
             raise DataError(f"{path}:{lineno}: expected '<sha256>  <file name>'")
-        out[parts[1].lstrip("*")] = parts[0]
+        name = parts[1].lstrip("*")
+        if name in (".", "..") or "/" in name or "\\" in name:
+            raise DataError(f"{path}:{lineno}: {name!r} is not a file name of this folder; a manifest lists only "
+                            "the files beside it (no directories, no '..')")
+        out[name] = parts[0].lower()
     return out
 
 

@@ -169,6 +169,7 @@ def cli_run(args: argparse.Namespace) -> int:
     """
     data = Path(args.data)
     trajs = load_trajectories(data / TRAJECTORIES)
+    known = [t.trajectory_id for t in trajs]  # a verdict on the disk naming any other is refused
     if args.limit is not None:
         trajs = trajs[: args.limit]
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
@@ -181,7 +182,7 @@ def cli_run(args: argparse.Namespace) -> int:
         return 2
     try:
         with data_dir_lock(data), stop_on_signals():
-            return _judge_and_record(args, data, trajs, judges, client, names, model_name)
+            return _judge_and_record(args, data, trajs, judges, client, names, model_name, known)
     except Interrupted as exc:  # before judging began, or a second signal while recording
         print(f"trajectory-judge: interrupted ({exc}); verdicts already on disk are kept.", file=sys.stderr)
         return exit_code(exc)
@@ -190,7 +191,7 @@ def cli_run(args: argparse.Namespace) -> int:
 
 
 def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any], judges: Sequence[Judge],
-                      client: Any, names: Sequence[str], model_name: str) -> int:
+                      client: Any, names: Sequence[str], model_name: str, known: Sequence[str] | None = None) -> int:
     """Run the judges (holding the directory's lock) and append the run record however they end."""
     from trajectory_judge.backends.clients import JudgeClientError, RetryBudgetExhausted
 
@@ -200,7 +201,8 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
     try:
         result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
                             concurrency=args.concurrency, progress=not args.quiet, abort=client.abort,
-                            retry_unparseable=getattr(args, "retry_unparseable", False), run_record=record)
+                            retry_unparseable=getattr(args, "retry_unparseable", False), run_record=record,
+                            known_ids=known)
     except RetryBudgetExhausted as exc:  # the server is busy or down: one line, a code a script can wait on
         result = getattr(exc, "run_result", result)
         print(f"trajectory-judge: error: {exc}; {result.written} verdicts written by this run are kept, "

