@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:
-        print(f"{PROG} {args.verb}: error: out of memory (a smaller --resamples or --limit needs less)", file=sys.stderr)
+        print(f"{PROG} {args.verb}: error: out of memory (report: a smaller --resamples needs less)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # a verb that writes whole files leaves the previous file and no partial one
         print(f"{PROG} {args.verb}: interrupted; no file was left half-written", file=sys.stderr)
