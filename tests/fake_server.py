@@ -96,9 +96,10 @@ class FakeModelServer:
                 "prompt_eval_count": self.prompt_tokens, "eval_count": self.completion_tokens}
 
     def openai_body(self, text: str) -> dict[str, Any]:
-        return {"id": "cmpl-1", "object": "chat.completion", "system_fingerprint": "b9999-fake",
+        return {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "fake", "system_fingerprint": "b9999-fake",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens},
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                          "total_tokens": self.prompt_tokens + self.completion_tokens},
                 "timings": {"cache_n": 0, "prompt_n": self.prompt_tokens, "predicted_n": self.completion_tokens}}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:

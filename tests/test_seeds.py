@@ -248,7 +248,9 @@ def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_se
     outside = int(((q[sv.greedy] < seeds.min(axis=1)) | (q[sv.greedy] > seeds.max(axis=1))).sum())
     assert f"outside the seeds' range on {outside} of the {len(q)} quality metrics" in greedy_sentence(sv)
     no_greedy = seed_variance(trajs, ens, members, resamples=200, seed=1)
-    assert no_greedy.greedy is None and greedy_sentence(no_greedy) == ""
+    assert no_greedy.greedy is None
+    assert greedy_sentence(no_greedy).endswith("cannot be computed: the folder holds no greedy step judge of the same "
+                                               "model on these trajectories.")
 
 
 def test_paired_seed_differences_come_from_the_shared_resamples_and_are_counted_when_they_exclude_zero():

@@ -132,6 +132,24 @@ def _manifest(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.manifest", fromlist=["x"]).cli_manifest(a))
 
 
+# --- import-inspect ------------------------------------------------------------------
+def _import_inspect(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import-inspect", help="turn inspect_ai eval logs of our tasks into verdicts and run records")
+    p.add_argument("logs", nargs="+", metavar="LOG", help="eval logs (.eval or .json) of trajectory_judge's inspect tasks")
+    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl; verdicts are appended there")
+    p.add_argument("--judge-model-name", type=A.model_name, default=None,
+                   help="model name used in judge ids (default: the log's model string, e.g. openai/gpt-4o-mini)")
+    p.set_defaults(func=_cli_import_inspect)
+
+
+def _cli_import_inspect(args: argparse.Namespace) -> int:
+    try:
+        from trajectory_judge.inspect_tasks.logs import cli_import_inspect
+    except ImportError as exc:
+        raise ValueError(f"needs inspect_ai ({exc.name} is not installed): pip install 'trajectory-judge[inspect]'") from None
+    return cli_import_inspect(args)
+
+
 # --- forget ---------------------------------------------------------------------------
 def _forget(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("forget", help="remove a judge's verdicts from a data directory (kept in forgotten.jsonl)")
@@ -142,7 +160,7 @@ def _forget(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.forget", fromlist=["x"]).cli_forget(a))
 
 
-VERBS = [_build_dataset, _check, _report, _misses, _run, _agent, _fetch_release, _manifest, _forget]
+VERBS = [_build_dataset, _check, _report, _misses, _run, _agent, _fetch_release, _manifest, _forget, _import_inspect]
 
 
 def one_line(exc: BaseException) -> str:
@@ -157,7 +175,8 @@ def one_line(exc: BaseException) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-VERB_NAMES = frozenset({"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest", "forget"})
+VERB_NAMES = frozenset({"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest", "forget",
+                        "import-inspect"})
 
 READING_VERBS = frozenset({"check", "report", "misses"})
 """Verbs whose output is for reading, often through ``head`` or ``less``: stdout closing early is not an error."""
@@ -197,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG} {args.verb}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:
-        print(f"{PROG} {args.verb}: error: out of memory (a smaller --resamples or --limit needs less)", file=sys.stderr)
+        print(f"{PROG} {args.verb}: error: out of memory (report: a smaller --resamples needs less)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # a verb that writes whole files leaves the previous file and no partial one
         print(f"{PROG} {args.verb}: interrupted; no file was left half-written", file=sys.stderr)

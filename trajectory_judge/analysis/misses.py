@@ -3,7 +3,9 @@
 A *miss* is a faulty trajectory the judge called clean; a *false alarm* a clean trajectory it
 called faulty. Each comes with the label, the verdict and the text of the trajectory in the judge's
 view (:func:`trajectory_judge.judges.views.render_view`): an outcome judge is shown only the goal
-and the final answer, so a miss it could not have seen reads as such.
+and the final answer, so a miss it could not have seen reads as such. A verdict imported from an
+inspect_ai eval log also names its transcript (log file, sample id, epochs; ``transcripts.jsonl``),
+which ``inspect view`` opens.
 """
 
 from __future__ import annotations
@@ -23,6 +25,29 @@ KINDS: tuple[str, ...] = ("miss", "false alarm")
 """The two kinds of mistake, in the order they are listed."""
 
 
+TRANSCRIPTS = "transcripts.jsonl"
+"""Where an imported verdict's transcript is: one line per (trajectory, judge) with log, sample id, epochs."""
+
+
+def read_transcripts(data_dir: str | Path) -> dict[tuple[str, str], str]:
+    """``(trajectory_id, judge_id) -> "LOG, sample ID, epoch E"`` from ``DIR/transcripts.jsonl`` ({} when absent)."""
+    path = Path(data_dir) / TRANSCRIPTS
+    if not path.exists():
+        return {}
+    out = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            epochs = ", ".join(map(str, rec["epochs"]))
+            out[(rec["trajectory_id"], rec["judge_id"])] = (
+                f"{rec['log']}, sample {rec['sample_id']}, epoch{'s' if len(rec['epochs']) > 1 else ''} {epochs}")
+        except (ValueError, KeyError, TypeError):
+            raise DataError(f"{path}:{lineno}: not a transcript record (trajectory_id, judge_id, log, sample_id, epochs)") from None
+    return out
+
+
 @dataclass(frozen=True)
 class Mistake:
     """One trajectory a judge got wrong."""
@@ -35,6 +60,8 @@ class Mistake:
     """The judge's verdict on it."""
     seen: str
     """The trajectory as the judge was shown it (its view)."""
+    transcript: str | None = None
+    """Where the judge's transcript is (an inspect_ai eval log, sample and epochs), when it came from one."""
 
     @property
     def label(self) -> Label:
@@ -99,7 +126,8 @@ class Mistakes:
         """The JSON document: counts, then every mistake with its label, verdict and the text the judge saw."""
         def item(m: Mistake) -> dict[str, Any]:
             return {"trajectory_id": m.trajectory.trajectory_id, "truth": m.truth(),
-                    "label": m.label.model_dump(mode="json"), "verdict": m.verdict.model_dump(mode="json"), "seen": m.seen}  # fmt: skip
+                    "label": m.label.model_dump(mode="json"), "verdict": m.verdict.model_dump(mode="json"), "seen": m.seen,
+                    "transcript": m.transcript}  # fmt: skip
 
         return {"judge_id": self.judge_id, "view": self.view, "judged": self.judged, "faults": self.faults,
                 "clean": self.clean, "misses": [item(m) for m in self.misses],
@@ -116,6 +144,8 @@ class Mistakes:
                 out.append(f"\n--- {m.kind} {i} of {len(items)}: {m.trajectory.trajectory_id} ---")
                 out.append(f"truth:   {m.truth()}")
                 out.append(f"verdict: {m.said()}")
+                if m.transcript:
+                    out.append(f"transcript: {m.transcript} (inspect view --log-dir {Path(m.transcript.split(', sample ')[0]).parent})")
                 if m.verdict.rationale:
                     out.append(textwrap.fill(m.verdict.rationale, width, initial_indent="because: ",
                                              subsequent_indent="         "))  # fmt: skip
@@ -140,8 +170,12 @@ def _of(k: int, n: int, word: str) -> str:
     return f"{k} of its {_count(n, word)}"
 
 
-def find_mistakes(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge_id: str) -> Mistakes:
-    """The misses and false alarms of ``judge_id``; ValueError listing the judges present when it has no verdicts."""
+def find_mistakes(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge_id: str,
+                  transcripts: dict[tuple[str, str], str] | None = None) -> Mistakes:
+    """The misses and false alarms of ``judge_id``; ValueError listing the judges present when it has no verdicts.
+
+    ``transcripts`` (:func:`read_transcripts`) names where each verdict's transcript is, if known.
+    """
     mine = {v.trajectory_id: v for v in verdicts if v.judge_id == judge_id}
     if not mine:
         present = list(dict.fromkeys(v.judge_id for v in verdicts))
@@ -154,7 +188,7 @@ def find_mistakes(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
         assert t.label is not None
         if v.faulty != t.label.faulty:
             kind = "miss" if t.label.faulty else "false alarm"
-            found[kind].append(Mistake(kind, t, v, render_view(view, t)))
+            found[kind].append(Mistake(kind, t, v, render_view(view, t), (transcripts or {}).get((t.trajectory_id, judge_id))))
     faults = sum(1 for t in judged if t.label is not None and t.label.faulty)
     return Mistakes(judge_id, view, len(judged), faults, len(judged) - faults,
                     tuple(found["miss"]), tuple(found["false alarm"]))  # fmt: skip
@@ -166,7 +200,7 @@ def cli_misses(args: Any) -> int:
 
     data = load_data(args.data)
     try:
-        found = find_mistakes(data.trajectories, data.verdicts, args.judge)
+        found = find_mistakes(data.trajectories, data.verdicts, args.judge, read_transcripts(args.data))
     except ValueError as exc:
         raise DataError(f"{Path(args.data) / 'verdicts.jsonl'}: {exc}") from None
     if args.json:

@@ -101,6 +101,12 @@ TYPE_CODES: dict[str, str] = {
 """Short column labels of the confusion panels (the figure spells each out in its key)."""
 
 
+def confusion_judges(llm: Sequence[str], judges: Sequence[str]) -> list[str]:
+    """The judges the confusion figure shows: the LLM judges, else every judge in the data (the rule
+    engine or a Python judge; a reader's folder need not hold the rule engine)."""
+    return list(llm) or list(judges)
+
+
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
     when there are several), two a row. Every panel labels its columns with the short codes of

@@ -8,17 +8,75 @@ computes each table twice: the paper's first, then ours.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from trajectory_judge.analysis.loading import Dataset, load_data, load_paper_data
 from trajectory_judge.analysis.report import Report, build_report
-from trajectory_judge.book.paths import data_dir, paper_data_dir, paper_trajectories_dir
+from trajectory_judge.book.paths import data_dir, own_folder, paper_data_dir, paper_trajectories_dir
 
 PAPER = "the paper"
 """Label of the paper's verdict set."""
 
 OURS = "this edition"
 """Label of this edition's verdict set."""
+
+
+@dataclass(frozen=True)
+class OursWording:
+    """How the chapters name the verdict set beside the paper's: this edition's run, or a reader's folder."""
+
+    own: bool
+    """Whether the book is built on a reader's folder (``TJ_DATA`` other than the book's ``data/``)."""
+    name: str
+    """``this edition`` or ``your folder `mine```: what the verdicts are."""
+    judges: str
+    """``this edition's judges`` or ``your judges``."""
+    column: str
+    """A table column's head for one model's judges: ``This edition`` or ``Your folder``."""
+
+
+def ours_wording() -> OursWording:
+    """The wording of the verdict set in ``TJ_DATA``: this edition's, or the reader's folder's."""
+    folder = own_folder()
+    if folder is None:
+        return OursWording(False, OURS, "this edition's judges", "This edition")
+    return OursWording(True, f"your folder `{folder}`", "your judges", "Your folder")
+
+
+def folder_note(ours: Dataset) -> str:
+    """On a reader's folder, one paragraph saying the page is about that folder, the paper's verdicts beside it
+    as the reference; empty for this edition's own run."""
+    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.book.style import judge_name, list_text
+
+    words = ours_wording()
+    if not words.own:
+        return ""
+    judges = judge_order(ours.verdicts)
+    judged = len({v.trajectory_id for v in ours.verdicts})
+    return (f"This page is built on {words.name}: {judged} of its {len(ours.trajectories)} trajectories judged by "
+            f"{list_text([judge_name(j) for j in judges], 'no judge')}. Where it speaks of this edition, read your "
+            "folder and your judges; the paper's verdicts stay beside them as the reference.")
+
+
+def ours_phrases(ours: Dataset) -> dict[str, str]:
+    """The phrases that say whose verdicts stand beside the paper's, for glue: ``ours_verdicts`` (what
+    and where they are), ``ours_source`` (their tables' group), ``ours_origin`` (how they were made)."""
+    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.book.style import judge_name, list_text, source_name
+
+    words = ours_wording()
+    if not words.own:
+        return {"ours_verdicts": "this edition's verdicts (its much smaller models, in data/)",
+                "ours_source": source_name("edition"),
+                "ours_origin": "This edition re-ran the testbed and the judges on one CPU with much smaller models"}
+    judges = list_text([judge_name(j) for j in judge_order(ours.verdicts)], "no judge")
+    judged = len({v.trajectory_id for v in ours.verdicts})
+    return {"ours_verdicts": f"the verdicts of {words.name} (your judges: {judges})",
+            "ours_source": source_name("edition"),
+            "ours_origin": (f"Your folder holds the verdicts of your judges ({judges}) on {judged} of its "
+                            f"{len(ours.trajectories)} trajectories")}
 
 
 class Editions(NamedTuple):

@@ -6,7 +6,10 @@ writes the executed notebook so that re-running on unchanged data gives a byte-i
 (stable cell ids, no timing metadata). The committed ``.ipynb`` are what nbval checks against
 fresh runs.
 
-    python -m trajectory_judge.book execute [--data DIR] [NOTEBOOK ...]
+    python -m trajectory_judge.book execute [--data DIR] [--out DIR] [NOTEBOOK ...]
+
+With ``--out`` the executed notebooks go to that folder and the committed ones stay as they are:
+the quick way to check that every chapter runs on a folder of one's own (``--data mine/``).
 """
 
 from __future__ import annotations
@@ -89,8 +92,9 @@ def _env(var: str, value: str | None) -> Iterator[None]:
             os.environ[var] = old
 
 
-def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600) -> Path:
-    """Run the notebook of ``md`` in ``notebooks/`` and write the executed ``.ipynb`` beside it.
+def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600, out_dir: str | Path | None = None) -> Path:
+    """Run the notebook of ``md`` in ``notebooks/`` and write the executed ``.ipynb`` beside it
+    (or into ``out_dir``, leaving the committed one as it is).
 
     ``data`` sets ``TJ_DATA`` for the kernel; by default it is the data of the book holding the
     notebook (or, for a notebook outside any book, of the book around the working directory).
@@ -121,7 +125,7 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600) -> 
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
-    out = md.with_suffix(".ipynb")
+    out = md.with_suffix(".ipynb") if out_dir is None else Path(out_dir) / f"{md.stem}.ipynb"
     text = nbformat.writes(nb, version=4)
     out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     return out
@@ -188,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ex.add_argument("notebooks", nargs="*", help="stems or paths (default: every notebooks/*.md)")
     ex.add_argument("--data", default=None, help=f"data directory for the kernel (sets {DATA_ENV})")
     ex.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
+    ex.add_argument("--out", default=None, help="write the executed notebooks into this folder (default: in place)")
     cf = sub.add_parser("config", help="name the hosting repository (buttons, Binder badge, Colab set-up)")
     cf.add_argument("--repository", required=True, help="https://github.com/OWNER/REPO")
     cf.add_argument("--branch", default="main", help="branch the buttons open and Colab clones (default main)")
@@ -196,12 +201,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _config(args.repository, args.branch)
     from nbclient.exceptions import CellExecutionError
 
+    if args.out is not None:
+        out_dir = Path(args.out).resolve()
+        if out_dir == notebooks_dir().resolve():
+            print("trajectory-judge book execute: error: --out is the notebooks folder; omit it to execute in place",
+                  file=sys.stderr)
+            return 2
+        out_dir.mkdir(parents=True, exist_ok=True)
+    failed = 0
     for md in notebook_sources(args.notebooks):
         try:
-            out = execute(md, data=args.data, timeout=args.timeout)
+            out = execute(md, data=args.data, timeout=args.timeout, out_dir=args.out)
         except CellExecutionError as exc:
             last = [ln for ln in str(exc).splitlines() if ln.strip()][-1]
             print(f"{md}: a cell failed, the .ipynb is left as it was\n  {last}", file=sys.stderr)
-            return 1
+            failed += 1
+            continue
         print(f"executed {out.relative_to(repo_root()) if out.is_relative_to(repo_root()) else out}", file=sys.stderr)
-    return 0
+    return 1 if failed else 0

@@ -23,6 +23,17 @@ def interior_edges(confidences: Sequence[float]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["confidence", "n", "bin"])
 
 
+def edge_sentence(edges: pd.DataFrame, n_verdicts: int) -> str:
+    """How many verdicts sit on an interior edge, and where (from :func:`interior_edges`), as a clause."""
+    n = int(edges["n"].sum())
+    if n == 0:
+        return (f"none of the {n_verdicts} verdicts in the data sits exactly on an interior edge, but one that "
+                "did would count in the bin its edge closes")
+    at = ", ".join(f"{c:g}" for c in edges["confidence"])
+    return (f"{n} of the {n_verdicts} verdicts in the data sit exactly on an interior edge (at {at}), and each "
+            "counts in the bin its edge closes")
+
+
 # --- bootstrap demonstration -----------------------------------------------------------------
 def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> pd.DataFrame:
     """Trajectories drawn from each design cell in each of ``resamples`` stratified replicates.

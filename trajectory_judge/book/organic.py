@@ -149,6 +149,28 @@ def outcome_gaps(episodes: Sequence) -> pd.Series:
                      dtype="int64", name="episodes wrong").rename_axis("outcome field")
 
 
+def repeat_sentence(repeats: pd.Series) -> str:
+    """Which tool the verbatim repeats of :func:`repeated_calls` mostly call, as a sentence (no final stop)."""
+    from trajectory_judge.book.style import format_number
+
+    if not len(repeats):
+        return "No episode repeats a call verbatim"
+    share = format_number(float(repeats.iloc[0] / repeats.sum()), 2)
+    return (f"Of all verbatim repeats, a share of {share} are calls to {repeats.index[0]}, made again instead of "
+            "moving on to the closing reply")
+
+
+def gap_sentence(gaps: pd.Series, n_wrong: int) -> str:
+    """Which outcome fields the episodes with a wrong outcome get wrong (:func:`outcome_gaps`), as a sentence."""
+    if not len(gaps):
+        return "With no episode in the data, no outcome field can be checked"
+    if n_wrong == 0:
+        return "No episode gets a customer-visible outcome field wrong"
+    fields = ", ".join(f"{k} in {v}" for k, v in gaps.items())
+    return (f"Split by outcome field, the {n_wrong} episodes with a wrong outcome get these fields wrong ({fields} "
+            "episodes; one episode can miss several)")
+
+
 # --- how the chapter shows them ---------------------------------------------------------------
 def _source_column(column: str) -> str:
     """``ours (model)`` as ``This edition · Model``, ``published (model)`` as ``Paper · Model``."""

@@ -21,11 +21,30 @@ __all__ = ["judge_style", "legend_outside", "setup", "show", "table"]
 
 def setup() -> None:
     """The book's display options: SVG figures with fixed sizes and palette, and pandas reprs that
-    never truncate silently nor use e-notation (for any frame shown without :func:`table`)."""
+    never truncate silently nor use e-notation (for any frame shown without :func:`table`).
+
+    Built on a reader's folder (``TJ_DATA``), it shows the note that says so
+    (:func:`trajectory_judge.book.editions.folder_note`); on this edition's data it shows nothing."""
     setup_figures()
+    folder_note()
     pd.set_option("display.max_rows", 500)
     pd.set_option("display.max_columns", 50)
     pd.set_option("display.width", 200)
     pd.set_option("display.float_format", "{:.3f}".format)
     pd.set_option("styler.format.na_rep", "\u2013")
     pd.set_option("styler.format.precision", 3)
+
+
+def folder_note() -> None:
+    """Show, on a reader's folder only, which folder and judges the page is about."""
+    from trajectory_judge.book.paths import own_folder
+
+    if own_folder() is None:
+        return
+    from IPython.display import Markdown, display
+
+    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.book.editions import folder_note as note
+    from trajectory_judge.book.paths import data_dir
+
+    display(Markdown("> " + note(load_data(data_dir()))))

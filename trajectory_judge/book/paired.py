@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.paired import clean_parents, paired_discrimination
+from trajectory_judge.book.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
 from trajectory_judge.book.style import by_source
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
@@ -112,37 +113,124 @@ def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
     return [t for t in FAILURE_TYPES if same.get(t)]
 
 
-def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float]:
+def paired_interval(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str, group: str, *,
+                    resamples: int = 10_000, seed: int = 7) -> tuple[float, float] | None:
+    """95% percentile interval of ``judge``'s paired discrimination on ``group`` (``loud``, ``silent``, ``all``):
+    the fault–parent pairs resampled within each failure type, as the design fixes how many of each
+    there are. ``None`` when the group has no pair."""
+    parents = clean_parents(trajectories)
+    vs = {v.trajectory_id: v for v in verdicts if v.judge_id == judge}
+    by_type: dict[str, list[int]] = {}
+    for t in trajectories:
+        lab, parent = t.label, parents.get(t.instance_id)
+        if lab is None or not lab.faulty or parent is None or t.trajectory_id not in vs or parent.trajectory_id not in vs:
+            continue
+        if group != "all" and group != ("silent" if lab.outcome_correct else "loud"):
+            continue
+        by_type.setdefault(str(lab.failure_type), []).append(int(vs[t.trajectory_id].faulty) - int(vs[parent.trajectory_id].faulty))
+    n = sum(map(len, by_type.values()))
+    if n == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for ft in sorted(by_type):
+        d = np.asarray(by_type[ft])
+        total += d[rng.integers(0, len(d), size=(resamples, len(d)))].sum(axis=1)
+    low, high = np.percentile(total / n, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _over_types(four: Sequence[str], values: dict, pick, paired: bool) -> Quantity:
+    """``pick`` (min, max) of a per-type value over the reply-unchanged types, or why it is missing."""
+    if not four:
+        return Quantity.missing(f"no fault type leaves the reply unchanged {HERE}")
+    got = {t: values[t].value if paired else values[t] for t in four}
+    lacking = [t for t, v in got.items() if v is None]
+    if lacking:
+        return Quantity.missing(no_parent_judged(lacking) if paired else none_judged(lacking))
+    return Quantity(pick(got.values()))
+
+
+def _paired(judge, group: str, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> Quantity:
+    """A judge's paired discrimination on ``loud`` or ``silent`` faults, with its interval when ``verdicts`` are given."""
+    v = judge.paired_discrimination[group]
+    if v.value is None:
+        return Quantity.missing(f"no {group} fault has its clean parent judged {HERE}")
+    span = paired_interval(trajectories, verdicts, judge.judge_id, group) if verdicts else None
+    low, high = span if span is not None else (None, None)
+    return Quantity(v.value, low=low, high=high, n=v.n)
+
+
+def _metric(judge, key: str, why: str) -> Quantity:
+    v = judge.metrics.get(key)
+    return Quantity(v) if v is not None else Quantity.missing(why)
+
+
+def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: str, step: str,
+                            verdicts: Sequence[Verdict] = ()) -> dict[str, Quantity]:
     """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
 
     Keys name what is measured (recall and paired discrimination of the outcome judge on the
     reply-unchanged types and by outcome survival; the step judge's recall there, its clean flags
-    and their exact upper bound; its detection of each invented promise).
+    and their exact upper bound; its detection of each invented promise). A quantity the folder's
+    verdicts cannot give (no fault of a type judged, or none with its clean parent judged) is
+    :meth:`Quantity.missing` with the reason. Given the ``verdicts``, the paired values by outcome
+    survival carry their interval (:func:`paired_interval`).
     """
     four = reply_unchanged_types(trajectories)
     out_j, step_j = rep.judges[outcome], rep.judges[step]
     claims = rep.claim_table(step)
     always = claims[claims["recall"] == 1.0]
     rest = claims.drop(always.index)
+
+    n_clean = step_j.strata.get("clean", 0)
+    false_alarms = step_j.metrics.get("false_alarm_rate")
+    no_clean = f"no clean run was judged by the step judge {HERE}"
+    ci = step_j.intervals.get("false_alarm_rate")
+    no_claim = f"no unsupported-claim fault was judged by the step judge {HERE}"
     return {
-        "n_reply_unchanged_types": len(four),
-        "outcome_recall_reply_unchanged_min": min(out_j.per_type_recall[t] for t in four),
-        "outcome_recall_reply_unchanged_max": max(out_j.per_type_recall[t] for t in four),
-        "outcome_paired_reply_unchanged": max(abs(out_j.paired_discrimination[t].value) for t in four),
-        "outcome_paired_loud": out_j.paired_discrimination["loud"].value,
-        "outcome_paired_silent": out_j.paired_discrimination["silent"].value,
-        "outcome_loud_recall": out_j.metrics["loud_recall"],
-        "outcome_silent_recall": out_j.metrics["silent_recall"],
-        "step_recall_reply_unchanged": min(step_j.per_type_recall[t] for t in four),
-        "step_clean_flagged": round(step_j.metrics["false_alarm_rate"] * step_j.strata["clean"]),
-        "step_clean_n": step_j.strata["clean"],
-        "step_clean_flagged_ci_high": step_j.intervals["false_alarm_rate"].high,
-        "step_paired_reply_unchanged": min(step_j.paired_discrimination[t].value for t in four),
-        "claim_sentences": len(claims),
-        "claim_always_flagged_sentences": len(always),
-        "claim_other_flagged": int(rest["flagged"].sum()),
-        "claim_other_n": int(rest["n"].sum()),
+        "n_reply_unchanged_types": Quantity(len(four)),
+        "outcome_recall_reply_unchanged_min": _over_types(four, out_j.per_type_recall, min, False),
+        "outcome_recall_reply_unchanged_max": _over_types(four, out_j.per_type_recall, max, False),
+        "outcome_paired_reply_unchanged": _over_types(four, out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True),
+        "outcome_paired_loud": _paired(out_j, "loud", trajectories, verdicts),
+        "outcome_paired_silent": _paired(out_j, "silent", trajectories, verdicts),
+        "outcome_loud_recall": _metric(out_j, "loud_recall", f"no loud fault was judged {HERE}"),
+        "outcome_silent_recall": _metric(out_j, "silent_recall", f"no silent fault was judged {HERE}"),
+        "step_recall_reply_unchanged": _over_types(four, step_j.per_type_recall, min, False),
+        "step_clean_flagged": Quantity(round(false_alarms * n_clean)) if false_alarms is not None else Quantity.missing(no_clean),
+        "step_clean_n": Quantity(n_clean),
+        "step_clean_flagged_ci_high": Quantity(ci.high) if ci is not None else Quantity.missing(no_clean),
+        "step_paired_reply_unchanged": _over_types(four, step_j.paired_discrimination, min, True),
+        "claim_sentences": Quantity(len(claims)) if len(claims) else Quantity.missing(no_claim),
+        "claim_always_flagged_sentences": Quantity(len(always)) if len(claims) else Quantity.missing(no_claim),
+        "claim_other_flagged": Quantity(int(rest["flagged"].sum())) if len(claims) else Quantity.missing(no_claim),
+        "claim_other_n": Quantity(int(rest["n"].sum())) if len(claims) else Quantity.missing(no_claim),
     }
+
+
+def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float | None]:
+    """:func:`camera_ready_quantities` as plain values (``None`` where missing)."""
+    return {k: q.value for k, q in camera_ready_quantities(rep, trajectories, outcome, step).items()}
+
+
+def camera_ready_gaps(quantities: dict[str, dict[str, Quantity]]) -> str:
+    """One sentence per column of the camera-ready table saying what it cannot compute and why; empty when nothing is missing."""
+    parts = []
+    for column, qs in quantities.items():
+        said = cannot_compute((_possessive(CAMERA_READY_NAMES.get(k, k)), q) for k, q in qs.items())
+        if said:
+            parts.append(f"In the column {column}, {said[0].lower()}{said[1:]}")
+    return " ".join(parts)
+
+
+def _possessive(name: str) -> str:
+    """``Outcome judge: lowest recall on them`` as ``the outcome judge's lowest recall on the reply-unchanged types``."""
+    who, _, what = name.partition(": ")
+    if not what:
+        return name[0].lower() + name[1:]
+    what = what.replace('on them', 'on the reply-unchanged types').replace('paired, ', 'paired discrimination on ')
+    return f"the {who.lower()}'s {what}"
 
 
 def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
@@ -197,7 +285,14 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     keys = list(next(iter(numbers.values())))
     from trajectory_judge.book.appendix import true_minus
 
-    data = {c: [true_minus(format_number(v[k], 3, count=k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
+    from trajectory_judge.book.style import format_interval
+
+    def text(x, count: bool) -> str:
+        if isinstance(x, Quantity) and x.low is not None:
+            return format_interval(x.value, x.low, x.high, "bootstrap")
+        return format_number(x.value if isinstance(x, Quantity) else x, 3, count=count)
+
+    data = {c: [true_minus(text(v[k], k in CAMERA_READY_COUNTS)) for k in keys] for c, v in numbers.items()}
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
 
 

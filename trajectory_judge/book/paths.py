@@ -47,6 +47,24 @@ def data_dir(start: str | Path | None = None) -> Path:
     return _resolve(DATA_ENV, "data", "trajectories.jsonl", start)
 
 
+def own_folder(start: str | Path | None = None) -> str | None:
+    """The name of the folder the book is built on when ``$TJ_DATA`` names one other than the
+    book's own ``data/`` (a reader's experiment folder), else ``None`` (this edition's run).
+
+    A folder whose ``SHA256SUMS`` is the book's own (a copy of ``data/``) holds this edition's run too."""
+    try:
+        here = data_dir(start)
+        own = (repo_root(start) / "data").resolve()
+    except FileNotFoundError:
+        return None
+    if here == own:
+        return None
+    sums = here / "SHA256SUMS"
+    if sums.is_file() and (own / "SHA256SUMS").is_file() and sums.read_bytes() == (own / "SHA256SUMS").read_bytes():
+        return None
+    return here.name
+
+
 def paper_data_dir(start: str | Path | None = None) -> Path:
     """The paper's verdicts: ``$TJ_PAPER_DATA`` (a relative path from the book's root), else ``data/release``.
 

@@ -152,7 +152,8 @@ def spread_sentence(sv: SeedVariance) -> str:
 def greedy_sentence(sv: SeedVariance) -> str:
     """How the greedy step judge of the same model sits against the seeds, over the quality metrics."""
     if sv.greedy is None:
-        return ""
+        return _cannot("the comparison of greedy decoding with sampling",
+                       "the folder holds no greedy step judge of the same model on these trajectories")
     q = quality_metrics(sv)
     seeds, greedy = q[list(sv.members)], q[sv.greedy]
     outside = int(((greedy < seeds.min(axis=1)) | (greedy > seeds.max(axis=1))).sum())
@@ -177,9 +178,18 @@ def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajecto
     out["n_complete"] = str(check.complete) if check else "–"
     out["intro_seeds"] = summary_sentence(sv)
     if sv is None:
-        return {**out, "spread": "", "greedy": "", "deltas": "", "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
+        none = "the folder keeps no ensemble members (members.jsonl)"
+        return {**out, "spread": _cannot("The spread between seeds", none), "greedy": "",
+                "deltas": _cannot("The paired differences between seeds", none), "n_agree": "–", "n_seeds": "–", "all_agree_share": "–", "fleiss_kappa": "–"}
     return {**out, "spread": spread_sentence(sv), "greedy": greedy_sentence(sv), "deltas": delta_sentence(sv), "n_agree": str(sv.agreement.all_agree), "n_seeds": str(sv.n),
             "all_agree_share": f"{sv.agreement.all_agree_share:.3f}", "fleiss_kappa": f"{sv.agreement.fleiss_kappa:.3f}"}
+
+
+def _cannot(what: str, why: str) -> str:
+    """The book's one sentence for a quantity this folder cannot give (:func:`trajectory_judge.book.missing.cannot_compute`)."""
+    from trajectory_judge.book.missing import Quantity, cannot_compute
+
+    return cannot_compute({what: Quantity.missing(why)})
 
 
 def summary_sentence(sv: SeedVariance | None) -> str:
@@ -234,7 +244,7 @@ def prose_values(sv: SeedVariance | None, checks: list[EnsembleCheck]) -> dict[s
     if sv is None or not checks:
         return {"scored_text": "Without stored members there are no seeds to score on this data.",
                 "agreement_text": "With no members stored, the seeds' agreement cannot be measured on this data.",
-                "votes_text": ""}
+                "votes_text": _cannot("How many seeds flag each trajectory", "the folder keeps no ensemble members (members.jsonl)")}
     a = sv.agreement
     return {
         "scored_text": (f"Each seed is scored on the {plural(checks[0].complete, 'trajectory', 'trajectories')} every seed "

@@ -220,7 +220,14 @@ def judge_name(judge_id: str) -> str:
 
 
 def source_name(source: str) -> str:
-    """``release`` as ``Paper (release)``, ``edition`` as ``This edition``; other text unchanged."""
+    """``release`` as ``Paper (release)``, ``edition`` as ``This edition`` (``Your folder (NAME)`` when
+    the book is built on a reader's folder, :func:`trajectory_judge.book.paths.own_folder`); other text unchanged."""
+    if source == "edition":
+        from trajectory_judge.book.paths import own_folder
+
+        folder = own_folder()
+        if folder is not None:
+            return f"Your folder ({folder})"
     return SOURCES.get(source, source)
 
 

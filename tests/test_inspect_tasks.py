@@ -1,0 +1,177 @@
+"""The testbed as inspect_ai tasks, run offline against the loopback stand-in server, read back by
+``import-inspect`` into a folder that ``report``, ``misses`` and the book work on.
+
+inspect's ``openai-api`` provider is pointed at tests/fake_server.py with ``FAKE_BASE_URL`` and
+``FAKE_API_KEY`` (model ``openai-api/fake/m``); its ``mockllm`` is not used, since it downloads a tokenizer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -e '.[inspect]'")
+
+from inspect_ai import eval as inspect_eval  # noqa: E402
+
+from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer  # noqa: E402
+from trajectory_judge.cli import main  # noqa: E402
+from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge  # noqa: E402
+from trajectory_judge.backends.strict import strict_violations  # noqa: E402
+from trajectory_judge.inspect_tasks.samples import load_dataset, response_format  # noqa: E402
+from trajectory_judge.judges.schema import response_schema  # noqa: E402
+from trajectory_judge.judges.prompts import build_prompt  # noqa: E402
+from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "openai-api/fake/m"
+
+
+@pytest.fixture
+def folder(tmp_path):
+    d = tmp_path / "mine"
+    d.mkdir()
+    shutil.copy(ROOT / "data" / "trajectories.jsonl", d / "trajectories.jsonl")
+    return d
+
+
+@pytest.fixture(scope="module")
+def stand_in():
+    # one server for the module: inspect keeps a model's client for the process, so its base URL must not move
+    with FakeModelServer(hosted=True, api_key="test-key") as srv:
+        saved = {k: os.environ.get(k) for k in ("FAKE_BASE_URL", "FAKE_API_KEY")}
+        os.environ.update(FAKE_BASE_URL=srv.url + "/v1", FAKE_API_KEY="test-key")
+        yield srv
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.update({k: v})
+
+
+@pytest.fixture
+def server(stand_in):
+    stand_in.requests.clear()
+    stand_in.content = VALID_CONTENT
+    yield stand_in
+    stand_in.content = VALID_CONTENT
+
+
+def run_eval(tasks, log_dir: Path) -> list[str]:
+    logs = inspect_eval(tasks, model=MODEL, log_dir=str(log_dir), display="none", max_retries=1, timeout=60)
+    assert all(log.status == "success" for log in logs), [str(log.error)[:500] for log in logs]
+    return [str(log.location) for log in logs]
+
+
+def test_samples_are_the_prompt_our_runner_sends_under_ids_that_name_no_fault(folder):
+    trajs = load_trajectories(folder / "trajectories.jsonl")
+    for view in ("outcome", "step", "reply"):
+        samples = list(load_dataset(view, folder))
+        assert len(samples) == 400
+        for s, t in zip(samples, trajs):
+            assert s.input == build_prompt(view, t)
+            assert t.trajectory_id not in str(s.id) and not any(ft in str(s.id) for ft in (*FAILURE_TYPES, "clean"))
+            assert Label.model_validate_json(s.target) == t.label
+            assert s.metadata["trajectory_id"] == t.trajectory_id
+    assert len({s.id for s in load_dataset("step", folder)}) == 400
+    assert [s.id for s in load_dataset("step", folder)] == [s.id for s in load_dataset("step", folder)]  # eval-retry finds them
+
+
+def test_the_response_format_is_our_schema_in_the_subset_hosted_strict_modes_accept():
+    for view in ("outcome", "step", "reply"):
+        fmt = response_format(view)
+        assert fmt.strict and fmt.name == "verdict"
+        assert not strict_violations(fmt.json_schema.model_dump(exclude_none=True))
+        assert list(fmt.json_schema.properties) == list(response_schema(view)["properties"])
+
+
+def test_limit_is_the_stratified_prefix_run_limit_takes(folder):
+    trajs = load_trajectories(folder / "trajectories.jsonl")
+    assert [s.metadata["trajectory_id"] for s in load_dataset("step", folder, 40)] == [t.trajectory_id for t in trajs[:40]]
+    with pytest.raises(ValueError, match="limit must be a positive"):
+        load_dataset("step", folder, 0)
+
+
+def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble():
+    inspect = Path(sys.executable).with_name("inspect")
+    out = subprocess.run([str(inspect), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120).stdout.split()
+    assert {line.split("@")[1] for line in out} == {"outcome_judge", "step_judge", "reply_judge", "selfcons_judge"}
+
+
+def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, tmp_path, capsys):
+    logs = run_eval([step_judge(data=str(folder), limit=16), outcome_judge(data=str(folder), limit=16),
+                     selfcons_judge(data=str(folder), limit=16)], tmp_path / "logs")
+    sent = [b for m, p, b in server.requests if p == "/v1/chat/completions"]
+    assert len(sent) == 16 + 16 + 48
+    assert all(b["response_format"]["json_schema"]["strict"] for b in sent)
+    sampled = sorted((b["temperature"], b["seed"]) for b in sent if b.get("temperature") == 0.7)
+    assert sampled == sorted([(0.7, s) for s in (7, 8, 9)] * 16)  # one epoch per seed of the ensemble
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    verdicts = load_verdicts(folder / "verdicts.jsonl")
+    assert sorted({v.judge_id for v in verdicts}) == [f"outcome:{MODEL}", f"selfcons3:{MODEL}", f"step:{MODEL}"]
+    assert len(verdicts) == 48 and len(load_verdicts(folder / "members.jsonl")) == 48
+    assert all(v.prompt_tokens == 123 and v.completion_tokens == 45 for v in verdicts if not v.judge_id.startswith("selfcons"))
+    runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == 3 and {r["backend"] for r in runs} == {"inspect_ai"} and {r["model"] for r in runs} == {MODEL}
+    assert {r["inspect"]["log"] for r in runs} == set(logs)
+
+
+def test_importing_a_log_twice_adds_nothing(folder, server, tmp_path):
+    logs = run_eval([step_judge(data=str(folder), limit=8)], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    before = {p.name: p.read_bytes() for p in folder.glob("*.jsonl")}
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    assert {p.name: p.read_bytes() for p in folder.glob("*.jsonl")} == before and len(before) == 4
+
+
+def test_report_and_misses_work_on_an_imported_folder_and_misses_names_the_transcript(folder, server, tmp_path, capsys):
+    logs = run_eval([selfcons_judge(data=str(folder), limit=8)], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    capsys.readouterr()
+    assert main(["report", "--data", str(folder), "--resamples", "200"]) == 0
+    assert f"selfcons3:{MODEL}" in capsys.readouterr().out
+    assert main(["misses", "--data", str(folder), "--judge", f"selfcons3:{MODEL}", "--json"]) == 0
+    alarms = json.loads(capsys.readouterr().out)["false_alarms"]
+    assert alarms and all(a["transcript"].startswith(str(Path(logs[0]).resolve())) and "epochs 1, 2, 3" in a["transcript"]
+                          for a in alarms)  # fmt: skip
+
+
+def test_an_unparseable_answer_is_stored_as_our_runner_stores_it(folder, server, tmp_path):
+    server.content = NOT_JSON
+    logs = run_eval([outcome_judge(data=str(folder), limit=8)], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    verdicts = load_verdicts(folder / "verdicts.jsonl")
+    assert len(verdicts) == 8 and all(v.unparseable and not v.faulty and v.confidence == 0.5 for v in verdicts)
+
+
+def test_a_log_of_another_folder_or_a_file_that_is_no_log_is_refused_in_one_line(folder, server, tmp_path, capsys):
+    logs = run_eval([step_judge(data=str(folder), limit=8)], tmp_path / "logs")
+    other = tmp_path / "other"
+    assert main(["build-dataset", "--seed", "8", "--out", str(other)]) == 0
+    capsys.readouterr()
+    assert main(["import-inspect", *logs, "--data", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "sample" in err and ("not in this folder" in err or "prompt in the log" in err)
+    assert not (other / "verdicts.jsonl").exists()
+    junk = tmp_path / "junk.eval"
+    junk.write_text("not a log")
+    assert main(["import-inspect", str(junk), "--data", str(folder)]) == 2
+    assert "not an inspect eval log" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(reason="the book on a folder of a few dozen trajectories is being made robust (issue 27, item 3)",
+                   strict=False)
+def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
+    logs = run_eval([step_judge(data=str(folder), limit=40), outcome_judge(data=str(folder), limit=40)], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    book = tmp_path / "book"
+    shutil.copytree(ROOT, book, ignore=shutil.ignore_patterns("_build", ".venv", ".git", "*.egg-info"))
+    env = {**os.environ, "TJ_DATA": str(folder)}
+    jb = Path(sys.executable).with_name("jupyter-book")
+    run = subprocess.run([str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

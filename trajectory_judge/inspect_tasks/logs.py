@@ -1,0 +1,267 @@
+"""Eval logs read back as verdicts: ``trajectory-judge import-inspect LOG... --data DIR``.
+
+Each sample of a log written by one of :mod:`.tasks` becomes the verdict our runner would have
+written from the same answer: the model's text coerced by :func:`~trajectory_judge.judges.coerce.coerce`
+(so an unparseable answer votes clean at 0.5), validated against its trajectory, with the sample's
+tokens and working time as its cost. A view task's verdicts are ``VIEW:MODEL``; the ensemble's
+epochs are its members (``step@T0.7/seed7:MODEL``, in ``members.jsonl``) and their strict-majority
+aggregate is ``selfcons3:MODEL``. MODEL is the log's model string (``openai/gpt-4o-mini``) unless
+``--judge-model-name`` says otherwise.
+
+Importing is idempotent: a (trajectory, judge) already on disk is skipped, and one run record per
+log (its ``eval_id``) is appended to ``runs.jsonl``. Each verdict's transcript (log file, sample id,
+epochs) goes to ``transcripts.jsonl``, which ``misses`` reads to say where ``inspect view`` shows it.
+A sample that errored in the log is not a verdict: it is counted, and ``inspect eval-retry`` redoes it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Sequence
+
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+
+from trajectory_judge.analysis.misses import TRANSCRIPTS
+from trajectory_judge.inspect_tasks.scoring import TRUNCATED
+from trajectory_judge.judges.coerce import coerce
+from trajectory_judge.judges.prompts import build_prompt, prompt_digests
+from trajectory_judge.judges.selfcons import aggregate, member_id
+from trajectory_judge.models import (DataError, Trajectory, Verdict, check_judge_id, check_verdict_step,
+                                     load_trajectories)
+from trajectory_judge.run.record import base_record, now
+from trajectory_judge.run.store import (MEMBERS, RUNS, TRAJECTORIES, VERDICTS, VerdictWriter, append_run_record,
+                                        data_dir_lock, keys_on_disk)
+
+TASK_KEY = "trajectory_judge"
+"""The key of a task's metadata (``{"view": ...}``) that marks a log as one of ours."""
+
+
+@dataclass
+class LogVerdicts:
+    """What one log holds, as this project's records."""
+
+    log: str
+    """The log file."""
+    view: str
+    """``outcome``, ``step``, ``reply`` or ``selfcons``."""
+    verdicts: list[Verdict] = field(default_factory=list)
+    """Single-pass or ensemble verdicts (for ``verdicts.jsonl``)."""
+    members: list[Verdict] = field(default_factory=list)
+    """Ensemble members (for ``members.jsonl``)."""
+    transcripts: list[dict[str, Any]] = field(default_factory=list)
+    """Where each verdict's transcript is: log, sample id, epochs."""
+    errored: int = 0
+    """Samples that ended in an error (no answer, no verdict)."""
+
+
+def _tokens(sample: EvalSample) -> tuple[int, int]:
+    usage = list((sample.model_usage or {}).values())
+    return sum(u.input_tokens or 0 for u in usage), sum(u.output_tokens or 0 for u in usage)
+
+
+def sample_verdict(sample: EvalSample, traj: Trajectory, view: str, judge_id: str, where: str) -> Verdict:
+    """The verdict of one sample on ``traj``, validated; DataError naming the sample when it is not that trajectory's."""
+    if isinstance(sample.input, str) and sample.input != build_prompt(view, traj):
+        raise DataError(f"{where}: the prompt in the log is not trajectory {traj.trajectory_id!r} of this folder "
+                        "as the task renders it (another data folder, or another version of the prompts)")
+    prompt, completion = _tokens(sample)
+    note = TRUNCATED if sample.output.stop_reason == "max_tokens" else None
+    v = coerce(sample.output.completion, trajectory_id=traj.trajectory_id, judge_id=judge_id,
+               step_indices=[s.index for s in traj.steps], latency_s=round(float(sample.working_time or 0.0), 6),
+               prompt_tokens=prompt, completion_tokens=completion, note=note)
+    check_verdict_step(v, traj)
+    return v
+
+
+def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tuple[float, int]]]:
+    """The log's judge id and, for the ensemble, its members' (temperature, seed)."""
+    meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
+    if view != "selfcons":
+        return check_judge_id(f"{view}:{model_name}"), []
+    seeds = [int(s) for s in meta.get("seeds") or []]
+    temp = float(meta.get("temperature"))
+    return check_judge_id(f"selfcons{len(seeds)}:{model_name}"), [(temp, s) for s in seeds]
+
+
+def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:
+    """Every verdict (and member) the samples of ``log`` give, in the folder's trajectory order."""
+    where = str(log.location)
+    view = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("view")
+    if view not in ("outcome", "step", "reply", "selfcons"):
+        raise DataError(f"{where}: task {log.eval.task!r} is not one of trajectory_judge's tasks "
+                        "(outcome_judge, step_judge, reply_judge, selfcons_judge)")
+    judge_id, sampling = _judge_ids(log, view, model_name)
+    out = LogVerdicts(log=where, view=view)
+    by_traj: dict[str, dict[int, Verdict]] = defaultdict(dict)
+    sids: dict[str, str] = {}
+    for s in log.samples or []:
+        tid = (s.metadata or {}).get("trajectory_id")
+        at = f"{where}: sample {s.id} (epoch {s.epoch})"
+        if tid not in trajectories:
+            raise DataError(f"{at}: trajectory {tid!r} is not in this folder's {TRAJECTORIES}")
+        if s.error is not None or s.output is None or not s.output.choices:
+            out.errored += 1
+            continue
+        if sampling:
+            temp, seed = float(s.metadata.get("temperature", sampling[0][0])), int(s.metadata.get("seed", sampling[s.epoch - 1][1]))
+            jid = check_judge_id(member_id(model_name, temperature=temp, seed=seed))
+        else:
+            jid = judge_id
+        by_traj[tid][s.epoch] = sample_verdict(s, trajectories[tid], "step" if sampling else view, jid, at)
+        sids[tid] = str(s.id)
+    for tid in (t for t in trajectories if t in by_traj):
+        epochs = sorted(by_traj[tid])
+        got = [by_traj[tid][e] for e in epochs]
+        link = {"trajectory_id": tid, "log": str(Path(where).resolve()), "sample_id": sids[tid]}
+        if not sampling:
+            out.verdicts += got
+            out.transcripts += [{**link, "judge_id": v.judge_id, "epochs": [e]} for e, v in zip(epochs, got)]
+            continue
+        out.members += got
+        out.transcripts += [{**link, "judge_id": v.judge_id, "epochs": [e]} for e, v in zip(epochs, got)]
+        if len(got) == len(sampling):  # an ensemble verdict needs every member
+            out.verdicts.append(aggregate(got, trajectory_id=tid, judge_id=judge_id))
+            out.transcripts.append({**link, "judge_id": judge_id, "epochs": epochs})
+    return out
+
+
+@dataclass
+class ImportResult:
+    """What importing one log did."""
+
+    log: str
+    """The log file."""
+    written: int = 0
+    """Verdicts and members written."""
+    skipped: int = 0
+    """Verdicts and members already on disk."""
+    errored: int = 0
+    """Samples that errored in the log."""
+    unparseable: int = 0
+    """Written verdicts whose answer did not parse."""
+    recorded: bool = False
+    """Whether a run record was appended (once per log)."""
+
+
+def _recorded_evals(data: Path) -> set[str]:
+    path = data / RUNS
+    if not path.exists():
+        return set()
+    ids = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("inspect"), dict):
+            ids.add(str(rec["inspect"].get("eval_id")))
+    return ids
+
+
+def _seconds(start: str | None, end: str | None) -> float | None:
+    try:
+        return round((datetime.fromisoformat(str(end)) - datetime.fromisoformat(str(start))).total_seconds(), 3)
+    except ValueError:
+        return None
+
+
+def run_record(log: EvalLog, got: LogVerdicts, result: ImportResult, model_name: str,
+               written: Sequence[Verdict]) -> dict[str, Any]:
+    """The run record of one imported log: model, provider, decoding, tokens, times, the log's ids."""
+    ensemble = [v.judge_id for v in got.verdicts[:1]] if got.view == "selfcons" else []
+    members = sorted({m.judge_id for m in got.members})
+    ids = sorted({v.judge_id for v in got.verdicts}) or ensemble
+    rec = base_record(ids, {e: members for e in ensemble}, concurrency=1)
+    cfg = log.plan.config.merge(log.eval.model_generate_config) if log.plan else log.eval.model_generate_config
+    meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
+    per: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+    for v in written:
+        p = per[v.judge_id]
+        p[0], p[1], p[2], p[3] = p[0] + 1, p[1] + v.latency_s, p[2] + v.prompt_tokens, p[3] + v.completion_tokens
+    usage = {m: u.model_dump(exclude_none=True) for m, u in (log.stats.model_usage or {}).items()}
+    rec.update({
+        "backend": "inspect_ai", "provider": log.eval.model.split("/", 1)[0], "model": log.eval.model,
+        "judge_model_name": model_name, "base_url": log.eval.model_base_url,
+        "limit": log.eval.config.limit or (log.eval.task_args or {}).get("limit"),
+        "decoding": {"temperature": cfg.temperature, "seed": cfg.seed, "max_tokens": cfg.max_tokens,
+                     "selfcons": {"temperature": meta.get("temperature"), "seeds": meta.get("seeds")} if ensemble else None},
+        "server": {"server": f"inspect_ai {log.eval.packages.get('inspect_ai', '')} ({log.eval.model.split('/', 1)[0]})".strip()},
+        "prompt_sha256": prompt_digests(), "started": log.stats.started_at or rec["started"], "ended": log.stats.completed_at or now(),
+        "wall_s": _seconds(log.stats.started_at, log.stats.completed_at), "model_usage": usage,
+        "inspect": {"log": got.log, "eval_id": log.eval.eval_id, "run_id": log.eval.run_id, "task": log.eval.task,
+                    "task_args": log.eval.task_args, "status": log.status},
+        "status": "ok" if log.status == "success" else str(log.status),
+        "written": result.written, "skipped": result.skipped, "errored": result.errored, "unparseable": result.unparseable,
+        "per_judge": {j: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
+                      for j, (n, lat, pt, ct) in per.items()},
+    })
+    return rec
+
+
+def _append_new(path: Path, records: Sequence[Verdict], done: set[tuple[str, str]]) -> list[Verdict]:
+    new = [v for v in records if (v.trajectory_id, v.judge_id) not in done]
+    if new:
+        writer = VerdictWriter(path)
+        try:
+            for v in new:
+                writer.write(v)
+                done.add((v.trajectory_id, v.judge_id))
+        finally:
+            writer.close()
+    return new
+
+
+def _append_transcripts(data: Path, links: Sequence[dict[str, Any]]) -> None:
+    path = data / TRANSCRIPTS
+    have = set()
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                have.add((rec["trajectory_id"], rec["judge_id"]))
+    new = [ln for ln in links if (ln["trajectory_id"], ln["judge_id"]) not in have]
+    if new:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(ln, sort_keys=True) + "\n" for ln in new))
+
+
+def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str | None = None) -> ImportResult:
+    """Import one eval log into ``data`` (holding its lock): new verdicts, members, transcripts, one run record."""
+    data = Path(data)
+    trajs = {t.trajectory_id: t for t in load_trajectories(data / TRAJECTORIES)}
+    try:
+        log = read_eval_log(str(log_path))
+    except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a file that is not a log
+        raise DataError(f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
+    got = log_verdicts(log, trajs, judge_model_name or log.eval.model)
+    result = ImportResult(log=str(log_path), errored=got.errored)
+    with data_dir_lock(data):
+        done = keys_on_disk(data / VERDICTS) | keys_on_disk(data / MEMBERS)
+        written = _append_new(data / MEMBERS, got.members, done) + _append_new(data / VERDICTS, got.verdicts, done)
+        result.written = len(written)
+        result.skipped = len(got.members) + len(got.verdicts) - len(written)
+        result.unparseable = sum(v.unparseable for v in written)
+        _append_transcripts(data, got.transcripts)
+        if written or log.eval.eval_id not in _recorded_evals(data):
+            append_run_record(data, run_record(log, got, result, judge_model_name or log.eval.model, written))
+            result.recorded = True
+    return result
+
+
+def cli_import_inspect(args: Any) -> int:
+    """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr."""
+    for path in args.logs:
+        r = import_log(path, args.data, judge_model_name=args.judge_model_name)
+        errored = (f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)"
+                   if r.errored else "")
+        print(f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
+              f"{r.unparseable} unparseable{errored}", file=sys.stderr)
+    if (Path(args.data) / "SHA256SUMS").exists():
+        print(f"trajectory-judge: note: {Path(args.data) / 'SHA256SUMS'} pins this folder's files; "
+              f"`trajectory-judge manifest --data {args.data}` pins the imported verdicts", file=sys.stderr)
+    return 0

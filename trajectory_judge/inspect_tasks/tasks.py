@@ -1,0 +1,103 @@
+"""inspect_ai tasks: one per view, and the self-consistency ensemble.
+
+Each task judges the trajectories of a data folder (``data``, default ``data/``), or the stratified
+prefix of ``limit`` of them (the dataset's order makes every prefix a quarter clean and the six
+fault types in equal parts; inspect's own ``--limit`` takes the same prefix). Decoding defaults are
+those of ``trajectory-judge run``: greedy, seed 7, 512 output tokens; the ensemble samples the step
+prompt at temperature 0.7, one epoch per seed (7, 8, 9), and reduces the epochs by strict majority.
+
+    inspect eval trajectory_judge/step_judge --model openai/gpt-4o-mini -T limit=40
+    trajectory-judge import-inspect logs/*.eval --data mine/
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from inspect_ai import Epochs, Task, task
+from inspect_ai.model import GenerateConfig
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+
+from trajectory_judge.inspect_tasks.samples import load_dataset, response_format
+from trajectory_judge.inspect_tasks.scoring import majority, verdict_scorer
+from trajectory_judge.judges.llm import DEFAULT_SEED, DEFAULT_TEMPERATURE
+from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
+
+MAX_TOKENS = 512
+"""The output budget per answer (``trajectory-judge run --max-tokens``'s default)."""
+
+
+def view_task(view: str, data: str, limit: int | None) -> Task:
+    """The single-pass judge of ``view``: one greedy answer per trajectory under the view's schema."""
+    return Task(
+        dataset=load_dataset(view, data, limit), solver=generate(), scorer=verdict_scorer(),
+        config=GenerateConfig(temperature=DEFAULT_TEMPERATURE, seed=DEFAULT_SEED, max_tokens=MAX_TOKENS,
+                              response_schema=response_format(view)),
+        metadata={"trajectory_judge": {"view": view, "data": data, "limit": limit}},
+    )
+
+
+@task
+def outcome_judge(data: str = "data/", limit: int | None = None) -> Task:
+    """The outcome view: the goal and the final answer only.
+
+    Args:
+        data: folder holding ``trajectories.jsonl``.
+        limit: judge the stratified prefix of this many trajectories (default all).
+    """
+    return view_task("outcome", data, limit)
+
+
+@task
+def step_judge(data: str = "data/", limit: int | None = None) -> Task:
+    """The step view: every thought, call and observation, held against the procedure.
+
+    Args:
+        data: folder holding ``trajectories.jsonl``.
+        limit: judge the stratified prefix of this many trajectories (default all).
+    """
+    return view_task("step", data, limit)
+
+
+@task
+def reply_judge(data: str = "data/", limit: int | None = None) -> Task:
+    """The reply view: the full trajectory, asked only whether the reply is backed by the observations.
+
+    Args:
+        data: folder holding ``trajectories.jsonl``.
+        limit: judge the stratified prefix of this many trajectories (default all).
+    """
+    return view_task("reply", data, limit)
+
+
+@solver
+def seeded_sample(temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS) -> Solver:
+    """One sample of the step prompt per epoch, epoch ``e`` at ``seeds[e - 1]`` (recorded as the sample's ``seed``)."""
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        seed = seeds[(state.epoch - 1) % len(seeds)]
+        state.metadata["seed"], state.metadata["temperature"] = seed, temperature
+        return await generate(state, temperature=temperature, seed=seed)
+    return solve
+
+
+@task
+def selfcons_judge(data: str = "data/", limit: int | None = None, temperature: float = TEMPERATURE,
+                   seeds: Sequence[int] = SEEDS) -> Task:
+    """Self-consistency: the step prompt sampled once per seed, reduced by strict majority.
+
+    Args:
+        data: folder holding ``trajectories.jsonl``.
+        limit: judge the stratified prefix of this many trajectories (default all).
+        temperature: sampling temperature of every member (default 0.7).
+        seeds: one member per seed, an odd number of them (default 7, 8, 9).
+    """
+    seeds = tuple(int(s) for s in seeds)
+    if len(seeds) % 2 == 0:
+        raise ValueError(f"need an odd number of seeds for a strict majority, got {len(seeds)}")
+    return Task(
+        dataset=load_dataset("step", data, limit), solver=seeded_sample(temperature, seeds), scorer=verdict_scorer(),
+        epochs=Epochs(len(seeds), majority()),
+        config=GenerateConfig(max_tokens=MAX_TOKENS, response_schema=response_format("step")),
+        metadata={"trajectory_judge": {"view": "selfcons", "data": data, "limit": limit,
+                                       "temperature": temperature, "seeds": list(seeds)}},
+    )
