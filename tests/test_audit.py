@@ -111,12 +111,25 @@ def test_audit_leaves_no_difference_unexplained(rep, rel, reports):
     au = audit.audit_frame(rep, rel, audit.seed_spread(reports, rel))
     s = audit.audit_summary(au)
     assert s["differs"] == 0 and sum(s[v] for v in audit.VERDICTS) == s["total"] >= 200
-    # Not recomputable: the 13 organic counts, the reply-only judge's +0.69 and the §7.2 example's confidence.
+    # Not recomputable: the 13 organic counts and the reply-only judge's +0.69 (§7.2's 0.92 is, by trajectory id).
     missing = au[au["verdict"] == audit.NOT_RECOMPUTABLE]["quantity"]
-    assert len(missing) == 15 and missing.str.startswith(("organic_", "reply_", "section72_")).all()
+    assert len(missing) == 14 and missing.str.startswith(("organic_", "reply_")).all()
+    assert au[au["quantity"].str.startswith("section72_example_confidence")]["verdict"].tolist() == [audit.REPRODUCES]
     # Paper §7.1's +0.389 upper bound: our seed prints +0.383, other seeds the published value.
     row = au[au["quantity"] == "silent_recall: step:qwen2.5:14b − outcome:qwen2.5:14b high"].iloc[0]
     assert row["verdict"] == audit.NOISE and round(row["recomputed"], 3) == 0.383
+
+
+def test_a_bound_reproduces_only_when_at_least_half_the_seeds_print_it(rep, rel, reports):
+    spread = audit.seed_spread(reports, rel)
+    spread = spread[~spread.index.duplicated()]
+    au = audit.audit_frame(rep, rel, spread)
+    rows = au[au["quantity"].isin(spread.index)]
+    share = [spread.loc[q, "seeds printing it"] / spread.loc[q, "seeds"] for q in rows["quantity"]]
+    verdicts = list(rows["verdict"])
+    assert any(v == audit.REPRODUCES for v in verdicts)
+    assert all(x >= 0.5 for x, v in zip(share, verdicts) if v == audit.REPRODUCES)
+    assert all(v == audit.NOISE for x, v in zip(share, verdicts) if x < 0.5)
 
 
 def test_audit_settles_the_papers_inconsistencies(rep, rel):

@@ -89,7 +89,9 @@ def results_claims(rep: Report, traj, verd) -> list[Claim]:
     ]  # fmt: skip
 
 
-def _quoted_miss(rep: Report, traj, verd) -> Estimate | None:
+def quoted_miss(traj, verd) -> Estimate | None:
+    """The step judge's confidence on its misses among the faults carrying §7.2's quoted promise (this edition's
+    wording :data:`QUOTED_MISS_PROMISE`, the release's faults by trajectory id); None when it misses none."""
     ids = set(E.promise_groups(traj).get(INVENTED_PROMISES[QUOTED_MISS_PROMISE], []))
     conf = sorted(v.confidence for v in verd if v.judge_id == S and v.trajectory_id in ids and not v.faulty)
     if not conf:
@@ -130,7 +132,7 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
                E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim")),
         record("section72_example_confidence", "analysis", "§7.2", f"the step judge reports the quoted miss clean at confidence {text_value('section72_example_confidence'):.2f}",
                Stated.number(f"{text_value('section72_example_confidence'):.2f}", text_value("section72_example_confidence"), DP2),
-               "its confidence on the misses among the faults carrying the quoted promise (matched to the release by trajectory id)", _quoted_miss(rep, traj, verd),
+               "its confidence on the misses among the faults carrying the quoted promise (matched to the release by trajectory id)", quoted_miss(traj, verd),
                "no fault carrying the quoted promise is missed"),
         record("step_worse_on_claims", "analysis", "§7.2", "shown the whole trajectory, the judge gets worse on the fault that lives in the reply",
                Stated.side("worse", "below"), "paired discrimination on unsupported-claim faults, step minus outcome view",

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.register_body import quoted_miss
 from trajectory_judge.book.appendix import total_hours, true_minus
 from trajectory_judge.book.paired import camera_ready_numbers, reply_unchanged_types
 from trajectory_judge.book.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
@@ -126,6 +127,7 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
         "abstract_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
         "readme_pooled_recall_outcome": lambda: m_out["recall"],
         "readme_step8_completion_tokens": lambda: J[P.STEP8].metrics["completion_tokens_mean"],
+        "section72_example_confidence": lambda: (lambda e: float("nan") if e is None else e.value)(quoted_miss(data.trajectories, data.verdicts)),
     }
 
 
@@ -141,8 +143,6 @@ _EXPLAINED = {
 _NOT_RECOMPUTABLE = {
     "organic": "the release holds no organic episodes (its verdicts and run settings only)",
     "reply": "the release holds no reply-only judge: its verdicts are not released",
-    "section72_example_confidence": "the quoted miss is identified by its rationale and reply wording; the projection withholds "
-    "rationales and our trajectories word the invented sentences differently",
 }
 
 
@@ -213,7 +213,7 @@ def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
             seeds = f"{k} of {n} seeds print the published value"
             if r["verdict"] == REPRODUCES and 2 * k >= n:
                 continue
-            if s["within range"]:
+            if s["within range"] or r["verdict"] == REPRODUCES:  # our seed printing it is one seed that does
                 df.loc[i, ["verdict", "why"]] = [NOISE, seeds]
     return df
 

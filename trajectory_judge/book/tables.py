@@ -164,12 +164,13 @@ def _stacked(html_text: str, columns: Sequence[Any]) -> str:
 
 def row_groups(index: pd.Index) -> list[Any] | None:
     """The outer labels of a row index whose outer level groups its rows (a source, a pair of judges),
-    one per row; None for a flat index or an outer level that changes on every row."""
+    one per row; None for a flat index or an outer level that changes on every row (except a source,
+    the paper's or this edition's, which heads its rows even when it holds one)."""
     if index.nlevels < 2 or len(index) < 2:
         return None
     outer = list(index.get_level_values(0))
     runs = 1 + sum(a != b for a, b in zip(outer, outer[1:]))
-    return outer if runs < len(outer) else None
+    return outer if runs < len(outer) or str(index.names[0]).lower() == "source" else None
 
 
 def _spans_groups(index: pd.Index, groups: list[Any]) -> bool:

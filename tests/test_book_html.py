@@ -1,0 +1,137 @@
+"""One number, one interval, read off the built book (``_build/html``; skipped until it exists).
+
+Every value the book prints with an interval (``0.940 (0.86\u20131.00)``, in prose or in a table cell,
+``value over interval`` on a phone included) is collected page by page. A judge's quantity is
+computed once into a record, so a value printed beside an interval no record with that value has is
+a second computation of one number. And each interval mark (\u2020, \u2021) printed after a number
+has its legend on the same page.
+
+    .venv/bin/python -m pytest -p no:nbval -o addopts="" -m browser tests/test_book_html.py
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from trajectory_judge.book.style import MARKS
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not (HTML / "index.html").is_file(), reason="no built book in _build/html (build it first)"),
+]
+
+_NUM = r"[\u2212+\-]?\d+\.\d+"
+INTERVAL = re.compile(rf"(?<![\d.])({_NUM})\s*\(\s*({_NUM})\s*(?:\u2013| to )\s*({_NUM})\s*\)\s*([\u2020\u2021*]?)")
+"""``value (low\u2013high)mark`` as the book prints it (``to`` between negative bounds)."""
+
+MARKED = re.compile(rf"(?:\)|\d)([\u2020\u2021])")
+"""A dagger or double dagger right after a number or an interval."""
+
+
+def _pages() -> list[Path]:
+    return sorted(p for p in HTML.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts and p.name not in ("search.html", "genindex.html"))
+
+
+def _reader_text(page: Path) -> str:
+    """The article's text as a reader meets it: no code cells, no hidden source."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    main = soup.find("article") or soup.find("main") or soup
+    for tag in main.select("div.cell_input, script, style, .sidebar-secondary, nav"):
+        tag.decompose()
+    return main.get_text(" ", strip=True)
+
+
+def intervals_by_value(text: str) -> dict[str, set[tuple[str, str]]]:
+    """Printed value -> the distinct intervals (low, high) printed with it in ``text``."""
+    out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for value, low, high, _ in INTERVAL.findall(text):
+        out[value.replace("\u2212", "-")].add((low.replace("\u2212", "-"), high.replace("\u2212", "-")))
+    return out
+
+
+def test_interval_pattern_reads_the_books_formats():
+    text = "recall 0.940 (0.86\u20131.00) and \u22120.180 (\u22120.28 to \u22120.08) and 0.000 (0.00\u20130.04)\u2020"
+    assert intervals_by_value(text) == {"0.940": {("0.86", "1.00")}, "-0.180": {("-0.28", "-0.08")}, "0.000": {("0.00", "0.04")}}
+
+
+def _seed_records(data) -> list[str]:
+    """The seeds chapter's records: each ensemble sample's metrics and the paired differences between samples."""
+    from trajectory_judge.analysis.seeds import load_members, seed_variance
+    from trajectory_judge.book.paths import data_dir
+    from trajectory_judge.book.style import format_interval
+
+    members = load_members(data_dir(), [t.trajectory_id for t in data.trajectories])
+    sv = seed_variance(data.trajectories, data.verdicts, members, resamples=10_000, seed=7) if members else None
+    if sv is None or sv.deltas is None:
+        return []
+    out = [format_interval(r.value, r.low, r.high, "bootstrap") for r in sv.deltas.itertuples()]
+    if sv.lows is not None and sv.highs is not None:
+        out += [format_interval(sv.values.at[m, j], sv.lows.at[m, j], sv.highs.at[m, j], "bootstrap")
+                for m in sv.lows.index for j in sv.lows.columns]  # fmt: skip
+    return out
+
+
+def quantity_records() -> set[tuple[str, str, str]]:
+    """(value, low, high) as printed, of every quantity record: each judge's metrics, per-type recalls, paired
+    deltas and gaps in both editions' reports, and every estimate of the claims register."""
+    from trajectory_judge.book.claims import paper_claims
+    from trajectory_judge.book.editions import load_editions
+    from trajectory_judge.book.style import format_interval
+
+    ed = load_editions(10_000, 7)  # the book's replicates and seed
+    texts = []
+    for rep in (ed.paper_rep, ed.rep):
+        for jr in rep.judges.values():
+            texts += [format_interval(jr.metrics[m], iv.low, iv.high, iv.method) for m, iv in jr.intervals.items()]
+            texts += [format_interval(jr.per_type_recall[t], iv.low, iv.high, iv.method) for t, iv in jr.per_type_intervals.items()]
+        texts += [format_interval(d.value, d.low, d.high, "bootstrap") for d in rep.deltas]
+        texts += [format_interval(g.value, g.low, g.high, "bootstrap") for g in rep.gaps]
+    texts += [c.value_text() for c in paper_claims(ed.paper_rep, ed.paper)]
+    texts += _seed_records(ed.ours)
+    return {(v, lo, hi) for t in texts for v, ivs in intervals_by_value(t).items() for lo, hi in ivs}
+
+
+@pytest.fixture(scope="module")
+def records() -> set[tuple[str, str, str]]:
+    return quantity_records()
+
+
+def stray_intervals(records: set[tuple[str, str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """Page and value -> the intervals printed with it that no record with that value has."""
+    values = {v for v, _, _ in records}
+    stray = {}
+    for page in _pages():
+        for value, ivs in intervals_by_value(_reader_text(page)).items():
+            if value in values:
+                bad = sorted(iv for iv in ivs if (value, *iv) not in records)
+                if bad:
+                    stray[f"{page.relative_to(HTML)} {value}"] = bad
+    return stray
+
+
+def test_every_judge_value_is_printed_with_the_interval_of_its_one_record(records):
+    # A judge's quantity is computed once: a value printed beside an interval that no record with that value
+    # has is a second computation of one number (as 0.940 "(0.83-0.99)" beside the report's "(0.86-1.00)" was).
+    assert stray_intervals(records) == {}
+
+
+LEGEND = re.compile(r"(?<![\d)])([\u2020\u2021])\s+[A-Za-z]")
+"""A mark that opens a phrase (its legend: "\u2020 marks an exact interval", "\u2020 Exact Clopper-Pearson...")."""
+
+
+def test_each_interval_mark_has_its_legend_on_the_page():
+    missing = []
+    for page in _pages():
+        text = _reader_text(page)
+        explained = set(LEGEND.findall(text))
+        missing += [f"{page.relative_to(HTML)} {m}" for m in sorted(set(MARKED.findall(text)) - explained)]
+    assert missing == []
