@@ -16,9 +16,10 @@ import numpy as np
 from trajectory_judge.analysis.bootstrap import bootstrap, percentile_interval
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.metrics import is_correct
-from trajectory_judge.analysis.paired import clean_parents, invented_sentence, reaches_input
+from trajectory_judge.analysis.paired import clean_parents, invented_sentence, unchanged_types
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, design_cell
+from trajectory_judge.judges.views import view_of_judge
+from trajectory_judge.models import Trajectory, Verdict, design_cell
 
 
 QUALITY_AXES: tuple[str, ...] = (
@@ -191,15 +192,7 @@ def accuracy_at_top_confidence(rep: Report, trajectories, verdicts, judge: str) 
 
 def hidden_types(trajectories: Sequence[Trajectory], judge: str) -> list[str]:
     """Failure types none of whose faults reaches ``judge``'s input (its view of every fault equals its parent's)."""
-    parents = clean_parents(trajectories)
-    seen: dict[str, bool] = {}
-    for t in trajectories:
-        p = parents.get(t.instance_id)
-        if t.label is None or not t.label.faulty or p is None:
-            continue
-        ft = str(t.label.failure_type)
-        seen[ft] = seen.get(ft, True) and not reaches_input(judge, t, p)
-    return [t for t in FAILURE_TYPES if seen.get(t)]
+    return unchanged_types(trajectories, view_of_judge(judge))
 
 
 def better_beyond_noise(rep: Report, a: str, b: str) -> list[str]:

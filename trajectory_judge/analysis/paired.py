@@ -59,6 +59,19 @@ def reaches_input(judge_id: str, fault: Trajectory, parent: Trajectory) -> bool:
     return render_view(view, fault) != render_view(view, parent)
 
 
+def unchanged_types(trajectories: Sequence[Trajectory], view: str) -> list[str]:
+    """Failure types none of whose faults reaches ``view``: every fault with a clean parent renders as that parent."""
+    parents = clean_parents(trajectories)
+    same: dict[str, bool] = {}
+    for t in trajectories:
+        parent = parents.get(t.instance_id)
+        if t.label is None or not t.label.faulty or parent is None:
+            continue
+        ft = str(t.label.failure_type)
+        same[ft] = same.get(ft, True) and render_view(view, t) == render_view(view, parent)
+    return [t for t in FAILURE_TYPES if same.get(t)]
+
+
 def paired_discrimination(
     judge_id: str,
     trajectories: Sequence[Trajectory],

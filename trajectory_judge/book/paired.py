@@ -9,11 +9,10 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.paired import clean_parents, paired_discrimination
+from trajectory_judge.analysis.paired import clean_parents, paired_discrimination, unchanged_types
 from trajectory_judge.book.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
 from trajectory_judge.book.style import by_source
-from trajectory_judge.judges.views import render_view
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+from trajectory_judge.models import Trajectory, Verdict
 
 # --- paired discrimination --------------------------------------------------------------------
 PAIRED_VIEW_GROUPS: tuple[str, ...] = ("loud", "silent", "reaches_input", "hidden_from_input")
@@ -102,15 +101,7 @@ def paired_figure(detail: pd.DataFrame):
 
 def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
     """Failure types whose every fault with a clean parent shows the outcome view (goal, final answer) of that parent."""
-    parents = clean_parents(trajectories)
-    same: dict[str, bool] = {}
-    for t in trajectories:
-        parent = parents.get(t.instance_id)
-        if t.label is None or not t.label.faulty or parent is None:
-            continue
-        ft = str(t.label.failure_type)
-        same[ft] = same.get(ft, True) and render_view("outcome", t) == render_view("outcome", parent)
-    return [t for t in FAILURE_TYPES if same.get(t)]
+    return unchanged_types(trajectories, "outcome")
 
 
 def paired_interval(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str, group: str, *,
