@@ -164,8 +164,6 @@ def test_a_log_of_another_folder_or_a_file_that_is_no_log_is_refused_in_one_line
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="the book on a folder of a few dozen trajectories is being made robust (issue 27, item 3)",
-                   strict=False)
 def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
     logs = run_eval([step_judge(data=str(folder), limit=40), outcome_judge(data=str(folder), limit=40)], tmp_path / "logs")
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
