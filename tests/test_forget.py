@@ -130,3 +130,15 @@ def test_forget_refuses_while_a_run_writes_the_folder(folder, dataset, capsys):
         assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 2
     assert "is being written by" in capsys.readouterr().err
     assert (folder / "verdicts.jsonl").read_text() == before
+
+
+def test_forget_in_a_pinned_folder_says_once_how_to_pin_what_is_left(folder, dataset, capsys):
+    _plant(folder, dataset, [_v(t, "mine") for t in dataset[:2]])
+    assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 0
+    assert "SHA256SUMS" not in capsys.readouterr().err  # no manifest, no note
+    (folder / "SHA256SUMS").write_text("")
+    _plant(folder, dataset, [_v(t, "mine") for t in dataset[:2]])
+    assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("SHA256SUMS pins this folder's files") == 1
+    assert f"`trajectory-judge manifest --data {folder}` pins what is left" in err

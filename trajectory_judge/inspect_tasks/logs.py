@@ -33,6 +33,7 @@ from trajectory_judge.judges.prompts import build_prompt, prompt_digests
 from trajectory_judge.judges.selfcons import aggregate, member_id
 from trajectory_judge.models import (DataError, Trajectory, Verdict, check_judge_id, check_verdict_step,
                                      load_trajectories)
+from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.store import (MEMBERS, RUNS, TRAJECTORIES, VERDICTS, VerdictWriter, append_run_record,
                                         data_dir_lock, keys_on_disk)
@@ -261,7 +262,6 @@ def cli_import_inspect(args: Any) -> int:
                    if r.errored else "")
         print(f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
               f"{r.unparseable} unparseable{errored}", file=sys.stderr)
-    if (Path(args.data) / "SHA256SUMS").exists():
-        print(f"trajectory-judge: note: {Path(args.data) / 'SHA256SUMS'} pins this folder's files; "
-              f"`trajectory-judge manifest --data {args.data}` pins the imported verdicts", file=sys.stderr)
+    if note := stale_manifest_note(args.data, "the imported verdicts"):
+        print(note, file=sys.stderr)
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from trajectory_judge.judges.base import Judge
+from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.models import load_trajectories
 from trajectory_judge.run.progress import say
@@ -229,10 +230,8 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
     if code == 0:
         slowed = client.gate.summary() if hasattr(client, "gate") else None
         print(summary_line(result) + (f"; {slowed}" if slowed else ""), file=sys.stderr)
-    if result.written and (data / "SHA256SUMS").exists():
-        print(f"trajectory-judge: note: {data / 'SHA256SUMS'} pins this folder's files and report verifies it; "
-              f"`trajectory-judge manifest --data {data}` pins the new verdicts (or judge in a folder of your own: "
-              "build-dataset --out DIR)", file=sys.stderr)
+    if result.written and (note := stale_manifest_note(data, "the new verdicts")):
+        print(note + " (or judge in a folder of your own: build-dataset --out DIR)", file=sys.stderr)
     return code
 
 

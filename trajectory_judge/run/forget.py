@@ -22,6 +22,7 @@ from typing import Sequence
 
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, judge_kind, read_text
+from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run.store import MEMBERS, VERDICTS, append_line, data_dir_lock
 
 FORGOTTEN = "forgotten.jsonl"
@@ -119,7 +120,6 @@ def cli_forget(args: argparse.Namespace) -> int:
     members = f" and {r.members} member verdict{'s' if r.members != 1 else ''}" if r.members else ""
     print(f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members} of {args.judge!r}; "
           f"the lines are kept in {r.backup}; `trajectory-judge run` judges them again", file=sys.stderr)
-    if (Path(args.data) / "SHA256SUMS").exists():
-        print(f"trajectory-judge: note: {Path(args.data) / 'SHA256SUMS'} pinned the old verdicts; "
-              f"`trajectory-judge manifest --data {args.data}` pins the new ones", file=sys.stderr)
+    if note := stale_manifest_note(args.data, "what is left"):
+        print(note, file=sys.stderr)
     return 0
