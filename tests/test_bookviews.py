@@ -200,3 +200,16 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
     changed = runs.run_summary(pd.DataFrame(rows, columns=list(runs.RUN_COLUMNS)))
     assert len(changed) == 3 and runs.settings_sentence(changed).endswith("settings: step:m")
     assert runs.run_summary(runs.run_settings("/nonexistent")).empty
+
+
+def test_landing_hidden_sentence_counts_pairs_in_words_a_person_would_write():
+    import pandas as pd
+
+    from trajectory_judge.book.analysis import landing_hidden_sentence
+
+    one = landing_hidden_sentence(pd.DataFrame({"n_hidden": [1]}, index=["outcome:m"]))
+    assert "our outcome judge has judged one fault–parent pair whose input" in one and "1 fault" not in one
+    two = landing_hidden_sentence(pd.DataFrame({"n_hidden": [100, 51]}, index=["outcome:a", "outcome:b"]))
+    assert "our two outcome judges have judged 151 fault–parent pairs" in two
+    none = landing_hidden_sentence(pd.DataFrame({"n_hidden": []}))
+    assert none.startswith("None of our judges") and "not tested here" in none

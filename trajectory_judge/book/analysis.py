@@ -312,3 +312,20 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
         count = f"all {number_word(n)}" if k == n else f"{number_word(k)} of the {number_word(n)}"
         parts.append(f"{count} {'judges' if n > 1 else 'judge'} of {'the paper' if source == 'release' else 'this edition'}")
     return list_text(parts)
+
+
+def landing_hidden_sentence(frame: pd.DataFrame) -> str:
+    """For the landing page: the fault–parent pairs with an identical outcome view that the outcome judges
+    of ``TJ_DATA`` judged (this source's rows of :func:`hidden_fault_table`), and their paired zero."""
+    from trajectory_judge.book.claims import number_word
+    from trajectory_judge.book.editions import ours_wording
+
+    whose = "your" if ours_wording().own else "our"
+    n, k = len(frame), int(frame["n_hidden"].sum()) if len(frame) else 0
+    if k == 0:
+        return (f"None of {whose} judges has judged a fault whose outcome view equals its clean parent's, "
+                "so the paired-discrimination zero is not tested here")
+    who = f"{whose} outcome judge has" if n == 1 else f"{whose} {number_word(n)} outcome judges have"
+    pairs = "one fault–parent pair" if k == 1 else f"{k} fault–parent pairs"
+    return (f"The paired-discrimination zero holds here too: {who} judged {pairs} whose input is identical, "
+            "and on every one of them the paired discrimination is exactly zero")
