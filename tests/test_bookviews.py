@@ -209,6 +209,7 @@ def test_landing_hidden_sentence_counts_pairs_in_words_a_person_would_write():
 
     one = landing_hidden_sentence(pd.DataFrame({"n_hidden": [1]}, index=["outcome:m"]))
     assert "our outcome judge has judged one fault–parent pair whose input" in one and "1 fault" not in one
+    assert "and on it the paired discrimination is exactly zero" in one and "every one of them" not in one
     two = landing_hidden_sentence(pd.DataFrame({"n_hidden": [100, 51]}, index=["outcome:a", "outcome:b"]))
     assert "our two outcome judges have judged 151 fault–parent pairs" in two
     none = landing_hidden_sentence(pd.DataFrame({"n_hidden": []}))

@@ -327,5 +327,6 @@ def landing_hidden_sentence(frame: pd.DataFrame) -> str:
                 "so the paired-discrimination zero is not tested here")
     who = f"{whose} outcome judge has" if n == 1 else f"{whose} {number_word(n)} outcome judges have"
     pairs = "one fault–parent pair" if k == 1 else f"{k} fault–parent pairs"
+    each = "on it" if k == 1 else "on every one of them"
     return (f"The paired-discrimination zero holds here too: {who} judged {pairs} whose input is identical, "
-            "and on every one of them the paired discrimination is exactly zero")
+            f"and {each} the paired discrimination is exactly zero")
