@@ -7,6 +7,7 @@ command is collected here in-process, as pytest itself collects it from the repo
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import re
@@ -108,31 +109,33 @@ def test_the_default_tier_has_no_slow_or_browser_test_and_runs_the_notebooks(tie
         f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
 
 
-def _sources(item: pytest.Item) -> list[str]:
-    """The source of a test, of the fixtures it uses and of the module's functions they call by name."""
+@functools.cache
+def _reaches_a_build(func: FunctionType, depth: int = 3) -> bool:
+    """Whether a test's function, or a function of the tests it calls by name (``depth`` deep), builds a book."""
+    if not func.__code__.co_filename.startswith(str(ROOT / "tests")):
+        return False
+    if BUILDS_A_BOOK.search(inspect.getsource(func)):
+        return True
+    called = (func.__globals__.get(name) for name in func.__code__.co_names)
+    return depth > 0 and any(_reaches_a_build(g, depth - 1) for g in called if isinstance(g, FunctionType))
+
+
+def builds_a_book(item: pytest.Item) -> bool:
+    """Whether a test, or a fixture it uses, builds a book (nbval's cells never do)."""
     fixtures = getattr(item, "_fixtureinfo", None)
     funcs = [getattr(item, "function", None)] + [d.func for defs in (fixtures.name2fixturedefs.values() if fixtures else ())
                                                  for d in defs]
-    seen: dict[int, str] = {}
-    todo = [f for f in funcs if isinstance(f, FunctionType)]
-    while todo:
-        f = todo.pop()
-        if id(f) in seen or not f.__code__.co_filename.startswith(str(ROOT / "tests")):
-            continue
-        seen[id(f)] = inspect.getsource(f)
-        todo += [g for name in f.__code__.co_names if isinstance(g := f.__globals__.get(name), FunctionType)]
-    return list(seen.values())
+    return any(_reaches_a_build(f) for f in funcs if isinstance(f, FunctionType))
 
 
 def test_no_test_of_the_default_tier_builds_a_book(tiers):
-    builds = sorted({i.nodeid for i in tiers["README"] if any(BUILDS_A_BOOK.search(s) for s in _sources(i))})
+    builds = sorted({i.nodeid for i in tiers["README"] if builds_a_book(i)})
     assert not builds, f"tests that build a book outside the slow tier (mark them slow): {builds}"
 
 
 def test_the_book_build_check_finds_the_tests_that_build_the_book(tiers):
     """The control: the checker sees the book builds of the slow tier (and so could see one elsewhere)."""
-    slow = {i.nodeid for i in tiers["every test"] if i.get_closest_marker("slow")
-            and any(BUILDS_A_BOOK.search(s) for s in _sources(i))}
+    slow = {i.nodeid for i in tiers["every test"] if i.get_closest_marker("slow") and builds_a_book(i)}
     assert "tests/test_own_experiment.py::test_own_experiment_folder_from_dataset_to_book" in slow
     assert "tests/test_inspect_tasks.py::test_the_book_builds_on_an_imported_folder" in slow
 
