@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -97,11 +98,15 @@ class BibEntry:
     fields: tuple[tuple[str, str], ...]
     """(name, value) pairs, in the order written."""
 
-    def to_bibtex(self) -> str:
-        """The entry as BibTeX, fields aligned."""
-        width = max(len(name) for name, _ in self.fields)
-        body = ",\n".join(f"  {name.ljust(width)} = {{{value}}}" for name, value in self.fields)
-        return f"@{self.kind}{{{self.key},\n{body}\n}}"
+    def to_bibtex(self, width: int = 78) -> str:
+        """The entry as BibTeX, fields aligned, a long value wrapped at spaces under its first line."""
+        pad = max(len(name) for name, _ in self.fields)
+        lines = []
+        for name, value in self.fields:
+            head = f"  {name.ljust(pad)} = {{"
+            lines.append(textwrap.fill(value + "}", width, initial_indent=head, subsequent_indent=" " * len(head),
+                                       break_long_words=False, break_on_hyphens=False))
+        return f"@{self.kind}{{{self.key},\n" + ",\n".join(lines) + "\n}"
 
     def field(self, name: str) -> str | None:
         """The value of field ``name``, if present."""
