@@ -19,9 +19,22 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CI = ROOT / ".ci" / "run"
-BUILDS_A_BOOK = re.compile(r"""with_name\(["']jupyter-book["']\)|["']jupyter-book["'],\s*["']build["']|"""
-                           r"""\b(import|from) jupyter_book\b|\bsphinx\.cmd\b|["']sphinx-build["']""")
-"""How a test builds a book: it runs ``jupyter-book build`` (or Sphinx itself)."""
+BUILDS_A_BOOK = re.compile(r"""with_name\(["']jupyter-book["']\)|\b(import|from) jupyter_book\b|\bsphinx\.cmd\b""")
+"""How a test builds a book: it runs the installed ``jupyter-book`` (or Sphinx itself)..."""
+BUILD_ARGV = re.compile(r"""["'](jupyter-book|sphinx-build)["'],""")
+"""... or a subprocess on an argv that names it (a test that only reads such an argv builds nothing)."""
+
+
+def builds(source: str) -> bool:
+    """Whether a function's source builds a book."""
+    return bool(BUILDS_A_BOOK.search(source) or (BUILD_ARGV.search(source) and "subprocess." in source))
+
+
+def test_a_build_is_told_from_a_command_that_is_only_read():
+    assert builds('subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT)])')
+    assert builds('jb = Path(sys.executable).with_name("jupyter-book")')
+    assert builds('subprocess.run(["jupyter-book", "build", "."])')
+    assert not builds('assert ["jupyter-book", "build", ".", "--all", "-W"] in runs')
 
 
 def ci_pytest_commands(script: str) -> list[list[str]]:
@@ -112,9 +125,10 @@ def test_the_default_tier_has_no_slow_or_browser_test_and_runs_the_notebooks(tie
 @functools.cache
 def _reaches_a_build(func: FunctionType, depth: int = 3) -> bool:
     """Whether a test's function, or a function of the tests it calls by name (``depth`` deep), builds a book."""
-    if not func.__code__.co_filename.startswith(str(ROOT / "tests")):
+    file = func.__code__.co_filename
+    if not file.startswith(str(ROOT / "tests")) or file == __file__:  # this file's strings are the check's examples
         return False
-    if BUILDS_A_BOOK.search(inspect.getsource(func)):
+    if builds(inspect.getsource(func)):
         return True
     called = (func.__globals__.get(name) for name in func.__code__.co_names)
     return depth > 0 and any(_reaches_a_build(g, depth - 1) for g in called if isinstance(g, FunctionType))
