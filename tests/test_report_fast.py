@@ -157,7 +157,20 @@ def test_sums_from_distinct_columns_equal_the_full_product_bit_for_bit():
     assert not np.equal(plan.data, np.round(plan.data)).all()  # float columns (confidence, latency): summation order matters
     idx = stratified_indices(plan.cells, resamples=3000, rng=np.random.default_rng(1))
     for part in (idx[:1000], idx[1000:], idx):
-        assert np.array_equal(replicate_sums(distinct, inverse, part), count_weights(part, len(trajs)) @ plan.data)
+        w = count_weights(part, len(trajs))
+        assert np.array_equal(replicate_sums(distinct, inverse, w), w @ plan.data)
+
+
+def test_weights_from_each_strata_draws_equal_the_counts_of_the_index_matrix():
+    import numpy as np
+
+    from trajectory_judge.analysis.bootstrap import count_weights, draw_weights, stratified_draws, stratified_indices
+
+    strata = ["b", "a", "a", "c", "b", "a", "c", "c", "c"]
+    idx = stratified_indices(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])
+    draws = stratified_draws(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])
+    for start, stop in ((0, 700), (0, 300), (300, 700), (699, 700)):
+        assert np.array_equal(draw_weights(draws, len(strata), start, stop), count_weights(idx[start:stop], len(strata)))
 
 
 def test_report_loads_numpy_with_one_blas_thread_and_leaves_the_environment_unchanged(tmp_path):
