@@ -8,11 +8,12 @@ previous file intact and no temporary file behind.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, NamedTuple
 
 
 @contextmanager
@@ -79,3 +80,27 @@ def user_cache_dir(name: str, env: str) -> Path:
         return Path(os.environ[env])
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "trajectory-judge" / name
+
+
+# --- what this process has read ---------------------------------------------------------------
+class FileRead(NamedTuple):
+    """A data file this process read: its resolved path, the sha256 of its bytes and their number."""
+
+    path: Path
+    sha256: str
+    size: int
+
+
+_READS: dict[Path, FileRead] = {}
+
+
+def note_read(path: str | Path, data: bytes) -> FileRead:
+    """Record that ``path`` was read with content ``data`` (the last read of a path wins)."""
+    record = FileRead(Path(path).resolve(), hashlib.sha256(data).hexdigest(), len(data))
+    _READS[record.path] = record
+    return record
+
+
+def files_read() -> list[FileRead]:
+    """Every data file read so far in this process (through :func:`trajectory_judge.models.read_text`), by path."""
+    return sorted(_READS.values())

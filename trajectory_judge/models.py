@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, TypeVar, get_args
 
-from trajectory_judge.fileio import atomic_open
+from trajectory_judge.fileio import atomic_open, note_read
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 FailureType = Literal[
@@ -285,10 +285,13 @@ def read_text(path: str | Path) -> str:
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: file not found")
+    data = path.read_bytes()
     try:
-        return path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
+    note_read(path, data)  # what the book's provenance lines name (trajectory_judge.fileio.files_read)
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as Path.read_text
 
 
 def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = False) -> list[M]:

@@ -19,12 +19,16 @@ from trajectory_judge.book.tables import table
 __all__ = ["judge_style", "legend_outside", "setup", "show", "table"]
 
 
-def setup() -> None:
-    """The book's display options: SVG figures with fixed sizes and palette, and pandas reprs that
+def setup(chapter: str | None = None) -> None:
+    """Name the chapter (its notebook's stem, for the build's records: :mod:`trajectory_judge.book.records`)
+    and set the book's display options: SVG figures with fixed sizes and palette, and pandas reprs that
     never truncate silently nor use e-notation (for any frame shown without :func:`table`).
 
     Built on a reader's folder (``TJ_DATA``), it shows the note that says so
     (:func:`trajectory_judge.book.editions.folder_note`); on this edition's data it shows nothing."""
+    from trajectory_judge.book.records import set_chapter
+
+    set_chapter(chapter)
     setup_figures()
     folder_note()
     pd.set_option("display.max_rows", 500)
