@@ -66,13 +66,15 @@ _ORIGINAL = None
 
 def run_key(nb, cwd: str | None, timeout: Any, allow_errors: Any, meta_override: Any, record_timing: Any,
             kwargs: dict) -> str:
-    """Everything an execution's result depends on: the whole unexecuted notebook and the options."""
+    """Everything an execution's result depends on: the unexecuted notebook (its metadata and every
+    cell's type, source and metadata; not the cell ids, which myst-nb's reader draws afresh on each
+    read) and the options of the run."""
     import json
 
-    import nbformat
-
-    options = json.dumps([cwd, timeout, allow_errors, meta_override, record_timing, sorted(kwargs)], default=repr)
-    return options + "\n" + nbformat.writes(nb)
+    cells = [{k: c.get(k) for k in ("cell_type", "source", "metadata")} for c in nb.get("cells", [])]
+    content = {"nbformat": [nb.get("nbformat"), nb.get("nbformat_minor")], "metadata": nb.get("metadata"), "cells": cells}
+    options = [cwd, timeout, allow_errors, meta_override, record_timing, sorted(kwargs.items())]
+    return json.dumps([options, content], sort_keys=True, default=repr)
 
 
 def _execute(nb, cwd, timeout, allow_errors, meta_override=True, record_timing=False, **kwargs):
@@ -83,7 +85,10 @@ def _execute(nb, cwd, timeout, allow_errors, meta_override=True, record_timing=F
         return _ORIGINAL(nb, cwd, timeout, allow_errors, meta_override=meta_override, record_timing=record_timing, **kwargs)
     result = future.result()
     executed = result.nb
-    for k in list(nb):  # myst-nb renders the object it passed in: give it the executed notebook's content
+    for mine, run in zip(nb.cells, executed.cells):  # the same cells (the key says so) under myst-nb's ids
+        if "id" in mine:
+            run["id"] = mine["id"]
+    for k in list(nb):  # myst-nb renders the object it passed in: give it the executed notebook
         del nb[k]
     nb.update(executed)
     result.nb = nb
@@ -150,6 +155,9 @@ def _start(app, env, docnames: list[str]) -> None:
 def _finish(app, exc) -> None:
     global _RUNS
     if _RUNS is not None:
+        if _RUNS.futures and exc is None:  # myst-nb executed these itself: their runs were spent for nothing
+            logger.info(f"tj_execute: {len(_RUNS.futures)} notebook runs not used (their notebooks changed "
+                        "before myst-nb read them, or myst-nb did not execute them)")
         _RUNS.close()
         _RUNS = None
 
