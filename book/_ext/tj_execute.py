@@ -15,6 +15,9 @@ per-notebook override, a forked parallel reader) executes as myst-nb would, seri
 
 The number of kernels: ``TJ_BOOK_JOBS`` if set, else the ``tj_execute_jobs`` setting, else the CPUs
 this process may use; 1 switches the pool off.
+
+It also names, and empties at the start of every build, the folder where chapters share results
+computed once per build (``TJ_BUILD_CACHE``, ``<build>/.tj-cache``; :mod:`trajectory_judge.book.buildcache`).
 """
 
 from __future__ import annotations
@@ -162,9 +165,27 @@ def _finish(app, exc) -> None:
         _RUNS = None
 
 
+def cache_folder(app) -> Path:
+    """The build's cache of shared results (:mod:`trajectory_judge.book.buildcache`), inside the build folder."""
+    return Path(app.outdir).parent / ".tj-cache"
+
+
+def _empty_cache(app, config) -> None:
+    """Name the cache for the kernels and empty it: results are shared within one build, never across."""
+    import shutil
+
+    from trajectory_judge.book.buildcache import CACHE_ENV
+
+    root = cache_folder(app)
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True, exist_ok=True)
+    os.environ[CACHE_ENV] = str(root)
+
+
 def setup(app):
     global _ORIGINAL
     app.add_config_value("tj_execute_jobs", 0, "env", [int])
+    app.connect("config-inited", _empty_cache)
     try:
         import myst_nb.core.execute.direct as direct
     except ImportError:  # another myst-nb: notebooks execute serially, as myst-nb does
