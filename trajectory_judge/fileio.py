@@ -13,7 +13,7 @@ import os
 import secrets
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator, NamedTuple
+from typing import IO, Any, Callable, Iterator, NamedTuple
 
 
 @contextmanager
@@ -92,13 +92,22 @@ class FileRead(NamedTuple):
 
 
 _READS: dict[Path, FileRead] = {}
+_ON_READ: list[Callable[[FileRead], None]] = []
 
 
 def note_read(path: str | Path, data: bytes) -> FileRead:
     """Record that ``path`` was read with content ``data`` (the last read of a path wins)."""
     record = FileRead(Path(path).resolve(), hashlib.sha256(data).hexdigest(), len(data))
     _READS[record.path] = record
+    for hook in list(_ON_READ):
+        hook(record)
     return record
+
+
+def on_read(hook: Callable[[FileRead], None]) -> None:
+    """Call ``hook`` after every later :func:`note_read` (the build's records follow what a chapter reads)."""
+    if hook not in _ON_READ:
+        _ON_READ.append(hook)
 
 
 def files_read() -> list[FileRead]:

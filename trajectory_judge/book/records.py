@@ -12,15 +12,30 @@ unset and nothing is written, so the committed notebooks stay byte-identical.
 
 from __future__ import annotations
 
+import json
 import os
+import platform
+from importlib import metadata
 from pathlib import Path
 
-from trajectory_judge.fileio import atomic_write_bytes
+from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on_read
 
 RECORDS_ENV = "TJ_BUILD_RECORDS"
 """Environment variable naming the build's records directory (set by the ``tj_records`` extension)."""
 
+BUILD_ENV = "TJ_BUILD_ID"
+"""Environment variable naming this build (set with :data:`RECORDS_ENV`): a kernel's record carries it, so
+a record left by an earlier build into the same folder is never taken for this build's."""
+
+KERNEL_RECORD = "kernel.json"
+"""A chapter's record of its kernel (:func:`kernel_record`), rewritten after each data file it reads."""
+
+KEY_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "seaborn", "pydantic", "myst-nb", "jupyter-book",
+                "sphinx", "trajectory-judge")
+"""The packages whose versions the execution page shows, as each chapter's kernel saw them."""
+
 _chapter: str | None = None
+_versions: dict[str, str] | None = None
 
 
 def set_chapter(name: str | None) -> None:
@@ -29,6 +44,9 @@ def set_chapter(name: str | None) -> None:
     if name is not None and (not name or "/" in name or name.startswith(".")):
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
+    if records_dir() is not None:  # during a build: the kernel's record, kept up to date with every read
+        _write_kernel_record()
+        on_read(_write_kernel_record)
 
 
 def chapter() -> str | None:
@@ -53,3 +71,29 @@ def write_record(relpath: str, data: str | bytes) -> Path | None:
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(target, data.encode("utf-8") if isinstance(data, str) else data)
     return target
+
+
+def package_versions(packages: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str]:
+    """Each package's installed version as this process sees it (``"not installed"`` when absent)."""
+    out = {}
+    for p in packages:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = "not installed"
+    return out
+
+
+def kernel_record() -> dict:
+    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions and every data file it
+    has read so far (resolved path, sha256, size)."""
+    global _versions
+    if _versions is None:
+        _versions = package_versions()
+    return {"chapter": _chapter, "build": os.environ.get(BUILD_ENV), "python": platform.python_version(),
+            "packages": dict(_versions),
+            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()]}
+
+
+def _write_kernel_record(_read: FileRead | None = None) -> None:
+    write_record(KERNEL_RECORD, json.dumps(kernel_record(), indent=1, sort_keys=True) + "\n")
