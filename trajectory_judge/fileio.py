@@ -13,7 +13,7 @@ import os
 import secrets
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator, NamedTuple
+from typing import IO, Any, Callable, Iterator, NamedTuple
 
 
 @contextmanager
@@ -92,12 +92,21 @@ class FileRead(NamedTuple):
 
 
 _READS: dict[Path, FileRead] = {}
+_LISTENERS: list[Callable[[FileRead], None]] = []
+
+
+def on_read(listener: Callable[[FileRead], None]) -> None:
+    """Call ``listener`` with every :class:`FileRead` noted from now on (once per listener)."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
 
 
 def note_read(path: str | Path, data: bytes) -> FileRead:
     """Record that ``path`` was read with content ``data`` (the last read of a path wins)."""
     record = FileRead(Path(path).resolve(), hashlib.sha256(data).hexdigest(), len(data))
     _READS[record.path] = record
+    for listener in _LISTENERS:
+        listener(record)
     return record
 
 

@@ -12,13 +12,21 @@ unset and nothing is written, so the committed notebooks stay byte-identical.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from pathlib import Path
 
-from trajectory_judge.fileio import atomic_write_bytes
+from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on_read
 
 RECORDS_ENV = "TJ_BUILD_RECORDS"
 """Environment variable naming the build's records directory (set by the ``tj_records`` extension)."""
+
+FILES_RECORD = "files.json"
+"""A chapter's record of every data file it read (path, sha256, size), rewritten on each read."""
+
+FRESH_EACH_RUN = ("tables", "figures")
+"""Record folders a chapter empties when it starts executing in a build (no stale table outlives a rename)."""
 
 _chapter: str | None = None
 
@@ -29,6 +37,13 @@ def set_chapter(name: str | None) -> None:
     if name is not None and (not name or "/" in name or name.startswith(".")):
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
+    folder = records_dir()
+    if folder is None:
+        return
+    for sub in FRESH_EACH_RUN:
+        shutil.rmtree(folder / sub, ignore_errors=True)
+    _record_files()
+    on_read(_record_files)
 
 
 def chapter() -> str | None:
@@ -53,3 +68,18 @@ def write_record(relpath: str, data: str | bytes) -> Path | None:
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(target, data.encode("utf-8") if isinstance(data, str) else data)
     return target
+
+
+def _record_files(_: FileRead | None = None) -> None:
+    rows = [{"path": str(f.path), "sha256": f.sha256, "size": f.size} for f in files_read()]
+    write_record(FILES_RECORD, json.dumps(rows, indent=1) + "\n")
+
+
+def chapter_files(root: str | Path, chapter: str) -> list[FileRead]:
+    """Every data file ``chapter`` read while it executed in the build whose records are under ``root``
+    (``tj_records.records_root(app)``), by path; empty when it left no record."""
+    path = Path(root) / chapter / FILES_RECORD
+    if not path.is_file():
+        return []
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return sorted(FileRead(Path(r["path"]), r["sha256"], int(r["size"])) for r in rows)
