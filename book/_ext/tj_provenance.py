@@ -110,8 +110,8 @@ class Provenance(SphinxTransform):
                 self._after(anchor, found, state)
         for img in list(self.document.findall(nodes.image)):
             found = _find(root, chapter, "figures", figure_key(img.get("alt", ""))) if img.get("alt") else None
-            if found:
-                self._after(img, found, state)
+            if found:  # under the figure's caption when it has one
+                self._after(img.parent if isinstance(img.parent, nodes.figure) else img, found, state)
         self._downloads(root / chapter, chapter, shown)
 
     def _after(self, node: nodes.Node, found: tuple[str, dict], state: BuildState) -> None:
