@@ -8,6 +8,7 @@ Binder and Colab buttons that open the chapter's paired ``.ipynb``.
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -37,7 +38,7 @@ repository:
 launch_buttons: {notebook_interface: jupyterlab, binderhub_url: "https://mybinder.org", colab_url: "https://colab.research.google.com", thebe: false}
 sphinx:
   extra_extensions: [sphinxcontrib.bibtex]
-  local_extensions: {tj_tables: book/_ext/, bib_authoryear: book/_ext/, tj_launch: book/_ext/}
+  local_extensions: {tj_tables: book/_ext/, bib_authoryear: book/_ext/, tj_launch: book/_ext/, tj_cite: book/_ext/}
   config: {numfig: true, bibtex_reference_style: author_year_round, bibtex_default_style: authoryear}
 """
 
@@ -49,6 +50,14 @@ INTRO = """\
 {{ binder_badge }}
 
 As {cite:t}`efron1979bootstrap` showed, and {cite:p}`mohammadi2026trajectoryjudge` measured (after {cite}`wang2023fair` and {cite:t}`wang2023selfconsistency`); see {numref}`tbl-demo` and {numref}`fig-demo`.
+
+## Cite
+
+{{ cite_paper_bibtex }}
+
+{{ cite_edition_bibtex }}
+
+{{ cite_links }}; {{ citation_file }}
 
 ```{bibliography}
 ```
@@ -104,16 +113,31 @@ def built(tmp_path_factory) -> Path:
         shutil.copy(ROOT / "book" / "_static" / name, book / "book" / "_static" / name)
     shutil.copy(ROOT / "book" / "references.bib", book / "book" / "references.bib")
     (book / "book" / "intro.md").write_text(INTRO)
+    for name in ("CITATION.cff", ".zenodo.json"):
+        shutil.copy(ROOT / name, book / name)
     (book / "notebooks").mkdir()
     (book / "notebooks" / "demo.md").write_text(DEMO)
     import jupytext
 
-    assert {p.name for p in name_repository(REPO, "main", book=book)} == {"_config.yml", "demo.md"}  # the one setting
+    assert {p.name for p in name_repository(REPO, "main", book=book)} == {"_config.yml", "demo.md", "CITATION.cff", ".zenodo.json"}  # the one setting
     jupytext.write(jupytext.read(book / "notebooks" / "demo.md"), book / "notebooks" / "demo.ipynb")
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "--all", "-W", "--keep-going"]
     done = subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return book / "_build" / "html"
+
+
+def test_landing_cite_section_is_bibtex_from_the_citation_file_of_the_configured_repository(built):
+    from trajectory_judge.book import cite
+
+    text = html.unescape(re.sub(r"<[^>]+>", "", (built / "book" / "intro.html").read_text()))
+    cff = cite.load_citation(built.parents[1])
+    assert cff["repository-code"] == REPO
+    for entry in (cite.paper_bibtex(cff), cite.edition_bibtex(cff, 2026)):  # the mini book's copyright year
+        assert entry in text, entry
+    assert f"url     = {{{REPO}}}" in text
+    page = (built / "book" / "intro.html").read_text()
+    assert f'href="{REPO}/blob/main/CITATION.cff"' in page and 'href="https://doi.org/10.5281/zenodo.21797926"' in page
 
 
 def test_launch_buttons_open_the_paired_notebook_in_binder_and_colab(built):

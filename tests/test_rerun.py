@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -108,6 +109,65 @@ def test_binder_installs_from_the_lock_after_copying_the_repository():
     update = out.find('env update -p ${NB_PYTHON_PREFIX} --file "environment.yml"')
     assert copy != -1 and update != -1, out[-2000:]
     assert copy < update, "repo2docker installs environment.yml before it copies the repository"
+
+
+def readme_repo2docker_commands() -> list[list[str]]:
+    """Every repo2docker command of README's ``bash`` blocks, as its arguments (comments dropped)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            if "repo2docker" not in line:
+                continue
+            words = shlex.split(line, comments=True)
+            if words and Path(words[0]).name in ("repo2docker", "jupyter-repo2docker"):
+                commands.append(words[1:])
+    return commands
+
+
+def repo2docker_help() -> str:
+    r2d = Path(sys.executable).with_name("jupyter-repo2docker")
+    done = subprocess.run([str(r2d), "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def unlisted_options(argv: list[str], help_text: str) -> list[str]:
+    """The options of a repo2docker command, before its repository (what follows the repository is the
+    command run in the image), that ``repo2docker --help`` does not list by their full name
+    (argparse would take an abbreviation; a later repo2docker need not)."""
+    from repo2docker.__main__ import get_argparser
+
+    args = get_argparser().parse_args(argv)
+    options = argv[: len(argv) - len(args.cmd) - 1]
+    assert argv[len(options)] == args.repo, argv
+    listed = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", help_text))
+    return [w.split("=")[0] for w in options if w.startswith("-") and w.split("=")[0] not in listed]
+
+
+def test_readme_repo2docker_commands_use_only_options_repo2docker_has(monkeypatch):
+    """README's commands that build and run Binder's image locally are not run here (no Docker), but
+    each uses only options the installed repo2docker lists, and repo2docker accepts the whole command."""
+    from repo2docker.__main__ import make_r2d
+
+    commands = readme_repo2docker_commands()
+    assert ["--no-build", "--debug", "."] in commands and len(commands) >= 4, commands
+    help_text = repo2docker_help()
+    monkeypatch.chdir(ROOT)  # --editable needs the repository to be a folder from here
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)  # repo2docker refuses to run a container as root
+    for argv in commands:
+        assert unlisted_options(argv, help_text) == [], argv
+        r2d = make_r2d(argv)
+        assert r2d.repo == "." and (r2d.dry_run or r2d.output_image_spec == "trajectory-judge-binder"), argv
+    runs = [make_r2d(argv).run_cmd for argv in commands]
+    assert ["python", "-m", "pytest", "-q", "notebooks/results.ipynb"] in runs
+    assert ["jupyter-book", "build", ".", "--all", "-W"] in runs
+
+
+def test_an_option_repo2docker_does_not_list_is_caught():
+    help_text = repo2docker_help()
+    assert unlisted_options(["--image", "x", "."], help_text) == ["--image"]  # argparse accepts the abbreviation
+    assert unlisted_options(["--no-build", ".", "pytest", "--bogus"], help_text) == []  # the command's own options
 
 
 # --- Colab -------------------------------------------------------------------------------------

@@ -51,17 +51,28 @@ def write_data(out: Path, n_judges: int, seed: int = 7) -> None:
     (out / "verdicts.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def run_timed(cmd: list[str], *, cwd: str | Path | None = None, env: dict[str, str] | None = None) -> tuple[float, float, int, subprocess.CompletedProcess]:
+    """One run of ``cmd`` under ``/usr/bin/time -v``: wall seconds, CPU seconds (user + system, children
+    included), maximum RSS (KB), and the process (its ``stdout`` and ``returncode``; ``stderr`` without time's lines)."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, cwd=cwd, env=env)
+    cut = proc.stderr.rfind("\tCommand being timed:")
+    failed = proc.stderr.rfind("Command exited with non-zero status", 0, max(cut, 0))
+    cut = failed if failed >= 0 else cut
+    stats, proc.stderr = proc.stderr[cut:], proc.stderr[:cut]
+    wall = re.search(r"Elapsed \(wall clock\) time .*: (?:(\d+):)?(\d+):([\d.]+)", stats)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stats)
+    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", stats))
+    assert cut >= 0 and wall and rss, stats
+    h, m, s = wall.groups()
+    return int(h or 0) * 3600 + int(m) * 60 + float(s), cpu, int(rss.group(1)), proc
+
+
 def timed(cmd: list[str]) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system) and maximum RSS (KB) of one run of ``cmd`` under ``/usr/bin/time -v``."""
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
+    wall, cpu, rss, proc = run_timed(cmd)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time .*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", proc.stderr))
-    assert wall and rss, proc.stderr
-    h, m, s = wall.groups()
-    return int(h or 0) * 3600 + int(m) * 60 + float(s), cpu, int(rss.group(1))
+    return wall, cpu, rss
 
 
 def measure(label: str, cmd: list[str], repeat: int) -> None:

@@ -11,12 +11,13 @@ design: under the design-conditioned bootstrap they have no sampling variance.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.models import Trajectory, Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BASELINE_METRICS: tuple[str, ...] = ("precision", "recall", "f1", "silent_recall", "loud_recall", "false_alarm_rate")
 """The metrics a baseline has (detection only)."""
@@ -58,6 +59,7 @@ def baselines(trajectories: Sequence[Trajectory]) -> tuple[Baseline, ...]:
 
 def baselines_frame(rows: Sequence[Baseline]) -> pd.DataFrame:
     """One row per baseline: n and the :data:`BASELINE_METRICS`."""
+    import pandas as pd
     data = {b.name: {"n": b.n, **b.metrics} for b in rows}
     return pd.DataFrame.from_dict(data, orient="index", columns=["n", *BASELINE_METRICS]).rename_axis("baseline")
 

@@ -25,11 +25,14 @@ Interval methods, in order of precedence:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METHODS: tuple[str, ...] = ("bootstrap", "clopper-pearson", "structural")
 """Interval methods, as named in the report."""
@@ -60,6 +63,7 @@ class BootstrapResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per statistic: estimate, low, high, method."""
+        import pandas as pd
         return pd.DataFrame(
             {"estimate": self.estimate, "low": self.low, "high": self.high, "method": list(self.method)},
             index=pd.Index(self.names, name="statistic"),
@@ -124,12 +128,20 @@ def clopper_pearson(successes: float, trials: float, confidence_level: float = 0
     """Exact binomial interval for ``successes`` out of ``trials``.
 
     The bounds are beta quantiles, computed as the inverse regularised incomplete beta function
-    (what ``scipy.stats.beta.ppf`` evaluates, without importing ``scipy.stats``).
+    (what ``scipy.stats.beta.ppf`` evaluates). At 0 or ``trials`` successes, the only case the
+    report needs, the one bound is a beta quantile with a parameter of 1, in closed form, written
+    the way scipy's Boost backend evaluates it (bit for bit, so the report needs no scipy); otherwise
+    ``scipy.special.betaincinv``.
     """
-    from scipy.special import betaincinv
-
     alpha = 1 - confidence_level
     k, n = successes, trials
+    if k == 0 and n > 0:
+        # Beta(1, n) at 1 - alpha/2: Boost swaps to Beta(n, 1) at q = 1 - (1 - alpha/2) and returns 1 - q**(1/n) as -expm1
+        return 0.0, -math.expm1(math.log(1 - (1 - alpha / 2)) / float(n))
+    if k == n and n > 0:
+        return (alpha / 2) ** (1 / float(n)), 1.0  # Beta(n, 1) at alpha/2: its cdf is x**n
+    from scipy.special import betaincinv
+
     low = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2))
     high = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha / 2))
     return low, high

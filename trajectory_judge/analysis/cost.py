@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.models import DataError, read_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUNS = "runs.jsonl"
 
@@ -160,6 +161,7 @@ class ComputeSpent:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per kind of run and a ``total`` row; hours rounded to 0.01, NaN CPU hours where unmeasured."""
+        import pandas as pd
         cols = ["task", "runs", "written", "wall_h", "cpu_h", "cpu_runs"]
         rows = [[r.task, r.runs, r.written, r.wall_h, r.cpu_h, r.cpu_runs] for r in self.rows]
         if rows:

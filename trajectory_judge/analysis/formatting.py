@@ -9,9 +9,12 @@ the interval says when it is not an ordinary bootstrap interval (:data:`MARKS`).
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 DAGGER = "\u2020"
 """Marks an exact (Clopper-Pearson) interval."""
@@ -37,7 +40,10 @@ MARKS: dict[str, str] = {
 
 def is_missing(x: Any) -> bool:
     """Whether ``x`` is a missing value (None, NaN, ``pd.NA``, ``pd.NaT``)."""
-    if x is None or x is pd.NA or x is pd.NaT:
+    if x is None:
+        return True
+    pd = sys.modules.get("pandas")  # pd.NA and pd.NaT exist only where pandas is loaded: no import for them
+    if pd is not None and (x is pd.NA or x is pd.NaT):
         return True
     return isinstance(x, float) and math.isnan(x)
 
@@ -90,3 +96,89 @@ def marks_in(texts: Sequence[str]) -> list[str]:
     """The marks of :data:`MARKS` that occur at the end of any of ``texts``, in :data:`MARKS` order."""
     found = {m for t in texts if isinstance(t, str) for m in MARKS if t.endswith(m)}
     return [m for m in MARKS if m in found]
+
+
+_ESCAPES = str.maketrans({"\t": r"\t", "\n": r"\n", "\r": r"\r"})
+
+
+def _trim_front(cells: list[str]) -> list[str]:
+    cut = min(len(c) - len(c.lstrip()) for c in cells)
+    return [c[cut:] for c in cells]
+
+
+def _column_kind(name: str, cells: Sequence[Any]) -> str:
+    if all(isinstance(c, int) and not isinstance(c, bool) or type(c).__name__.startswith(("int", "uint")) for c in cells):
+        return "int"
+    if all(c is None or isinstance(c, (int, float)) and not isinstance(c, bool) or type(c).__name__.startswith("float") for c in cells):
+        return "float"
+    if all(isinstance(c, str) for c in cells):
+        return "str"
+    raise ValueError(f"text table: column {name!r} mixes kinds of cell (only all-integer, all-number or all-text columns)")
+
+
+@dataclass(frozen=True)
+class TextTable:
+    """Rows of text, integer or float cells under named columns and a named index of row labels.
+
+    :meth:`to_string` prints it exactly as ``to_frame().to_string(...)`` does (pandas' layout: text and
+    numbers right-aligned, numeric headers led by a space, labels left-aligned, the index name on a
+    line of its own), without importing pandas, which the terminal report need not pay for.
+    """
+
+    index_name: str | None
+    """Name of the row labels (printed on the line under the headers)."""
+    rows: Mapping[str, Mapping[str, Any]]
+    """Row label -> column -> cell; every row has every column."""
+    columns: tuple[str, ...]
+    """Column names, in order."""
+
+    @classmethod
+    def from_rows(cls, rows: Mapping[str, Mapping[str, Any]], index_name: str | None,
+                  columns: Sequence[str] | None = None) -> TextTable:
+        """From row dicts (columns in order of first appearance unless given)."""
+        cols = tuple(columns) if columns is not None else tuple(dict.fromkeys(c for r in rows.values() for c in r))
+        for label, row in rows.items():
+            missing = [c for c in cols if c not in row]
+            if missing:
+                raise ValueError(f"text table: row {label!r} has no {missing[0]!r}")
+        return cls(index_name, {k: dict(v) for k, v in rows.items()}, cols)
+
+    @property
+    def empty(self) -> bool:
+        """Whether the table has no rows or no columns."""
+        return not self.rows or not self.columns
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (integer, float and object columns)."""
+        import pandas as pd
+
+        data = {c: [r[c] for r in self.rows.values()] for c in self.columns}
+        frame = pd.DataFrame(data, index=pd.Index(list(self.rows), name=self.index_name), columns=list(self.columns))
+        return frame.astype({c: float for c, v in data.items() if _column_kind(c, v) == "float"})
+
+    def to_string(self, float_format: Callable[[float], str] | None = None, na_rep: str = "NaN") -> str:
+        """The table as ``DataFrame.to_string(float_format=..., na_rep=...)`` prints it."""
+        if self.empty:
+            raise ValueError("text table: no rows or no columns to print")
+        named = self.index_name is not None
+        strcols = []
+        for c in self.columns:
+            cells = [r[c] for r in self.rows.values()]
+            kind = _column_kind(c, cells)
+            if kind == "int":
+                values = [f"{int(v): d}" for v in cells]
+            elif kind == "float":
+                if float_format is None:
+                    raise ValueError(f"text table: float column {c!r} needs a float_format")
+                values = [na_rep if v is None or math.isnan(v) else float_format(float(v)) for v in cells]
+            else:
+                values = [" " + v.translate(_ESCAPES) for v in cells]
+            header = [(" " + c if kind != "str" else c).translate(_ESCAPES)] + ([""] if named else [])
+            width = max(len(x) for x in header + values)
+            strcols.append([x.rjust(width) for x in header + values])
+        labels = _trim_front([" " + str(k).translate(_ESCAPES) for k in self.rows])
+        index = ([str(self.index_name).translate(_ESCAPES)] if named else []) + labels
+        width = max(len(x) for x in index)
+        strcols.insert(0, [""] + [x.ljust(width) for x in index])
+        widths = [max(len(x) for x in col) + 1 for col in strcols[:-1]] + [max(len(x) for x in strcols[-1])]
+        return "\n".join("".join(x.ljust(w) for x, w in zip(line, widths)) for line in zip(*strcols))

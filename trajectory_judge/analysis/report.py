@@ -27,9 +27,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
@@ -51,6 +49,9 @@ from trajectory_judge.analysis.plan import (
 )
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, stratum
 from trajectory_judge.provenance.computed import computes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAIN_COLUMNS: tuple[str, ...] = (
     "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "step_exact_n",
@@ -194,6 +195,7 @@ class Report:
     @computes
     def intervals_frame(self) -> pd.DataFrame:
         """Long table: judge, metric, value, low, high, method (headline and per-type)."""
+        import pandas as pd
         rows = []
         for j, jr in self.judges.items():
             for m, iv in jr.intervals.items():
@@ -205,6 +207,7 @@ class Report:
     @computes
     def per_type_table(self) -> pd.DataFrame:
         """Table 4: recall per failure type (rows) and judge (columns), with the false-alarm anchor row."""
+        import pandas as pd
         data = {j: [*(jr.per_type_recall[t] for t in FAILURE_TYPES), jr.metrics["false_alarm_rate"]]
                 for j, jr in self.judges.items()}  # fmt: skip
         index = pd.Index([*FAILURE_TYPES, "false_alarms_on_clean"], name="failure_type")
@@ -213,35 +216,41 @@ class Report:
     @computes
     def confusion(self, judge: str) -> pd.DataFrame:
         """Confusion matrix of one judge: true type (rows) x predicted type or ``missed``."""
+        import pandas as pd
         mat = self._judge(judge).confusion
         return pd.DataFrame.from_dict(mat, orient="index").rename_axis(index="true", columns="predicted")
 
     @computes
     def calibration_bins(self, judge: str) -> pd.DataFrame:
         """Reliability-diagram data of one judge: bin edges, population, confidence, accuracy."""
+        import pandas as pd
         return pd.DataFrame(self._judge(judge).calibration_bins).set_index("bin")
 
     @computes
     def confidence_support(self, judge: str) -> pd.Series:
         """Count of each distinct confidence one judge stated."""
+        import pandas as pd
         sup = self._judge(judge).confidence_support
         return pd.Series({float(k): v for k, v in sup.items()}, name="count", dtype=int).rename_axis("confidence")
 
     @computes
     def paired_frame(self) -> pd.DataFrame:
         """Paired discrimination: one row per (judge, group) with value and n."""
+        import pandas as pd
         rows = [(j, g, p.value, p.n) for j, jr in self.judges.items() for g, p in jr.paired_discrimination.items()]
         return pd.DataFrame(rows, columns=["judge", "group", "value", "n"])
 
     @computes
     def claim_table(self, judge: str) -> pd.DataFrame:
         """Detection of ``unsupported_claim`` per invented sentence for one judge."""
+        import pandas as pd
         rows = [(s, k, n, k / n) for s, (k, n) in self._judge(judge).claim_detection.items()]
         return pd.DataFrame(rows, columns=["sentence", "flagged", "n", "recall"]).set_index("sentence")
 
     @computes
     def deltas_frame(self) -> pd.DataFrame:
         """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
+        import pandas as pd
         cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
         return pd.DataFrame([d.__dict__ for d in self.deltas], columns=cols)
 
@@ -262,6 +271,7 @@ class Report:
     @computes
     def gaps_frame(self) -> pd.DataFrame:
         """Loud minus silent recall per judge, with intervals."""
+        import pandas as pd
         return pd.DataFrame([g.__dict__ for g in self.gaps], columns=["judge", "metric", "value", "low", "high"])
 
     def to_markdown(self) -> str:
@@ -295,6 +305,7 @@ def _num(x: float | None) -> float | None:
 
 
 def _frame(rows: Mapping[str, Mapping[str, Any]], index: str) -> pd.DataFrame:
+    import pandas as pd
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis(index)
 
 

@@ -7,20 +7,20 @@ and the paired deltas of the pairs a reader compares (:mod:`trajectory_judge.ana
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, torn_run_record
-from trajectory_judge.analysis.formatting import MARKS, format_interval, format_number
+from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
 from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
 TERMINAL_AXES: dict[str, tuple[str, ...]] = {
@@ -59,17 +59,17 @@ EXCLUDES_ZERO = "§"
 """Marks, on the terminal, a paired delta whose interval excludes 0."""
 
 
-def terminal_table(rep: Report, metrics: tuple[str, ...]) -> pd.DataFrame:
+def terminal_table(rep: Report, metrics: tuple[str, ...]) -> TextTable:
     """One row per judge: n, then each of ``metrics`` as :func:`metric_cell`."""
     rows = {j: {"n": jr.n, **{HEADERS[m]: metric_cell(rep, j, m) for m in metrics}} for j, jr in rep.judges.items()}
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+    return TextTable.from_rows(rows, "judge")
 
 
-def baselines_table(rep: Report) -> pd.DataFrame:
+def baselines_table(rep: Report) -> TextTable:
     """The baselines with their detection metrics (exact: fixed by the design)."""
     rows = {f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
             for b in rep.baselines}  # fmt: skip
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("baseline")
+    return TextTable.from_rows(rows, "baseline")
 
 
 def pair_label(a: str, b: str, kind: str) -> str:
@@ -82,8 +82,9 @@ def pair_label(a: str, b: str, kind: str) -> str:
     return f"{b} − {a}"
 
 
-def deltas_table(rep: Report, metrics: tuple[str, ...] = DELTA_COLUMNS) -> pd.DataFrame:
-    """One row per compared pair: n, and ``b - a`` of each of ``metrics`` with its interval (:data:`EXCLUDES_ZERO`: excludes 0)."""
+def deltas_table(rep: Report, metrics: tuple[str, ...] = DELTA_COLUMNS) -> TextTable:
+    """One row per compared pair: n, and ``b - a`` of each of ``metrics`` with its interval (:data:`EXCLUDES_ZERO`:
+    excludes 0; ``–`` where the pair has no delta of it)."""
     cells: dict[str, dict[str, Any]] = {}
     for d in rep.deltas:
         if d.metric not in metrics:
@@ -91,10 +92,8 @@ def deltas_table(rep: Report, metrics: tuple[str, ...] = DELTA_COLUMNS) -> pd.Da
         row = cells.setdefault(pair_label(d.a, d.b, d.kind), {"n": d.n})
         mark = EXCLUDES_ZERO if d.low > 0 or d.high < 0 else ""
         row[HEADERS[d.metric]] = format_interval(d.value, d.low, d.high, "bootstrap") + mark
-    frame = pd.DataFrame.from_dict(cells, orient="index")
-    if not frame.empty:
-        frame = frame.reindex(columns=["n", *(HEADERS[m] for m in metrics)]).fillna("–").rename_axis("b − a")
-    return frame
+    columns = ["n", *(HEADERS[m] for m in metrics)]
+    return TextTable.from_rows({k: {c: row.get(c, "–") for c in columns} for k, row in cells.items()}, "b − a", columns)
 
 
 TYPE_HEADERS: dict[str, str] = {
@@ -105,11 +104,16 @@ TYPE_HEADERS: dict[str, str] = {
 """Short headers of the per-type recall table on the terminal."""
 
 
-def per_type_terminal(rep: Report) -> pd.DataFrame:
+def per_type_terminal(rep: Report) -> TextTable:
     """Recall per failure type, one row per judge (so it grows down, not across), and the false-alarm rate."""
-    frame = rep.per_type_table().T.rename(columns=TYPE_HEADERS).rename_axis(index="judge", columns=None)
-    frame.insert(0, "n", [rep.judges[j].n for j in frame.index])
-    return frame
+    rows = {j: {"n": jr.n, **{TYPE_HEADERS.get(t, t): _float(jr.per_type_recall[t]) for t in FAILURE_TYPES},
+                TYPE_HEADERS["false_alarms_on_clean"]: _float(jr.metrics["false_alarm_rate"])}
+            for j, jr in rep.judges.items()}  # fmt: skip
+    return TextTable.from_rows(rows, "judge")
+
+
+def _float(x: Any) -> float:
+    return math.nan if x is None else float(x)
 
 
 def terminal_text(rep: Report) -> str:

@@ -19,16 +19,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.analysis.report import MAIN_COLUMNS, build_report
-from trajectory_judge.judges.selfcons import aggregate
 from trajectory_judge.models import DataError, Trajectory, Verdict, load_verdicts, stratum
 from trajectory_judge.provenance.manifest import verify_manifest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MEMBERS_FILE = "members.jsonl"
 """Where the runner keeps ensemble members, beside ``verdicts.jsonl``."""
@@ -112,6 +113,7 @@ class EnsembleCheck:
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the counts."""
+        import pandas as pd
         return pd.DataFrame([{"ensemble": self.ensemble, "members": len(self.members), "complete": self.complete,
                               "same": self.same, "different": len(self.different),
                               "without ensemble": len(self.without_ensemble),
@@ -139,6 +141,8 @@ def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict],
     With the data's run records (``runs``), each check also carries how many ensemble verdicts
     were already on disk when their members were sampled again, and whether they came out the same.
     """
+    from trajectory_judge.judges.selfcons import aggregate  # here, not above: its model clients cost the report's import
+
     reruns = rerun_counts(runs)
     groups: dict[tuple[str, str, float], list[str]] = defaultdict(list)
     for mid in member_ids(members):
@@ -208,6 +212,7 @@ class SeedAgreement:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair of members: their Cohen's kappa."""
+        import pandas as pd
         rows = [{"member a": a, "member b": b, "cohen_kappa": k} for (a, b), k in self.cohen_kappa.items()]
         return pd.DataFrame(rows, columns=["member a", "member b", "cohen_kappa"])
 
@@ -237,6 +242,7 @@ class SeedVariance:
 
     def differing(self, metrics: Sequence[str] | None = None) -> pd.DataFrame:
         """The paired seed differences (on ``metrics``, default all) whose interval excludes zero."""
+        import pandas as pd
         d = self.deltas if self.deltas is not None else pd.DataFrame(columns=["a", "b", "metric", "value", "low", "high"])
         if metrics is not None:
             d = d[d["metric"].isin(list(metrics))]
@@ -265,6 +271,7 @@ def seed_agreement(members: Sequence[Verdict], ids: Sequence[str], trajectory_id
                    strata: Sequence[str] | None = None) -> SeedAgreement:
     """Agreement of the members' flags on ``trajectory_ids`` (each judged by every member); with
     ``strata`` (one per trajectory), how many members flag each trajectory, by stratum."""
+    import pandas as pd
     flag = {(v.trajectory_id, v.judge_id): v.faulty for v in members}
     ratings = np.array([[flag[(t, m)] for m in ids] for t in trajectory_ids], dtype=int).reshape(len(trajectory_ids), len(ids))
     all_agree = int((ratings.min(axis=1) == ratings.max(axis=1)).sum())
@@ -286,6 +293,8 @@ def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     ids = [m for m in member_ids(members) if model is None or parse_member_id(m).model == model]
     if not ids:
         return None
+    import pandas as pd
+
     model = parse_member_id(ids[0]).model
     ids = [m for m in ids if parse_member_id(m).model == model]
     common = set(complete_ids(members, ids))
@@ -317,6 +326,8 @@ def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], v
     members = load_members(directory, [t.trajectory_id for t in trajectories])
     if not members:
         return ""
+    import pandas as pd
+
     ids = member_ids(members)
     rep = build_report(trajectories, members, resamples=resamples, seed=seed)
     cols = ["f1", "silent_recall", "loud_recall", "false_alarm_rate", "ece"]

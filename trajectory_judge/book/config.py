@@ -9,7 +9,8 @@ fork names itself once::
 
     python -m trajectory_judge.book config --repository https://github.com/OWNER/REPO [--branch B]
 
-which rewrites the block and the set-up cell of every notebook (``.md`` and ``.ipynb``).
+which rewrites the block, the set-up cell of every notebook (``.md`` and ``.ipynb``), README's
+badges and the citation's ``repository-code`` (``CITATION.cff``, and ``.zenodo.json`` with it).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from trajectory_judge.book.cite import set_repository_code
 from trajectory_judge.book.paths import BOOK_CONFIG, repo_root
 from trajectory_judge.fileio import atomic_write_text
 
@@ -116,7 +118,8 @@ def with_colab_cell(text: str, where: Hosting) -> str:
 
 
 def set_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
-    """Name the hosting repository in ``_config.yml``, README's badges and every notebook's ``.md`` set-up cell.
+    """Name the hosting repository in ``_config.yml``, README's badges, every notebook's ``.md`` set-up
+    cell and the citation (``CITATION.cff``'s ``repository-code``, ``.zenodo.json``).
 
     Returns the files rewritten (each written atomically); raises :class:`ValueError` on a bad URL
     or branch, or a ``_config.yml`` without the block. The ``.ipynb`` follow through
@@ -139,6 +142,7 @@ def set_repository(url: str, branch: str = "main", book: str | Path | None = Non
         if fresh != text:
             atomic_write_text(readme, fresh)
             written.append(readme)
+    written += set_repository_code(where.url, book=root)
     for md in sorted((root / "notebooks").glob("*.md")):
         old = md.read_text(encoding="utf-8")
         fresh = with_colab_cell(old, where)

@@ -1,48 +1,44 @@
-"""Judges: the rule engine, the LLM views, and self-consistency."""
+"""Judges: the rule engine, the LLM views, and self-consistency.
+
+The public names below are imported on first use (PEP 562), so that a module that needs only the
+views (the report) does not pay for the HTTP clients.
+"""
 
 from __future__ import annotations
 
-from trajectory_judge.backends.clients import (
-    Completion,
-    JudgeClientError,
-    ModelClient,
-    OllamaClient,
-    OpenAIClient,
-    PromptTooLongError,
-    ServerRejectedError,
-    TransportError,
-)
-from trajectory_judge.judges.base import Judge
-from trajectory_judge.judges.blind import Blinder, judge_view, opaque_id
-from trajectory_judge.judges.coerce import coerce
-from trajectory_judge.judges.llm import LLMJudge
-from trajectory_judge.judges.programmatic import ProgrammaticJudge
-from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
-from trajectory_judge.judges.schema import response_schema
-from trajectory_judge.judges.selfcons import SelfConsistencyJudge
-from trajectory_judge.judges.views import VIEWS, render_view
+import importlib
+from typing import Any
 
-__all__ = [
-    "Blinder",
-    "Completion",
-    "Judge",
-    "JudgeClientError",
-    "LLMJudge",
-    "ModelClient",
-    "OllamaClient",
-    "OpenAIClient",
-    "ProgrammaticJudge",
-    "PromptTooLongError",
-    "SHARED_PREFIX",
-    "SelfConsistencyJudge",
-    "ServerRejectedError",
-    "TransportError",
-    "VIEWS",
-    "build_prompt",
-    "coerce",
-    "judge_view",
-    "opaque_id",
-    "render_view",
-    "response_schema",
-    "view_prefix",
-]
+_EXPORTS: dict[str, str] = {
+    **{name: "trajectory_judge.backends.clients" for name in (
+        "Completion", "JudgeClientError", "ModelClient", "OllamaClient", "OpenAIClient", "PromptTooLongError",
+        "ServerRejectedError", "TransportError")},
+    "Judge": "trajectory_judge.judges.base",
+    "Blinder": "trajectory_judge.judges.blind",
+    "judge_view": "trajectory_judge.judges.blind",
+    "opaque_id": "trajectory_judge.judges.blind",
+    "coerce": "trajectory_judge.judges.coerce",
+    "LLMJudge": "trajectory_judge.judges.llm",
+    "ProgrammaticJudge": "trajectory_judge.judges.programmatic",
+    "SHARED_PREFIX": "trajectory_judge.judges.prompts",
+    "build_prompt": "trajectory_judge.judges.prompts",
+    "view_prefix": "trajectory_judge.judges.prompts",
+    "response_schema": "trajectory_judge.judges.schema",
+    "SelfConsistencyJudge": "trajectory_judge.judges.selfcons",
+    "VIEWS": "trajectory_judge.judges.views",
+    "render_view": "trajectory_judge.judges.views",
+}  # fmt: skip
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'trajectory_judge.judges' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
