@@ -278,10 +278,8 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def read_text(path: str | Path) -> str:
-    """The text of a UTF-8 file; a missing file or one that is not UTF-8 is a :class:`DataError`.
-
-    Other operating-system errors (a directory, no permission) propagate as :class:`OSError`.
-    """
+    """The text of a UTF-8 file; a missing file or one that is not UTF-8 is a :class:`DataError` (other
+    operating-system errors, a directory or no permission, propagate as :class:`OSError`)."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: file not found")
