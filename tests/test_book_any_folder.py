@@ -89,6 +89,7 @@ def test_camera_ready_numbers_say_which_types_lack_a_judged_parent_on_a_small_fo
     assert (frame["Your folder"] == "\u2013").sum() == len(missing) and not frame["Your folder"].eq("").any()
 
 
+@pytest.mark.slow  # judges all 400 trajectories through the stand-in server
 def test_camera_ready_numbers_are_complete_on_all_400(folders):
     from trajectory_judge.book.paired import camera_ready_gaps, camera_ready_quantities
 

@@ -19,6 +19,8 @@ import pytest
 
 from trajectory_judge.book.execute import name_repository
 
+pytestmark = pytest.mark.slow  # a whole (one-chapter) book build: .ci/run's slow tier
+
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "https://github.com/example/trajectory-judge"
 

@@ -220,3 +220,78 @@ def test_a_downloaded_csv_parses_back_to_the_values_of_the_table_shown():
         assert shown == text.iloc[: len(shown)].astype(str).values.tolist(), name
         checked += 1
     assert checked >= 3
+
+# --- the execution page (book/execution.md, filled by book/_ext/tj_execution.py) -------------------
+EXECUTION = HTML / "book" / "execution.html"
+
+
+def _execution_table(name: str) -> list[tuple[str, str | None, list[str]]]:
+    """Rows of the execution page's table ``name``: (row label, its link or None, cell texts)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(EXECUTION.read_text(encoding="utf-8"), "html.parser")
+    tab = soup.find("table", id=f"T_{name}")
+    assert tab is not None, f"no table {name} on the execution page"
+    rows = []
+    for tr in tab.find("tbody").find_all("tr"):
+        th, link = tr.find("th"), tr.find("th").find("a")
+        rows.append((th.get_text(" ", strip=True), link["href"] if link else None, [td.get_text(" ", strip=True) for td in tr.find_all("td")]))
+    return rows
+
+
+def test_execution_page_lists_each_chapter_of_the_book_once_with_a_link_to_it():
+    toc = re.findall(r"file:\s*notebooks/(\w+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    links = [href for _, href, _ in _execution_table("tbl-execution-chapters")]
+    assert sorted(links) == sorted(f"../notebooks/{stem}.html" for stem in toc) and len(set(links)) == len(links)
+    assert all(cells[1] in ("executed", "from cache") for _, _, cells in _execution_table("tbl-execution-chapters"))
+
+
+def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_the_slowest():
+    rows = _execution_table("tbl-execution-chapters")
+    times = {title: float(cells[0]) for title, _, cells in rows if cells[1] == "executed"}  # not those from a cache
+    assert all(t > 0 for t in times.values())
+    m = re.search(r"taking (\d+\.\d) s of execution between them; the slowest, (.+?), took (\d+\.\d) s", _reader_text(EXECUTION))
+    assert m is not None, "no total and slowest chapter on the execution page"
+    total, slowest, slowest_time = float(m.group(1)), m.group(2), float(m.group(3))
+    assert abs(sum(times.values()) - total) <= 0.05 * len(times) + 0.05  # each time and the total rounded to 0.1 s
+    assert times[slowest] == slowest_time == max(times.values())
+
+
+def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_repository():
+    import hashlib
+    import subprocess
+
+    from trajectory_judge.book.execution import COMMIT_ROW, LOCK_ROW
+
+    env = {label: cells for label, _, cells in _execution_table("tbl-execution-environment")}
+    assert env[LOCK_ROW][0] == hashlib.sha256((ROOT / ".ci" / "requirements.lock").read_bytes()).hexdigest()
+    commit = env[COMMIT_ROW][0].split(",")[0]
+    assert re.fullmatch(r"[0-9a-f]{40}", commit)
+    assert subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}^{{commit}}"]).returncode == 0
+
+
+def test_execution_page_versions_are_the_installed_ones_as_every_chapter_saw_them():
+    import platform
+
+    from trajectory_judge.book.records import KEY_PACKAGES, package_versions
+
+    env = {}
+    for label, _, cells in _execution_table("tbl-execution-environment"):
+        assert label not in env, f"{label}: the chapters' kernels saw more than one version"
+        env[label] = cells
+    assert env["Python"] == [platform.python_version(), "every chapter"]
+    for package, version in package_versions(KEY_PACKAGES).items():
+        assert env[package] == [version, "every chapter"], package
+
+
+def test_execution_page_checksums_are_those_of_the_files_in_the_repository():
+    import hashlib
+
+    rows = _execution_table("tbl-execution-files")
+    assert rows and len({name for name, _, _ in rows}) == len(rows)
+    for name, _, (short, size, _readers) in rows:
+        if name.startswith("$"):
+            continue  # a folder named by a variable of the build ($TJ_DATA...): not necessarily this machine's now
+        data = (ROOT / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest().startswith(short) and len(short) == 12, name
+        assert int(size) == len(data), name

@@ -135,7 +135,7 @@ MEASURE_JS = r"""(paper) => {
     visible_code: paper ? [...article.querySelectorAll('div.cell div.cell_input')].filter(e => visible(e) && !e.closest('details:not([open])')).length : 0,
     tables_as_figures: figs.length,
     overflowing_tables: [...article.querySelectorAll('table')].filter(t => t.getBoundingClientRect().width > column + 1).length,
-    raw_cells: cells.filter(t => /^(nan|none|<na>|nat)$/i.test(t) || /\d(\.\d+)?e[+-]?\d+/i.test(t)).length,
+    raw_cells: cells.filter(t => /^(nan|none|<na>|nat)$/i.test(t) || /(?<![0-9a-z.])\d+(\.\d+)?e[+-]?\d+(?![0-9a-z])/i.test(t)).length,  // not a checksum's hex
     snake_case_headers: heads.filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t)).length,
     images_without_alt: imgs.length,
     binder: hrefs.some(h => h.startsWith('https://mybinder.org/v2/gh/')),

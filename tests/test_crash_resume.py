@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from llm_fakes import make_varied
 
 from trajectory_judge.judges.mock import MockJudge
@@ -56,6 +58,7 @@ def n_lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
+@pytest.mark.slow  # many runner subprocesses killed and resumed
 def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     rng = random.Random(20240607)
     path = tmp_path / "verdicts.jsonl"

@@ -270,6 +270,7 @@ def _wait_for(cond, timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow  # two CLI runs in subprocesses, about 6 s by design
 def test_two_real_concurrent_runs_one_writes_the_other_exits_2(ws):
     d = ws / "d"
     with FakeModelServer([("slow", 1.0)]) as srv:  # the first run takes about 6 s
@@ -365,6 +366,7 @@ def tiny_fs(tmp_path):
         subprocess.run(["umount", str(mnt)], check=False)
 
 
+@pytest.mark.slow  # two CLI runs in subprocesses on a mounted tmpfs
 def test_a_run_on_a_full_filesystem_stops_cleanly_and_resumes_after_space_is_freed(ws, tiny_fs):
     d = tiny_fs / "d"
     shutil.copytree(ws / "d", d)

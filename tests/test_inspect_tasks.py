@@ -95,6 +95,7 @@ def test_limit_is_the_stratified_prefix_run_limit_takes(folder):
         load_dataset("step", folder, 0)
 
 
+@pytest.mark.slow  # the inspect CLI in a subprocess
 def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble():
     inspect = Path(sys.executable).with_name("inspect")
     out = subprocess.run([str(inspect), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True,
@@ -102,6 +103,7 @@ def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble():
     assert {line.split("@")[1] for line in out} == {"outcome_judge", "step_judge", "reply_judge", "selfcons_judge"}
 
 
+@pytest.mark.slow  # three inspect evals end to end
 def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, tmp_path, capsys):
     logs = run_eval([step_judge(data=str(folder), limit=16), outcome_judge(data=str(folder), limit=16),
                      selfcons_judge(data=str(folder), limit=16)], tmp_path / "logs")

@@ -7,7 +7,6 @@ import importlib
 import inspect
 import json
 import pkgutil
-import subprocess
 from io import StringIO
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 import trajectory_judge.book as book_pkg
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book import records
-from trajectory_judge.book.provenance import BuildState, display_path, git_commit, provenance_html
+from trajectory_judge.book.provenance import BuildState, display_path, provenance_html, short_commit
 from trajectory_judge.book.style import by_source
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
@@ -108,19 +107,11 @@ def test_paths_are_shown_from_the_book_root_or_as_folder_and_name(tmp_path):
     assert display_path(tmp_path / "mine" / "verdicts.jsonl", ROOT) == "mine/verdicts.jsonl"
 
 
-def test_the_commit_is_marked_when_tracked_files_differ(tmp_path):
-    def git(*a):
-        subprocess.run(["git", "-C", str(tmp_path), *a], check=True, capture_output=True)
-
-    git("init", "-q")
-    (tmp_path / "f").write_text("1")
-    git("add", "f")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
-    clean = git_commit(tmp_path)
-    assert len(clean) == 12 and all(c in "0123456789abcdef" for c in clean)
-    (tmp_path / "f").write_text("2")
-    assert git_commit(tmp_path) == clean + " + uncommitted changes"
-    assert git_commit(tmp_path / "nowhere") == "unknown"
+def test_the_commit_is_shown_by_its_first_twelve_digits_and_keeps_its_dirty_mark():
+    head = "0123456789abcdef0123456789abcdef01234567"
+    assert short_commit(head) == "0123456789ab"
+    assert short_commit(head + ", with uncommitted changes") == "0123456789ab, with uncommitted changes"
+    assert short_commit("not a git checkout") == "not a git checkout"
 
 
 def test_a_table_records_its_values_only_during_a_build(tmp_path, monkeypatch):

@@ -175,6 +175,7 @@ def test_landing_page_sentence_on_seeds_is_computed_and_says_so_without_members(
     assert "not measured" in summary_sentence(None)
 
 
+@pytest.mark.slow  # executes a whole chapter
 def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
     """Run the self-consistency judge of a made-up model on a prefix of the trajectories, through the
     real runner, then execute the chapter on that data: every seed is scored and glued."""

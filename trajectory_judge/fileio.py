@@ -92,22 +92,22 @@ class FileRead(NamedTuple):
 
 
 _READS: dict[Path, FileRead] = {}
-_LISTENERS: list[Callable[[FileRead], None]] = []
-
-
-def on_read(listener: Callable[[FileRead], None]) -> None:
-    """Call ``listener`` with every :class:`FileRead` noted from now on (once per listener)."""
-    if listener not in _LISTENERS:
-        _LISTENERS.append(listener)
+_ON_READ: list[Callable[[FileRead], None]] = []
 
 
 def note_read(path: str | Path, data: bytes) -> FileRead:
     """Record that ``path`` was read with content ``data`` (the last read of a path wins)."""
     record = FileRead(Path(path).resolve(), hashlib.sha256(data).hexdigest(), len(data))
     _READS[record.path] = record
-    for listener in _LISTENERS:
-        listener(record)
+    for hook in list(_ON_READ):
+        hook(record)
     return record
+
+
+def on_read(hook: Callable[[FileRead], None]) -> None:
+    """Call ``hook`` after every later :func:`note_read` (the build's records follow what a chapter reads)."""
+    if hook not in _ON_READ:
+        _ON_READ.append(hook)
 
 
 def files_read() -> list[FileRead]:

@@ -278,14 +278,15 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def read_text(path: str | Path) -> str:
-    """The text of a UTF-8 file; a missing file or one that is not UTF-8 is a :class:`DataError` (other
-    operating-system errors, a directory or no permission, propagate as :class:`OSError`)."""
+    """The text of a UTF-8 file; a missing file or one that is not UTF-8 is a :class:`DataError`.
+
+    Other operating-system errors (a directory, no permission) propagate as :class:`OSError`.
+    """
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: file not found")
-    data = path.read_bytes()
     try:
-        text = data.decode("utf-8")
+        text = (data := path.read_bytes()).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
     note_read(path, data)  # what the book's provenance lines name (trajectory_judge.fileio.files_read)

@@ -29,6 +29,7 @@ from tj_records import records_root
 
 import trajectory_judge
 from trajectory_judge.book.config import hosting
+from trajectory_judge.book.execution import build_commit
 from trajectory_judge.book.provenance import (
     SITE_DIR,
     BuildState,
@@ -37,9 +38,9 @@ from trajectory_judge.book.provenance import (
     TABLES_INTRO,
     data_files_html,
     figure_key,
-    git_commit,
     provenance_html,
     publishable,
+    short_commit,
     table_links_html,
 )
 from trajectory_judge.book.records import chapter_files
@@ -57,7 +58,7 @@ def _state(app) -> BuildState:
             base = f"{where.url}/blob/{where.branch}/"
         except (OSError, ValueError):
             base = ""
-        _STATE["state"] = BuildState(trajectory_judge.__version__, git_commit(root), base)
+        _STATE["state"] = BuildState(trajectory_judge.__version__, short_commit(build_commit(root)), base)
     return _STATE["state"]
 
 

@@ -1,7 +1,8 @@
 """The build's records directory: where each executing chapter leaves what the pages need.
 
 Sets ``TJ_BUILD_RECORDS`` (:data:`trajectory_judge.book.records.RECORDS_ENV`) to
-``<build>/.tj-records`` before any notebook executes, so every kernel myst-nb starts inherits it;
+``<build>/.tj-records`` before any notebook executes, so every kernel myst-nb starts inherits it
+(with ``TJ_BUILD_ID``, :data:`trajectory_judge.book.records.BUILD_ENV`, naming this build);
 a chapter's records land in ``.tj-records/<chapter>/`` (:func:`trajectory_judge.book.records.write_record`).
 Extensions that render provenance lines, downloads or the execution page read them from
 :func:`records_root`.
@@ -10,9 +11,10 @@ Extensions that render provenance lines, downloads or the execution page read th
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from trajectory_judge.book.records import RECORDS_ENV
+from trajectory_judge.book.records import BUILD_ENV, RECORDS_ENV
 
 
 def records_root(app) -> Path:
@@ -24,6 +26,8 @@ def _set_env(app, config) -> None:
     root = records_root(app)
     root.mkdir(parents=True, exist_ok=True)
     os.environ[RECORDS_ENV] = str(root)
+    app.tj_build_started = time.time()  # a notebook whose myst-nb exec data is older did not execute in this build
+    os.environ[BUILD_ENV] = f"{app.tj_build_started:.6f}-{os.getpid()}"
 
 
 def setup(app):

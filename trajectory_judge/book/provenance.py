@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -108,22 +107,17 @@ class BuildState:
 
     version: str
     commit: str
-    """The commit's first 12 hex digits, ``+ uncommitted changes`` on a dirty tree, or ``unknown``."""
+    """The commit's first 12 hex digits, ``, with uncommitted changes`` on a dirty tree (:func:`short_commit`)."""
     notebook_base: str
     """The address notebooks sit under (``https://github.com/OWNER/REPO/blob/BRANCH/``), or ``""``."""
 
 
-def git_commit(root: str | Path) -> str:
-    """The checked-out commit of ``root`` (12 hex digits), marked when tracked files differ from it."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout.strip()
-
-    try:
-        head = git("rev-parse", "HEAD")[:SHORT]
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" + uncommitted changes" if dirty else "")
+def short_commit(commit: str) -> str:
+    """:func:`trajectory_judge.book.execution.build_commit`'s answer with the hash cut to :data:`SHORT` digits."""
+    head, sep, rest = commit.partition(",")
+    if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
+        head = head[:SHORT]
+    return head + sep + rest
 
 
 def _sha(path: str, sha256: str) -> str:

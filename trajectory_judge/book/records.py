@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
+from importlib import metadata
 from pathlib import Path
 
 from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on_read
@@ -22,13 +24,22 @@ from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on
 RECORDS_ENV = "TJ_BUILD_RECORDS"
 """Environment variable naming the build's records directory (set by the ``tj_records`` extension)."""
 
-FILES_RECORD = "files.json"
-"""A chapter's record of every data file it read (path, sha256, size), rewritten on each read."""
+BUILD_ENV = "TJ_BUILD_ID"
+"""Environment variable naming this build (set with :data:`RECORDS_ENV`): a kernel's record carries it, so
+a record left by an earlier build into the same folder is never taken for this build's."""
+
+KERNEL_RECORD = "kernel.json"
+"""A chapter's record of its kernel (:func:`kernel_record`), rewritten after each data file it reads."""
+
+KEY_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "seaborn", "pydantic", "myst-nb", "jupyter-book",
+                "sphinx", "trajectory-judge")
+"""The packages whose versions the execution page shows, as each chapter's kernel saw them."""
 
 FRESH_EACH_RUN = ("tables", "figures")
 """Record folders a chapter empties when it starts executing in a build (no stale table outlives a rename)."""
 
 _chapter: str | None = None
+_versions: dict[str, str] | None = None
 
 
 def set_chapter(name: str | None) -> None:
@@ -37,13 +48,11 @@ def set_chapter(name: str | None) -> None:
     if name is not None and (not name or "/" in name or name.startswith(".")):
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
-    folder = records_dir()
-    if folder is None:
-        return
-    for sub in FRESH_EACH_RUN:
-        shutil.rmtree(folder / sub, ignore_errors=True)
-    _record_files()
-    on_read(_record_files)
+    if records_dir() is not None:  # during a build: the kernel's record, kept up to date with every read
+        for sub in FRESH_EACH_RUN:
+            shutil.rmtree(records_dir() / sub, ignore_errors=True)  # type: ignore[operator]
+        _write_kernel_record()
+        on_read(_write_kernel_record)
 
 
 def chapter() -> str | None:
@@ -70,16 +79,38 @@ def write_record(relpath: str, data: str | bytes) -> Path | None:
     return target
 
 
-def _record_files(_: FileRead | None = None) -> None:
-    rows = [{"path": str(f.path), "sha256": f.sha256, "size": f.size} for f in files_read()]
-    write_record(FILES_RECORD, json.dumps(rows, indent=1) + "\n")
+def package_versions(packages: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str]:
+    """Each package's installed version as this process sees it (``"not installed"`` when absent)."""
+    out = {}
+    for p in packages:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = "not installed"
+    return out
+
+
+def kernel_record() -> dict:
+    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions and every data file it
+    has read so far (resolved path, sha256, size)."""
+    global _versions
+    if _versions is None:
+        _versions = package_versions()
+    return {"chapter": _chapter, "build": os.environ.get(BUILD_ENV), "python": platform.python_version(),
+            "packages": dict(_versions),
+            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()]}
+
+
+def _write_kernel_record(_read: FileRead | None = None) -> None:
+    write_record(KERNEL_RECORD, json.dumps(kernel_record(), indent=1, sort_keys=True) + "\n")
 
 
 def chapter_files(root: str | Path, chapter: str) -> list[FileRead]:
     """Every data file ``chapter`` read while it executed in the build whose records are under ``root``
-    (``tj_records.records_root(app)``), by path; empty when it left no record."""
-    path = Path(root) / chapter / FILES_RECORD
-    if not path.is_file():
+    (``tj_records.records_root(app)``), from its kernel's record, by path; empty when it left none."""
+    path = Path(root) / chapter / KERNEL_RECORD
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
         return []
-    rows = json.loads(path.read_text(encoding="utf-8"))
     return sorted(FileRead(Path(r["path"]), r["sha256"], int(r["size"])) for r in rows)
