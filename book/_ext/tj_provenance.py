@@ -78,6 +78,14 @@ def _find(root: Path, chapter: str, kind: str, key: str) -> tuple[str, dict] | N
     return (chapter, meta) if meta is not None else None
 
 
+def _ancestors(node: nodes.Node, depth: int) -> list[nodes.Node]:
+    out, p = [], node.parent
+    while p is not None and len(out) < depth:
+        out.append(p)
+        p = p.parent
+    return out
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -111,8 +119,9 @@ class Provenance(SphinxTransform):
                 self._after(anchor, found, state)
         for img in list(self.document.findall(nodes.image)):
             found = _find(root, chapter, "figures", figure_key(img.get("alt", ""))) if img.get("alt") else None
-            if found:  # under the figure's caption when it has one
-                self._after(img.parent if isinstance(img.parent, nodes.figure) else img, found, state)
+            if found:  # under the figure's caption when it has one (myst-nb puts the image in a bundle inside it)
+                fig = next((a for a in _ancestors(img, 3) if isinstance(a, nodes.figure)), None)
+                self._after(fig if fig is not None else img, found, state)
         self._downloads(root / chapter, chapter, shown)
 
     def _after(self, node: nodes.Node, found: tuple[str, dict], state: BuildState) -> None:
