@@ -3,6 +3,7 @@ and every printed byte as before (the exact bounds in closed form, the terminal 
 
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -140,3 +141,46 @@ def test_terminal_tables_print_byte_for_byte_as_their_pandas_versions_did():
     fmt = (lambda v: f"{v:.2f}")  # noqa: E731
     assert (R.per_type_terminal(rep).to_string(float_format=fmt, na_rep="–")
             == _old_per_type_terminal(rep).to_string(float_format=fmt, na_rep="–"))  # fmt: skip
+
+
+def test_sums_from_distinct_columns_equal_the_full_product_bit_for_bit():
+    import numpy as np
+
+    from trajectory_judge.analysis.bootstrap import count_weights, distinct_columns, replicate_sums, stratified_indices
+    from trajectory_judge.analysis.plan import make_plan
+
+    trajs = design(6)
+    vs = [*random_verdicts(trajs, "outcome:m1", 1), *random_verdicts(trajs, "step:m1", 2), *random_verdicts(trajs[::2], "step:m2", 3)]
+    plan = make_plan(trajs, vs)
+    distinct, inverse = distinct_columns(plan.data)
+    assert distinct.shape[1] < plan.data.shape[1] and (distinct[:, inverse] == plan.data).all()
+    assert not np.equal(plan.data, np.round(plan.data)).all()  # float columns (confidence, latency): summation order matters
+    idx = stratified_indices(plan.cells, resamples=3000, rng=np.random.default_rng(1))
+    for part in (idx[:1000], idx[1000:], idx):
+        w = count_weights(part, len(trajs))
+        assert np.array_equal(replicate_sums(distinct, inverse, w), w @ plan.data)
+
+
+def test_weights_from_each_strata_draws_equal_the_counts_of_the_index_matrix():
+    import numpy as np
+
+    from trajectory_judge.analysis.bootstrap import count_weights, draw_weights, stratified_draws, stratified_indices
+
+    strata = ["b", "a", "a", "c", "b", "a", "c", "c", "c"]
+    idx = stratified_indices(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])
+    draws = stratified_draws(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])
+    for start, stop in ((0, 700), (0, 300), (300, 700), (699, 700)):
+        assert np.array_equal(draw_weights(draws, len(strata), start, stop), count_weights(idx[start:stop], len(strata)))
+
+
+def test_report_loads_numpy_with_one_blas_thread_and_leaves_the_environment_unchanged(tmp_path):
+    code = ("import contextlib, ctypes, io, os, sys\nfrom trajectory_judge.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): main(['report', '--data', {str(_folder(tmp_path))!r}, '--resamples', '50'])\n"
+            "libs = [line.split()[-1] for line in open('/proc/self/maps') if 'openblas' in line and '.so' in line]\n"
+            "get = getattr(ctypes.CDLL(libs[0]), 'scipy_openblas_get_num_threads64_', None) if libs else None\n"
+            "print(get() if get else 'no OpenBLAS', 'OPENBLAS_NUM_THREADS' in os.environ)")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.split()
+    if out[:2] == ["no", "OpenBLAS"]:
+        pytest.skip("numpy here is not linked with scipy's OpenBLAS")
+    assert out == ["1", "False"]

@@ -285,9 +285,8 @@ def read_text(path: str | Path) -> str:
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: file not found")
-    data = path.read_bytes()
     try:
-        text = data.decode("utf-8")
+        text = (data := path.read_bytes()).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
     note_read(path, data)  # what the book's provenance lines name (trajectory_judge.fileio.files_read)

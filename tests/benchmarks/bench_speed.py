@@ -5,7 +5,8 @@
 Each figure is the median of ``--runs`` runs (with their min and max), wall and CPU (user + system,
 children included, from ``/usr/bin/time -v``), and the load average is printed before and after
 each, since this machine is shared. "ours" is this working tree (``PYTHONPATH`` points at it, the
-interpreter and its tools are this one's venv). With ``--before REV`` (a git revision of this
+interpreter and its tools are this one's venv; ``PYTHONDONTWRITEBYTECODE`` is dropped, so bytecode
+is cached as on a reader's machine). With ``--before REV`` (a git revision of this
 repository) every figure is also measured on REV, checked out in a temporary worktree or clone and
 run with the same venv; the runs alternate, ours first in odd rounds and REV first in even ones,
 so the two share the machine's moods (paired), and the ratio printed is the median of the rounds'.
@@ -13,8 +14,8 @@ so the two share the machine's moods (paired), and the ratio printed is the medi
 * ``report``: ``trajectory-judge report --data RELEASE`` (the published release's directory,
   ``--release-dir``, default ``TJ_RELEASE_DIR`` or ``../shared/upstream-release``), whole process.
   ``--reference-cmd`` (a shell command, run with ``sh -c``) adds the release's own ``report`` to the
-  pairing where it can run; without it ours is compared with :data:`RELEASE_REPORT`. Each variant's
-  stdout is compared with ours.
+  pairing where it can run; without it ours is compared with :data:`RELEASE_REPORT`. One untimed run
+  of each comes first (caches warm); each variant's stdout is compared with ours.
 * ``build``: ``jupyter-book build . --all -W`` with ``TJ_RELEASE_DIR`` set (as ``.ci/run`` does),
   each run into a fresh ``--path-output`` outside the repository (so it is clean, and the tree's own
   ``_build`` is left alone).
@@ -134,9 +135,14 @@ def print_summary(title: str, variants: list[Variant], runs: int) -> None:
         print(f"  ours / {v.label}: wall x{paired_ratio(variants[0], v):.2f} (median of paired rounds)")
 
 
+def reader_env() -> dict[str, str]:
+    """This environment without ``PYTHONDONTWRITEBYTECODE``, so Python caches bytecode as it does for a reader."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def python_env(tree: Path, release: Path) -> dict[str, str]:
-    """This environment with ``PYTHONPATH`` at ``tree`` (its package first) and the release named."""
-    return {**os.environ, "PYTHONPATH": str(tree), "TJ_RELEASE_DIR": str(release)}
+    """:func:`reader_env` with ``PYTHONPATH`` at ``tree`` (its package first) and the release named."""
+    return {**reader_env(), "PYTHONPATH": str(tree), "TJ_RELEASE_DIR": str(release)}
 
 
 def tool(name: str) -> str:
@@ -149,8 +155,10 @@ def bench_report(trees: dict[str, Path], release: Path, runs: int, reference_cmd
     cmd = [tool("trajectory-judge"), "report", "--data", str(release)]
     variants = [Variant(label, cmd, tree, python_env(tree, release)) for label, tree in trees.items()]
     if reference_cmd:
-        variants.append(Variant("reference command", ["sh", "-c", reference_cmd], ROOT, dict(os.environ)))
-    print(f"report: {' '.join(cmd[1:])}; {load_average()}")
+        variants.append(Variant("reference command", ["sh", "-c", reference_cmd], ROOT, reader_env()))
+    print(f"report: {' '.join(cmd[1:])}, after one untimed run of each (bytecode and file caches warm); {load_average()}")
+    for v in variants:
+        run_timed(v.cmd, cwd=v.cwd, env=v.env)
     run_paired(variants, runs)
     print_summary("report", variants, runs)
     for v in variants[1 : len(trees)]:

@@ -106,15 +106,29 @@ def strata_members(strata: Sequence[Any], order: Sequence[Any] | None = None) ->
     return [np.flatnonzero(np.asarray([s == k for s in strata])) for k in keys]
 
 
+def stratified_draws(
+    strata: Sequence[Any], *, resamples: int, rng: np.random.Generator, order: Sequence[Any] | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each stratum's rows and its draws, ``(resamples, size)`` positions among those rows: the random
+    numbers :func:`stratified_indices` is made of, drawn in the same order."""
+    return [(members, rng.integers(0, len(members), size=(resamples, len(members)))) for members in strata_members(strata, order)]
+
+
 def stratified_indices(
     strata: Sequence[Any], *, resamples: int, rng: np.random.Generator, order: Sequence[Any] | None = None
 ) -> np.ndarray:
     """Resampled row indices, shape ``(resamples, n)``; each row draws every stratum's size from it."""
-    blocks = []
-    for members in strata_members(strata, order):
-        draws = rng.integers(0, len(members), size=(resamples, len(members)))
-        blocks.append(members[draws])
-    return np.concatenate(blocks, axis=1)
+    return np.concatenate([members[d] for members, d in stratified_draws(strata, resamples=resamples, rng=rng, order=order)], axis=1)
+
+
+def draw_weights(draws: Sequence[tuple[np.ndarray, np.ndarray]], n: int, start: int, stop: int) -> np.ndarray:
+    """``count_weights(stratified_indices(...)[start:stop], n)`` from the draws, without the index matrix."""
+    w = np.zeros((stop - start, n))
+    for members, d in draws:
+        part, k = d[start:stop], len(members)
+        flat = (np.arange(len(part))[:, None] * k + part).ravel()
+        w[:, members] = np.bincount(flat, minlength=len(part) * k).reshape(len(part), k)
+    return w
 
 
 def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
@@ -122,6 +136,29 @@ def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
     b = indices.shape[0]
     flat = (np.arange(b)[:, None] * n + indices).ravel()
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
+def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of ``data`` and, for each column of ``data``, its index among them
+    (``data == distinct[:, inverse]``). A report's columns repeat: every judge has the labels'
+    counts, and most confusion cells are zero."""
+    slot: dict[bytes, int] = {}  # a column's bytes -> its index among the distinct ones (equal bytes, equal values)
+    keep: list[int] = []
+    inverse = np.empty(data.shape[1], dtype=np.intp)
+    for j, col in enumerate(np.ascontiguousarray(data.T)):
+        key = col.tobytes()
+        if key not in slot:
+            slot[key] = len(keep)
+            keep.append(j)
+        inverse[j] = slot[key]
+    return data[:, keep], inverse
+
+
+def replicate_sums(distinct: np.ndarray, inverse: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``weights @ data``, ``(B, k)``, multiplying only the distinct columns of ``data`` (:func:`distinct_columns`)
+    and spreading them back. Each sum is the same dot product over the same rows in the same order,
+    so the result is the full product's bit for bit (a test checks it on the machine it runs on)."""
+    return (weights @ distinct)[:, inverse]
 
 
 def clopper_pearson(successes: float, trials: float, confidence_level: float = 0.95) -> tuple[float, float]:
@@ -154,7 +191,7 @@ def percentile_interval(distribution: np.ndarray, confidence_level: float = 0.95
     high = np.full(distribution.shape[1], np.nan)
     has_nan = np.isnan(distribution).any(axis=0)
     if (~has_nan).any():
-        low[~has_nan], high[~has_nan] = np.percentile(distribution[:, ~has_nan], q, axis=0)
+        low[~has_nan], high[~has_nan] = np.percentile(distribution[:, ~has_nan], q, axis=0, overwrite_input=True)  # a copy
     for j in np.flatnonzero(has_nan):
         col = distribution[:, j]
         if not np.isnan(col).all():
@@ -202,14 +239,15 @@ def bootstrap(
     ``data`` is ``(n, k)``; ``statistic`` maps sums of shape ``(..., k)`` to ``(..., m)``.
     ``exact`` gives (successes, trials) per statistic (NaN where it is not a proportion) and
     ``structural`` a boolean per statistic; see the module docstring for how they are used.
-    Indices are drawn once, before batching, so the result does not depend on ``batch``.
+    The draws are made once, before batching, so the result does not depend on ``batch``.
     """
     data, strata, gen = _validate(data, strata, resamples, confidence_level, batch, rng)
-    n = data.shape[0]
     estimate = np.asarray(statistic(data.sum(axis=0)), dtype=float)
-    indices = stratified_indices(strata, resamples=resamples, rng=gen, order=strata_order)
-    step = batch or resamples
-    parts = [statistic(count_weights(indices[i : i + step], n) @ data) for i in range(0, resamples, step)]
+    draws = stratified_draws(strata, resamples=resamples, rng=gen, order=strata_order)
+    step, n = batch or resamples, data.shape[0]
+    distinct, inverse = distinct_columns(data)
+    parts = [statistic(replicate_sums(distinct, inverse, draw_weights(draws, n, i, min(i + step, resamples))))
+             for i in range(0, resamples, step)]  # fmt: skip
     distribution = np.concatenate([np.asarray(p, dtype=float) for p in parts], axis=0)
     low, high = percentile_interval(distribution, confidence_level)
     method = _methods(estimate, distribution, low, high, exact, structural, confidence_level)

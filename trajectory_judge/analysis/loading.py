@@ -8,6 +8,7 @@ trajectory once per judge. :func:`judge_order` fixes the order judges appear in 
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -22,6 +23,9 @@ from trajectory_judge.models import (
     read_text,
 )
 from trajectory_judge.provenance.manifest import verify_manifest
+
+_check_judge_id = lru_cache(maxsize=4096)(check_judge_id)
+""":func:`~trajectory_judge.models.check_judge_id` once per distinct id (a file holds a few ids on many lines)."""
 
 _FAMILY_RANK = {"programmatic": 0, "outcome": 1, "step": 2, "reply": 3, "selfcons": 4}
 
@@ -60,7 +64,7 @@ def load_data(directory: str | Path) -> Dataset:
     by_id = {t.trajectory_id: t for t in trajectories}
     for lineno, v in zip(_record_lines(vpath), verdicts):
         try:
-            check_judge_id(v.judge_id)
+            _check_judge_id(v.judge_id)
             check_verdict_step(v, by_id[v.trajectory_id])
         except ValueError as exc:
             msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
@@ -134,7 +138,7 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
     seen: set[tuple[str, str]] = set()
     for i, v in enumerate(verdicts, 1):
         try:
-            check_judge_id(v.judge_id)
+            _check_judge_id(v.judge_id)
             if v.trajectory_id not in ids:
                 raise ValueError(f"verdict for unknown trajectory {v.trajectory_id!r}")
             check_verdict_step(v, by_id[v.trajectory_id])

@@ -88,6 +88,13 @@ def paired_discrimination(
     parents = clean_parents(trajectories)
     reached = {} if reached is None else reached
     view = view_of_judge(judge_id)
+    rendered: dict[tuple[str, str], str] = {}  # a parent's view, rendered once for all its faults
+
+    def parent_view(v: str, parent: Trajectory) -> str:
+        key = (v, parent.trajectory_id)
+        if key not in rendered:
+            rendered[key] = render_view(v, parent)
+        return rendered[key]
     groups_out = (*PAIRED_GROUPS, *REPLY_GROUPS) if reply_groups else PAIRED_GROUPS
     pairs: dict[str, list[tuple[int, int]]] = {g: [] for g in groups_out}
     for t in trajectories:
@@ -103,7 +110,7 @@ def paired_discrimination(
         for v, yes, no in tests:
             key = (v, t.trajectory_id)
             if key not in reached:
-                reached[key] = render_view(v, t) != render_view(v, parent)
+                reached[key] = render_view(v, t) != parent_view(v, parent)
             groups.append(yes if reached[key] else no)
         if lab.failure_type is not None:
             groups.append(lab.failure_type)

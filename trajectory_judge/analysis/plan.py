@@ -149,11 +149,12 @@ def make_plan(
 
 def _structural_judges(plan: Plan) -> set[str]:
     quality = [i for i, n in enumerate(M.COUNT_NAMES) if n not in M.COST_COUNTS]
-    cells = np.asarray(plan.cells)
+    first = {c: i for i, c in reversed(list(enumerate(plan.cells)))}
+    leader = [first[c] for c in plan.cells]  # each row's cell's first row: constant within cells = equal to it
     out = set()
     for j in plan.judges:
         block = plan.data[:, plan.blocks[(j,)]][:, quality]
-        if all(np.ptp(block[cells == c], axis=0).max() == 0 for c in np.unique(cells)):
+        if np.array_equal(block, block[leader]):
             out.add(j)
     return out
 
