@@ -146,7 +146,7 @@ class ExecutionReport:
                 text += f"; the slowest, {slow.title}, took {slow.runtime:.1f} s ({share:.0%} of the total)"
             text += "."
             if self.reading_seconds is not None:
-                text += (f" Reading the book's documents, which executes them, took the build {self.reading_seconds:.1f} s"
+                text += (f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
                          " of wall time" + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else "."))
         cached = [c.title for c in self.chapters if c.cached]
         if cached:
