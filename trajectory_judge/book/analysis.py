@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
@@ -107,6 +108,23 @@ def confusion_judges(llm: Sequence[str], judges: Sequence[str]) -> list[str]:
     return list(llm) or list(judges)
 
 
+@contextmanager
+def _no_overlap_redraw() -> Iterator[None]:
+    """Skip the draw of the whole figure that seaborn's heatmap makes after each panel, only to see
+    whether its tick labels overlap and turn them: a figure of n panels was drawn n times before it
+    was saved (4 of the 5 s of the appendix's six-panel figure). :func:`confusion_figure` sets the
+    labels' rotation itself; the saved SVG is the same drawing (layout equal to 1e-6 pt)."""
+    from unittest import mock
+
+    import seaborn.matrix
+
+    if not callable(getattr(seaborn.matrix, "_draw_figure", None)):  # another seaborn: draw as it does
+        yield
+        return
+    with mock.patch.object(seaborn.matrix, "_draw_figure", lambda fig: None):
+        yield
+
+
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
     when there are several), two a row. Every panel labels its columns with the short codes of
@@ -127,8 +145,10 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
         mat = rep.confusion(j)
         codes.update({c: TYPE_CODES.get(c, label(c)) for c in mat.columns})
         mat = mat.rename(index=label, columns=lambda c: TYPE_CODES.get(c, label(c)))
-        sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 9},
-                    linewidths=0.5, linecolor="white", xticklabels=True, yticklabels=left)  # fmt: skip
+        with _no_overlap_redraw():
+            sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 9},
+                        linewidths=0.5, linecolor="white", xticklabels=True, yticklabels=left)  # fmt: skip
+        plt.setp(ax.get_yticklabels(), rotation=0)
         letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
         family, _, model = judge_name(j).partition(" \u00b7 ")
         ax.set_title(f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}", fontsize=9, loc="left")
