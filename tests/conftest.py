@@ -37,3 +37,23 @@ def dataset():
     from trajectory_judge.testbed.dataset import build_dataset
 
     return build_dataset(400, 7)
+
+
+@pytest.fixture(scope="session")
+def release_report(release):
+    """``report``'s record of the published release, at the book's B = 10,000 and seed 7, computed once."""
+    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.report import build_report
+
+    data = load_data(release)
+    return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
+
+
+@pytest.fixture(scope="session")
+def paper_report():
+    """The same record of the paper's data set (data/release's verdicts on our trajectories), computed once."""
+    from trajectory_judge.analysis.loading import load_paper_data
+    from trajectory_judge.analysis.report import build_report
+
+    data = load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)

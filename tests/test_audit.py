@@ -90,8 +90,8 @@ def rel():
 
 
 @pytest.fixture(scope="module")
-def rep(rel):
-    return build_report(rel.trajectories, rel.verdicts, resamples=10_000, seed=7)
+def rep(paper_report):
+    return paper_report
 
 
 @pytest.fixture(scope="module")

@@ -125,6 +125,7 @@ def test_unknown_notebook_name_is_an_error():
         execute.notebook_sources(["no-such-chapter"])
 
 
+@pytest.mark.slow  # executes a whole chapter (nbval executes it again in the fast tier)
 def test_reexecution_is_byte_identical(tmp_path):
     """Execute a copy of one small notebook: the bytes of the committed execution, no timing metadata, stable ids.
 

@@ -99,7 +99,7 @@ def test_camera_ready_numbers_are_complete_on_all_400(folders):
     assert qs["outcome_paired_reply_unchanged"].value == 0  # identical prompts, identical stand-in answers
 
 
-@pytest.mark.parametrize("name", ["n40", "n400"])
+@pytest.mark.parametrize("name", ["n40", pytest.param("n400", marks=pytest.mark.slow)])  # n400: 1,200 stand-in calls
 def test_paired_numbers_by_outcome_survival_carry_an_interval_around_the_value(folders, name):
     from trajectory_judge.book.paired import camera_ready_frame, camera_ready_quantities
 

@@ -13,7 +13,6 @@ import math
 import pandas as pd
 import pytest
 
-from trajectory_judge.analysis.loading import load_data
 from trajectory_judge.analysis.published import (
     MAIN_METRICS,
     OUTCOME,
@@ -33,7 +32,6 @@ from trajectory_judge.analysis.published import (
     published_main_frame,
     published_per_type_frame,
 )
-from trajectory_judge.analysis.report import build_report
 from trajectory_judge.models import FAILURE_TYPES
 
 # Measured on the release with resamples=10_000, seed=7 (our bootstrap seed; the paper's is not published):
@@ -82,9 +80,8 @@ def test_abstract_reply_unchanged_range_is_the_outcome_per_type_range():
 
 # --- against the release --------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def rep(release):
-    data = load_data(release)
-    return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
+def rep(release_report):
+    return release_report
 
 
 def test_release_reproduces_per_type_and_main_quotations(rep):

@@ -37,9 +37,8 @@ PUBLISHED_PER_TYPE = {
 
 
 @pytest.fixture(scope="module")
-def rep(release):
-    data = load_data(release)
-    return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
+def rep(release_report):
+    return release_report
 
 
 def test_report_reproduces_published_main_table(rep):

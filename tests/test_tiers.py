@@ -2,7 +2,8 @@
 
 README's test command (``python -m pytest``, with pyproject's addopts) is the fast tier: it deselects the
 ``slow`` end-to-end tests and the ``browser`` tests, which .ci/run runs on lines of their own. Each
-command is collected here in-process, as pytest itself collects it from the repository's root.
+command is collected here in-process, as pytest itself collects it from the repository's root; those
+collections take a while, so the checks that use them are in the slow tier (.ci/run runs them once).
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ def test_ci_script_parser_finds_each_pytest_command():
     assert ci_pytest_commands(script) == [["-m", "a or b", "t.py"], []]
 
 
+@pytest.mark.slow  # collects every tier again (about 10 s)
 def test_readme_command_plus_the_ci_lines_collect_every_test(tiers):
     every = {key(i) for i in tiers["every test"]}
     assert len(every) > 1000 and any(n.startswith("notebooks/") for n in every)  # nbval's cells are tests too
@@ -102,6 +104,7 @@ def test_readme_command_plus_the_ci_lines_collect_every_test(tiers):
     assert not every - covered, f"tests that neither README's command nor .ci/run collects: {sorted(every - covered)[:20]}"
 
 
+@pytest.mark.slow  # collects every tier again (about 10 s)
 def test_without_its_slow_line_ci_would_miss_the_end_to_end_tests(tiers):
     """The control: drop .ci/run's slow line and the coverage check has something to report."""
     rest = set().union(*({key(i) for i in items} for name, items in tiers.items()
@@ -109,12 +112,14 @@ def test_without_its_slow_line_ci_would_miss_the_end_to_end_tests(tiers):
     assert "tests/test_own_experiment.py::test_own_experiment_folder_from_dataset_to_book" not in rest
 
 
+@pytest.mark.slow  # collects every tier again (about 10 s)
 def test_ci_runs_readmes_command_and_the_slow_and_browser_tiers_on_lines_of_their_own(tiers):
     lines = [name for name in tiers if name != "every test"]
     assert "README" in lines
     assert any(" -m slow" in f" {name}" for name in lines) and any(" -m browser" in f" {name}" for name in lines)
 
 
+@pytest.mark.slow  # collects every tier again (about 10 s)
 def test_the_default_tier_has_no_slow_or_browser_test_and_runs_the_notebooks(tiers):
     marked = [(i.nodeid, m) for i in tiers["README"] for m in ("slow", "browser") if i.get_closest_marker(m)]
     assert not marked
@@ -142,11 +147,13 @@ def builds_a_book(item: pytest.Item) -> bool:
     return any(_reaches_a_build(f) for f in funcs if isinstance(f, FunctionType))
 
 
+@pytest.mark.slow  # collects every tier again (about 10 s)
 def test_no_test_of_the_default_tier_builds_a_book(tiers):
     builds = sorted({i.nodeid for i in tiers["README"] if builds_a_book(i)})
     assert not builds, f"tests that build a book outside the slow tier (mark them slow): {builds}"
 
 
+@pytest.mark.slow  # collects every tier again (about 10 s)
 def test_the_book_build_check_finds_the_tests_that_build_the_book(tiers):
     """The control: the checker sees the book builds of the slow tier (and so could see one elsewhere)."""
     slow = {i.nodeid for i in tiers["every test"] if i.get_closest_marker("slow") and builds_a_book(i)}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 from importlib import metadata
 from pathlib import Path
 
@@ -34,6 +35,9 @@ KEY_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "seaborn", "pydantic",
                 "sphinx", "trajectory-judge")
 """The packages whose versions the execution page shows, as each chapter's kernel saw them."""
 
+FRESH_EACH_RUN = ("tables", "figures")
+"""Record folders a chapter empties when it starts executing in a build (no stale table outlives a rename)."""
+
 _chapter: str | None = None
 _versions: dict[str, str] | None = None
 
@@ -45,6 +49,8 @@ def set_chapter(name: str | None) -> None:
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
     if records_dir() is not None:  # during a build: the kernel's record, kept up to date with every read
+        for sub in FRESH_EACH_RUN:
+            shutil.rmtree(records_dir() / sub, ignore_errors=True)  # type: ignore[operator]
         _write_kernel_record()
         on_read(_write_kernel_record)
 
@@ -97,3 +103,14 @@ def kernel_record() -> dict:
 
 def _write_kernel_record(_read: FileRead | None = None) -> None:
     write_record(KERNEL_RECORD, json.dumps(kernel_record(), indent=1, sort_keys=True) + "\n")
+
+
+def chapter_files(root: str | Path, chapter: str) -> list[FileRead]:
+    """Every data file ``chapter`` read while it executed in the build whose records are under ``root``
+    (``tj_records.records_root(app)``), from its kernel's record, by path; empty when it left none."""
+    path = Path(root) / chapter / KERNEL_RECORD
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return sorted(FileRead(Path(r["path"]), r["sha256"], int(r["size"])) for r in rows)
