@@ -255,6 +255,8 @@ def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_
     total, slowest, slowest_time = float(m.group(1)), m.group(2), float(m.group(3))
     assert abs(sum(times.values()) - total) <= 0.05 * len(times) + 0.05  # each time and the total rounded to 0.1 s
     assert times[slowest] == slowest_time == max(times.values())
+    wall = re.search(r"took the build (\d+\.\d) s of wall time", _reader_text(EXECUTION))
+    assert wall is not None and float(wall.group(1)) + 0.05 >= slowest_time  # the slowest chapter ran inside it
 
 
 def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_repository():

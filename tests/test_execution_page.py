@@ -137,3 +137,12 @@ def test_a_record_left_by_another_build_or_a_chapter_not_read_again_is_not_shown
                           dict(old, build="now"), build="now", started=200.0)
     assert earlier.result == "from an earlier build" and not earlier.recorded
     assert "came from an earlier build" in _report(earlier).summary()
+
+
+def test_the_wall_time_of_reading_is_said_and_whether_chapters_ran_side_by_side():
+    runs = [chapter_run(f"notebooks/{n}", n, {"runtime": 4.0, "succeeded": True, "method": "direct"}, _record(n)) for n in "AB"]
+    assert _report(*runs).summary().endswith("(50% of the total).")
+    side = ExecutionReport(tuple(runs), None, "x", reading_seconds=5.0).summary()
+    assert side.endswith("Reading the book’s documents, which executes them, took the build 5.0 s of wall time, as chapters executed side by side.")
+    serial = ExecutionReport(tuple(runs), None, "x", reading_seconds=9.0).summary()
+    assert serial.endswith("took the build 9.0 s of wall time.")

@@ -79,6 +79,8 @@ class ExecutionReport:
     chapters: tuple[ChapterRun, ...]
     lock_sha256: str | None
     commit: str
+    reading_seconds: float | None = None
+    """Wall time of the build's reading phase, in which the chapters execute (``None``: not measured)."""
 
     @property
     def executed(self) -> tuple[ChapterRun, ...]:
@@ -143,6 +145,9 @@ class ExecutionReport:
                 share = slow.runtime / self.total_seconds if self.total_seconds else 0.0
                 text += f"; the slowest, {slow.title}, took {slow.runtime:.1f} s ({share:.0%} of the total)"
             text += "."
+            if self.reading_seconds is not None:
+                text += (f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
+                         " of wall time" + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else "."))
         cached = [c.title for c in self.chapters if c.cached]
         if cached:
             one = len(cached) == 1
