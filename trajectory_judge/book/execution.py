@@ -167,15 +167,13 @@ class ExecutionReport:
             one = len(cached) == 1
             text += (f" {list_text(cached)} {'was' if one else 'were'} not executed: {'its' if one else 'their'} outputs"
                      " came from an earlier build (the execution cache, or a build that did not read"
-                     f" {'it' if one else 'them'} again); the run time shown is that build's.")
+                     f" {'it' if one else 'them'} again); the run time shown is that build’s.")
         reused = [c.title for c in ran if "reused" in c.shared.values()]
         if reused:
             one = len(reused) == 1
             names = sorted({n for c in ran for n, h in c.shared.items() if h == "reused"})
             text += (f" {list_text(reused)} reused {list_text([SHARED_NAMES.get(n, n) for n in names])} from the"
-                     f" build’s cache (“Shared results”), computed once in this build by another chapter; the cache’s"
-                     " key holds the data files’ checksums and the package’s source, so a changed file or line is"
-                     " computed again.")
+                     " build’s cache, where another chapter of this build had left them.")
         failed = [c.title for c in self.chapters if not c.succeeded]
         if failed:
             text += f" {list_text(failed)} failed."
