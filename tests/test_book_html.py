@@ -165,6 +165,13 @@ def test_every_provenance_checksum_is_the_sha256_of_the_file_it_names():
     assert seen and wrong == []
 
 
+def test_every_line_names_the_package_function_that_computed_its_table_or_figure():
+    unnamed = [f"{page.name} #{i}" for page in _chapters()
+               for i, d in enumerate(_soup(page).select("details.tj-provenance")) if not d.select_one("p > code")
+               or not d.get_text().split("Computed by", 1)[-1].strip().startswith("trajectory_judge.")]
+    assert unnamed == []
+
+
 def test_every_table_and_figure_of_a_chapter_says_how_it_was_made():
     missing = []
     for page in _chapters():

@@ -253,6 +253,12 @@ def bound_spread(reports: Mapping[int, Any], a: str, b: str, metric: str) -> pd.
 
 
 @computes
+def upper_bound_counts(spread: pd.DataFrame) -> pd.DataFrame:
+    """How many seeds of :func:`bound_spread`'s ``spread`` give each upper bound (to three decimals)."""
+    return spread["high"].round(3).value_counts().sort_index().rename("Seeds").rename_axis("Upper bound").to_frame()
+
+
+@computes
 def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int = 400_000, seed: int = 0) -> pd.Series:
     """Distribution of the paired silent-recall delta under the paper's cell-stratified bootstrap, at large B.
 
