@@ -250,12 +250,16 @@ def test_execution_page_lists_each_chapter_of_the_book_once_with_a_link_to_it():
     toc = re.findall(r"file:\s*notebooks/(\w+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
     links = [href for _, href, _ in _execution_table("tbl-execution-chapters")]
     assert sorted(links) == sorted(f"../notebooks/{stem}.html" for stem in toc) and len(set(links)) == len(links)
-    assert all(cells[1] in ("executed", "from cache") for _, _, cells in _execution_table("tbl-execution-chapters"))
+    rows = _execution_table("tbl-execution-chapters")
+    assert all(cells[1] in ("executed", "from cache") for _, _, cells in rows)
+    shared = [cells[3] for _, _, cells in rows]
+    assert "reused" not in shared or "computed here" in shared  # a reused result was computed by a chapter of this build
 
 
 def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_the_slowest():
     rows = _execution_table("tbl-execution-chapters")
     times = {title: float(cells[0]) for title, _, cells in rows if cells[1] == "executed"}  # not those from a cache
+    assert times, "no chapter executed in the build of _build/html (an incremental build? build from a clean _build)"
     assert all(t > 0 for t in times.values())
     m = re.search(r"taking (\d+\.\d) s of execution between them; the slowest, (.+?), took (\d+\.\d) s", _reader_text(EXECUTION))
     assert m is not None, "no total and slowest chapter on the execution page"

@@ -40,6 +40,7 @@ FRESH_EACH_RUN = ("tables", "figures")
 
 _chapter: str | None = None
 _versions: dict[str, str] | None = None
+_shared: dict[str, str] = {}
 
 
 def set_chapter(name: str | None) -> None:
@@ -91,14 +92,24 @@ def package_versions(packages: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str]
 
 
 def kernel_record() -> dict:
-    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions and every data file it
-    has read so far (resolved path, sha256, size)."""
+    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions,
+    every data file it has read so far (resolved path, sha256, size) and the shared results it took from
+    the build's cache or computed (:func:`note_shared`)."""
     global _versions
     if _versions is None:
         _versions = package_versions()
     return {"chapter": _chapter, "build": os.environ.get(BUILD_ENV), "python": platform.python_version(),
             "packages": dict(_versions),
-            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()]}
+            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()],
+            "shared": dict(_shared)}
+
+
+def note_shared(name: str, reused: bool) -> None:
+    """Record that this chapter took the shared result ``name`` from the build's cache (``reused``) or
+    computed it (:func:`trajectory_judge.book.buildcache.cached`); the execution page says which."""
+    if _shared.get(name) != "reused":  # once reused, the chapter's outputs rest on another chapter's run
+        _shared[name] = "reused" if reused else "computed"
+    _write_kernel_record()
 
 
 def _write_kernel_record(_read: FileRead | None = None) -> None:
