@@ -24,6 +24,7 @@ from trajectory_judge.book.style import (
     source_name,
 )
 from trajectory_judge.models import Verdict
+from trajectory_judge.provenance.computed import computes
 
 DELTA_METRICS: tuple[str, ...] = ("silent_recall", "loud_recall", "false_alarm_rate", "f1", "type_macro_f1", "ece")
 """Quality metrics shown for the paired deltas between views."""
@@ -39,6 +40,7 @@ def common_ids(verdicts: Sequence[Verdict], a: str, b: str) -> set[str]:
     return ids[a] & ids[b]
 
 
+@computes
 def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str] = DELTA_METRICS) -> pd.DataFrame:
     """Paired deltas ``b - a`` between views of the same model, on the trajectories both judged."""
     rows = []
@@ -55,6 +57,7 @@ def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str]
     return pd.DataFrame(rows, columns=cols)
 
 
+@computes
 def floor_table(rep: Report) -> pd.DataFrame:
     """Per judge: trajectories flagged of judged, flag rate, false-alarm rate, recall, paired discrimination."""
     rows = []
@@ -69,6 +72,7 @@ def floor_table(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
+@computes
 def claim_frame(rep: Report, judges: Sequence[str]) -> pd.DataFrame:
     """Invented sentence (rows) by judge (columns): ``flagged/judged`` on ``unsupported_claim`` faults."""
     cols = {}
@@ -125,6 +129,7 @@ def _no_overlap_redraw() -> Iterator[None]:
         yield
 
 
+@computes
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
     when there are several), two a row. Every panel labels its columns with the short codes of
@@ -164,6 +169,7 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     return fig
 
 
+@computes
 def hidden_fault_table(rep: Report) -> pd.DataFrame:
     """Per outcome-view judge: paired discrimination on faults that do / do not reach its input, with n."""
     rows = []
@@ -177,6 +183,7 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
+@computes
 def claim_summary(rep: Report) -> pd.DataFrame:
     """Per judge: recall on ``unsupported_claim``, its anchor (the flag rate on those faults' clean
     parents, :func:`~trajectory_judge.analysis.paired.type_anchor`), and paired discrimination on that type."""
@@ -194,6 +201,7 @@ def flag_all_judges(floor: pd.DataFrame) -> list[str]:
 
 
 # --- the chapter's tables and sentences, as a reader sees them ----------------------------------
+@computes
 def view_delta_table(deltas: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """:func:`view_deltas` of each source (the paper's first), transposed for reading: one row per
     metric, one column per comparison (the source and model, then ``b − a`` with its n), each cell
@@ -283,6 +291,7 @@ FLOOR_HEADERS: dict[str, str] = {
 """Column names of :func:`floor_table` in words."""
 
 
+@computes
 def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     """:func:`floor_table` (with ``completion_tokens``) as shown: counts, rates, headers in words."""
     from trajectory_judge.book.appendix import true_minus

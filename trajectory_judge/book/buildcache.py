@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
+from trajectory_judge.book.records import note_shared
 from trajectory_judge.fileio import atomic_write_bytes, files_read, note_read
 
 CACHE_ENV = "TJ_BUILD_CACHE"
@@ -105,10 +106,12 @@ def cached(name: str, compute: Callable[[], T], *, args: Any, folders: Iterable[
             p = Path(path)
             if p.is_file():
                 note_read(p, p.read_bytes())
+        note_shared(name, reused=True)  # the execution page says this chapter reused it
         return value
     before = {r.path: r for r in files_read()}
     value = compute()
     reads = sorted(str(r.path) for r in files_read() if before.get(r.path) is not r)  # a new record: read by compute()
     root.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(entry, pickle.dumps((reads, value), protocol=pickle.HIGHEST_PROTOCOL))
+    note_shared(name, reused=False)
     return value
