@@ -137,6 +137,97 @@ def test_each_interval_mark_has_its_legend_on_the_page():
     assert missing == []
 
 
+# --- provenance lines and downloads (book/_ext/tj_provenance.py) -----------------------------------
+def _soup(page: Path):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+
+
+def _chapters() -> list[Path]:
+    return sorted((HTML / "notebooks").glob("*.html"))
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_every_provenance_checksum_is_the_sha256_of_the_file_it_names():
+    seen, wrong = 0, []
+    for page in _pages():
+        for code in _soup(page).select("details.tj-provenance code.tj-sha"):
+            seen += 1
+            path, full = ROOT / code["data-path"], code["data-sha256"]
+            if not full.startswith(code.get_text()) or not path.is_file() or _sha256(path) != full:
+                wrong.append(f"{page.relative_to(HTML)} {code['data-path']}")
+    assert seen and wrong == []
+
+
+def test_every_line_names_the_package_function_that_computed_its_table_or_figure():
+    unnamed = [f"{page.name} #{i}" for page in _chapters()
+               for i, d in enumerate(_soup(page).select("details.tj-provenance")) if not d.select_one("p > code")
+               or not d.get_text().split("Computed by", 1)[-1].strip().startswith("trajectory_judge.")]
+    assert unnamed == []
+
+
+def test_every_table_and_figure_of_a_chapter_says_how_it_was_made():
+    missing = []
+    for page in _chapters():
+        soup = _soup(page)
+        for node in soup.select("figure.numbered-table, div.cell_output img, div.tj-figure"):
+            if node.name == "img" and node.parent.name == "figure":
+                node = node.parent  # the line follows the figure's caption
+            nxt = node.find_next_sibling()
+            if nxt is None or "tj-provenance" not in (nxt.get("class") or []):
+                missing.append(f"{page.relative_to(HTML)} {node.get('id') or node.get('alt') or node.get('aria-label', '')[:40]}")
+    assert missing == []
+
+
+def _downloads(page: Path) -> list[tuple[Path, str]]:
+    out = []
+    for a in _soup(page).select("#tj-downloads a.tj-download"):
+        out.append(((page.parent / a["href"]).resolve(), a.find_next_sibling("code", class_="tj-sha")["data-sha256"]))
+    return out
+
+
+def test_each_chapter_of_results_offers_its_tables_and_data_with_true_checksums():
+    with_tables = [p for p in _chapters() if _soup(p).select("figure.numbered-table")]
+    assert with_tables
+    wrong = []
+    for page in with_tables:
+        links = _downloads(page)
+        kinds = {p.suffix for p, _ in links}
+        if not {".csv", ".json", ".jsonl"} <= kinds:
+            wrong.append(f"{page.name}: {sorted(kinds)}")
+        wrong += [f"{page.name} {p}" for p, sha in links if not p.is_file() or _sha256(p) != sha]
+    assert wrong == []
+
+
+def test_a_downloaded_csv_parses_back_to_the_values_of_the_table_shown():
+    import json
+
+    import pandas as pd
+
+    from trajectory_judge.book.tables import readable
+
+    page = HTML / "notebooks" / "results.html"
+    soup = _soup(page)
+    checked = 0
+    for fig in soup.select("figure.numbered-table"):
+        name = fig.select_one("div.tj-table-block")["data-name"]
+        base = HTML / "_downloads" / "tj" / "results" / "tables" / name
+        doc = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
+        frame = pd.read_csv(base.with_suffix(".csv"), header=list(range(doc["column_levels"])),
+                            index_col=list(range(doc["index_levels"])), keep_default_na=False, na_values=[""])
+        text = readable(frame, decimals=doc["decimals"], counts=doc["counts"])
+        shown = [[td.get_text(" ", strip=True) for td in tr.select("td")]
+                 for tr in fig.select_one("table.tj-table").select("tbody tr") if tr.select("td")]
+        assert shown == text.iloc[: len(shown)].astype(str).values.tolist(), name
+        checked += 1
+    assert checked >= 3
+
 # --- the execution page (book/execution.md, filled by book/_ext/tj_execution.py) -------------------
 EXECUTION = HTML / "book" / "execution.html"
 
@@ -159,18 +250,24 @@ def test_execution_page_lists_each_chapter_of_the_book_once_with_a_link_to_it():
     toc = re.findall(r"file:\s*notebooks/(\w+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
     links = [href for _, href, _ in _execution_table("tbl-execution-chapters")]
     assert sorted(links) == sorted(f"../notebooks/{stem}.html" for stem in toc) and len(set(links)) == len(links)
-    assert all(cells[1] in ("executed", "from cache") for _, _, cells in _execution_table("tbl-execution-chapters"))
+    rows = _execution_table("tbl-execution-chapters")
+    assert all(cells[1] in ("executed", "from cache") for _, _, cells in rows)
+    shared = [cells[3] for _, _, cells in rows]
+    assert "reused" not in shared or "computed here" in shared  # a reused result was computed by a chapter of this build
 
 
 def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_the_slowest():
     rows = _execution_table("tbl-execution-chapters")
     times = {title: float(cells[0]) for title, _, cells in rows if cells[1] == "executed"}  # not those from a cache
+    assert times, "no chapter executed in the build of _build/html (an incremental build? build from a clean _build)"
     assert all(t > 0 for t in times.values())
     m = re.search(r"taking (\d+\.\d) s of execution between them; the slowest, (.+?), took (\d+\.\d) s", _reader_text(EXECUTION))
     assert m is not None, "no total and slowest chapter on the execution page"
     total, slowest, slowest_time = float(m.group(1)), m.group(2), float(m.group(3))
     assert abs(sum(times.values()) - total) <= 0.05 * len(times) + 0.05  # each time and the total rounded to 0.1 s
     assert times[slowest] == slowest_time == max(times.values())
+    wall = re.search(r"took the build (\d+\.\d) s of wall time", _reader_text(EXECUTION))
+    assert wall is not None and float(wall.group(1)) + 0.05 >= slowest_time  # the slowest chapter ran inside it
 
 
 def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_repository():

@@ -137,3 +137,34 @@ def test_a_record_left_by_another_build_or_a_chapter_not_read_again_is_not_shown
                           dict(old, build="now"), build="now", started=200.0)
     assert earlier.result == "from an earlier build" and not earlier.recorded
     assert "came from an earlier build" in _report(earlier).summary()
+
+
+def test_the_wall_time_of_reading_is_said_and_whether_chapters_ran_side_by_side():
+    runs = [chapter_run(f"notebooks/{n}", n, {"runtime": 4.0, "succeeded": True, "method": "direct"}, _record(n)) for n in "AB"]
+    assert _report(*runs).summary().endswith("(50% of the total).")
+    side = ExecutionReport(tuple(runs), None, "x", reading_seconds=5.0).summary()
+    assert side.endswith("Reading the book’s documents, which executes them, took the build 5.0 s of wall time, as chapters executed side by side.")
+    serial = ExecutionReport(tuple(runs), None, "x", reading_seconds=9.0).summary()
+    assert serial.endswith("took the build 9.0 s of wall time.")
+
+
+def test_a_chapter_that_reused_a_shared_result_from_the_build_cache_is_said_so(tmp_path, monkeypatch):
+    from trajectory_judge.book import buildcache
+
+    monkeypatch.setenv(records.RECORDS_ENV, str(tmp_path / "rec"))
+    monkeypatch.setenv(buildcache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(records, "_shared", {})
+    records.set_chapter("results")
+    assert buildcache.cached("editions", lambda: 1, args=(), folders=[]) == 1
+    first = json.loads((tmp_path / "rec" / "results" / records.KERNEL_RECORD).read_text())
+    assert first["shared"] == {"editions": "computed"}
+    monkeypatch.setattr(records, "_shared", {})  # the next chapter's kernel
+    records.set_chapter("analysis")
+    assert buildcache.cached("editions", lambda: 2, args=(), folders=[]) == 1
+    rec = json.loads((tmp_path / "rec" / "analysis" / records.KERNEL_RECORD).read_text())
+    assert rec["shared"] == {"editions": "reused"}
+    runs = [chapter_run(f"notebooks/{n}", n, {"runtime": 1.0, "succeeded": True, "method": "direct"}, r)
+            for n, r in (("results", first), ("analysis", rec))]
+    rep = _report(*runs)
+    assert list(rep.to_frame()["Shared results"]) == ["computed here", "reused"]
+    assert "analysis reused the verified verdicts and their bootstrapped reports from the build’s cache" in rep.summary()

@@ -51,3 +51,22 @@ def test_every_chapter_names_itself_by_its_own_stem():
     for md in sorted((ROOT / "notebooks").glob("*.md")):
         names = re.findall(r'^setup\("([^"]+)"\)', md.read_text(encoding="utf-8"), flags=re.M)
         assert names == [md.stem], md.name
+
+
+def test_the_downloadable_executed_notebook_gets_the_committed_cell_ids(tmp_path):
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from tj_sources import stabilise
+
+    committed = json.loads((ROOT / "notebooks" / "results.ipynb").read_text(encoding="utf-8"))
+    drawn = json.loads(json.dumps(committed))
+    for i, cell in enumerate(drawn["cells"]):
+        cell["id"] = f"{i * 7919:08x}"  # ids as myst-nb draws them: new on every read
+    path = tmp_path / "results.ipynb"
+    path.write_text(json.dumps(drawn, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    assert stabilise(path) is True
+    again = json.loads(path.read_text(encoding="utf-8"))
+    assert [c["id"] for c in again["cells"]] == [c["id"] for c in committed["cells"]]
+    assert stabilise(path) is False  # a second pass changes nothing

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import os
 import posixpath
+import time
 from pathlib import Path
 
 from docutils import nodes
@@ -85,7 +86,13 @@ def _report(app):
     runs = [chapter_run(doc, env.titles[doc].astext() if doc in env.titles else doc, meta[doc]["exec_data"],
                         kernels.get(posixpath.basename(doc)), places, build=build, started=started)
             for doc in _book_order(env) if meta.get(doc, {}).get("exec_data")]
-    return ExecutionReport(tuple(runs), file_sha256(root / ".ci" / "requirements.lock"), build_commit(root))
+    reading = getattr(app, "tj_reading", None)
+    return ExecutionReport(tuple(runs), file_sha256(root / ".ci" / "requirements.lock"), build_commit(root),
+                           reading[1] - reading[0] if reading and len(reading) == 2 else None)
+
+
+def _reading_started(app, env, docnames) -> None:
+    app.tj_reading = [time.monotonic()]
 
 
 def _fill(app, doctree, docname) -> None:
@@ -125,6 +132,9 @@ def _refresh(app, env):
     """After any notebook executed, rewrite the pages that show the execution record."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
+    reading = getattr(app, "tj_reading", None)
+    if reading and len(reading) == 1:
+        reading.append(time.monotonic())  # the reading phase, every chapter's execution in it, is over
     if not NbMetadataCollector.new_exec_data(env):
         return []
     return [doc for doc, data in NbMetadataCollector.get_doc_data(env).items() if data.get(PAGE_KEY)]
@@ -135,6 +145,7 @@ def setup(app):
     app.setup_extension("tj_tables")
     app.add_node(execution_summary)
     app.add_directive("tj-execution", ExecutionDirective)
-    app.connect("env-updated", _refresh)
+    app.connect("env-before-read-docs", _reading_started, priority=100)  # before any extension starts kernels
+    app.connect("env-updated", _refresh, priority=100)
     app.connect("doctree-resolved", _fill)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -48,6 +48,7 @@ from trajectory_judge.analysis.plan import (
     run_bootstrap,
 )
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, stratum
+from trajectory_judge.provenance.computed import computes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -175,19 +176,23 @@ class Report:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
     # --- tables for the book -----------------------------------------------------------
+    @computes
     def main_table(self) -> pd.DataFrame:
         """Table 3: one row per judge, the main-table metrics."""
         rows = {j: {c: jr.metrics[c] for c in MAIN_COLUMNS} for j, jr in self.judges.items()}
         return _frame(rows, "judge")
 
+    @computes
     def metrics_table(self) -> pd.DataFrame:
         """Every headline metric, one row per judge."""
         return _frame({j: dict(jr.metrics) for j, jr in self.judges.items()}, "judge")
 
+    @computes
     def strata_table(self) -> pd.DataFrame:
         """Judged trajectories per stratum, one row per judge."""
         return _frame({j: dict(jr.strata) for j, jr in self.judges.items()}, "judge")
 
+    @computes
     def intervals_frame(self) -> pd.DataFrame:
         """Long table: judge, metric, value, low, high, method (headline and per-type)."""
         import pandas as pd
@@ -199,6 +204,7 @@ class Report:
                 rows.append((j, f"recall:{t}", jr.per_type_recall[t], iv.low, iv.high, iv.method))
         return pd.DataFrame(rows, columns=["judge", "metric", "value", "low", "high", "method"])
 
+    @computes
     def per_type_table(self) -> pd.DataFrame:
         """Table 4: recall per failure type (rows) and judge (columns), with the false-alarm anchor row."""
         import pandas as pd
@@ -207,35 +213,41 @@ class Report:
         index = pd.Index([*FAILURE_TYPES, "false_alarms_on_clean"], name="failure_type")
         return pd.DataFrame(data, index=index, dtype=float)
 
+    @computes
     def confusion(self, judge: str) -> pd.DataFrame:
         """Confusion matrix of one judge: true type (rows) x predicted type or ``missed``."""
         import pandas as pd
         mat = self._judge(judge).confusion
         return pd.DataFrame.from_dict(mat, orient="index").rename_axis(index="true", columns="predicted")
 
+    @computes
     def calibration_bins(self, judge: str) -> pd.DataFrame:
         """Reliability-diagram data of one judge: bin edges, population, confidence, accuracy."""
         import pandas as pd
         return pd.DataFrame(self._judge(judge).calibration_bins).set_index("bin")
 
+    @computes
     def confidence_support(self, judge: str) -> pd.Series:
         """Count of each distinct confidence one judge stated."""
         import pandas as pd
         sup = self._judge(judge).confidence_support
         return pd.Series({float(k): v for k, v in sup.items()}, name="count", dtype=int).rename_axis("confidence")
 
+    @computes
     def paired_frame(self) -> pd.DataFrame:
         """Paired discrimination: one row per (judge, group) with value and n."""
         import pandas as pd
         rows = [(j, g, p.value, p.n) for j, jr in self.judges.items() for g, p in jr.paired_discrimination.items()]
         return pd.DataFrame(rows, columns=["judge", "group", "value", "n"])
 
+    @computes
     def claim_table(self, judge: str) -> pd.DataFrame:
         """Detection of ``unsupported_claim`` per invented sentence for one judge."""
         import pandas as pd
         rows = [(s, k, n, k / n) for s, (k, n) in self._judge(judge).claim_detection.items()]
         return pd.DataFrame(rows, columns=["sentence", "flagged", "n", "recall"]).set_index("sentence")
 
+    @computes
     def deltas_frame(self) -> pd.DataFrame:
         """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
         import pandas as pd
@@ -251,10 +263,12 @@ class Report:
                 return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
         raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
 
+    @computes
     def baselines_frame(self) -> pd.DataFrame:
         """Flag everything and flag nothing: n and detection metrics, one row each."""
         return baselines_frame(self.baselines)
 
+    @computes
     def gaps_frame(self) -> pd.DataFrame:
         """Loud minus silent recall per judge, with intervals."""
         import pandas as pd

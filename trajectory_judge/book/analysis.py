@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
@@ -23,6 +24,7 @@ from trajectory_judge.book.style import (
     source_name,
 )
 from trajectory_judge.models import Verdict
+from trajectory_judge.provenance.computed import computes
 
 DELTA_METRICS: tuple[str, ...] = ("silent_recall", "loud_recall", "false_alarm_rate", "f1", "type_macro_f1", "ece")
 """Quality metrics shown for the paired deltas between views."""
@@ -38,6 +40,7 @@ def common_ids(verdicts: Sequence[Verdict], a: str, b: str) -> set[str]:
     return ids[a] & ids[b]
 
 
+@computes
 def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str] = DELTA_METRICS) -> pd.DataFrame:
     """Paired deltas ``b - a`` between views of the same model, on the trajectories both judged."""
     rows = []
@@ -54,6 +57,7 @@ def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str]
     return pd.DataFrame(rows, columns=cols)
 
 
+@computes
 def floor_table(rep: Report) -> pd.DataFrame:
     """Per judge: trajectories flagged of judged, flag rate, false-alarm rate, recall, paired discrimination."""
     rows = []
@@ -68,6 +72,7 @@ def floor_table(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
+@computes
 def claim_frame(rep: Report, judges: Sequence[str]) -> pd.DataFrame:
     """Invented sentence (rows) by judge (columns): ``flagged/judged`` on ``unsupported_claim`` faults."""
     cols = {}
@@ -107,6 +112,24 @@ def confusion_judges(llm: Sequence[str], judges: Sequence[str]) -> list[str]:
     return list(llm) or list(judges)
 
 
+@contextmanager
+def _no_overlap_redraw() -> Iterator[None]:
+    """Skip the draw of the whole figure that seaborn's heatmap makes after each panel, only to see
+    whether its tick labels overlap and turn them: a figure of n panels was drawn n times before it
+    was saved (4 of the 5 s of the appendix's six-panel figure). :func:`confusion_figure` sets the
+    labels' rotation itself; the saved SVG is the same drawing (layout equal to 1e-6 pt)."""
+    from unittest import mock
+
+    import seaborn.matrix
+
+    if not callable(getattr(seaborn.matrix, "_draw_figure", None)):  # another seaborn: draw as it does
+        yield
+        return
+    with mock.patch.object(seaborn.matrix, "_draw_figure", lambda fig: None):
+        yield
+
+
+@computes
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
     when there are several), two a row. Every panel labels its columns with the short codes of
@@ -127,8 +150,10 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
         mat = rep.confusion(j)
         codes.update({c: TYPE_CODES.get(c, label(c)) for c in mat.columns})
         mat = mat.rename(index=label, columns=lambda c: TYPE_CODES.get(c, label(c)))
-        sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 9},
-                    linewidths=0.5, linecolor="white", xticklabels=True, yticklabels=left)  # fmt: skip
+        with _no_overlap_redraw():
+            sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 9},
+                        linewidths=0.5, linecolor="white", xticklabels=True, yticklabels=left)  # fmt: skip
+        plt.setp(ax.get_yticklabels(), rotation=0)
         letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
         family, _, model = judge_name(j).partition(" \u00b7 ")
         ax.set_title(f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}", fontsize=9, loc="left")
@@ -144,6 +169,7 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     return fig
 
 
+@computes
 def hidden_fault_table(rep: Report) -> pd.DataFrame:
     """Per outcome-view judge: paired discrimination on faults that do / do not reach its input, with n."""
     rows = []
@@ -157,6 +183,7 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
+@computes
 def claim_summary(rep: Report) -> pd.DataFrame:
     """Per judge: recall on ``unsupported_claim``, its anchor (the flag rate on those faults' clean
     parents, :func:`~trajectory_judge.analysis.paired.type_anchor`), and paired discrimination on that type."""
@@ -174,6 +201,7 @@ def flag_all_judges(floor: pd.DataFrame) -> list[str]:
 
 
 # --- the chapter's tables and sentences, as a reader sees them ----------------------------------
+@computes
 def view_delta_table(deltas: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """:func:`view_deltas` of each source (the paper's first), transposed for reading: one row per
     metric, one column per comparison (the source and model, then ``b − a`` with its n), each cell
@@ -263,6 +291,7 @@ FLOOR_HEADERS: dict[str, str] = {
 """Column names of :func:`floor_table` in words."""
 
 
+@computes
 def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     """:func:`floor_table` (with ``completion_tokens``) as shown: counts, rates, headers in words."""
     from trajectory_judge.book.appendix import true_minus

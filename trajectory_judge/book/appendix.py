@@ -17,6 +17,7 @@ import pandas as pd
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import format_interval, format_number, judge_name, label, model_name, with_source
 from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.agent import MAX_STEPS
 from trajectory_judge.testbed.checker import AMOUNT_TOLERANCE_EUR, GROUNDING_TOLERANCE, RULES, TRACED_ARGS
 from trajectory_judge.testbed.env import (
@@ -40,6 +41,7 @@ from trajectory_judge.testbed.oracle import oracle_calls
 
 
 # --- appendix tables ----------------------------------------------------------------------------
+@computes
 def tools_table() -> pd.DataFrame:
     """The seven tools: what each does (its docstring) and the arguments the checker traces."""
     rows = []
@@ -49,6 +51,7 @@ def tools_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tool", "grounded arguments", "behaviour"]).set_index("tool")
 
 
+@computes
 def env_strata_table(n: int = 60, seed: int = 7) -> pd.DataFrame:
     """The instance strata: expected action, and how many of the first ``n`` seeded instances fall in each."""
     counts = Counter(i.stratum for i in generate_instances(n, seed))
@@ -56,6 +59,7 @@ def env_strata_table(n: int = 60, seed: int = 7) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["instance stratum", "expected action", f"of first {n} instances"]).set_index("instance stratum")
 
 
+@computes
 def rules_table() -> pd.DataFrame:
     """The checker's rules: priority and the failure type each evidences."""
     rows = [(r.split("_", 1)[0], r.split("_", 1)[1].replace("_", " "), prio, ftype) for r, (prio, ftype) in RULES.items()]
@@ -75,6 +79,7 @@ def _describe_edit(before: Sequence, after: Sequence, answer: str | None) -> str
     return f"step {k}: {after[k].tool} with a different {', '.join(changed)}"
 
 
+@computes
 def injector_table(seed: int = 7) -> pd.DataFrame:
     """Per failure type: labelled step, the edit (computed on the first instance that hosts it), and who can host it."""
     instances = generate_instances(len(STRATA), seed)
@@ -87,6 +92,7 @@ def injector_table(seed: int = 7) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["failure type", "labelled step", "edit", "host instance strata"]).set_index("failure type")
 
 
+@computes
 def per_type_intervals_frame(rep) -> pd.DataFrame:
     """Long frame: judge, failure type, recall, interval and method (Appendix E, Table 6)."""
     rows = []
@@ -98,6 +104,7 @@ def per_type_intervals_frame(rep) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["judge", "failure type", "recall", "low", "high", "method"])
 
 
+@computes
 def formatted_intervals(long: pd.DataFrame, index: str, columns: str, digits: int = 2) -> pd.DataFrame:
     """``value [low, high]`` strings (``†`` for exact intervals, no bracket for structural ones), pivoted."""
     def cell(r: pd.Series) -> str:
@@ -113,12 +120,14 @@ def formatted_intervals(long: pd.DataFrame, index: str, columns: str, digits: in
     ).rename_axis(columns=None)
 
 
+@computes
 def localisation_frame(rep) -> pd.DataFrame:
     """Per judge: exact and within-one-step localisation with the scored cases, and the Brier score."""
     cols = ["step_exact", "step_within_one", "step_exact_n", "brier"]
     return rep.metrics_table()[cols].astype({"step_exact_n": int})
 
 
+@computes
 def cost_frame(rep) -> pd.DataFrame:
     """Per judge: seconds and tokens per trajectory, and total hours of judge time."""
     df = rep.metrics_table()[["s_per_traj", "prompt_tokens_mean", "completion_tokens_mean"]].copy()
@@ -137,6 +146,7 @@ def _by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat([with_source(f, s) for s, f in frames.items()])
 
 
+@computes
 def localisation_table(reports: dict[str, Report]) -> pd.DataFrame:
     """:func:`localisation_frame` of every report, grouped by source (the paper's judges first)."""
     return _by_source({s: localisation_frame(r) for s, r in reports.items()})
@@ -148,6 +158,7 @@ def _small(x: float, decimals: int = 3) -> str:
     return f"< {floor:.{decimals}f}" if 0 < x < floor / 2 else format_number(x, decimals)
 
 
+@computes
 def cost_table(reports: dict[str, Report]) -> pd.DataFrame:
     """:func:`cost_frame` of every report, grouped by source, seconds and hours as text (a rule
     engine's microseconds read ``< 0.001``, not ``0.000``), tokens with one decimal."""
@@ -160,6 +171,7 @@ def cost_table(reports: dict[str, Report]) -> pd.DataFrame:
     return out.rename(columns={"hours": "Hours"})
 
 
+@computes
 def delta_table(rep: Report) -> pd.DataFrame:
     """Every paired delta ``b − a`` of ``rep``: one row per pair and metric, the delta with its
     interval on one line, and whether the interval excludes zero."""
@@ -208,6 +220,7 @@ def _listed(values, unit: str = "") -> str:
     return ", ".join(f"{v:g}" for v in values) + unit
 
 
+@computes
 def instance_parameters_table() -> pd.DataFrame:
     """Appendix A: what the instance generator draws, read from the testbed's constants."""
     lo, hi = TOTAL_RANGE_EUR
@@ -229,6 +242,7 @@ def instance_parameters_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["parameter", "value", "instance strata"]).set_index("parameter")
 
 
+@computes
 def sku_table(instances: Sequence[Instance]) -> pd.DataFrame:
     """Appendix A: per SKU of the pool, how many of ``instances`` order it and their order totals."""
     rows = []
@@ -240,6 +254,7 @@ def sku_table(instances: Sequence[Instance]) -> pd.DataFrame:
                                        "highest total (EUR)"]).set_index("SKU")
 
 
+@computes
 def policy_table(instances: Sequence[Instance]) -> pd.DataFrame:
     """Appendix A: per instance stratum of ``instances``, the windows, fees and owners they hold."""
     rows = []
@@ -253,6 +268,7 @@ def policy_table(instances: Sequence[Instance]) -> pd.DataFrame:
                                        "owned by the decoy"]).set_index("instance stratum")
 
 
+@computes
 def checker_parameters_table() -> pd.DataFrame:
     """Appendix B: the checker's thresholds and what seeds its grounding pool, read from the code."""
     rows = [
@@ -275,6 +291,7 @@ ORGANIC_SETTINGS: tuple[tuple[str, str], ...] = (
 """Appendix G's rows: the label a reader sees and the key of the setting."""
 
 
+@computes
 def organic_settings_table(records: Sequence[dict], published_model: str, published_episodes: int) -> pd.DataFrame:
     """Appendix G: the organic agent's settings, the paper's (what §8 states) beside each model of ours.
 

@@ -29,6 +29,7 @@ from trajectory_judge.book.setups import (  # noqa: F401  (re-exported: the audi
 )
 from trajectory_judge.book.style import LABELS, _missing, format_number, judge_name, label
 from trajectory_judge.models import FAILURE_TYPES, design_cell
+from trajectory_judge.provenance.computed import computes
 
 # --- auditing the published numbers ----------------------------------------------------------------
 REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
@@ -146,6 +147,7 @@ _NOT_RECOMPUTABLE = {
 }
 
 
+@computes
 def audit_frame(rep, data, spread: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every number in :mod:`trajectory_judge.analysis.published` beside its value recomputed from ``rep`` (on ``data``).
 
@@ -243,12 +245,20 @@ def seed_reports(trajectories, verdicts, *, seeds: Sequence[int], resamples: int
     return {s: build_report(trajectories, verdicts, resamples=resamples, seed=s) for s in seeds}
 
 
+@computes
 def bound_spread(reports: Mapping[int, Any], a: str, b: str, metric: str) -> pd.DataFrame:
     """The paired delta ``b - a`` and its interval in each of ``reports`` (seed -> report)."""
     rows = [(s, d.value, d.low, d.high) for s, d in ((s, r.delta(a, b, metric)) for s, r in reports.items())]
     return pd.DataFrame(rows, columns=["seed", "value", "low", "high"]).set_index("seed")
 
 
+@computes
+def upper_bound_counts(spread: pd.DataFrame) -> pd.DataFrame:
+    """How many seeds of :func:`bound_spread`'s ``spread`` give each upper bound (to three decimals)."""
+    return spread["high"].round(3).value_counts().sort_index().rename("Seeds").rename_axis("Upper bound").to_frame()
+
+
+@computes
 def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int = 400_000, seed: int = 0) -> pd.Series:
     """Distribution of the paired silent-recall delta under the paper's cell-stratified bootstrap, at large B.
 
@@ -268,6 +278,7 @@ def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int =
     return pd.Series(counts.cumsum().to_numpy() / resamples, index=counts.index / len(silent), name="cdf").rename_axis("delta")
 
 
+@computes
 def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
     """Every published interval bound and delta recomputed in each of ``reports`` (seed -> report): range, and how often it prints the same.
 
@@ -320,6 +331,7 @@ def _value_text(x: float, digits: int) -> str:
     return true_minus(text)
 
 
+@computes
 def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
     """The audit rows as shown: verdict mark first, the quantity in words, its source, the published
     value at its printed precision and the recomputed value one digit finer (and ``why``)."""
@@ -334,6 +346,7 @@ def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
     return out
 
 
+@computes
 def verdict_counts(checks: pd.DataFrame) -> pd.DataFrame:
     """Rows per verdict with its mark, in :data:`VERDICTS` order (zeros included, except an
     unexplained difference, which is listed only when it occurs)."""
@@ -342,6 +355,7 @@ def verdict_counts(checks: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Verdict", "Meaning", "Numbers"]).set_index("Verdict")
 
 
+@computes
 def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
     """The audit rows that do not simply reproduce, except the organic-episode counts (whose one reason,
     that the release holds no episodes, the chapter says once)."""

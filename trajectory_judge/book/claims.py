@@ -18,6 +18,7 @@ from trajectory_judge.analysis.estimates import metric
 from trajectory_judge.analysis.register import paper_register
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import MARKS, MISSING, format_interval, format_number
+from trajectory_judge.provenance.computed import computes
 
 __all__ = ["RULE", "VERDICTS", "ClaimText", "Claims", "paper_claims", "claims_markdown", "register_table", "verdict_table", "marks_legend"]
 
@@ -129,6 +130,7 @@ def marks_legend(texts: Sequence[str]) -> str:
 _GROUP_NAMES = {"headline": "Abstract", "camera_ready": "Camera-ready abstract", "results": "§6", "analysis": "§7", "organic": "§8"}
 
 
+@computes
 def register_table(claims: Claims) -> pd.DataFrame:
     """The whole register as the audit shows it: where, the claim, what it states, the recomputed value with its
     interval, the verdict and its reason."""
@@ -137,6 +139,7 @@ def register_table(claims: Claims) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@computes
 def verdict_table(claims: Claims) -> pd.DataFrame:
     """Claims per verdict and per part of the paper (one row per verdict, one column per part, and the total)."""
     parts = list(dict.fromkeys(c.group for c in claims.items))

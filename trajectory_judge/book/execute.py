@@ -56,7 +56,20 @@ def is_colab_setup(cell) -> bool:
     """Whether ``cell`` is the Colab set-up cell that opens a chapter."""
     from trajectory_judge.book.config import COLAB_MARKER
 
-    return cell.get("cell_type") == "code" and cell.get("source", "").startswith(COLAB_MARKER)
+    source = cell.get("source", "")  # a string in memory, a list of lines in a notebook file
+    return cell.get("cell_type") == "code" and "".join(source).startswith(COLAB_MARKER)
+
+
+def stable_cell_ids(cells) -> None:
+    """Give ``cells`` the ids of the committed notebooks: ``colab-setup`` for the Colab set-up cell
+    (its own id, so that adding it moves no other cell's), ``cell-000``, ``cell-001``, ... for the rest."""
+    i = 0
+    for cell in cells:
+        if is_colab_setup(cell):
+            cell["id"] = COLAB_SETUP_ID
+        else:
+            cell["id"] = f"cell-{i:03d}"
+            i += 1
 
 
 def read_source(md: Path):
@@ -64,13 +77,8 @@ def read_source(md: Path):
     import jupytext
 
     nb = jupytext.read(md, fmt="md:myst")
-    i = 0
+    stable_cell_ids(nb.cells)
     for cell in nb.cells:
-        if is_colab_setup(cell):  # its own id, so that adding it moves no other cell's
-            cell["id"] = COLAB_SETUP_ID
-        else:
-            cell["id"] = f"cell-{i:03d}"
-            i += 1
         cell.get("metadata", {}).pop("execution", None)
     kernelspec = nb.metadata.get("kernelspec") or {"display_name": "Python 3", "language": "python", "name": KERNEL}
     nb.metadata = {"jupytext": {"formats": PAIRING}, "kernelspec": kernelspec}

@@ -25,6 +25,9 @@ from trajectory_judge.book.style import list_text
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
 
+SHARED_NAMES = {"editions": "the verified verdicts and their bootstrapped reports"}
+"""How a result shared through the build's cache (:mod:`trajectory_judge.book.buildcache`) is named on the page."""
+
 LOCK_ROW, COMMIT_ROW = "Lock (SHA-256)", "Commit"
 """The environment table's rows for the lock's checksum and the build's commit."""
 
@@ -51,6 +54,16 @@ class ChapterRun:
     python: str | None = None
     packages: Mapping[str, str] = field(default_factory=dict)
     files: tuple[DataFile, ...] = ()
+    shared: Mapping[str, str] = field(default_factory=dict)
+    """Shared result -> ``reused`` (taken from the build's cache) or ``computed`` (by this chapter)."""
+
+    @property
+    def shared_text(self) -> str:
+        """The chapters table's cell: what the chapter reused or computed for the others (``–``: nothing)."""
+        if not self.shared:
+            return "–"
+        how = {n: "reused" if h == "reused" else "computed here" for n, h in sorted(self.shared.items())}
+        return next(iter(how.values())) if len(how) == 1 else "; ".join(f"{n}: {h}" for n, h in how.items())
 
     @property
     def cached(self) -> bool:
@@ -79,6 +92,8 @@ class ExecutionReport:
     chapters: tuple[ChapterRun, ...]
     lock_sha256: str | None
     commit: str
+    reading_seconds: float | None = None
+    """Wall time of the build's reading phase, in which the chapters execute (``None``: not measured)."""
 
     @property
     def executed(self) -> tuple[ChapterRun, ...]:
@@ -97,8 +112,9 @@ class ExecutionReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per chapter, in the book's order: run time, result and the number of data files read."""
-        rows = [(c.title, c.runtime, c.result, len(c.files) if c.recorded else "not recorded") for c in self.chapters]
-        return pd.DataFrame(rows, columns=["Chapter", "Run time (s)", "Result", "Data files read"]).set_index("Chapter")
+        rows = [(c.title, c.runtime, c.result, len(c.files) if c.recorded else "not recorded", c.shared_text)
+                for c in self.chapters]
+        return pd.DataFrame(rows, columns=["Chapter", "Run time (s)", "Result", "Data files read", "Shared results"]).set_index("Chapter")
 
     def files_frame(self) -> pd.DataFrame:
         """One row per data file any chapter read: its short sha256, size and the chapters that read it."""
@@ -143,12 +159,21 @@ class ExecutionReport:
                 share = slow.runtime / self.total_seconds if self.total_seconds else 0.0
                 text += f"; the slowest, {slow.title}, took {slow.runtime:.1f} s ({share:.0%} of the total)"
             text += "."
+            if self.reading_seconds is not None:
+                text += (f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
+                         " of wall time" + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else "."))
         cached = [c.title for c in self.chapters if c.cached]
         if cached:
             one = len(cached) == 1
             text += (f" {list_text(cached)} {'was' if one else 'were'} not executed: {'its' if one else 'their'} outputs"
                      " came from an earlier build (the execution cache, or a build that did not read"
-                     f" {'it' if one else 'them'} again); the run time shown is that build's.")
+                     f" {'it' if one else 'them'} again); the run time shown is that build’s.")
+        reused = [c.title for c in ran if "reused" in c.shared.values()]
+        if reused:
+            one = len(reused) == 1
+            names = sorted({n for c in ran for n, h in c.shared.items() if h == "reused"})
+            text += (f" {list_text(reused)} reused {list_text([SHARED_NAMES.get(n, n) for n in names])} from the"
+                     " build’s cache, where another chapter of this build had left them.")
         failed = [c.title for c in self.chapters if not c.succeeded]
         if failed:
             text += f" {list_text(failed)} failed."
@@ -215,7 +240,8 @@ def chapter_run(docname: str, title: str, exec_data: Mapping, record: Mapping | 
     return ChapterRun(docname=docname, title=title, runtime=None if runtime is None else float(runtime),
                       succeeded=bool(exec_data.get("succeeded")), method=str(exec_data.get("method") or ""),
                       this_build=this_build,
-                      python=record.get("python"), packages=dict(record.get("packages", {})), files=files)
+                      python=record.get("python"), packages=dict(record.get("packages", {})), files=files,
+                      shared=dict(record.get("shared", {})))
 
 
 def file_sha256(path: Path) -> str | None:

@@ -13,6 +13,7 @@ import io
 import re
 from typing import Any
 
+from trajectory_judge.book.provenance import record_figure
 from trajectory_judge.book.style import RULES, judge_name, parse_judge_id
 
 OKABE_ITO: dict[str, str] = {
@@ -135,6 +136,7 @@ def show(fig: Any, alt: str) -> BookFigure:
 
     if not alt.strip():
         raise ValueError("a figure needs alt text that says what it shows")
+    record_figure(fig, alt)
     buf = io.StringIO()
     with plt.rc_context({"svg.hashsalt": SVG_SALT}):
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)

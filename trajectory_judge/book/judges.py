@@ -12,6 +12,7 @@ import pandas as pd
 from trajectory_judge.analysis.seeds import parse_member_id
 from trajectory_judge.book.style import PYTHON, parse_judge_id
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
+from trajectory_judge.provenance.computed import computes
 
 # --- prompts and run records -----------------------------------------------------------------
 def prompt_parts(view: str, traj: Any) -> tuple[str, str]:
@@ -86,6 +87,7 @@ an explicit 8192-token context, a 600 s timeout and no retries; the ensemble sam
 7, 8 and 9. The release's run record keeps only the seed and the ensemble size."""
 
 
+@computes
 def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """The paper's judges (counterpart of its Table 2): view, model, samples, trajectories judged, and
     the decoding the paper states for each, checked against what its run record keeps."""
@@ -112,6 +114,7 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
 _VIEW_WORDS = {"outcome": "goal and final reply", "step": "every step", "reply": "every step, asked about the reply"}
 
 
+@computes
 def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
     """The judges of a verdict set parsed from their ids (:func:`~.style.judges_frame`, in report
     order), with the trajectories each judged and its verdicts from answers that did not parse."""
@@ -129,6 +132,7 @@ def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
     return frame
 
 
+@computes
 def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
     """The parsed-ids table as shown: the judge's name (view and model in words), its id, samples and
     verdicts (and the unparseable ones, when counted)."""
@@ -172,6 +176,7 @@ def _word(n: int) -> str:
     return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
 
 
+@computes
 def prompt_comparison_table(example: Any) -> pd.DataFrame:
     """Part by part: the paper's prompt (:data:`PAPER_PROMPT`, in our words) beside this edition's, whose
     column is read from the prompt code, rendering ``example`` where the part is the trajectory."""

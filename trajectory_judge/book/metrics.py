@@ -11,9 +11,11 @@ import pandas as pd
 from trajectory_judge.analysis.bootstrap import stratified_indices
 from trajectory_judge.analysis.metrics import N_BINS, confidence_bin
 from trajectory_judge.models import DESIGN_CELLS
+from trajectory_judge.provenance.computed import computes
 
 
 # --- calibration bins ------------------------------------------------------------------------
+@computes
 def interior_edges(confidences: Sequence[float]) -> pd.DataFrame:
     """Confidences lying exactly on an interior bin edge (0.1 ... 0.9): value, count, and the bin it falls in."""
     tenths = {c: round(c * N_BINS, 9) for c in set(confidences)}
@@ -35,6 +37,7 @@ def edge_sentence(edges: pd.DataFrame, n_verdicts: int) -> str:
 
 
 # --- bootstrap demonstration -----------------------------------------------------------------
+@computes
 def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> pd.DataFrame:
     """Trajectories drawn from each design cell in each of ``resamples`` stratified replicates.
 
@@ -52,12 +55,14 @@ METHOD_NAMES: dict[str, str] = {"bootstrap": "Percentile bootstrap", "clopper-pe
 """Column headers of the interval methods."""
 
 
+@computes
 def replicates_by_cell(cells: Sequence[str], *, resamples: int, seed: int) -> tuple[pd.DataFrame, pd.Series]:
     """:func:`replicate_cell_sizes` and the data's own cell sizes in the same column order."""
     sizes = replicate_cell_sizes(cells, resamples=resamples, seed=seed)
     return sizes, pd.Series(list(cells)).value_counts().reindex(sizes.columns)
 
 
+@computes
 def methods_table(intervals: pd.DataFrame, judges: Sequence[str]) -> pd.DataFrame:
     """Intervals per judge (rows, in ``judges`` order) and method (columns, in words)."""
     tab = pd.crosstab(intervals["judge"], intervals["method"]).reindex(list(judges)).fillna(0).astype(int)
@@ -66,6 +71,7 @@ def methods_table(intervals: pd.DataFrame, judges: Sequence[str]) -> pd.DataFram
     return tab
 
 
+@computes
 def replicates_frame(sizes: pd.DataFrame, original: pd.Series, first: int = 5) -> pd.DataFrame:
     """Design cells (rows) by the ``first`` replicates of :func:`replicate_cell_sizes` and the data (columns)."""
     out = sizes.head(first).T

@@ -12,6 +12,7 @@ import pandas as pd
 
 from trajectory_judge.analysis import published as P
 from trajectory_judge.models import FAILURE_TYPES, parse_jsonl
+from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.env import STRATA, TOOLS
 
 
@@ -66,6 +67,7 @@ _PUBLISHED_ORGANIC = {
 }  # fmt: skip
 
 
+@computes
 def organic_counts(episodes: Sequence | None) -> pd.DataFrame:
     """One column per agent model of ours, then the published (qwen2.5:14b) counts, one row per measure."""
     cols: dict[str, dict[str, float]] = {}
@@ -78,6 +80,7 @@ def organic_counts(episodes: Sequence | None) -> pd.DataFrame:
 _PUBLISHED_STRATA = {"already_refunded": "organic_already_refunded", "wrong_customer": "organic_wrong_customer"}
 
 
+@computes
 def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
     """Instance stratum x (episodes, faulty, loud, silent), strata in generator order, with the published counts quoted."""
     rows = []
@@ -92,6 +95,7 @@ def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
     return df[df["episodes"] > 0]
 
 
+@computes
 def organic_types(episodes: Sequence) -> pd.DataFrame:
     """Rule-visible failure type (the checker's first violation) -> episodes; ``outcome only`` when no rule fired."""
     c = Counter(e.trajectory.label.failure_type or "outcome only" for e in episodes if e.trajectory.label.faulty)
@@ -99,6 +103,7 @@ def organic_types(episodes: Sequence) -> pd.DataFrame:
     return pd.DataFrame({"episodes": [c[t] for t in order]}, index=pd.Index(order, name="first violation"))
 
 
+@computes
 def organic_tools(episodes: Sequence) -> pd.DataFrame:
     """Per tool: calls, failed calls, and episodes that call it at least once."""
     rows = []
@@ -118,6 +123,7 @@ def longest_repeat(steps: Sequence) -> int:
     return best
 
 
+@computes
 def organic_endings(episodes: Sequence) -> pd.DataFrame:
     """How episodes ended (reply, step limit, unparseable action), with repeated calls and outcomes.
 
@@ -135,6 +141,7 @@ def organic_endings(episodes: Sequence) -> pd.DataFrame:
     return pd.DataFrame([r[1:] for r in rows], columns=cols, index=pd.Index([r[0] for r in rows], name="ended by"))
 
 
+@computes
 def repeated_calls(episodes: Sequence) -> pd.Series:
     """Per tool, the steps that repeat the previous step's call verbatim (most repeated first)."""
     c = Counter(cur.call.tool for e in episodes for prev, cur in zip(e.trajectory.steps, e.trajectory.steps[1:])
@@ -142,6 +149,7 @@ def repeated_calls(episodes: Sequence) -> pd.Series:
     return pd.Series(dict(c.most_common()), dtype="int64", name="repeated steps").rename_axis("tool")
 
 
+@computes
 def outcome_gaps(episodes: Sequence) -> pd.Series:
     """Per customer-visible outcome field (refund, escalation, reply), the episodes that get it wrong."""
     keys = sorted({k for e in episodes for k in e.expected})
@@ -182,6 +190,7 @@ def _source_column(column: str) -> str:
     return f"{head} \u00b7 {model_name(model)}" if model else head
 
 
+@computes
 def counts_view(counts: pd.DataFrame) -> pd.DataFrame:
     """:func:`organic_counts` with its columns named by source and model and its rows in words."""
     out = counts.rename(columns=_source_column)
@@ -191,6 +200,7 @@ def counts_view(counts: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+@computes
 def strata_view(frame: pd.DataFrame) -> pd.DataFrame:
     """:func:`organic_by_stratum` with the published column named by source and model, missing quotes as missing."""
     out = frame.rename(columns=_source_column)

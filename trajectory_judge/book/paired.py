@@ -13,6 +13,7 @@ from trajectory_judge.analysis.paired import clean_parents, paired_discriminatio
 from trajectory_judge.book.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
 from trajectory_judge.book.style import by_source
 from trajectory_judge.models import Trajectory, Verdict
+from trajectory_judge.provenance.computed import computes
 
 # --- paired discrimination --------------------------------------------------------------------
 PAIRED_VIEW_GROUPS: tuple[str, ...] = ("loud", "silent", "reaches_input", "hidden_from_input")
@@ -34,6 +35,7 @@ def judges_of(judges: Iterable[str], family: str) -> list[str]:
     return [j for j in judges if family_of(j) == family]
 
 
+@computes
 def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> pd.DataFrame:
     """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents
     (the group's anchor), the difference and the faults judged unlike their parent.
@@ -57,6 +59,7 @@ def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     return pd.DataFrame(rows, columns=cols)
 
 
+@computes
 def paired_wide(detail: pd.DataFrame, value: str = "paired", groups: Sequence[str] | None = None) -> pd.DataFrame:
     """``detail`` as judge x group (groups in report order, judges in their order of appearance)."""
     from trajectory_judge.analysis.paired import PAIRED_GROUPS
@@ -67,12 +70,14 @@ def paired_wide(detail: pd.DataFrame, value: str = "paired", groups: Sequence[st
     return wide.reindex(index=list(dict.fromkeys(detail["judge"])), columns=order).rename_axis(columns=None)
 
 
+@computes
 def hidden_input_summary(detail: pd.DataFrame) -> pd.DataFrame:
     """Judges with faults hidden from their input: recall there, flag rate on the parents, paired value."""
     hid = detail[detail["group"] == "hidden_from_input"].set_index("judge")
     return hid[["n", "fault_rate", "parent_rate", "paired", "disagree"]]
 
 
+@computes
 def paired_figure(detail: pd.DataFrame):
     """Two panels over :data:`PAIRED_VIEW_GROUPS`: recall on the faults (top) and paired
     discrimination (bottom), one bar per judge in its colour with its marker on top; the legend
@@ -269,6 +274,7 @@ CAMERA_READY_COUNTS: frozenset[str] = frozenset({
 """Keys of :func:`camera_ready_numbers` that are counts."""
 
 
+@computes
 def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     """Quantity (in words) by column (``numbers``' keys): counts as integers, rates with three decimals."""
     from trajectory_judge.book.style import format_number

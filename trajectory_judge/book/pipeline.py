@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from html import escape
 
+from trajectory_judge.book.provenance import record_figure
+from trajectory_judge.provenance.computed import dotted_name
+
 _BOX = '<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" fill="{fill}" stroke="#333" stroke-width="1.2"/>'
 _TEXT = '<text x="{x}" y="{y}" text-anchor="middle" font-size="{size}" font-weight="{weight}" fill="#111">{t}</text>'
 _ARROW = '<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#333" stroke-width="1.4" marker-end="url(#tj-arrow)"/>'
@@ -38,8 +41,10 @@ def pipeline_svg(n_clean: int, n_silent: int, n_loud: int, n_types: int, n_strat
         _box(10, 270, 400, 100, "Judges", (f"{n_judges} designs, scored on detection,", "step, type, calibration and cost"), purple),
         *(_ARROW.format(x1=x, y1=226, x2=x, y2=268) for x in (72, 210, 347)),
     ]  # fmt: skip
+    alt = _alt(n_clean, n_silent, n_loud)
+    record_figure(None, alt, made_by=dotted_name(pipeline_svg))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="100%" role="img" '
-            f'font-family="sans-serif" style="max-width:{w}px">\n' + f"<title>{escape(_alt(n_clean, n_silent, n_loud))}</title>\n" + "\n".join(body) + "\n</svg>\n")
+            f'font-family="sans-serif" style="max-width:{w}px">\n' + f"<title>{escape(alt)}</title>\n" + "\n".join(body) + "\n</svg>\n")
 
 
 def _alt(n_clean: int, n_silent: int, n_loud: int) -> str:

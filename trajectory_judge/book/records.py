@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 from importlib import metadata
 from pathlib import Path
 
@@ -34,8 +35,12 @@ KEY_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "seaborn", "pydantic",
                 "sphinx", "trajectory-judge")
 """The packages whose versions the execution page shows, as each chapter's kernel saw them."""
 
+FRESH_EACH_RUN = ("tables", "figures")
+"""Record folders a chapter empties when it starts executing in a build (no stale table outlives a rename)."""
+
 _chapter: str | None = None
 _versions: dict[str, str] | None = None
+_shared: dict[str, str] = {}
 
 
 def set_chapter(name: str | None) -> None:
@@ -45,6 +50,8 @@ def set_chapter(name: str | None) -> None:
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
     if records_dir() is not None:  # during a build: the kernel's record, kept up to date with every read
+        for sub in FRESH_EACH_RUN:
+            shutil.rmtree(records_dir() / sub, ignore_errors=True)  # type: ignore[operator]
         _write_kernel_record()
         on_read(_write_kernel_record)
 
@@ -85,15 +92,36 @@ def package_versions(packages: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str]
 
 
 def kernel_record() -> dict:
-    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions and every data file it
-    has read so far (resolved path, sha256, size)."""
+    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions,
+    every data file it has read so far (resolved path, sha256, size) and the shared results it took from
+    the build's cache or computed (:func:`note_shared`)."""
     global _versions
     if _versions is None:
         _versions = package_versions()
     return {"chapter": _chapter, "build": os.environ.get(BUILD_ENV), "python": platform.python_version(),
             "packages": dict(_versions),
-            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()]}
+            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()],
+            "shared": dict(_shared)}
+
+
+def note_shared(name: str, reused: bool) -> None:
+    """Record that this chapter took the shared result ``name`` from the build's cache (``reused``) or
+    computed it (:func:`trajectory_judge.book.buildcache.cached`); the execution page says which."""
+    if _shared.get(name) != "reused":  # once reused, the chapter's outputs rest on another chapter's run
+        _shared[name] = "reused" if reused else "computed"
+    _write_kernel_record()
 
 
 def _write_kernel_record(_read: FileRead | None = None) -> None:
     write_record(KERNEL_RECORD, json.dumps(kernel_record(), indent=1, sort_keys=True) + "\n")
+
+
+def chapter_files(root: str | Path, chapter: str) -> list[FileRead]:
+    """Every data file ``chapter`` read while it executed in the build whose records are under ``root``
+    (``tj_records.records_root(app)``), from its kernel's record, by path; empty when it left none."""
+    path = Path(root) / chapter / KERNEL_RECORD
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return sorted(FileRead(Path(r["path"]), r["sha256"], int(r["size"])) for r in rows)

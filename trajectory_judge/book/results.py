@@ -26,6 +26,7 @@ from trajectory_judge.book.style import (
 )
 from trajectory_judge.book.tables import BookTable
 from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.provenance.computed import computes
 
 
 def _cell(rep: Report, judge: str, metric: str) -> str:
@@ -61,6 +62,7 @@ def _main_row(rep: Report, judge: str, columns: tuple[str, ...]) -> dict[str, An
     return row
 
 
+@computes
 def main_table(reports: dict[str, Report], axis: str, *, baselines: bool = False) -> pd.DataFrame:
     """One axis of the main table (:data:`AXES`) for every judge of every report, grouped by source
     (``release``, ``edition``): metrics as ``value (low–high)``, counts and seconds as numbers.
@@ -80,6 +82,7 @@ BASELINE_NAMES: dict[str, str] = {"flag everything": "Flag everything", "flag no
 """The baselines as row labels."""
 
 
+@computes
 def baseline_rows(reports: dict[str, Report], columns: tuple[str, ...]) -> pd.DataFrame:
     """Flag everything and flag nothing as reference rows under ``columns`` (their detection metrics,
     marked structural: fixed by the design; ``–`` elsewhere), once when every report has the same
@@ -147,6 +150,7 @@ ANCHOR_ROW = "Its clean parents flagged"
 faults (:func:`~trajectory_judge.analysis.paired.type_anchor`), which the recall above it is read against."""
 
 
+@computes
 def per_type_table(reports: dict[str, Report], types: tuple[str, ...]) -> pd.DataFrame:
     """Recall on each of ``types`` with its interval and, in the row under it, the type's anchor
     (:data:`ANCHOR_ROW`: the judge's flag rate on the clean parents of that type's faults), for every
@@ -179,6 +183,7 @@ def anchor_example(rep: Report, judge: str, whose: str) -> str:
 
 
 # --- long frames for the figures -------------------------------------------------------------
+@computes
 def recall_frame(rep: Report) -> pd.DataFrame:
     """Per judge and outcome stratum (silent, loud): recall, interval, false-alarm rate and n."""
     rows = []
@@ -200,6 +205,7 @@ def _two_line_name(judge: str, n: int) -> str:
     return f"{head}\n{tail}\nn = {n}" if tail else f"{head}\nn = {n}"
 
 
+@computes
 def recall_figure(rep: Report) -> Any:
     """Silent (filled) and loud (hatched) recall per judge, one row per judge in the judge's colour,
     with 95% intervals, and each judge's false-alarm rate as a black cross; drawn narrow enough to be
@@ -234,6 +240,7 @@ def recall_figure(rep: Report) -> Any:
     return fig
 
 
+@computes
 def reliability_figure(rep: Report) -> Any:
     """Observed accuracy against stated confidence per bin, one colour and marker per judge; marker
     area proportional to the bin's share. The rule engine is drawn hollow: its confidences are
@@ -257,6 +264,7 @@ def reliability_figure(rep: Report) -> Any:
     return fig
 
 
+@computes
 def signal_table(rep: Report) -> pd.DataFrame:
     """Per judge: false-alarm rate, silent and loud recall minus it, and the failure types on which
     it flags the faults more often than their clean parents (paired discrimination above zero).
@@ -276,6 +284,7 @@ def signal_table(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
+@computes
 def confidence_table(rep: Report) -> pd.DataFrame:
     """Per judge: distinct confidences stated, the most frequent one and the share of verdicts at it."""
     rows = []
@@ -286,6 +295,7 @@ def confidence_table(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["judge", "n", "distinct", "most_frequent", "share_at_most_frequent"]).set_index("judge")
 
 
+@computes
 def signal_summary(reports: dict[str, Report]) -> pd.DataFrame:
     """Per source and judge: n and the number of failure types on which it flags the faults more
     often than their clean parents."""
@@ -296,6 +306,7 @@ def signal_summary(reports: dict[str, Report]) -> pd.DataFrame:
     return pd.concat(parts)
 
 
+@computes
 def confidence_summary(reports: dict[str, Report]) -> pd.DataFrame:
     """:func:`confidence_table` of every report, grouped by source, with headers in words."""
     names = {"distinct": "Distinct values", "most_frequent": "Most frequent", "share_at_most_frequent": "Share at the most frequent"}

@@ -12,6 +12,7 @@ import pandas as pd
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.judges import judge_decoding, sample_settings
 from trajectory_judge.book.style import PYTHON, parse_judge_id
+from trajectory_judge.provenance.computed import computes
 
 NOT_REPORTED = "not reported"
 """What a setting reads when the run's backend did not report it (a hosted API's model file, say)."""
@@ -28,6 +29,7 @@ RUN_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 
 
+@computes
 def run_settings(data_dir: str | Path) -> pd.DataFrame:
     """Decoding settings per (run, judge) from ``runs.jsonl``; an empty frame when there is none.
 
@@ -59,6 +61,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
     return frame.astype({c: object for c in settings}).fillna({c: NOT_REPORTED for c in settings})
 
 
+@computes
 def run_summary(settings: pd.DataFrame) -> pd.DataFrame:
     """One row per judge and set of decoding settings: runs, verdicts, first and last start, builds seen.
 
@@ -131,6 +134,7 @@ def _minute(stamp: str) -> str:
     return str(stamp)[:16].replace("T", " ")
 
 
+@computes
 def runs_frame(summary: pd.DataFrame) -> pd.DataFrame:
     """Per judge and set of settings (:func:`run_summary`): runs, verdicts, first and last start."""
     out = summary.set_index("judge")[["runs", "verdicts", "first", "last"]].copy()
@@ -138,6 +142,7 @@ def runs_frame(summary: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"first": "first start (UTC)", "last": "last start (UTC)"})
 
 
+@computes
 def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
     """Per judge and set of settings (:func:`run_summary`): model file and decoding parameters (the server
     is named by :func:`builds_sentence`)."""
@@ -180,6 +185,7 @@ def task_name(task: str) -> str:
     return f"{' + '.join(words).capitalize()} \u00b7 {model_name(model)}"
 
 
+@computes
 def compute_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The compute table of :func:`~trajectory_judge.analysis.cost.compute_spent` with its rows in words."""
     out = frame.copy()

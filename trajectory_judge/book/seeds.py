@@ -14,6 +14,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.seeds import EnsembleCheck, SeedVariance, parse_member_id
 from trajectory_judge.book.style import format_interval, plural
+from trajectory_judge.provenance.computed import computes
 
 METRIC_LABELS: dict[str, str] = {
     "f1": "F1", "silent_recall": "Silent recall", "loud_recall": "Loud recall",
@@ -27,6 +28,7 @@ def _seed_label(judge_id: str) -> str:
     return f"Seed {parse_member_id(judge_id).seed}"
 
 
+@computes
 def seed_table(sv: SeedVariance) -> pd.DataFrame:
     """Metric by seed, with the spread between seeds beside the width of one seed's 95% interval."""
     f = sv.to_frame()
@@ -42,6 +44,7 @@ def seed_table(sv: SeedVariance) -> pd.DataFrame:
     return out
 
 
+@computes
 def kappa_table(sv: SeedVariance) -> pd.DataFrame:
     """Cohen's kappa of the flags for every pair of seeds."""
     rows = [{"Seeds": f"{_seed_label(a)} · {_seed_label(b)}", "Cohen's kappa": k}
@@ -53,6 +56,7 @@ STRATUM_LABELS: dict[str, str] = {"clean": "Clean runs", "silent": "Silent fault
 """Row labels of the votes table."""
 
 
+@computes
 def votes_table(sv: SeedVariance) -> pd.DataFrame:
     """Per stratum: how many trajectories no seed, some seeds, or every seed flags."""
     votes = sv.agreement.votes
@@ -75,6 +79,7 @@ def votes_sentence(sv: SeedVariance) -> str:
             "are caught or missed depending on the seed.")
 
 
+@computes
 def seed_delta_table(sv: SeedVariance) -> pd.DataFrame:
     """Metric x pair of seeds: the paired difference with its 95% paired interval."""
     d = sv.deltas[sv.deltas["metric"].isin(quality_metrics(sv).index)]
@@ -103,6 +108,7 @@ def delta_sentence(sv: SeedVariance) -> str:
             "resampling the trajectories explains.")
 
 
+@computes
 def quality_metrics(sv: SeedVariance) -> pd.DataFrame:
     """The seed table without cost: the rows where seed spread and interval width are comparable."""
     f = sv.to_frame().drop(index=["s_per_traj"], errors="ignore")
@@ -217,18 +223,21 @@ def note(missing: str) -> Any:
     return Markdown(f"*{NO_MEMBERS}: {missing}.*")
 
 
+@computes
 def seed_values_table(sv: SeedVariance) -> pd.DataFrame:
     """Metric by seed, and the greedy step judge of the same model beside them."""
     f = seed_table(sv)
     return f[[c for c in f.columns if c.startswith("Seed ") or c.startswith("Greedy")]]
 
 
+@computes
 def seed_spread_table(sv: SeedVariance) -> pd.DataFrame:
     """Per metric: the spread between seeds (range, SD) beside the width of one seed's 95% interval."""
     f = seed_table(sv)
     return f[["Range (max − min)", "SD", "One seed's 95% interval width", "Range / width"]]
 
 
+@computes
 def check_table(check: EnsembleCheck) -> pd.DataFrame:
     """The ensemble re-derived from its members: one column (the ensemble), one row per count, in words."""
     names = {"members": "Members", "complete": "Complete trajectories", "same": "Same verdict",
@@ -265,6 +274,7 @@ SEED_MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X")
 """One marker per sampling seed, in seed order; every seed in the self-consistency colour."""
 
 
+@computes
 def seed_figure(sv: SeedVariance) -> Any:
     """Each quality metric on one row: every seed's value with its 95% interval, in the
     self-consistency colour with one marker per seed, and the greedy step judge beside them."""

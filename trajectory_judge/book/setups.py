@@ -13,11 +13,13 @@ import pandas as pd
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.judges import judge_decoding
 from trajectory_judge.book.style import FAMILIES, FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
+from trajectory_judge.provenance.computed import computes
 
 
 COMPARE_METRICS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece", "s_per_traj")
 
 
+@computes
 def comparison_frame(ours, release) -> pd.DataFrame:
     """Judge by judge, family by family: our judges' metrics beside the release's, with their n."""
     rows = []
@@ -47,6 +49,7 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
     return []
 
 
+@computes
 def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
 

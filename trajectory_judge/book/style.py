@@ -28,6 +28,7 @@ from trajectory_judge.analysis.formatting import (  # noqa: F401 - re-exported: 
 )
 from trajectory_judge.judges.views import VIEWS
 from trajectory_judge.models import judge_kind
+from trajectory_judge.provenance.computed import computes
 
 RULES = "programmatic"
 """Judge id (and family) of the rule engine."""
@@ -100,6 +101,7 @@ def parse_judge_id(judge_id: str) -> JudgeSpec:
     return JudgeSpec(judge_id, family, view, model, int(k) if k else 1)
 
 
+@computes
 def judges_frame(judge_ids: Sequence[str]) -> pd.DataFrame:
     """One row per judge: family, view, model and ensemble size, indexed by judge id."""
     rows = [parse_judge_id(j).__dict__ for j in judge_ids]
@@ -238,7 +240,8 @@ def with_source(frame: pd.DataFrame, source: str) -> pd.DataFrame:
 
 def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Frames of the paper (``release``) and of this edition (``edition``), stacked in the order given
-    (the paper's first) under a Source level."""
+    (the paper's first) under a Source level; when one function computed them all, the stack names it
+    (:mod:`trajectory_judge.provenance.computed`)."""
     return pd.concat([with_source(f, s) for s, f in frames.items()])
 
 
@@ -266,6 +269,7 @@ def list_text(items: Sequence[str], empty: str = "none") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+@computes
 def versions_table(packages: Sequence[str] = ("trajectory-judge", "numpy", "pandas", "matplotlib", "seaborn", "myst-nb", "jupyter-book")) -> pd.DataFrame:
     """Python and the installed version of each package ("not installed" when absent)."""
     rows = [("python", platform.python_version())]

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from trajectory_judge.book.provenance import record_table
 from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, MISSING, format_number, label, marks_in
 
 HEAD_ROWS = 12
@@ -255,6 +256,7 @@ def table(frame: pd.DataFrame, *, name: str, caption: str, head: int | None = HE
         rest = _styled_html(text, f"{name}-all", index)
         parts.append(f'<details class="tj-table-more"><summary>{summary}</summary>\n{rest}</details>\n')
     parts.append(_notes_html(text))
+    record_table(frame, name=name, caption=caption, decimals=decimals, counts=counts, index=index)
     head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
     return BookTable(head_div + "".join(parts) + "</div>\n", name, caption)
 
@@ -265,6 +267,7 @@ def dropdown_table(frame: pd.DataFrame, *, name: str, caption: str, summary: str
     line is ``summary`` (for long material shown after its summary, e.g. a full audit)."""
     text = readable(frame, decimals=decimals, counts=counts)
     inner = _styled_html(text, name, index)
+    record_table(frame, name=name, caption=caption, decimals=decimals, counts=counts, index=index)
     body = f'<details class="tj-table-more"><summary>{html.escape(summary)}</summary>\n{inner}</details>\n'
     head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
     return BookTable(head_div + body + _notes_html(text) + "</div>\n", name, caption)

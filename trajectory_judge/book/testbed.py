@@ -18,6 +18,7 @@ from trajectory_judge.models import (
     design_cell,
     stratum,
 )
+from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.checker import checker_table
 from trajectory_judge.testbed.env import Instance, generate_instances
 from trajectory_judge.testbed.oracle import solve
@@ -44,6 +45,7 @@ def _kind(t: Trajectory) -> str:
     return "clean" if t.label is None or not t.label.faulty else str(t.label.failure_type)
 
 
+@computes
 def composition_table(trajs: Sequence[Trajectory]) -> pd.DataFrame:
     """Trajectories per design cell, with the outcome stratum (clean / silent / loud) of each cell."""
     counts = pd.Series([design_cell(t.label) for t in trajs]).value_counts()
@@ -66,6 +68,7 @@ def strata_by_type(trajs: Sequence[Trajectory]) -> dict[str, set[str]]:
     return out
 
 
+@computes
 def strata_table(trajs: Sequence[Trajectory], instances: dict[str, Instance]) -> pd.DataFrame:
     """Instance stratum x trajectory kind (clean or failure type), with row totals."""
     df = pd.DataFrame({"instance stratum": [instances[t.instance_id].stratum for t in trajs], "kind": [_kind(t) for t in trajs]})
@@ -78,6 +81,7 @@ def strata_table(trajs: Sequence[Trajectory], instances: dict[str, Instance]) ->
     return tab
 
 
+@computes
 def coverage_table(trajs: Sequence[Trajectory]) -> pd.DataFrame:
     """The rule checker per kind: n, share flagged, share flagged with the right type (NaN for clean)."""
     rows = [
@@ -87,6 +91,7 @@ def coverage_table(trajs: Sequence[Trajectory]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["kind", "n", "flagged", "typed"]).set_index("kind")
 
 
+@computes
 def reply_unchanged_table(trajs: Sequence[Trajectory], instances: dict[str, Instance]) -> pd.DataFrame:
     """Per failure type: mutants, and the share whose outcome view equals their oracle parent's.
 
@@ -126,6 +131,7 @@ def mutant_diff(parent: Trajectory, mutant: Trajectory, *, view: str = "step") -
     return "\n".join(lines)
 
 
+@computes
 def family_table(fam: dict[str, Trajectory]) -> pd.DataFrame:
     """One row per member of a family: labelled step, outcome survival, steps, and the final answer."""
     rows = []
@@ -138,6 +144,7 @@ def family_table(fam: dict[str, Trajectory]) -> pd.DataFrame:
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
+@computes
 def family_summary(fam: dict[str, Trajectory]) -> pd.DataFrame:
     """:func:`family_table` with the final answer replaced by whether it is the clean run's, word for word."""
     tab = family_table(fam)
