@@ -7,7 +7,7 @@ showed the table, with their sha256: an upper bound of what the table was comput
 :func:`~trajectory_judge.book.figures.show` each figure (:func:`record_figure`). The book's extension
 ``book/_ext/tj_provenance.py`` turns the notes into a folded "How this was made" line under each
 table and figure (:func:`provenance_html`), copies the tables and the chapter's data files into the
-site and lists them, with their sha256, in a "Downloads" section (:func:`downloads_html`). Nothing
+site and lists them, with their sha256, in a "Downloads" section (:func:`table_links_html`, :func:`data_files_html`). Nothing
 here writes outside a build, so the committed notebooks do not change.
 """
 
@@ -187,26 +187,3 @@ def data_files_html(data: Sequence[Download]) -> str:
     """The list of data files a chapter read, each a download (or, outside the book, named) with its sha256."""
     items = "".join(f"<li>{_item(d)}</li>\n" for d in data)
     return f'<p>{html.escape(DATA_INTRO)}</p>\n<ul class="tj-downloads">\n{items}</ul>\n'
-
-
-def publishable(path: str | Path, root: str | Path) -> bool:
-    """Whether the site may carry a copy of ``path``: a file of the book (its ``data/``) or of the
-    folder it is built on (``TJ_DATA``), never of a cache outside them such as the published release's."""
-    from trajectory_judge.book.paths import data_dir
-
-    p = Path(path).resolve()
-    try:
-        folders = [Path(root).resolve(), data_dir(root)]
-    except FileNotFoundError:
-        folders = [Path(root).resolve()]
-    return any(p.is_relative_to(f) for f in folders)
-
-
-def downloads_html(tables: Sequence[tuple[str, Sequence[Download]]], data: Sequence[Download]) -> str:
-    """The body of a chapter's "Downloads" section: each table as CSV and JSON, then the data files
-    the chapter read, each with its sha256."""
-    rows = "".join(f"<li>{html.escape(caption)}: {' · '.join(_item(d) for d in files)}</li>\n" for caption, files in tables)
-    files = "".join(f"<li>{_item(d)}</li>\n" for d in data)
-    return (f'<div class="tj-downloads">\n<p>Each table of this page as the package\'s function returned '
-            f'it, before the page formats it: numbers unrounded, a value printed with its interval as that text.</p>\n<ul>\n{rows}</ul>\n'
-            f'<p>The data files this chapter read:</p>\n<ul>\n{files}</ul>\n</div>\n')
