@@ -270,6 +270,18 @@ def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_
     assert wall is not None and float(wall.group(1)) + 0.05 >= slowest_time  # the slowest chapter ran inside it
 
 
+def test_execution_page_says_the_chapters_kernels_were_forked_from_the_warm_process_on_a_multi_core_linux():
+    import os
+
+    from trajectory_judge.book import kernelfork
+
+    if not kernelfork.enabled() or len(os.sched_getaffinity(0)) < 2 or os.environ.get("TJ_BOOK_JOBS", "").strip() == "1":
+        pytest.skip("the warm process is used only when chapters execute side by side, on Linux")
+    text = _reader_text(EXECUTION)
+    assert "Each chapter ran in a kernel of its own, forked from one process" in text
+    assert "started anew" not in text  # every kernel was forked: none fell back
+
+
 def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_repository():
     import hashlib
     import subprocess

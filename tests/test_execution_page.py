@@ -148,6 +148,17 @@ def test_the_wall_time_of_reading_is_said_and_whether_chapters_ran_side_by_side(
     assert serial.endswith("took the build 9.0 s of wall time.")
 
 
+def test_how_the_kernels_started_is_said_only_when_the_warm_process_launched_them():
+    runs = [chapter_run(f"notebooks/{n}", n, {"runtime": 4.0, "succeeded": True, "method": "direct"}, _record(n)) for n in "AB"]
+    forked = ExecutionReport(tuple(runs), None, "x", kernels=(2, 0)).summary()
+    assert forked.endswith("forked from one process that had imported the book’s libraries once, instead of"
+                           " starting Python and importing them anew.")
+    assert ExecutionReport(tuple(runs), None, "x", kernels=(1, 1)).summary().endswith("; 1 kernel started anew all the same.")
+    assert "could not launch the kernels; 2 kernels started anew" in ExecutionReport(tuple(runs), None, "x", kernels=(0, 2)).summary()
+    for quiet in (None, (0, 0)):
+        assert "kernel" not in ExecutionReport(tuple(runs), None, "x", kernels=quiet).summary()
+
+
 def test_a_chapter_that_reused_a_shared_result_from_the_build_cache_is_said_so(tmp_path, monkeypatch):
     from trajectory_judge.book import buildcache
 

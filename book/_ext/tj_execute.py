@@ -13,6 +13,10 @@ run time) are what they were. A run is used only for the very notebook it ran (s
 cwd and options, compared in full); anything else (a notebook changed by another extension, a
 per-notebook override, a forked parallel reader) executes as myst-nb would, serially.
 
+Each kernel is forked from one warm process that imported ipykernel, numpy, pandas, matplotlib and
+the book's modules once, as the configuration was read (:mod:`trajectory_judge.book.kernelfork`), so
+that no chapter pays 1 to 2 s of Python start and imports; ``TJ_BOOK_FORK=0`` starts each anew.
+
 The number of kernels: ``TJ_BOOK_JOBS`` if set, else the ``tj_execute_jobs`` setting, else the CPUs
 this process may use; 1 switches the pool off.
 
@@ -30,7 +34,12 @@ from typing import Any
 
 from sphinx.util import logging
 
+from trajectory_judge.book import kernelfork
+
 logger = logging.getLogger(__name__)
+
+KERNEL = "python3"
+"""The kernel the warm process is started for (the chapters' kernelspec)."""
 
 JOBS_ENV = "TJ_BOOK_JOBS"
 """Environment variable: how many notebooks execute at once (1: serially, as myst-nb alone does)."""
@@ -45,9 +54,9 @@ class Runs:
         self.futures: dict[str, Future] = {}
         self.lock = threading.Lock()
 
-    def submit(self, key: str, fn, *args) -> None:
+    def submit(self, key: str, fn, *args, **kwargs) -> None:
         with self.lock:
-            self.futures[key] = self.pool.submit(fn, *args)
+            self.futures[key] = self.pool.submit(fn, *args, **kwargs)
 
     def take(self, key: str) -> Future | None:
         if os.getpid() != self.pid:  # a forked reader: the pool's threads are not in this process
@@ -148,11 +157,45 @@ def _start(app, env, docnames: list[str]) -> None:
     if _RUNS is not None:
         _RUNS.close()
     _RUNS = Runs(min(n, len(todo)))
+    warm = _warm_for(todo[0][0])
+    extra = {"kernel_manager_class": kernelfork.kernel_manager_class()} if warm else {}
     for nb, path in todo:
         cwd = os.path.abspath(str(Path(path).parent))
         args = (cwd, nb_config.execution_timeout, nb_config.execution_allow_errors, True, False)
-        _RUNS.submit(run_key(nb, *args, {}), _ORIGINAL, nb, *args)
-    logger.info(f"tj_execute: executing {len(todo)} notebooks, {min(n, len(todo))} at a time")
+        _RUNS.submit(run_key(nb, *args, {}), _ORIGINAL, nb, *args, **extra)
+    how = "kernels forked from a warm process" if warm else "one new kernel each"
+    logger.info(f"tj_execute: executing {len(todo)} notebooks, {min(n, len(todo))} at a time ({how})")
+
+
+def _start_fork_server(app, config) -> None:
+    """Start the build's warm process (:mod:`trajectory_judge.book.kernelfork`) as soon as the
+    configuration is read, so that its imports overlap Sphinx's own start, when notebooks will be
+    executed side by side and the kernel is ipykernel's launcher."""
+    if (_ORIGINAL is None or not kernelfork.enabled() or jobs(app) <= 1
+            or getattr(config, "nb_execution_mode", None) != "force"):
+        return
+    argv = _kernel_argv(KERNEL)
+    if argv is not None:
+        kernelfork.start_server(argv[0])
+
+
+def _kernel_argv(name: str) -> list[str] | None:
+    """The launch command of the kernel ``name`` when it is ipykernel's launcher, else ``None``."""
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        argv = list(KernelSpecManager().get_kernel_spec(name).argv)
+    except Exception:  # noqa: BLE001 - no such kernel: myst-nb reports it when it executes
+        return None
+    return kernelfork.kernel_command(argv) if kernelfork.launcher_argv(argv) is not None else None
+
+
+def _warm_for(nb) -> bool:
+    """Whether the build's warm process can launch ``nb``'s kernel."""
+    warm = kernelfork.server()
+    name = (nb.metadata.get("kernelspec") or {}).get("name") or KERNEL
+    argv = _kernel_argv(name) if warm is not None else None
+    return argv is not None and warm.serves(argv)
 
 
 def _finish(app, exc) -> None:
@@ -163,6 +206,7 @@ def _finish(app, exc) -> None:
                         "before myst-nb read them, or myst-nb did not execute them)")
         _RUNS.close()
         _RUNS = None
+    kernelfork.stop_server()
 
 
 def cache_folder(app) -> Path:
@@ -186,6 +230,7 @@ def setup(app):
     global _ORIGINAL
     app.add_config_value("tj_execute_jobs", 0, "env", [int])
     app.connect("config-inited", _empty_cache)
+    app.connect("config-inited", _start_fork_server)
     try:
         import myst_nb.core.execute.direct as direct
     except ImportError:  # another myst-nb: notebooks execute serially, as myst-nb does

@@ -87,8 +87,11 @@ def _report(app):
                         kernels.get(posixpath.basename(doc)), places, build=build, started=started)
             for doc in _book_order(env) if meta.get(doc, {}).get("exec_data")]
     reading = getattr(app, "tj_reading", None)
+    from trajectory_judge.book.kernelfork import LAUNCHES
+
     return ExecutionReport(tuple(runs), file_sha256(root / ".ci" / "requirements.lock"), build_commit(root),
-                           reading[1] - reading[0] if reading and len(reading) == 2 else None)
+                           reading[1] - reading[0] if reading and len(reading) == 2 else None,
+                           (LAUNCHES["forked"], LAUNCHES["anew"]))
 
 
 def _reading_started(app, env, docnames) -> None:

@@ -94,6 +94,9 @@ class ExecutionReport:
     commit: str
     reading_seconds: float | None = None
     """Wall time of the build's reading phase, in which the chapters execute (``None``: not measured)."""
+    kernels: tuple[int, int] | None = None
+    """Kernels forked from the build's warm process and kernels started anew
+    (:mod:`trajectory_judge.book.kernelfork`; ``None``: not through it)."""
 
     @property
     def executed(self) -> tuple[ChapterRun, ...]:
@@ -162,6 +165,7 @@ class ExecutionReport:
             if self.reading_seconds is not None:
                 text += (f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
                          " of wall time" + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else "."))
+        text += self.kernels_text()
         cached = [c.title for c in self.chapters if c.cached]
         if cached:
             one = len(cached) == 1
@@ -182,6 +186,18 @@ class ExecutionReport:
             one = len(unrecorded) == 1
             text += f" {list_text(unrecorded)} left no kernel record, so {'its' if one else 'their'} data files and versions are not shown."
         return text
+
+
+    def kernels_text(self) -> str:
+        """How the chapters' kernels started, when the build's warm process launched any (else empty)."""
+        if not self.kernels or not sum(self.kernels):
+            return ""
+        forked, anew = self.kernels
+        if not forked:
+            return f" The warm process could not launch the kernels; {_count(anew, 'kernel')} started anew."
+        text = (" Each chapter ran in a kernel of its own, forked from one process that had imported the"
+                " book’s libraries once, instead of starting Python and importing them anew")
+        return text + ("." if not anew else f"; {_count(anew, 'kernel')} started anew all the same.")
 
 
 def _count(n: int, word: str) -> str:
