@@ -135,3 +135,63 @@ def test_tj_book_fork_0_switches_the_warm_process_off(monkeypatch):
     monkeypatch.setenv(kernelfork.FORK_ENV, "0")
     assert not kernelfork.enabled()
     assert kernelfork.start_server(sys.executable) is None
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (children, their children, ...), from /proc."""
+    import subprocess
+
+    out, todo = [], [pid]
+    while todo:
+        kids = subprocess.run(["pgrep", "-P", str(todo.pop())], capture_output=True, text=True).stdout.split()
+        out += [int(k) for k in kids]
+        todo += [int(k) for k in kids]
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow  # builds the book until its kernels run
+def test_ctrl_c_during_a_build_stops_it_and_its_kernels_within_seconds(tmp_path):
+    """Ctrl-C (SIGINT to the build's process group) while chapters execute: the build exits promptly and
+    leaves no warm process and no kernel behind."""
+    import signal
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    jb = Path(sys.executable).parent / "jupyter-book"
+    if not jb.exists():
+        pytest.skip("jupyter-book is not installed beside this Python")
+    proc = subprocess.Popen([str(jb), "build", str(root), "--all", "--path-output", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
+    lines = []
+    for line in proc.stdout:  # wait until a chapter is executing
+        lines.append(line)
+        if "Executing notebook" in line:
+            break
+    else:
+        pytest.fail("the build ended before executing a chapter:\n" + "".join(lines[-20:]))
+    end = time.monotonic() + 20
+    while len(below := _descendants(proc.pid)) < 2 and time.monotonic() < end:  # the warm process, and a kernel
+        time.sleep(0.2)
+    assert len(below) >= 2, "no warm process and kernel below the build while it executes"
+    start = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the build did not stop within 30 s of Ctrl-C")
+    took = time.monotonic() - start
+    assert proc.returncode != 0 and took < 10, f"the build took {took:.1f} s to stop after Ctrl-C (exit {proc.returncode})"
+    end = time.monotonic() + 5
+    while any(_running(p) for p in below) and time.monotonic() < end:
+        time.sleep(0.2)
+    assert not [p for p in below if _running(p)], "a kernel or the warm process outlived the build"

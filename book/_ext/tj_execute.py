@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +46,37 @@ JOBS_ENV = "TJ_BOOK_JOBS"
 
 
 class Runs:
-    """Notebook executions under way, each keyed by everything its result depends on."""
+    """Notebook executions under way, each keyed by everything its result depends on.
+
+    They run in daemon threads, not a ThreadPoolExecutor, whose threads the interpreter waits for at
+    exit: on Ctrl-C the build exits at once, and with it the pipe to the warm process, which then
+    kills the kernels still running (a kernel started anew ends when it sees its parent gone)."""
 
     def __init__(self, jobs: int) -> None:
+        import queue
+
         self.pid = os.getpid()
-        self.pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="tj-execute")
         self.futures: dict[str, Future] = {}
         self.lock = threading.Lock()
+        self.todo: queue.SimpleQueue = queue.SimpleQueue()
+        for i in range(jobs):
+            threading.Thread(target=self._work, name=f"tj-execute-{i}", daemon=True).start()
+
+    def _work(self) -> None:
+        while (job := self.todo.get()) is not None:
+            future, fn, args, kwargs = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - handed to the reader, which raises it
+                future.set_exception(exc)
 
     def submit(self, key: str, fn, *args, **kwargs) -> None:
+        future: Future = Future()
         with self.lock:
-            self.futures[key] = self.pool.submit(fn, *args, **kwargs)
+            self.futures[key] = future
+        self.todo.put((future, fn, args, kwargs))
 
     def take(self, key: str) -> Future | None:
         if os.getpid() != self.pid:  # a forked reader: the pool's threads are not in this process
@@ -69,7 +89,8 @@ class Runs:
             for f in self.futures.values():
                 f.cancel()
             self.futures.clear()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for _ in range(8 * (os.cpu_count() or 1)):  # more stops than threads: each ends at its next job
+            self.todo.put(None)
 
 
 _RUNS: Runs | None = None

@@ -14,7 +14,8 @@ first cell, and writes the outputs a fresh kernel writes (a test compares them).
 jupyter_client drives the forked kernel as it drives its own (:class:`ForkKernelManager`): the
 connection file, ports, heartbeat, interrupt (SIGINT to the kernel's process group), shutdown and kill
 are unchanged; only the launch differs. The server reports each child's exit status, and it exits
-when the build closes its pipe; a kernel whose server is gone exits too (ipykernel's parent poller).
+when the build closes its pipe (the build ended, or was stopped by Ctrl-C), killing any kernel still
+running; a kernel whose server is gone exits too (ipykernel's parent poller).
 
 Anything the server can't serve (another kernel command, a server that failed to start or died)
 launches the normal way. ``TJ_BOOK_FORK=0`` switches the server off.
@@ -82,6 +83,10 @@ def _write(fd: int, message: dict) -> None:
     os.write(fd, (json.dumps(message) + "\n").encode())  # one write of under PIPE_BUF: never interleaved
 
 
+_LIVE: set[int] = set()
+"""The kernels forked by this server that have not exited."""
+
+
 def _reap(fd: int) -> None:
     """Report every child that has exited (called on SIGCHLD)."""
     while True:
@@ -91,6 +96,7 @@ def _reap(fd: int) -> None:
             return
         if pid == 0:
             return
+        _LIVE.discard(pid)
         _write(fd, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
@@ -158,8 +164,22 @@ def serve(response_fd: int) -> None:
         pid = os.fork()
         if pid == 0:
             _become_kernel(request, response_fd)
+        _LIVE.add(pid)
         _write(response_fd, {"id": request["id"], "pid": pid})
-    # the build closed the pipe: stop, and let the kernels' parent pollers end any still running
+    # the build closed its pipe (it ended, or was stopped): a kernel still running has no one to
+    # report to, so it and whatever it started are stopped now (their records are written whole)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for pid in list(_LIVE):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in list(_LIVE):  # reaped here, so none is left a zombie that looks alive to the build
+        try:
+            _, status = os.waitpid(pid, 0)
+            _write(response_fd, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+        except OSError:
+            pass
 
 
 # --- the build's side -----------------------------------------------------------------------------
@@ -244,9 +264,13 @@ class ForkServer:
                 return None
         try:
             os.kill(pid, 0)
-        except ProcessLookupError:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                exited = stat.read().rsplit(b")", 1)[-1].split()[0] == b"Z"  # a zombie: it has exited
+        except (ProcessLookupError, FileNotFoundError):
             return -1
-        return None
+        except OSError:
+            return None
+        return -1 if exited else None
 
     def serves(self, cmd: list[str]) -> bool:
         """Whether this server can launch ``cmd``: ipykernel's launcher on this server's Python."""
@@ -275,7 +299,7 @@ class ForkServer:
             return ForkedKernel(self._pids.pop(rid), self)
 
     def close(self) -> None:
-        """Close the pipe: the server exits, and so does any kernel still running (its parent poller)."""
+        """Close the pipe: the server kills any kernel still running, and exits."""
         try:
             if self.proc.stdin:
                 self.proc.stdin.close()
@@ -341,6 +365,12 @@ def kernel_manager_class() -> type:
                 LAUNCHES["anew"] += 1
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
             LAUNCHES["forked"] += 1
+            import atexit
+
+            # at exit (Ctrl-C during a build), stop the kernels before nbclient's own exit handler, registered
+            # as each kernel started, waits seconds for a busy kernel to shut down (handlers run last first)
+            atexit.unregister(stop_server)
+            atexit.register(stop_server)
             prov.process, prov.pid, prov.pgid = process, process.pid, process.pid
             prov.cwd = cwd or os.getcwd()
             self._reconcile_connection_info(prov.connection_info)
