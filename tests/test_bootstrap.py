@@ -92,12 +92,12 @@ def test_bootstrap_vectorised_equals_loop_on_the_release(release):
 
 
 def test_full_bootstrap_on_the_release_runs_in_under_two_seconds(release):
-    # All metrics of all five judges plus all pairwise deltas at B=10,000 (best of two runs,
-    # so a momentarily busy machine does not fail the claim).
+    # All metrics of all five judges plus all pairwise deltas at B=10,000 (best of three runs,
+    # so a momentarily busy machine does not fail the claim; one run takes about 0.3 s here).
     data = load_data(release)
     plan = make_plan(data.trajectories, data.verdicts)
     best = np.inf
-    for _ in range(2):
+    for _ in range(3):
         t0 = time.perf_counter()
         run_bootstrap(plan, resamples=10_000, seed=7)
         best = min(best, time.perf_counter() - t0)

@@ -16,7 +16,7 @@ import pytest
 import trajectory_judge.book as book_pkg
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book import records
-from trajectory_judge.book.provenance import BuildState, display_path, provenance_html, short_commit
+from trajectory_judge.book.provenance import BuildState, display_path, provenance_html, short_commit, site_data_path
 from trajectory_judge.book.style import by_source
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
@@ -105,6 +105,18 @@ def test_a_line_without_a_named_function_says_so():
 def test_paths_are_shown_from_the_book_root_or_as_folder_and_name(tmp_path):
     assert display_path(ROOT / "data" / "verdicts.jsonl", ROOT) == "data/verdicts.jsonl"
     assert display_path(tmp_path / "mine" / "verdicts.jsonl", ROOT) == "mine/verdicts.jsonl"
+
+
+def test_a_readers_folder_named_like_the_books_own_never_shares_a_download_address(tmp_path):
+    """A reader's ``data/`` outside the book is shown as ``data/...`` too, but its copy in the site is
+    addressed by its checksum, so it never takes, or is taken for, the book's ``data/`` file."""
+    book = site_data_path(ROOT / "data" / "trajectories.jsonl", "ab" * 32, ROOT)
+    theirs = site_data_path(tmp_path / "data" / "trajectories.jsonl", "cd" * 32, ROOT)
+    other = site_data_path(tmp_path / "x" / "data" / "trajectories.jsonl", "ef" * 32, ROOT)
+    assert book == "data/trajectories.jsonl"
+    assert theirs == "outside/" + "cd" * 8 + "/trajectories.jsonl"
+    assert len({book, theirs, other}) == 3
+    assert display_path(tmp_path / "data" / "trajectories.jsonl", ROOT) == "data/trajectories.jsonl"  # shown by its folder
 
 
 def test_the_commit_is_shown_by_its_first_twelve_digits_and_keeps_its_dirty_mark():

@@ -35,6 +35,7 @@ from trajectory_judge.book.provenance import (
     BuildState,
     Download,
     display_path,
+    site_data_path,
     TABLES_INTRO,
     data_files_html,
     figure_key,
@@ -153,7 +154,7 @@ class Provenance(SphinxTransform):
             para += nodes.raw("", ": " + table_links_html(files), format="html")
             items += nodes.list_item("", para)
         src = Path(self.app.srcdir)
-        data = [Download(display_path(f.path, src), f"{up}{SITE_DIR}/data/{display_path(f.path, src)}"
+        data = [Download(display_path(f.path, src), f"{up}{SITE_DIR}/data/{site_data_path(f.path, f.sha256, src)}"
                          if publishable(f.path, src) else "", f.sha256, f.size)
                 for f in chapter_files(records_root(self.app), chapter)]
         section = nodes.section("", ids=["tj-downloads"], classes=["tj-downloads-section"])
@@ -181,7 +182,7 @@ def _copy_downloads(app, exception) -> None:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, target)
         for f in chapter_files(root, chapter):
-            target = out / "data" / display_path(f.path, src)
+            target = out / "data" / site_data_path(f.path, f.sha256, src)
             if not target.exists() and f.path.is_file() and publishable(f.path, src):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(f.path, target)

@@ -46,6 +46,18 @@ def display_path(path: str | Path, root: str | Path) -> str:
         return f"{p.parent.name}/{p.name}"
 
 
+def site_data_path(path: str | Path, sha256: str, root: str | Path) -> str:
+    """Where the site keeps its copy of a data file, under ``_downloads/tj/data/``: a file of the book at
+    its path in the book; a file elsewhere (a reader's folder) under ``outside/`` and the first 16 hex
+    digits of its sha256, so that two folders of the same name (a reader's ``data/`` beside the book's)
+    never share an address."""
+    p, r = Path(path).resolve(), Path(root).resolve()
+    try:
+        return p.relative_to(r).as_posix()
+    except ValueError:
+        return f"outside/{sha256[:16]}/{p.name}"
+
+
 def _file_rows(files: Sequence[FileRead], root: Path) -> list[dict[str, Any]]:
     return [{"path": display_path(f.path, root), "sha256": f.sha256, "size": f.size} for f in files]
 
