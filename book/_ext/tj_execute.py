@@ -59,6 +59,7 @@ class Runs:
         self.futures: dict[str, Future] = {}
         self.lock = threading.Lock()
         self.todo: queue.SimpleQueue = queue.SimpleQueue()
+        self.jobs = jobs
         for i in range(jobs):
             threading.Thread(target=self._work, name=f"tj-execute-{i}", daemon=True).start()
 
@@ -89,7 +90,7 @@ class Runs:
             for f in self.futures.values():
                 f.cancel()
             self.futures.clear()
-        for _ in range(8 * (os.cpu_count() or 1)):  # more stops than threads: each ends at its next job
+        for _ in range(self.jobs):  # one stop per thread: each ends when it next looks for a job
             self.todo.put(None)
 
 

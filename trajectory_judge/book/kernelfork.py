@@ -4,14 +4,14 @@ A chapter's kernel normally starts as ``python -m ipykernel_launcher -f CONNECTI
 interpreter that imports ipykernel, then numpy, pandas, matplotlib and the book's modules, about 2 s of
 CPU before the chapter's first line runs, paid again by each of the 11 chapters. During
 ``jupyter-book build`` the ``tj_execute`` extension instead starts one :class:`ForkServer`: a Python
-process that imports those modules once (:data:`PRELOAD`) and then does nothing but fork. Each kernel
-is a child forked from it, which goes on exactly as ``ipykernel_launcher`` would (the same argv,
+process that imports those modules once (:data:`trajectory_judge.book.kernelserver.PRELOAD`) and then
+does nothing but fork. Each kernel is a child forked from it, which goes on exactly as ``ipykernel_launcher`` would (the same argv,
 environment, working directory and a session of its own), so it starts in a few milliseconds with
 the modules already imported. Nothing has run in the warm process but imports: no kernel, no
 IPython shell, no figure, no chapter code; every chapter still runs in a process of its own, from its
 first cell, and writes the outputs a fresh kernel writes (a test compares them).
 
-jupyter_client drives the forked kernel as it drives its own (:class:`ForkKernelManager`): the
+jupyter_client drives the forked kernel as it drives its own (:func:`kernel_manager_class`): the
 connection file, ports, heartbeat, interrupt (SIGINT to the kernel's process group), shutdown and kill
 are unchanged; only the launch differs. The server reports each child's exit status, and it exits
 when the build closes its pipe (the build ended, or was stopped by Ctrl-C), killing any kernel still
@@ -20,7 +20,7 @@ running; a kernel whose server is gone exits too (ipykernel's parent poller).
 Anything the server can't serve (another kernel command, a server that failed to start or died)
 launches the normal way. ``TJ_BOOK_FORK=0`` switches the server off.
 
-    python -m trajectory_judge.book.kernelfork RESPONSE_FD   # the server; spoken to by ForkServer only
+The warm process itself is :mod:`trajectory_judge.book.kernelserver`.
 """
 
 from __future__ import annotations
@@ -32,29 +32,11 @@ import subprocess
 import sys
 import threading
 import time
-from importlib.util import find_spec
+from functools import lru_cache
 from typing import Any
 
 FORK_ENV = "TJ_BOOK_FORK"
 """Environment variable: ``0`` launches every kernel the normal way (no warm process)."""
-
-PRELOAD: tuple[str, ...] = (
-    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "IPython", "jupyter_client.session",
-    "numpy", "pandas", "scipy.special", "pydantic", "matplotlib.pyplot", "matplotlib.backends.backend_svg",
-    "seaborn", "myst_nb", "trajectory_judge.book.page", "trajectory_judge.book.editions",
-    "trajectory_judge.book.figures", "trajectory_judge.book.tables", "trajectory_judge.book.style",
-    "trajectory_judge.book.analysis", "trajectory_judge.book.appendix", "trajectory_judge.book.audit",
-    "trajectory_judge.book.judges", "trajectory_judge.book.metrics", "trajectory_judge.book.organic",
-    "trajectory_judge.book.paired", "trajectory_judge.book.results", "trajectory_judge.book.runs",
-    "trajectory_judge.book.seeds", "trajectory_judge.book.testbed",
-)  # fmt: skip
-"""Modules the warm process imports before it forks: what the chapters' kernels import. Importing has
-no effect a chapter could see, except the inline backend of matplotlib, which stays unimported (it
-installs its display hooks into the running shell when it is first loaded, inside the kernel)."""
-
-INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
-"""The backend ipykernel names in ``MPLBACKEND`` when none is set; the warm process names it too,
-before matplotlib reads it, so that the kernels' ``rcParams`` are what a fresh kernel's are."""
 
 LAUNCHER = "ipykernel_launcher"
 
@@ -76,110 +58,6 @@ def kernel_command(argv: list[str]) -> list[str]:
     is this interpreter (``sys.executable``), not the first one on ``PATH``."""
     bare = {"python", f"python{sys.version_info[0]}", "python%i.%i" % sys.version_info[:2]}
     return [sys.executable, *argv[1:]] if argv and argv[0] in bare else list(argv)
-
-
-# --- the warm process -----------------------------------------------------------------------------
-def _write(fd: int, message: dict) -> None:
-    os.write(fd, (json.dumps(message) + "\n").encode())  # one write of under PIPE_BUF: never interleaved
-
-
-_LIVE: set[int] = set()
-"""The kernels forked by this server that have not exited."""
-
-
-def _reap(fd: int) -> None:
-    """Report every child that has exited (called on SIGCHLD)."""
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        _LIVE.discard(pid)
-        _write(fd, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
-
-
-def _become_kernel(request: dict, response_fd: int) -> None:
-    """In the forked child: become ``python -m ipykernel_launcher ARGS`` with the request's environment
-    and working directory, run the kernel to its end and exit. Never returns."""
-    code = 1
-    try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        os.setsid()  # as jupyter_client's launcher: a process group of its own, for interrupts
-        os.close(response_fd)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        parent = os.getppid()
-        os.environ.clear()
-        os.environ.update(request["env"])
-        os.environ["JPY_PARENT_PID"] = str(parent)  # its parent is this server: gone with the server
-        if request.get("cwd"):
-            os.chdir(request["cwd"])
-        spec = find_spec(LAUNCHER)
-        sys.argv = [spec.origin if spec and spec.origin else LAUNCHER, *request["args"]]
-        from ipykernel import kernelapp
-
-        try:
-            kernelapp.launch_new_instance()
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-        import atexit
-
-        atexit._run_exitfuncs()
-    except BaseException:  # noqa: BLE001 - the child must never return into the server's loop
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001
-                pass
-        os._exit(code)
-
-
-def serve(response_fd: int) -> None:
-    """The warm process: import :data:`PRELOAD`, then fork a kernel for each request line on stdin."""
-    if sys.path and (sys.path[0] in ("", os.getcwd())):
-        del sys.path[0]  # as ipykernel_launcher does; the kernel adds it back
-    os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
-    os.environ["JPY_PARENT_PID"] = str(os.getpid())  # ipykernel reads it on import: a kernel polls its parent, us
-    import importlib
-
-    for name in PRELOAD:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - not preloaded: the kernel imports it as usual
-            pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the build; the build closes our pipe
-    signal.signal(signal.SIGCHLD, lambda *_: _reap(response_fd))
-    _write(response_fd, {"ready": os.getpid()})
-    for line in sys.stdin:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _become_kernel(request, response_fd)
-        _LIVE.add(pid)
-        _write(response_fd, {"id": request["id"], "pid": pid})
-    # the build closed its pipe (it ended, or was stopped): a kernel still running has no one to
-    # report to, so it and whatever it started are stopped now (their records are written whole)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    for pid in list(_LIVE):
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    for pid in list(_LIVE):  # reaped here, so none is left a zombie that looks alive to the build
-        try:
-            _, status = os.waitpid(pid, 0)
-            _write(response_fd, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
-        except OSError:
-            pass
 
 
 # --- the build's side -----------------------------------------------------------------------------
@@ -224,7 +102,7 @@ class ForkServer:
     def __init__(self, python: str, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
         self.python = python
         read_fd, write_fd = os.pipe()
-        self.proc = subprocess.Popen([python, "-m", __name__, str(write_fd)], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([python, "-m", "trajectory_judge.book.kernelserver", str(write_fd)], stdin=subprocess.PIPE,
                                      pass_fds=(write_fd,), env=env, cwd=cwd, start_new_session=True)  # fmt: skip
         os.close(write_fd)
         self._responses = os.fdopen(read_fd, "r", encoding="utf-8")
@@ -277,15 +155,17 @@ class ForkServer:
         # the very path: a virtual environment's python links to the base one, whose site-packages differ
         return launcher_argv(cmd) is not None and os.path.abspath(cmd[0]) == os.path.abspath(self.python)
 
-    def launch(self, cmd: list[str], env: dict[str, str], cwd: str | None, timeout: float = 60.0) -> ForkedKernel:
-        """Fork a kernel for the launch command ``cmd``; raise :class:`OSError` when the server can't."""
+    def launch(self, cmd: list[str], env: dict[str, str], cwd: str | None, quiet: bool = False,
+               timeout: float = 60.0) -> ForkedKernel:
+        """Fork a kernel for the launch command ``cmd`` (``quiet``: its stderr to the null device, as
+        nbval asks); raise :class:`OSError` when the server can't."""
         args = launcher_argv(cmd)
         if args is None or not self.alive():
             raise OSError("the kernel fork server can't launch this kernel")
         with self._lock:
             self._next += 1
             rid = self._next
-            request = {"id": rid, "args": args, "env": dict(env), "cwd": None if cwd is None else str(cwd)}
+            request = {"id": rid, "args": args, "env": dict(env), "cwd": None if cwd is None else str(cwd), "quiet": quiet}
             try:
                 self.proc.stdin.write((json.dumps(request) + "\n").encode())
                 self.proc.stdin.flush()
@@ -314,16 +194,16 @@ class ForkServer:
 _SERVER: ForkServer | None = None
 
 LAUNCHES: dict[str, int] = {"forked": 0, "anew": 0}
-"""Kernels :class:`ForkKernelManager` launched in this process: forked by the warm process, or started anew."""
+"""Kernels the managers of :func:`kernel_manager_class` launched in this process: forked by the warm process, or started anew."""
 
 
 def start_server(python: str) -> ForkServer | None:
     """Start the build's warm process on ``python`` (with this process's environment); ``None`` when off."""
     global _SERVER
-    stop_server()
-    LAUNCHES.update(forked=0, anew=0)
     if not enabled():
         return None
+    stop_server()
+    LAUNCHES.update(forked=0, anew=0)
     try:
         _SERVER = ForkServer(python, env=dict(os.environ))
     except OSError:
@@ -342,13 +222,12 @@ def server() -> ForkServer | None:
     return _SERVER
 
 
-def kernel_manager_class() -> type:
-    """jupyter_client's async kernel manager, launching through the build's warm process when it can."""
-    from jupyter_client.manager import AsyncKernelManager
+def _launching_class(base: type) -> type:
+    """``base`` (a jupyter_client kernel manager) launching through the build's warm process when it can."""
     from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
-    class ForkKernelManager(AsyncKernelManager):
-        """An :class:`AsyncKernelManager` whose local ipykernel kernels are forked from the warm process."""
+    class ForkLaunch(base):
+        """A kernel manager whose local ipykernel kernels are forked from the warm process."""
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             warm, prov = _SERVER, self.provisioner
@@ -358,9 +237,9 @@ def kernel_manager_class() -> type:
             try:
                 import asyncio
 
-                cwd = kw.get("cwd")
+                cwd, quiet = kw.get("cwd"), getattr(kw.get("stderr"), "name", None) == os.devnull
                 process = await asyncio.get_running_loop().run_in_executor(
-                    None, warm.launch, kernel_cmd, kw.get("env") or dict(os.environ), cwd)
+                    None, warm.launch, kernel_cmd, kw.get("env") or dict(os.environ), cwd, quiet)
             except OSError:
                 LAUNCHES["anew"] += 1
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
@@ -375,8 +254,21 @@ def kernel_manager_class() -> type:
             prov.cwd = cwd or os.getcwd()
             self._reconcile_connection_info(prov.connection_info)
 
-    return ForkKernelManager
+    ForkLaunch.__name__ = ForkLaunch.__qualname__ = "Fork" + base.__name__
+    return ForkLaunch
 
 
-if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+@lru_cache(maxsize=None)
+def kernel_manager_class() -> type:
+    """jupyter_client's async kernel manager (nbclient's), launching through the warm process when it can."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    return _launching_class(AsyncKernelManager)
+
+
+@lru_cache(maxsize=None)
+def blocking_kernel_manager_class() -> type:
+    """jupyter_client's blocking kernel manager (nbval's), launching through the warm process when it can."""
+    from jupyter_client.manager import KernelManager
+
+    return _launching_class(KernelManager)
