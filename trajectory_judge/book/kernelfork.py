@@ -35,10 +35,11 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from trajectory_judge.book import kernelserver
+from trajectory_judge.book.kernelserver import LAUNCHER
+
 FORK_ENV = "TJ_BOOK_FORK"
 """Environment variable: ``0`` launches every kernel the normal way (no warm process)."""
-
-LAUNCHER = "ipykernel_launcher"
 
 
 def enabled() -> bool:
@@ -60,7 +61,6 @@ def kernel_command(argv: list[str]) -> list[str]:
     return [sys.executable, *argv[1:]] if argv and argv[0] in bare else list(argv)
 
 
-# --- the build's side -----------------------------------------------------------------------------
 class ForkedKernel:
     """A kernel forked by the server, with the part of :class:`subprocess.Popen` jupyter_client uses."""
 
@@ -102,7 +102,7 @@ class ForkServer:
     def __init__(self, python: str, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
         self.python = python
         read_fd, write_fd = os.pipe()
-        self.proc = subprocess.Popen([python, "-m", "trajectory_judge.book.kernelserver", str(write_fd)], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([python, "-m", kernelserver.__name__, str(write_fd)], stdin=subprocess.PIPE,
                                      pass_fds=(write_fd,), env=env, cwd=cwd, start_new_session=True)  # fmt: skip
         os.close(write_fd)
         self._responses = os.fdopen(read_fd, "r", encoding="utf-8")

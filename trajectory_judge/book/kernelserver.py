@@ -18,6 +18,7 @@ import sys
 from importlib.util import find_spec
 
 LAUNCHER = "ipykernel_launcher"
+"""The module a Jupyter kernelspec runs ipykernel with (``python -m ipykernel_launcher -f FILE``)."""
 
 PRELOAD: tuple[str, ...] = (
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "IPython", "jupyter_client.session",
@@ -36,6 +37,7 @@ installs its display hooks into the running shell when it is first loaded, insid
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 """The backend ipykernel names in ``MPLBACKEND`` when none is set; the warm process names it too,
 before matplotlib reads it, so that the kernels' ``rcParams`` are what a fresh kernel's are."""
+
 
 def _write(fd: int, message: dict) -> None:
     os.write(fd, (json.dumps(message) + "\n").encode())  # one write of under PIPE_BUF: never interleaved
