@@ -144,6 +144,14 @@ def test_floor_table_counts_flags_and_finds_the_flag_everything_judge(rep):
     assert analysis.flag_all_judges(floor) == ["step:tiny", "selfcons3:tiny"]
 
 
+def test_the_floor_sentence_of_a_folder_without_llm_judges_says_so_instead_of_failing(rep):
+    floor = analysis.floor_table(rep)
+    assert analysis.top_flagger(floor) in floor.index
+    rules_only = floor.loc[[j for j in floor.index if not analysis.parse_judge_id(str(j)).is_llm]]
+    assert analysis.top_flagger(rules_only) is None
+    assert analysis.floor_sentence(rules_only, "Our") == "Our verdicts hold no LLM judge to set beside it"
+
+
 def test_signal_table_gives_a_flag_everything_judge_no_type_above_its_clean_parents(rep):
     sig = results.signal_table(rep)
     assert sig.loc["step:tiny", "types_above_anchor"] == 0

@@ -304,10 +304,11 @@ def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns=FLOOR_HEADERS)
 
 
-def top_flagger(floor: pd.DataFrame) -> str:
-    """The LLM judge of :func:`floor_table` that flags the most trajectories."""
+def top_flagger(floor: pd.DataFrame) -> str | None:
+    """The LLM judge of :func:`floor_table` that flags the most trajectories (``None``: no LLM judge,
+    as in a reader's folder of Python judges only)."""
     llm = [j for j in floor.index if parse_judge_id(str(j)).is_llm]
-    return str(floor.loc[llm, "flag_rate"].idxmax())
+    return str(floor.loc[llm, "flag_rate"].idxmax()) if llm else None
 
 
 def floor_sentence(floor: pd.DataFrame, whose: str) -> str:
@@ -316,6 +317,8 @@ def floor_sentence(floor: pd.DataFrame, whose: str) -> str:
     from trajectory_judge.book.appendix import true_minus
 
     j = top_flagger(floor)
+    if j is None:
+        return f"{whose} verdicts hold no LLM judge to set beside it"
     r = floor.loc[j]
     return (f"{whose} LLM judge that flags the most, {judge_name(j)}, flags {int(r['flagged'])} of the {int(r['n'])} "
             f"trajectories it judged; its recall minus its false-alarm rate is "
