@@ -195,3 +195,20 @@ def test_ctrl_c_during_a_build_stops_it_and_its_kernels_within_seconds(tmp_path)
     while any(_running(p) for p in below) and time.monotonic() < end:
         time.sleep(0.2)
     assert not [p for p in below if _running(p)], "a kernel or the warm process outlived the build"
+
+
+def test_the_warm_process_preloads_every_module_a_chapter_imports():
+    """Each module a chapter's code imports (the package's, and the libraries that cost the most) is
+    among the warm process's imports or theirs, so no chapter pays for it again."""
+    import importlib
+    import re
+    from pathlib import Path
+
+    from trajectory_judge.book.kernelserver import PRELOAD
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    wanted = {m for md in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.md")
+              for m in re.findall(r"^(?:from|import) ((?:trajectory_judge|pandas|numpy|matplotlib|seaborn|IPython|myst_nb)[\w.]*)",
+                                  md.read_text(encoding="utf-8"), flags=re.M)}  # fmt: skip
+    assert wanted and not sorted(m for m in wanted if m not in sys.modules)

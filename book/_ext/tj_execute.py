@@ -179,7 +179,7 @@ def _start(app, env, docnames: list[str]) -> None:
     if _RUNS is not None:
         _RUNS.close()
     _RUNS = Runs(min(n, len(todo)))
-    warm = _warm_for(todo[0][0])
+    warm = kernelfork.server() is not None  # its manager starts a kernel anew where the warm process can't serve
     extra = {"kernel_manager_class": kernelfork.kernel_manager_class()} if warm else {}
     for nb, path in todo:
         cwd = os.path.abspath(str(Path(path).parent))
@@ -210,14 +210,6 @@ def _kernel_argv(name: str) -> list[str] | None:
     except Exception:  # noqa: BLE001 - no such kernel: myst-nb reports it when it executes
         return None
     return kernelfork.kernel_command(argv) if kernelfork.launcher_argv(argv) is not None else None
-
-
-def _warm_for(nb) -> bool:
-    """Whether the build's warm process can launch ``nb``'s kernel."""
-    warm = kernelfork.server()
-    name = (nb.metadata.get("kernelspec") or {}).get("name") or KERNEL
-    argv = _kernel_argv(name) if warm is not None else None
-    return argv is not None and warm.serves(argv)
 
 
 def _finish(app, exc) -> None:

@@ -187,7 +187,6 @@ class ExecutionReport:
             text += f" {list_text(unrecorded)} left no kernel record, so {'its' if one else 'their'} data files and versions are not shown."
         return text
 
-
     def kernels_text(self) -> str:
         """How the chapters' kernels started, when the build's warm process launched any (else empty)."""
         if not self.kernels or not sum(self.kernels):

@@ -99,11 +99,11 @@ class ForkedKernel:
 class ForkServer:
     """The warm process, seen from the build: :meth:`launch` forks a kernel for a launch command."""
 
-    def __init__(self, python: str, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+    def __init__(self, python: str) -> None:
         self.python = python
         read_fd, write_fd = os.pipe()
         self.proc = subprocess.Popen([python, "-m", kernelserver.__name__, str(write_fd)], stdin=subprocess.PIPE,
-                                     pass_fds=(write_fd,), env=env, cwd=cwd, start_new_session=True)  # fmt: skip
+                                     pass_fds=(write_fd,), start_new_session=True)  # with this process's environment
         os.close(write_fd)
         self._responses = os.fdopen(read_fd, "r", encoding="utf-8")
         self._lock = threading.Lock()
@@ -205,7 +205,7 @@ def start_server(python: str) -> ForkServer | None:
     stop_server()
     LAUNCHES.update(forked=0, anew=0)
     try:
-        _SERVER = ForkServer(python, env=dict(os.environ))
+        _SERVER = ForkServer(python)
     except OSError:
         _SERVER = None
     return _SERVER
