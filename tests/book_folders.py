@@ -25,11 +25,24 @@ MODEL = "stand-in"
 def stand_in_answer(prompt: str) -> str:
     """A stand-in model's verdict: faulty or not, and its type and confidence, by a hash of the prompt."""
     h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
-    types = ("wrong_tool", "hallucinated_argument", "skipped_precondition", "ignored_observation",
-             "premature_stop", "unsupported_claim")
+    types = (
+        "wrong_tool",
+        "hallucinated_argument",
+        "skipped_precondition",
+        "ignored_observation",
+        "premature_stop",
+        "unsupported_claim",
+    )
     faulty = h % 3 != 0
-    return json.dumps({"reasoning": "stand-in", "faulty": faulty, "failure_step": 1 if faulty else None,
-                       "failure_type": types[h % 6] if faulty else None, "confidence": 0.55 + (h % 5) / 10})
+    return json.dumps(
+        {
+            "reasoning": "stand-in",
+            "faulty": faulty,
+            "failure_step": 1 if faulty else None,
+            "failure_type": types[h % 6] if faulty else None,
+            "confidence": 0.55 + (h % 5) / 10,
+        }
+    )
 
 
 class ShortRunJudge:
@@ -55,15 +68,18 @@ class Folder:
     notes: dict = field(default_factory=dict, compare=False)
 
 
-FOLDERS: dict[str, Folder] = {f.name: f for f in (
-    Folder("n10", 10),
-    Folder("n40", 40),
-    Folder("n120", 120),
-    Folder("n400", 400, python=True),
-    Folder("python-only", 40, llm_judges=(), python=True),
-    Folder("selfcons-only", 40, llm_judges=("selfcons",)),
-    Folder("unparseable", 40, script=("bad-content",)),
-)}
+FOLDERS: dict[str, Folder] = {
+    f.name: f
+    for f in (
+        Folder("n10", 10),
+        Folder("n40", 40),
+        Folder("n120", 120),
+        Folder("n400", 400, python=True),
+        Folder("python-only", 40, llm_judges=(), python=True),
+        Folder("selfcons-only", 40, llm_judges=("selfcons",)),
+        Folder("unparseable", 40, script=("bad-content",)),
+    )
+}
 """The folders the tests build the book on."""
 
 
@@ -75,9 +91,26 @@ def make_folder(root: Path, spec: Folder) -> Path:
     assert main(["build-dataset", "--out", str(out)]) == 0
     if spec.llm_judges:
         with FakeModelServer(list(spec.script), hosted=True, answer=stand_in_answer) as srv:
-            rc = main(["run", "--data", str(out), "--limit", str(spec.limit), "--quiet", "--judges",
-                       ",".join(spec.llm_judges), "--backend", "openai", "--base-url", srv.url + "/v1",
-                       "--model", MODEL, "--concurrency", "4"])
+            rc = main(
+                [
+                    "run",
+                    "--data",
+                    str(out),
+                    "--limit",
+                    str(spec.limit),
+                    "--quiet",
+                    "--judges",
+                    ",".join(spec.llm_judges),
+                    "--backend",
+                    "openai",
+                    "--base-url",
+                    srv.url + "/v1",
+                    "--model",
+                    MODEL,
+                    "--concurrency",
+                    "4",
+                ]
+            )
             assert rc == 0
     if spec.python:
         trajs = load_trajectories(out / "trajectories.jsonl")[: spec.limit]

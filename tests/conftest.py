@@ -27,8 +27,10 @@ def release() -> Path:
     """Path to the published release, or skip with the reason."""
     d = release_dir()
     if d is None:
-        pytest.skip("published release not found: set TJ_RELEASE_DIR or place it at ../shared/upstream-release "
-                    "(run `trajectory-judge fetch-release`)")
+        pytest.skip(
+            "published release not found: set TJ_RELEASE_DIR or place it at ../shared/upstream-release "
+            "(run `trajectory-judge fetch-release`)"
+        )
     return d
 
 

@@ -34,8 +34,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-VALID_CONTENT = json.dumps({"reasoning": "checked", "faulty": True, "failure_step": 2,
-                            "failure_type": "wrong_tool", "confidence": 0.8})
+VALID_CONTENT = json.dumps(
+    {"reasoning": "checked", "faulty": True, "failure_step": 2, "failure_type": "wrong_tool", "confidence": 0.8}
+)
 SCHEMA_BREAKING = json.dumps({"reasoning": "hmm", "faulty": "maybe", "confidence": "high"})
 NOT_JSON = "I think the trajectory is fine {"
 
@@ -43,10 +44,22 @@ NOT_JSON = "I think the trajectory is fine {"
 class FakeModelServer:
     """A threaded HTTP server in a background thread; ``requests`` records ``(method, path, body)``."""
 
-    def __init__(self, script: list[Any] | None = None, *, content: str = VALID_CONTENT, n_ctx: int = 8192,
-                 prompt_tokens: int = 123, completion_tokens: int = 45, n_tokenize: int = 100,
-                 hosted: bool = False, api_key: str | None = None, answer: Any = None,
-                 chat_path: str = "/v1/chat/completions", props: Any = "llama", delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        script: list[Any] | None = None,
+        *,
+        content: str = VALID_CONTENT,
+        n_ctx: int = 8192,
+        prompt_tokens: int = 123,
+        completion_tokens: int = 45,
+        n_tokenize: int = 100,
+        hosted: bool = False,
+        api_key: str | None = None,
+        answer: Any = None,
+        chat_path: str = "/v1/chat/completions",
+        props: Any = "llama",
+        delay: float = 0.0,
+    ) -> None:
         self.script: list[Any] = list(script or ["ok"])
         self.content = content
         self.hosted = hosted  # a hosted API: no llama-server endpoints (/props, /tokenize, slots)
@@ -92,15 +105,30 @@ class FakeModelServer:
 
     # -- bodies ----------------------------------------------------------------------------
     def ollama_body(self, text: str) -> dict[str, Any]:
-        return {"model": "fake", "response": text, "done": True, "done_reason": "stop",
-                "prompt_eval_count": self.prompt_tokens, "eval_count": self.completion_tokens}
+        return {
+            "model": "fake",
+            "response": text,
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": self.prompt_tokens,
+            "eval_count": self.completion_tokens,
+        }
 
     def openai_body(self, text: str) -> dict[str, Any]:
-        return {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "fake", "system_fingerprint": "b9999-fake",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                          "total_tokens": self.prompt_tokens + self.completion_tokens},
-                "timings": {"cache_n": 0, "prompt_n": self.prompt_tokens, "predicted_n": self.completion_tokens}}
+        return {
+            "id": "cmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fake",
+            "system_fingerprint": "b9999-fake",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "total_tokens": self.prompt_tokens + self.completion_tokens,
+            },
+            "timings": {"cache_n": 0, "prompt_n": self.prompt_tokens, "predicted_n": self.completion_tokens},
+        }
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -111,7 +139,9 @@ class FakeModelServer:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def _send(self, status: int, body: Any, *, raw: bool = False, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: Any, *, raw: bool = False, headers: dict[str, str] | None = None
+            ) -> None:
                 data = body.encode() if raw else json.dumps(body).encode()
                 try:
                     self.send_response(status)
@@ -148,8 +178,15 @@ class FakeModelServer:
                 if server.hosted and self.path != "/v1/models":
                     self._send(404, {"error": "not found"})
                 elif self.path == "/props" and server.props == "llama":  # the fields llama-server's /props has
-                    self._send(200, {"build_info": "b9999-fake", "model_path": "/nonexistent/fake.gguf", "total_slots": 1,
-                                     "default_generation_settings": {"n_ctx": server.n_ctx, "params": {}}})
+                    self._send(
+                        200,
+                        {
+                            "build_info": "b9999-fake",
+                            "model_path": "/nonexistent/fake.gguf",
+                            "total_slots": 1,
+                            "default_generation_settings": {"n_ctx": server.n_ctx, "params": {}},
+                        },
+                    )
                 elif self.path == "/props" and server.props is not None:
                     self._send(200, server.props)
                 elif self.path == "/api/version":
@@ -197,13 +234,24 @@ class FakeModelServer:
                     time.sleep(float(b[1]))
                     b = "ok"
                 if b == "quota":  # OpenAI's answer when the account has no quota left
-                    self._send(429, {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
-                                               "code": "insufficient_quota"}})
+                    self._send(
+                        429,
+                        {
+                            "error": {
+                                "message": "You exceeded your current quota",
+                                "type": "insufficient_quota",
+                                "code": "insufficient_quota",
+                            }
+                        },
+                    )
                     return
                 if b in ("429", "503") or isinstance(b, tuple) and b[0] in ("429", "503"):
                     code, after = (b, None) if isinstance(b, str) else b
-                    self._send(int(code), {"error": {"message": "rate limit reached (scripted)", "code": "rate_limit_exceeded"}},
-                               headers={} if after is None else {"Retry-After": str(after)})
+                    self._send(
+                        int(code),
+                        {"error": {"message": "rate limit reached (scripted)", "code": "rate_limit_exceeded"}},
+                        headers={} if after is None else {"Retry-After": str(after)},
+                    )
                     return
                 if b == "ok":
                     self._send(200, make(server.content))

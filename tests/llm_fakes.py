@@ -13,7 +13,11 @@ def make_trajectory(tid: str = "t-0001", *, faulty: bool = False) -> Trajectory:
     """A six-step refund run in the shape the oracle produces (hand-written, no environment)."""
     calls = [
         ("get_customer", {"email": "ines.berg@example.com"}, {"customer_id": "C-1", "name": "Ines Berg"}),
-        ("lookup_order", {"order_id": "O-1001"}, {"order_id": "O-1001", "customer_id": "C-1", "sku": "SKU-DESK-30", "total_eur": 120.0}),
+        (
+            "lookup_order",
+            {"order_id": "O-1001"},
+            {"order_id": "O-1001", "customer_id": "C-1", "sku": "SKU-DESK-30", "total_eur": 120.0},
+        ),
         ("get_policy", {"sku": "SKU-DESK-30"}, {"sku": "SKU-DESK-30", "window_days": 30, "refundable": True}),
         ("check_eligibility", {"order_id": "O-1001"}, {"eligible": True, "authorised_eur": 120.0}),
         ("issue_refund", {"order_id": "O-1001", "amount_eur": 120.0}, {"refund_id": "R-1", "amount_eur": 120.0}),
@@ -24,11 +28,17 @@ def make_trajectory(tid: str = "t-0001", *, faulty: bool = False) -> Trajectory:
         for i, (t, a, d) in enumerate(calls)
     ]
     return Trajectory(
-        trajectory_id=tid, instance_id="inst-0001",
+        trajectory_id=tid,
+        instance_id="inst-0001",
         goal="Customer ines.berg@example.com has asked for a refund on order O-1001.",
-        steps=steps, final_answer="Your refund of 120.00 EUR for order O-1001 has been issued.",
-        label=Label(faulty=faulty, failure_step=2 if faulty else None,
-                    failure_type="wrong_tool" if faulty else None, outcome_correct=True),
+        steps=steps,
+        final_answer="Your refund of 120.00 EUR for order O-1001 has been issued.",
+        label=Label(
+            faulty=faulty,
+            failure_step=2 if faulty else None,
+            failure_type="wrong_tool" if faulty else None,
+            outcome_correct=True,
+        ),
     )
 
 
@@ -51,7 +61,9 @@ class ScriptedClient(ModelClient):
 
     name = "scripted"
 
-    def __init__(self, texts: list[str] | str = "", *, fail_after: int | None = None, exc: Exception | None = None) -> None:
+    def __init__(
+        self, texts: list[str] | str = "", *, fail_after: int | None = None, exc: Exception | None = None
+    ) -> None:
         super().__init__("http://fake.invalid", "fake-model")
         self.texts = [texts] if isinstance(texts, str) else list(texts)
         self.calls: list[dict[str, Any]] = []

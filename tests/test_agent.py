@@ -95,8 +95,24 @@ def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
     from trajectory_judge.cli import main
 
     reply = act("reply", text="Done.")
-    argv = ["agent", "--data", str(tmp_path), "--episodes", "2", "--backend", "openai", "--model", "m",
-            "--agent-model-name", "qwen2.5-coder:1.5b", "--retries", "0", "--timeout", "10", "--quiet"]
+    argv = [
+        "agent",
+        "--data",
+        str(tmp_path),
+        "--episodes",
+        "2",
+        "--backend",
+        "openai",
+        "--model",
+        "m",
+        "--agent-model-name",
+        "qwen2.5-coder:1.5b",
+        "--retries",
+        "0",
+        "--timeout",
+        "10",
+        "--quiet",
+    ]
     with FakeModelServer(["ok"], content=reply) as srv:
         assert main([*argv, "--base-url", srv.url]) == 0
         assert main([*argv, "--base-url", srv.url, "--episodes", "3"]) == 0
@@ -114,7 +130,8 @@ def test_agent_command_appends_its_own_run_record_and_resumes(tmp_path, capsys):
 def test_organic_progress_counts_episodes_not_verdicts(tmp_path, capsys):
     """The agent's progress lines give its rate per episode, not per verdict."""
     insts = generate_instances(6)[:1]
-    organic.run_episodes(insts, ScriptedClient(act("reply", text="Done.")), tmp_path / "o.jsonl",
-                       agent_model="fake", progress=True)
+    organic.run_episodes(
+        insts, ScriptedClient(act("reply", text="Done.")), tmp_path / "o.jsonl", agent_model="fake", progress=True
+    )
     err = capsys.readouterr().err
     assert "organic:fake 1/1 (100%)" in err and "s/episode" in err and "s/verdict" not in err

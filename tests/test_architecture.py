@@ -18,8 +18,14 @@ LINT = Path(sys.executable).with_name("lint-imports")
 
 def lint(root: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.run([str(LINT), "--config", str(root / "pyproject.toml"), "--no-cache"],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(LINT), "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture()
@@ -54,20 +60,6 @@ def test_plotting_outside_the_book_breaks_the_forbidden_contract(scratch):
 
 def _modules():
     return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
-
-
-def test_no_module_is_over_four_hundred_lines():
-    long = {str(p.relative_to(ROOT)): n for p in _modules() if (n := len(p.read_text().splitlines())) > 400}
-    assert not long, long
-
-
-def test_no_function_is_over_sixty_lines():
-    long = []
-    for p in _modules():
-        for node in ast.walk(ast.parse(p.read_text())):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60:
-                long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name}")
-    assert not long, long
 
 
 def test_every_chapter_has_its_book_module_and_imports_it():

@@ -18,14 +18,19 @@ from trajectory_judge.testbed.env import STRATA, TOOLS
 
 
 def test_family_and_model_are_read_from_the_id():
-    assert paired.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons3" and paired.model_of("step:llama3.1:8b") == "llama3.1:8b"
+    assert (
+        paired.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons3"
+        and paired.model_of("step:llama3.1:8b") == "llama3.1:8b"
+    )
     assert paired.model_of("programmatic") is None
     assert paired.judges_of(["programmatic", "step:a", "outcome:b", "step:c"], "step") == ["step:a", "step:c"]
 
 
 def test_appendix_tables_cover_every_tool_rule_stratum_and_type():
     assert list(appendix.tools_table().index) == list(TOOLS)
-    assert len(appendix.rules_table()) == len(RULES) and set(appendix.rules_table()["failure type"]) <= set(FAILURE_TYPES)
+    assert len(appendix.rules_table()) == len(RULES) and set(appendix.rules_table()["failure type"]) <= set(
+        FAILURE_TYPES
+    )
     strata = appendix.env_strata_table(60, 7)
     assert list(strata.index) == list(STRATA) and strata.iloc[:, 1].sum() == 60
     inj = appendix.injector_table()
@@ -43,16 +48,31 @@ def test_organic_helpers_say_when_there_are_no_episodes(tmp_path):
 
 
 def test_formatted_intervals_mark_exact_and_structural_cells():
-    long = pd.DataFrame([("j", "t1", 1.0, 0.93, 1.0, "clopper-pearson"), ("j", "t2", 0.5, 0.5, 0.5, "structural"),
-                         ("j", "t3", 0.34, 0.22, 0.48, "bootstrap")],
-                        columns=["judge", "failure type", "recall", "low", "high", "method"])  # fmt: skip
+    long = pd.DataFrame(
+        [
+            ("j", "t1", 1.0, 0.93, 1.0, "clopper-pearson"),
+            ("j", "t2", 0.5, 0.5, 0.5, "structural"),
+            ("j", "t3", 0.34, 0.22, 0.48, "bootstrap"),
+        ],
+        columns=["judge", "failure type", "recall", "low", "high", "method"],
+    )
     out = appendix.formatted_intervals(long, "failure type", "judge")
     assert out["j"].tolist() == ["1.00 [0.93, 1.00]†", "0.50", "0.34 [0.22, 0.48]"]
 
 
 def test_setup_frame_reads_our_runs_and_the_release_run_json():
-    ours = audit.setup_frame([{"judges": ["step:m"], "model": "m", "host": "vm", "decoding": {"num_ctx": 8192, "seed": 7, "temperature": 0.0},
-                           "server": {"server": "llama-server", "model_path": "/x/m.gguf"}}], "ours")  # fmt: skip
+    ours = audit.setup_frame(
+        [
+            {
+                "judges": ["step:m"],
+                "model": "m",
+                "host": "vm",
+                "decoding": {"num_ctx": 8192, "seed": 7, "temperature": 0.0},
+                "server": {"server": "llama-server", "model_path": "/x/m.gguf"},
+            }
+        ],
+        "ours",
+    )
     assert ours.loc[0, "context"] == "8192" and ours.loc[0, "temperature"] == "0.0" and ours.loc[0, "judges"] == "Step"
     rel = audit.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
     assert rel.loc[0, "server"] == "Ollama (per README)" and rel.loc[0, "seed"] == "7"
@@ -61,8 +81,11 @@ def test_setup_frame_reads_our_runs_and_the_release_run_json():
 
 def test_setup_frame_gives_the_ensemble_its_sampling_temperature_and_seeds():
     # the ensemble's run record keeps the greedy defaults at the top (0.0, seed 7) and its own in "selfcons"
-    rec = {"judges": ["selfcons3:m"], "model": "m", "decoding": {"temperature": 0.0, "seed": 7,
-           "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]}}}  # fmt: skip
+    rec = {
+        "judges": ["selfcons3:m"],
+        "model": "m",
+        "decoding": {"temperature": 0.0, "seed": 7, "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]}},
+    }
     row = audit.setup_frame([rec], "ours").iloc[0]
     assert (row["temperature"], row["seed"]) == ("0.7", "7, 8, 9")
 
@@ -70,7 +93,9 @@ def test_setup_frame_gives_the_ensemble_its_sampling_temperature_and_seeds():
 # --- synthetic data: paired detail equals the report's paired discrimination ----------------------
 def test_paired_detail_agrees_with_the_report_on_synthetic_verdicts():
     trajs = design()
-    verdicts = [v for k, j in enumerate(("programmatic", "outcome:m", "step:m")) for v in random_verdicts(trajs, j, seed=k)]
+    verdicts = [
+        v for k, j in enumerate(("programmatic", "outcome:m", "step:m")) for v in random_verdicts(trajs, j, seed=k)
+    ]
     rep = build_report(trajs, verdicts, resamples=50, seed=1)
     detail = paired.paired_detail(trajs, verdicts)
     for row in detail[~detail["group"].str.startswith("reply_")].itertuples():
@@ -169,8 +194,19 @@ def test_organic_endings_count_verbatim_repeats_of_a_call():
     assert organic.longest_repeat([]) == 0
 
     def ep(traj, stop):
-        return models.Episode(episode_id="e", stratum=inst.stratum, agent_model="m", trajectory=traj, violations=[],
-                             outcome={}, expected={}, stop=stop, latency_s=0.0, prompt_tokens=0, completion_tokens=0)
+        return models.Episode(
+            episode_id="e",
+            stratum=inst.stratum,
+            agent_model="m",
+            trajectory=traj,
+            violations=[],
+            outcome={},
+            expected={},
+            stop=stop,
+            latency_s=0.0,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
 
     df = organic.organic_endings([ep(clean, "replied"), ep(looped, "max_steps"), ep(looped, "max_steps")])
     assert df.loc["replied"].tolist()[:4] == [1, 0, 1, int(clean.label.outcome_correct)]
@@ -183,16 +219,24 @@ def test_organic_endings_count_verbatim_repeats_of_a_call():
 def test_outcome_gaps_count_each_wrong_field():
     from types import SimpleNamespace as NS
 
-    eps = [NS(outcome={"refunded_eur": 5.0, "replied": False}, expected={"refunded_eur": 5.0, "replied": True}),
-           NS(outcome={"refunded_eur": 9.0, "replied": True}, expected={"refunded_eur": 5.0, "replied": True})]
+    eps = [
+        NS(outcome={"refunded_eur": 5.0, "replied": False}, expected={"refunded_eur": 5.0, "replied": True}),
+        NS(outcome={"refunded_eur": 9.0, "replied": True}, expected={"refunded_eur": 5.0, "replied": True}),
+    ]
     assert organic.outcome_gaps(eps).to_dict() == {"refunded_eur": 1, "replied": 1}
 
 
 def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_and_says_so():
     from trajectory_judge.book.judges import PAPER_DECODING
 
-    rows = audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "qwen2.5:14b", "seed": 7},
-                              {"judges": "programmatic,outcome", "k": 3, "model": "qwen2.5:14b", "seed": 7}], "release", PAPER_DECODING)  # fmt: skip
+    rows = audit.setup_frame(
+        [
+            {"judges": "selfcons", "k": 3, "model": "qwen2.5:14b", "seed": 7},
+            {"judges": "programmatic,outcome", "k": 3, "model": "qwen2.5:14b", "seed": 7},
+        ],
+        "release",
+        PAPER_DECODING,
+    )
     assert rows.loc[0, "judges"] == "Self-consistency ×3" and rows.loc[0, "seed"] == "7, 8, 9 \u00a7"
     assert rows.loc[0, "temperature"] == "0.7 \u00a7" and rows.loc[1, "temperature"] == "0 \u00a7"
     assert rows.loc[1, "judges"] == "Rules, Outcome" and rows.loc[1, "seed"] == "7"

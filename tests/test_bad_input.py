@@ -50,8 +50,11 @@ def _data_dir(tmp_path: Path, rows: tuple[list[dict], list[dict]]) -> Path:
 
 
 def _digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _expect_one_line(err: str, verb: str, words: tuple[str, ...]) -> None:
@@ -169,16 +172,30 @@ BAD_LABELS: list[tuple[str, Callable[[dict], bool], Callable[[dict], None], tupl
     ("clean-with-type", _clean, lambda t: t["label"].update(failure_type="wrong_tool"), ("label", "clean label")),
     ("clean-with-step", _clean, lambda t: t["label"].update(failure_step=1), ("label", "clean label")),
     ("clean-wrong-outcome", _clean, lambda t: t["label"].update(outcome_correct=False), ("label", "outcome_correct")),
-    ("faulty-no-type-silent", _faulty, lambda t: t["label"].update(failure_type=None, failure_step=None, outcome_correct=True),
-     ("label", "must name failure_type")),
+    (
+        "faulty-no-type-silent",
+        _faulty,
+        lambda t: t["label"].update(failure_type=None, failure_step=None, outcome_correct=True),
+        ("label", "must name failure_type"),
+    ),
     ("type-without-step", _faulty, lambda t: t["label"].update(failure_step=None), ("label", "both")),
     ("step-without-type", _faulty, lambda t: t["label"].update(failure_type=None), ("label", "both")),
-    ("step-out-of-range", _faulty, lambda t: t["label"].update(failure_step=99), ("label.failure_step", "99", "not a step")),
-    ("step-negative", _faulty, lambda t: t["label"].update(failure_step=-1), ("label.failure_step", "greater than or equal to 0")),
+    (
+        "step-out-of-range",
+        _faulty,
+        lambda t: t["label"].update(failure_step=99),
+        ("label.failure_step", "99", "not a step"),
+    ),
+    (
+        "step-negative",
+        _faulty,
+        lambda t: t["label"].update(failure_step=-1),
+        ("label.failure_step", "greater than or equal to 0"),
+    ),
     ("step-fraction", _faulty, lambda t: t["label"].update(failure_step=1.5), ("label.failure_step", "integer")),
     ("step-string", _faulty, lambda t: t["label"].update(failure_step="2"), ("label.failure_step", "integer")),
     ("unknown-type", _faulty, lambda t: t["label"].update(failure_type="typo"), ("label.failure_type",)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("verb", ["check", "report"])
@@ -208,7 +225,12 @@ def _any(v: dict) -> bool:
 
 # verdicts, checked by `report --data DIR`
 BAD_VERDICTS: list[tuple[str, Callable[[dict], bool], Callable[[dict], None], tuple[str, ...]]] = [
-    ("confidence-above-one", _any, lambda v: v.update(confidence=1.7), ("confidence", "less than or equal to 1", "1.7")),
+    (
+        "confidence-above-one",
+        _any,
+        lambda v: v.update(confidence=1.7),
+        ("confidence", "less than or equal to 1", "1.7"),
+    ),
     ("confidence-negative", _any, lambda v: v.update(confidence=-0.1), ("confidence", "greater than or equal to 0")),
     ("confidence-nan", _any, lambda v: v.update(confidence=float("nan")), ("confidence", "finite")),
     ("confidence-infinite", _any, lambda v: v.update(confidence=float("inf")), ("confidence", "finite")),
@@ -216,7 +238,12 @@ BAD_VERDICTS: list[tuple[str, Callable[[dict], bool], Callable[[dict], None], tu
     ("confidence-bool", _any, lambda v: v.update(confidence=True), ("confidence", "number")),
     ("clean-with-type", _unflagged, lambda v: v.update(failure_type="wrong_tool"), ("clean verdict",)),
     ("clean-with-step", _unflagged, lambda v: v.update(failure_step=0), ("clean verdict",)),
-    ("step-out-of-range", _flagged, lambda v: v.update(failure_step=99), ("failure_step", "99", "not a step of trajectory")),
+    (
+        "step-out-of-range",
+        _flagged,
+        lambda v: v.update(failure_step=99),
+        ("failure_step", "99", "not a step of trajectory"),
+    ),
     ("step-negative", _flagged, lambda v: v.update(failure_step=-1), ("failure_step", "greater than or equal to 0")),
     ("step-fraction", _flagged, lambda v: v.update(failure_step=0.5), ("failure_step", "integer")),
     ("judge-empty", _any, lambda v: v.update(judge_id=""), ("judge_id", "must not be empty")),
@@ -228,11 +255,16 @@ BAD_VERDICTS: list[tuple[str, Callable[[dict], bool], Callable[[dict], None], tu
     ("judge-not-text", _any, lambda v: v.update(judge_id=7), ("judge_id", "string")),
     ("latency-negative", _any, lambda v: v.update(latency_s=-1.0), ("latency_s", "greater than or equal to 0")),
     ("latency-nan", _any, lambda v: v.update(latency_s=float("nan")), ("latency_s", "finite")),
-    ("prompt-tokens-negative", _any, lambda v: v.update(prompt_tokens=-5), ("prompt_tokens", "greater than or equal to 0")),
+    (
+        "prompt-tokens-negative",
+        _any,
+        lambda v: v.update(prompt_tokens=-5),
+        ("prompt_tokens", "greater than or equal to 0"),
+    ),
     ("prompt-tokens-text", _any, lambda v: v.update(prompt_tokens="abc"), ("prompt_tokens", "integer")),
     ("completion-tokens-fraction", _any, lambda v: v.update(completion_tokens=1.5), ("completion_tokens", "integer")),
     ("unknown-field", _any, lambda v: v.update(score=3), ("score", "Extra inputs")),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name,which,change,words", BAD_VERDICTS, ids=[c[0] for c in BAD_VERDICTS])
@@ -249,9 +281,20 @@ def test_bad_verdict_names_file_line_and_field(name, which, change, words, rows,
 def test_bad_episode_cost_names_file_line_and_field(rows, tmp_path, capsys):
     traj = dict(rows[0][0])
     traj.pop("label")
-    ep = {"episode_id": "E1", "stratum": "happy", "agent_model": "m", "trajectory": traj, "violations": [],
-          "outcome": {}, "expected": {}, "stop": "replied", "error": None, "latency_s": -2.0,
-          "prompt_tokens": 0, "completion_tokens": 0}  # fmt: skip
+    ep = {
+        "episode_id": "E1",
+        "stratum": "happy",
+        "agent_model": "m",
+        "trajectory": traj,
+        "violations": [],
+        "outcome": {},
+        "expected": {},
+        "stop": "replied",
+        "error": None,
+        "latency_s": -2.0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+    }
     f = tmp_path / "organic.jsonl"
     _write(f, [ep])
     code, err = _run(["check", str(f)], capsys, tmp_path)
@@ -283,37 +326,80 @@ FILE_CASES: list[tuple[str, dict[str, Any], list[str], tuple[str, ...]]] = [
     ("check-empty", {"t.jsonl": b""}, ["check", "{d}/t.jsonl"], ("t.jsonl", "empty")),
     ("check-blank-lines", {"t.jsonl": b"\n  \n"}, ["check", "{d}/t.jsonl"], ("t.jsonl", "empty")),
     ("check-not-json", {"t.jsonl": b"{oops\n"}, ["check", "{d}/t.jsonl"], ("t.jsonl:1:", "not valid JSON")),
-    ("check-out-under-a-file", {}, ["check", "{d}/" + T, "--out", "{d}/" + T + "/v.jsonl"], ("trajectories.jsonl", "File exists")),
+    (
+        "check-out-under-a-file",
+        {},
+        ["check", "{d}/" + T, "--out", "{d}/" + T + "/v.jsonl"],
+        ("trajectories.jsonl", "File exists"),
+    ),
     ("check-out-is-a-directory", {"out": DIR}, ["check", "{d}/" + T, "--out", "{d}/out"], ("out",)),
     ("report-missing-dir", {}, ["report", "--data", "{d}/nowhere"], ("nowhere", "file not found")),
     ("report-data-is-a-file", {}, ["report", "--data", "{d}/" + V], ("file not found",)),
     ("report-empty-verdicts", {V: b""}, ["report", "--data", "{d}/data"], ("verdicts.jsonl", "no verdicts")),
-    ("report-empty-trajectories", {T: b""}, ["report", "--data", "{d}/data"], ("trajectories.jsonl", "no trajectories")),
-    ("report-trajectories-not-utf8", {T: b"\x80\n"}, ["report", "--data", "{d}/data"], ("trajectories.jsonl", "not UTF-8")),
+    (
+        "report-empty-trajectories",
+        {T: b""},
+        ["report", "--data", "{d}/data"],
+        ("trajectories.jsonl", "no trajectories"),
+    ),
+    (
+        "report-trajectories-not-utf8",
+        {T: b"\x80\n"},
+        ["report", "--data", "{d}/data"],
+        ("trajectories.jsonl", "not UTF-8"),
+    ),
     ("report-verdicts-a-directory", {V: DIR}, ["report", "--data", "{d}/data"], ("verdicts.jsonl", "Is a directory")),
-    ("report-unknown-trajectory", {V: lambda s: s.replace('"trajectory_id": "', '"trajectory_id": "zz', 1)},
-     ["report", "--data", "{d}/data"], ("verdicts.jsonl:1:", "unknown trajectory")),
-    ("report-duplicate-verdict", {V: lambda s: s * 2}, ["report", "--data", "{d}/data"],
-     ("verdicts.jsonl:17:", "duplicate verdict")),
-    ("report-unlabelled", {T: lambda s: s.replace('"label": {', '"label": null, "x": {', 1).replace(', "x": {', "", 1)},
-     ["report", "--data", "{d}/data"], ("trajectories.jsonl",)),
-    ("report-json-under-a-file", {}, ["report", "--data", "{d}/data", "--resamples", "5", "--json", "{d}/" + V + "/r.json"],
-     ("verdicts.jsonl", "File exists")),
+    (
+        "report-unknown-trajectory",
+        {V: lambda s: s.replace('"trajectory_id": "', '"trajectory_id": "zz', 1)},
+        ["report", "--data", "{d}/data"],
+        ("verdicts.jsonl:1:", "unknown trajectory"),
+    ),
+    (
+        "report-duplicate-verdict",
+        {V: lambda s: s * 2},
+        ["report", "--data", "{d}/data"],
+        ("verdicts.jsonl:17:", "duplicate verdict"),
+    ),
+    (
+        "report-unlabelled",
+        {T: lambda s: s.replace('"label": {', '"label": null, "x": {', 1).replace(', "x": {', "", 1)},
+        ["report", "--data", "{d}/data"],
+        ("trajectories.jsonl",),
+    ),
+    (
+        "report-json-under-a-file",
+        {},
+        ["report", "--data", "{d}/data", "--resamples", "5", "--json", "{d}/" + V + "/r.json"],
+        ("verdicts.jsonl", "File exists"),
+    ),
     ("manifest-missing-dir", {}, ["manifest", "--data", "{d}/nowhere"], ("nowhere", "no such directory")),
     ("manifest-nothing-to-list", {"empty": DIR}, ["manifest", "--data", "{d}/empty"], ("nothing to list",)),
     ("manifest-check-missing-dir", {}, ["manifest", "--check", "--data", "{d}/nowhere"], ("no such directory",)),
-    ("manifest-check-malformed", {"data/SHA256SUMS": b"abc\n"}, ["manifest", "--check", "--data", "{d}/data"],
-     ("SHA256SUMS:1:", "expected")),
-    ("manifest-check-mismatch", {"data/SHA256SUMS": b"0" * 64 + b"  verdicts.jsonl\n"},
-     ["manifest", "--check", "--data", "{d}/data"], ("verdicts.jsonl", "checksum mismatch")),
-    ("manifest-check-listed-missing", {"data/SHA256SUMS": b"0" * 64 + b"  runs.jsonl\n"},
-     ["manifest", "--check", "--data", "{d}/data"], ("runs.jsonl", "missing")),
+    (
+        "manifest-check-malformed",
+        {"data/SHA256SUMS": b"abc\n"},
+        ["manifest", "--check", "--data", "{d}/data"],
+        ("SHA256SUMS:1:", "expected"),
+    ),
+    (
+        "manifest-check-mismatch",
+        {"data/SHA256SUMS": b"0" * 64 + b"  verdicts.jsonl\n"},
+        ["manifest", "--check", "--data", "{d}/data"],
+        ("verdicts.jsonl", "checksum mismatch"),
+    ),
+    (
+        "manifest-check-listed-missing",
+        {"data/SHA256SUMS": b"0" * 64 + b"  runs.jsonl\n"},
+        ["manifest", "--check", "--data", "{d}/data"],
+        ("runs.jsonl", "missing"),
+    ),
     ("build-dataset-out-under-a-file", {}, ["build-dataset", "--n", "8", "--out", "{d}/" + V], ("verdicts.jsonl",)),
     ("run-missing-trajectories", {}, [*RUN, "--data", "{d}/nowhere"], ("nowhere", "file not found")),
     ("run-empty-trajectories", {T: b""}, [*RUN, "--data", "{d}/data"], ("no trajectories",)),
     ("run-trajectories-not-utf8", {T: b"\xc3(\n"}, [*RUN, "--data", "{d}/data"], ("not UTF-8",)),
     ("agent-data-is-a-file", {}, [*AGENT, "--data", "{d}/" + V], ("verdicts.jsonl",)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name,files,argv,words", FILE_CASES, ids=[c[0] for c in FILE_CASES])
@@ -369,20 +455,27 @@ def test_a_valid_data_set_passes_every_check_above(rows, tmp_path, capsys):
 
 
 # --- 5. through a real process -----------------------------------------------------------------
-@pytest.mark.parametrize("argv,words", [
-    (["check", "no-such-file.jsonl"], ("check", "file not found")),
-    (["run", "--model", "m", "--limit", "-5"], ("run", "--limit", "at least 1")),
-    (["report", "--data", "."], ("report", "file not found")),
-], ids=["check-missing", "run-limit", "report-empty-dir"])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["check", "no-such-file.jsonl"], ("check", "file not found")),
+        (["run", "--model", "m", "--limit", "-5"], ("run", "--limit", "at least 1")),
+        (["report", "--data", "."], ("report", "file not found")),
+    ],
+    ids=["check-missing", "run-limit", "report-empty-dir"],
+)
 def test_no_traceback_reaches_the_terminal(argv, words, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "trajectory_judge.cli", *argv], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "trajectory_judge.cli", *argv], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2
     assert proc.stdout == ""
     _expect_one_line(proc.stderr, argv[0], words)
 
 
-@pytest.mark.parametrize("text,ok", [("1", True), ("65535", True), ("0", False), ("65536", False), ("-1", False), ("http", False)])
+@pytest.mark.parametrize(
+    "text,ok", [("1", True), ("65535", True), ("0", False), ("65536", False), ("-1", False), ("http", False)]
+)
 def test_port_converter_accepts_exactly_1_to_65535(text, ok):
     # for `python -m trajectory_judge.run.serve --port` (declared outside the trajectory-judge verbs)
     import argparse

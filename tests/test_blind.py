@@ -31,8 +31,13 @@ class Cheat:
     def judge(self, t):
         self.seen.append(t)
         faulty, ftype = self.decide(t)
-        return Verdict(trajectory_id=t.trajectory_id, judge_id=self.judge_id, faulty=faulty,
-                       failure_type=ftype if faulty else None, confidence=0.9)
+        return Verdict(
+            trajectory_id=t.trajectory_id,
+            judge_id=self.judge_id,
+            faulty=faulty,
+            failure_type=ftype if faulty else None,
+            confidence=0.9,
+        )
 
 
 def _named_type(text):
@@ -53,7 +58,10 @@ CHEATS = {
     # instances past the first 100 host faults only
     "instance-number": lambda t: (_instance_number(t) >= 100, None),
     # any other function of the id string
-    "id-hash-bit": lambda t: (int(t.trajectory_id[-1], 16) % 2 == 0 if t.trajectory_id[-1] in "0123456789abcdef" else True, None),
+    "id-hash-bit": lambda t: (
+        int(t.trajectory_id[-1], 16) % 2 == 0 if t.trajectory_id[-1] in "0123456789abcdef" else True,
+        None,
+    ),
 }
 
 
@@ -76,13 +84,16 @@ def test_label_reading_and_id_parsing_judges_get_no_signal(dataset, tmp_path, na
     run_judges(dataset, [judge], tmp_path / "verdicts.jsonl", progress=False, record=False, blind_key=KEY)
     stored = parse_jsonl(tmp_path / "verdicts.jsonl", Verdict)
     assert [v.trajectory_id for v in stored] == [t.trajectory_id for t in dataset]  # stored under the real ids
-    assert all(t.label is None and OPAQUE.fullmatch(t.trajectory_id) and t.instance_id == t.trajectory_id
-               for t in judge.seen)
+    assert all(
+        t.label is None and OPAQUE.fullmatch(t.trajectory_id) and t.instance_id == t.trajectory_id for t in judge.seen
+    )
     flag_all = baseline(dataset, "flag everything").metrics["f1"]
     assert _f1(dataset, stored) <= flag_all  # no better than flagging everything
     flags = {v.trajectory_id: v.faulty for v in stored}
-    table = [[sum(flags[t.trajectory_id] == f and t.label.faulty == y for t in dataset) for f in (True, False)]
-             for y in (True, False)]
+    table = [
+        [sum(flags[t.trajectory_id] == f and t.label.faulty == y for t in dataset) for f in (True, False)]
+        for y in (True, False)
+    ]
     assert fisher_exact(table).pvalue > 0.05  # its flags are independent of the truth
     assert not any(v.failure_type for v in stored)  # and no type read off the id
 
@@ -131,7 +142,9 @@ def test_opaque_ids_are_deterministic_under_a_key_and_unrelated_across_keys():
 def test_blinder_maps_verdicts_back_and_refuses_ids_it_never_issued(dataset):
     blinder = Blinder(b"k" * 32)
     seen = blinder.blind(dataset[1])
-    assert seen == judge_view(dataset[1], b"k" * 32) and blinder.mapping() == {seen.trajectory_id: dataset[1].trajectory_id}
+    assert seen == judge_view(dataset[1], b"k" * 32) and blinder.mapping() == {
+        seen.trajectory_id: dataset[1].trajectory_id
+    }
     v = Verdict(trajectory_id=seen.trajectory_id, judge_id="x", faulty=False, confidence=0.5)
     assert blinder.unblind(v).trajectory_id == dataset[1].trajectory_id
     with pytest.raises(KeyError):

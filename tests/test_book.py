@@ -60,8 +60,11 @@ def _only_imports(source: str) -> bool:
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_no_code_cell_is_longer_than_fifteen_lines(md):
     nb = jupytext.read(md, fmt="md:myst")
-    long = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and not _only_imports(c.source)
-            and len(c.source.splitlines()) > MAX_CELL_LINES]
+    long = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and not _only_imports(c.source) and len(c.source.splitlines()) > MAX_CELL_LINES
+    ]
     assert not long, f"{md.name}: code cells {long} exceed {MAX_CELL_LINES} lines; move the logic into the package"
 
 
@@ -184,8 +187,11 @@ def test_drift_guard_one_flipped_verdict_fails_nbval(data_copy, tmp_path):
     shutil.copytree(data_copy, drifted)
     trajs = {t.trajectory_id: t for t in load_trajectories(drifted / "trajectories.jsonl")}
     verdicts = load_verdicts(drifted / "verdicts.jsonl")
-    victim = next(v for v in verdicts if v.judge_id == "programmatic"
-                  and trajs[v.trajectory_id].label.failure_type == "wrong_tool")
+    victim = next(
+        v
+        for v in verdicts
+        if v.judge_id == "programmatic" and trajs[v.trajectory_id].label.failure_type == "wrong_tool"
+    )
     victim.faulty, victim.failure_type, victim.failure_step = True, "wrong_tool", 2
     write_jsonl(drifted / "verdicts.jsonl", verdicts)
     write_manifest(drifted)
@@ -259,7 +265,15 @@ def test_no_published_number_is_typed_outside_published_py():
     literals = _published_literals()
     assert {"0.923", "0.766", "0.393", "0.036"} <= literals  # the check has something to find
     pattern = re.compile(r"(?<![\d.])(" + "|".join(re.escape(s) for s in sorted(literals)) + r")(?!\d)")
-    sources = [*(ROOT / "trajectory_judge" / "book").glob("*.py"), *(ROOT / "notebooks").glob("*.md"), *(ROOT / "book").glob("*.md")]
-    hits = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in sources if p.name != "published.py"
-            for m in pattern.finditer(p.read_text(encoding="utf-8"))]  # fmt: skip
+    sources = [
+        *(ROOT / "trajectory_judge" / "book").glob("*.py"),
+        *(ROOT / "notebooks").glob("*.md"),
+        *(ROOT / "book").glob("*.md"),
+    ]
+    hits = [
+        f"{p.relative_to(ROOT)}: {m.group(0)}"
+        for p in sources
+        if p.name != "published.py"
+        for m in pattern.finditer(p.read_text(encoding="utf-8"))
+    ]
     assert not hits, f"published numbers typed outside published.py: {hits}"

@@ -169,8 +169,9 @@ def test_landing_and_results_speak_of_your_judges_not_our_smaller_models(folders
 
     in_book.setenv("TJ_DATA", str(folders["python-only"]))
     said = ours_phrases(load_data(folders["python-only"]))
-    assert said["ours_origin"] == ("Your folder holds the verdicts of your judges (short-run:v1 (Python judge)) on 40 "
-                                   "of its 400 trajectories")
+    assert said["ours_origin"] == (
+        "Your folder holds the verdicts of your judges (short-run:v1 (Python judge)) on 40 of its 400 trajectories"
+    )
     assert said["ours_source"] == "Your folder (python-only)"
     assert not any("smaller models" in v or "this edition" in v.lower() for v in said.values())
 
@@ -195,6 +196,8 @@ def is_blank(text: str) -> bool:
     if BLANK.search(text) or text.strip() == "None":
         return True
     return any(m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?:" for m in _NONE.finditer(text))
+
+
 MAY_BE_EMPTY = {("seeds", "greedy")}
 """Glued values that are empty by design: a sentence with nothing to add after the one before it."""
 
@@ -218,17 +221,28 @@ def glued_texts(ipynb: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("TJ_BOOK_FOLDERS"), reason="executes every chapter on each folder (about a "
-                    "minute each); set TJ_BOOK_FOLDERS=1")
+@pytest.mark.skipif(
+    not os.environ.get("TJ_BOOK_FOLDERS"),
+    reason="executes every chapter on each folder (about a minute each); set TJ_BOOK_FOLDERS=1",
+)
 @pytest.mark.parametrize("name", list(FOLDERS))
 def test_every_chapter_executes_on_the_folder_with_no_blank_number(folders, name, tmp_path):
     out = tmp_path / "executed"
     env = {**os.environ, "TJ_DATA": str(folders[name])}
-    proc = subprocess.run([sys.executable, "-m", "trajectory_judge.book", "execute", "--out", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trajectory_judge.book", "execute", "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    blanks = [(nb.stem, k, v) for nb in sorted(out.glob("*.ipynb")) for k, v in glued_texts(nb).items()
-              if is_blank(v) and (nb.stem, k) not in MAY_BE_EMPTY]
+    blanks = [
+        (nb.stem, k, v)
+        for nb in sorted(out.glob("*.ipynb"))
+        for k, v in glued_texts(nb).items()
+        if is_blank(v) and (nb.stem, k) not in MAY_BE_EMPTY
+    ]
     assert not blanks
 
 
@@ -236,8 +250,21 @@ def test_every_chapter_executes_on_the_folder_with_no_blank_number(folders, name
 def test_book_builds_with_W_on_readmes_40_trajectory_run(folders, tmp_path):
     build = tmp_path / "book"
     env = {**os.environ, "TJ_DATA": str(folders["n40"])}
-    proc = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--all", "-W",
-                           "--keep-going", "--path-output", str(build)], env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("jupyter-book")),
+            "build",
+            str(ROOT),
+            "--all",
+            "-W",
+            "--keep-going",
+            "--path-output",
+            str(build),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     html = build / "_build" / "html"
     landing = (html / "book" / "intro.html").read_text()

@@ -65,7 +65,7 @@ As {cite:t}`efron1979bootstrap` showed, and {cite:p}`mohammadi2026trajectoryjudg
 ```
 """
 
-DEMO = '''\
+DEMO = """\
 ---
 jupytext:
   formats: ipynb,md:myst
@@ -101,7 +101,7 @@ fig, ax = plt.subplots()
 ax.plot([0, 1], [0, 1])
 show(fig, "A line rising from zero to one.")
 ```
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,12 @@ def built(tmp_path_factory) -> Path:
     (book / "notebooks" / "demo.md").write_text(DEMO)
     import jupytext
 
-    assert {p.name for p in name_repository(REPO, "main", book=book)} == {"_config.yml", "demo.md", "CITATION.cff", ".zenodo.json"}  # the one setting
+    assert {p.name for p in name_repository(REPO, "main", book=book)} == {
+        "_config.yml",
+        "demo.md",
+        "CITATION.cff",
+        ".zenodo.json",
+    }  # the one setting
     jupytext.write(jupytext.read(book / "notebooks" / "demo.md"), book / "notebooks" / "demo.ipynb")
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "--all", "-W", "--keep-going"]
     done = subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300)
@@ -152,15 +157,21 @@ def test_launch_buttons_open_the_paired_notebook_in_binder_and_colab(built):
 
 def test_landing_page_binder_badge_opens_the_configured_repository(built):
     intro = (built / "book" / "intro.html").read_text()
-    assert re.search(r'<a class="reference external" href="https://mybinder\.org/v2/gh/example/trajectory-judge/main\?urlpath=lab/tree/notebooks/results\.ipynb"><img alt="Launch on Binder" src="[^"]*binder-badge\.svg"', intro)
+    assert re.search(
+        r'<a class="reference external" href="https://mybinder\.org/v2/gh/example/trajectory-judge/main\?urlpath=lab/tree/notebooks/results\.ipynb"><img alt="Launch on Binder" src="[^"]*binder-badge\.svg"',
+        intro,
+    )
 
 
 def test_a_table_output_is_numbered_table_with_its_caption_above(built):
     page = (built / "notebooks" / "demo.html").read_text()
-    m = re.search(r'<figure class="numbered-table[^"]*" id="tbl-demo">\s*<figcaption>\s*<p><span class="caption-number">Table 1 </span>'
-                  r'<span class="caption-text">Recall of each judge\.</span>', page)
+    m = re.search(
+        r'<figure class="numbered-table[^"]*" id="tbl-demo">\s*<figcaption>\s*<p><span class="caption-number">Table 1 </span>'
+        r'<span class="caption-text">Recall of each judge\.</span>',
+        page,
+    )
     assert m, "table caption not found above the table"
-    assert page.index("caption-number\">Table 1") < page.index('id="T_tbl-demo"')
+    assert page.index('caption-number">Table 1') < page.index('id="T_tbl-demo"')
     assert "Fig. 1" in page and "Fig. 2" not in page  # the table did not take a figure number
 
 

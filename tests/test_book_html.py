@@ -36,7 +36,11 @@ MARKED = re.compile(rf"(?:\)|\d)([\u2020\u2021])")
 
 
 def _pages() -> list[Path]:
-    return sorted(p for p in HTML.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts and p.name not in ("search.html", "genindex.html"))
+    return sorted(
+        p
+        for p in HTML.rglob("*.html")
+        if "_static" not in p.parts and "_sources" not in p.parts and p.name not in ("search.html", "genindex.html")
+    )
 
 
 def _reader_text(page: Path) -> str:
@@ -60,7 +64,11 @@ def intervals_by_value(text: str) -> dict[str, set[tuple[str, str]]]:
 
 def test_interval_pattern_reads_the_books_formats():
     text = "recall 0.940 (0.86\u20131.00) and \u22120.180 (\u22120.28 to \u22120.08) and 0.000 (0.00\u20130.04)\u2020"
-    assert intervals_by_value(text) == {"0.940": {("0.86", "1.00")}, "-0.180": {("-0.28", "-0.08")}, "0.000": {("0.00", "0.04")}}
+    assert intervals_by_value(text) == {
+        "0.940": {("0.86", "1.00")},
+        "-0.180": {("-0.28", "-0.08")},
+        "0.000": {("0.00", "0.04")},
+    }
 
 
 def _seed_records(data) -> list[str]:
@@ -75,8 +83,11 @@ def _seed_records(data) -> list[str]:
         return []
     out = [format_interval(r.value, r.low, r.high, "bootstrap") for r in sv.deltas.itertuples()]
     if sv.lows is not None and sv.highs is not None:
-        out += [format_interval(sv.values.at[m, j], sv.lows.at[m, j], sv.highs.at[m, j], "bootstrap")
-                for m in sv.lows.index for j in sv.lows.columns]  # fmt: skip
+        out += [
+            format_interval(sv.values.at[m, j], sv.lows.at[m, j], sv.highs.at[m, j], "bootstrap")
+            for m in sv.lows.index
+            for j in sv.lows.columns
+        ]
     return out
 
 
@@ -92,7 +103,10 @@ def quantity_records() -> set[tuple[str, str, str]]:
     for rep in (ed.paper_rep, ed.rep):
         for jr in rep.judges.values():
             texts += [format_interval(jr.metrics[m], iv.low, iv.high, iv.method) for m, iv in jr.intervals.items()]
-            texts += [format_interval(jr.per_type_recall[t], iv.low, iv.high, iv.method) for t, iv in jr.per_type_intervals.items()]
+            texts += [
+                format_interval(jr.per_type_recall[t], iv.low, iv.high, iv.method)
+                for t, iv in jr.per_type_intervals.items()
+            ]
         texts += [format_interval(d.value, d.low, d.high, "bootstrap") for d in rep.deltas]
         texts += [format_interval(g.value, g.low, g.high, "bootstrap") for g in rep.gaps]
     texts += [c.value_text() for c in paper_claims(ed.paper_rep, ed.paper)]
@@ -166,9 +180,13 @@ def test_every_provenance_checksum_is_the_sha256_of_the_file_it_names():
 
 
 def test_every_line_names_the_package_function_that_computed_its_table_or_figure():
-    unnamed = [f"{page.name} #{i}" for page in _chapters()
-               for i, d in enumerate(_soup(page).select("details.tj-provenance")) if not d.select_one("p > code")
-               or not d.get_text().split("Computed by", 1)[-1].strip().startswith("trajectory_judge.")]
+    unnamed = [
+        f"{page.name} #{i}"
+        for page in _chapters()
+        for i, d in enumerate(_soup(page).select("details.tj-provenance"))
+        if not d.select_one("p > code")
+        or not d.get_text().split("Computed by", 1)[-1].strip().startswith("trajectory_judge.")
+    ]
     assert unnamed == []
 
 
@@ -181,7 +199,9 @@ def test_every_table_and_figure_of_a_chapter_says_how_it_was_made():
                 node = node.parent  # the line follows the figure's caption
             nxt = node.find_next_sibling()
             if nxt is None or "tj-provenance" not in (nxt.get("class") or []):
-                missing.append(f"{page.relative_to(HTML)} {node.get('id') or node.get('alt') or node.get('aria-label', '')[:40]}")
+                missing.append(
+                    f"{page.relative_to(HTML)} {node.get('id') or node.get('alt') or node.get('aria-label', '')[:40]}"
+                )
     assert missing == []
 
 
@@ -219,14 +239,23 @@ def test_a_downloaded_csv_parses_back_to_the_values_of_the_table_shown():
         name = fig.select_one("div.tj-table-block")["data-name"]
         base = HTML / "_downloads" / "tj" / "results" / "tables" / name
         doc = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
-        frame = pd.read_csv(base.with_suffix(".csv"), header=list(range(doc["column_levels"])),
-                            index_col=list(range(doc["index_levels"])), keep_default_na=False, na_values=[""])
+        frame = pd.read_csv(
+            base.with_suffix(".csv"),
+            header=list(range(doc["column_levels"])),
+            index_col=list(range(doc["index_levels"])),
+            keep_default_na=False,
+            na_values=[""],
+        )
         text = readable(frame, decimals=doc["decimals"], counts=doc["counts"])
-        shown = [[td.get_text(" ", strip=True) for td in tr.select("td")]
-                 for tr in fig.select_one("table.tj-table").select("tbody tr") if tr.select("td")]
+        shown = [
+            [td.get_text(" ", strip=True) for td in tr.select("td")]
+            for tr in fig.select_one("table.tj-table").select("tbody tr")
+            if tr.select("td")
+        ]
         assert shown == text.iloc[: len(shown)].astype(str).values.tolist(), name
         checked += 1
     assert checked >= 3
+
 
 # --- the execution page (book/execution.md, filled by book/_ext/tj_execution.py) -------------------
 EXECUTION = HTML / "book" / "execution.html"
@@ -242,7 +271,13 @@ def _execution_table(name: str) -> list[tuple[str, str | None, list[str]]]:
     rows = []
     for tr in tab.find("tbody").find_all("tr"):
         th, link = tr.find("th"), tr.find("th").find("a")
-        rows.append((th.get_text(" ", strip=True), link["href"] if link else None, [td.get_text(" ", strip=True) for td in tr.find_all("td")]))
+        rows.append(
+            (
+                th.get_text(" ", strip=True),
+                link["href"] if link else None,
+                [td.get_text(" ", strip=True) for td in tr.find_all("td")],
+            )
+        )
     return rows
 
 
@@ -253,7 +288,9 @@ def test_execution_page_lists_each_chapter_of_the_book_once_with_a_link_to_it():
     rows = _execution_table("tbl-execution-chapters")
     assert all(cells[1] in ("executed", "from cache") for _, _, cells in rows)
     shared = [cells[3] for _, _, cells in rows]
-    assert "reused" not in shared or "computed here" in shared  # a reused result was computed by a chapter of this build
+    assert (
+        "reused" not in shared or "computed here" in shared
+    )  # a reused result was computed by a chapter of this build
 
 
 def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_the_slowest():
@@ -261,7 +298,9 @@ def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_
     times = {title: float(cells[0]) for title, _, cells in rows if cells[1] == "executed"}  # not those from a cache
     assert times, "no chapter executed in the build of _build/html (an incremental build? build from a clean _build)"
     assert all(t > 0 for t in times.values())
-    m = re.search(r"taking (\d+\.\d) s of execution between them; the slowest, (.+?), took (\d+\.\d) s", _reader_text(EXECUTION))
+    m = re.search(
+        r"taking (\d+\.\d) s of execution between them; the slowest, (.+?), took (\d+\.\d) s", _reader_text(EXECUTION)
+    )
     assert m is not None, "no total and slowest chapter on the execution page"
     total, slowest, slowest_time = float(m.group(1)), m.group(2), float(m.group(3))
     assert abs(sum(times.values()) - total) <= 0.05 * len(times) + 0.05  # each time and the total rounded to 0.1 s
@@ -275,7 +314,11 @@ def test_execution_page_says_the_chapters_kernels_were_forked_from_the_warm_proc
 
     from trajectory_judge.book import kernelfork
 
-    if not kernelfork.enabled() or len(os.sched_getaffinity(0)) < 2 or os.environ.get("TJ_BOOK_JOBS", "").strip() == "1":
+    if (
+        not kernelfork.enabled()
+        or len(os.sched_getaffinity(0)) < 2
+        or os.environ.get("TJ_BOOK_JOBS", "").strip() == "1"
+    ):
         pytest.skip("the warm process is used only when chapters execute side by side, on Linux")
     text = _reader_text(EXECUTION)
     assert "Each chapter ran in a kernel of its own, forked from one process" in text

@@ -35,11 +35,25 @@ def test_checker_parameters_table_quotes_the_thresholds_the_rules_use():
 
 
 def test_organic_settings_put_the_paper_first_and_read_each_models_last_run_that_wrote():
-    recs = [{"kind": "organic", "agent_model": "m:1b", "written": 0, "episodes": 4, "instance_seed": 7,
-             "decoding": {"temperature": 0.5, "seed": 1, "max_tokens": 64, "num_ctx": 1024}},
-            {"kind": "organic", "agent_model": "m:1b", "written": 3, "episodes": 9, "instance_seed": 7,
-             "decoding": {"temperature": 0.0, "seed": 7, "max_tokens": 512, "num_ctx": 8192}},
-            {"kind": "judge", "model": "x", "written": 5}]
+    recs = [
+        {
+            "kind": "organic",
+            "agent_model": "m:1b",
+            "written": 0,
+            "episodes": 4,
+            "instance_seed": 7,
+            "decoding": {"temperature": 0.5, "seed": 1, "max_tokens": 64, "num_ctx": 1024},
+        },
+        {
+            "kind": "organic",
+            "agent_model": "m:1b",
+            "written": 3,
+            "episodes": 9,
+            "instance_seed": 7,
+            "decoding": {"temperature": 0.0, "seed": 7, "max_tokens": 512, "num_ctx": 8192},
+        },
+        {"kind": "judge", "model": "x", "written": 5},
+    ]
     t = A.organic_settings_table(recs, "qwen2.5:14b", 60)
     assert t.columns[0] == "Paper (§8)" and len(t.columns) == 2
     ours = t.iloc[:, 1]

@@ -44,11 +44,21 @@ def test_plural_agrees_with_the_count():
 
 
 # --- numbers ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("value, kwargs, text", [
-    (None, {}, "\u2013"), (math.nan, {}, "\u2013"), (pd.NA, {}, "\u2013"),
-    (60.0, {"count": True}, "60"), (5.328e-05, {}, "0.000"), (-0.0001, {}, "0.000"),
-    (0.61604, {}, "0.616"), (10.44, {"decimals": 1}, "10.4"), (True, {}, "yes"), ("text", {}, "text"),
-])
+@pytest.mark.parametrize(
+    "value, kwargs, text",
+    [
+        (None, {}, "\u2013"),
+        (math.nan, {}, "\u2013"),
+        (pd.NA, {}, "\u2013"),
+        (60.0, {"count": True}, "60"),
+        (5.328e-05, {}, "0.000"),
+        (-0.0001, {}, "0.000"),
+        (0.61604, {}, "0.616"),
+        (10.44, {"decimals": 1}, "10.4"),
+        (True, {}, "yes"),
+        ("text", {}, "text"),
+    ],
+)
 def test_numbers_have_one_format_never_e_notation(value, kwargs, text):
     assert style.format_number(value, **kwargs) == text
 
@@ -87,11 +97,22 @@ def test_table_is_the_same_bytes_every_time_and_its_text_form_has_no_address():
 
 
 def test_words_sit_flush_left_and_numbers_flush_right():
-    f = pd.DataFrame({"judge_id": ["programmatic", "step:qwen2.5-coder:1.5b"], "n": [400, 3],
-                      "recall": ["0.616 (0.59–0.64)", "–"], "note": ["–", "exact"]})
+    f = pd.DataFrame(
+        {
+            "judge_id": ["programmatic", "step:qwen2.5-coder:1.5b"],
+            "n": [400, 3],
+            "recall": ["0.616 (0.59–0.64)", "–"],
+            "note": ["–", "exact"],
+        }
+    )
     assert tables.text_columns(tables.readable(f)) == ["Judge id", "Note"]
-    cells = pd.DataFrame({"why": ["3 of 10 seeds print it", "exact"], "p": ["< 0.001", "−0.180 (−0.28 to −0.08)†"],
-                          "k": ["13/16", "3 of 4"]})
+    cells = pd.DataFrame(
+        {
+            "why": ["3 of 10 seeds print it", "exact"],
+            "p": ["< 0.001", "−0.180 (−0.28 to −0.08)†"],
+            "k": ["13/16", "3 of 4"],
+        }
+    )
     assert tables.text_columns(cells) == ["why"]
     html = tables.table(f, name="tbl-align", caption="c", index=False).html
     assert "#T_tbl-align td.col0 {\n  text-align: left;" in html and "td.col3 {" in html
@@ -118,6 +139,7 @@ def test_each_judge_has_one_colour_and_marker_from_the_colour_blind_safe_palette
 
 def test_figure_svg_is_deterministic_and_carries_its_alt_text():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -142,8 +164,14 @@ def test_book_text_is_at_least_nine_points():
 def test_one_setting_gives_binder_and_colab_addresses():
     where = config.Hosting(config.check_repository("https://github.com/someone/fork.git/"), "main")
     assert where.url == "https://github.com/someone/fork"
-    assert where.binder("notebooks/x.ipynb") == "https://mybinder.org/v2/gh/someone/fork/main?urlpath=lab/tree/notebooks/x.ipynb"
-    assert where.colab("notebooks/x.ipynb") == "https://colab.research.google.com/github/someone/fork/blob/main/notebooks/x.ipynb"
+    assert (
+        where.binder("notebooks/x.ipynb")
+        == "https://mybinder.org/v2/gh/someone/fork/main?urlpath=lab/tree/notebooks/x.ipynb"
+    )
+    assert (
+        where.colab("notebooks/x.ipynb")
+        == "https://colab.research.google.com/github/someone/fork/blob/main/notebooks/x.ipynb"
+    )
 
 
 def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):
@@ -151,7 +179,9 @@ def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):
 
     assert main(["config", "--repository", "ftp://example.org/x"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["trajectory-judge book config: error: --repository 'ftp://example.org/x': expected https://github.com/OWNER/REPO"]
+    assert err == [
+        "trajectory-judge book config: error: --repository 'ftp://example.org/x': expected https://github.com/OWNER/REPO"
+    ]
 
 
 def test_row_labels_that_are_names_stay_as_written():
@@ -170,9 +200,13 @@ def test_a_self_consistency_member_id_is_a_judge_of_its_view_with_its_seed():
 
 # --- layout: tables that fit a phone, figures legible on it (issue 22) ------------------------
 def _grouped() -> pd.DataFrame:
-    rows = pd.MultiIndex.from_tuples([("release", "programmatic"), ("release", "step:qwen2.5:14b"), ("edition", "programmatic")],
-                                     names=["source", "judge"])
-    return pd.DataFrame({"recall": ["0.766 (0.74\u20130.79)", "\u22120.180 (\u22120.28 to \u22120.08)\u2020", "0.5*"]}, index=rows)
+    rows = pd.MultiIndex.from_tuples(
+        [("release", "programmatic"), ("release", "step:qwen2.5:14b"), ("edition", "programmatic")],
+        names=["source", "judge"],
+    )
+    return pd.DataFrame(
+        {"recall": ["0.766 (0.74\u20130.79)", "\u22120.180 (\u22120.28 to \u22120.08)\u2020", "0.5*"]}, index=rows
+    )
 
 
 def test_an_outer_row_level_becomes_one_heading_row_per_group_not_a_column():
@@ -188,7 +222,9 @@ def test_an_outer_row_level_becomes_one_heading_row_per_group_not_a_column():
 def test_value_and_interval_are_two_unbreakable_parts_of_one_cell():
     html = tables.table(_grouped(), name="tbl-iv", caption="C").html
     assert '<span class="tj-v">0.766</span> <span class="tj-ci">(0.74\u20130.79)</span></td>' in html
-    assert '<span class="tj-v">\u22120.180</span> <span class="tj-ci">(\u22120.28 to \u22120.08)\u2020</span></td>' in html
+    assert (
+        '<span class="tj-v">\u22120.180</span> <span class="tj-ci">(\u22120.28 to \u22120.08)\u2020</span></td>' in html
+    )
     assert ">0.5*</td>" in html  # a value without an interval stays as it is
 
 
@@ -203,6 +239,7 @@ def test_smallest_text_px_is_font_size_times_the_scale_the_column_shows_it_at():
 
 def test_a_figure_at_the_book_width_is_legible_on_a_phone_and_a_wide_one_is_not():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -217,10 +254,18 @@ def test_a_figure_at_the_book_width_is_legible_on_a_phone_and_a_wide_one_is_not(
 
 
 def test_a_table_of_sentences_stacks_on_a_phone_with_each_cell_labelled_by_its_header():
-    sentences = pd.DataFrame({"why": ["3 of 10 seeds print the published value at three decimals", "exact"], "n": [3, 4]})
+    sentences = pd.DataFrame(
+        {"why": ["3 of 10 seeds print the published value at three decimals", "exact"], "n": [3, 4]}
+    )
     html = tables.table(sentences, name="tbl-why", caption="C", index=False).html
-    assert 'class="tj-table tj-stack"' in html and html.count('data-label="Why"') == 2 and html.count('data-label="n"') == 2
-    assert "tj-stack" not in tables.table(_frame(), name="tbl-t", caption="C").html  # numbers scroll, they are not stacked
+    assert (
+        'class="tj-table tj-stack"' in html
+        and html.count('data-label="Why"') == 2
+        and html.count('data-label="n"') == 2
+    )
+    assert (
+        "tj-stack" not in tables.table(_frame(), name="tbl-t", caption="C").html
+    )  # numbers scroll, they are not stacked
     wrapped = tables.wrap_headers(tables.table(sentences, name="tbl-why", caption="C", index=False)).html
     assert 'class="tj-table tj-wrap-head tj-stack"' in wrapped and 'class="tj-table-block"' in wrapped
 

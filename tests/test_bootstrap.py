@@ -71,8 +71,12 @@ def test_bootstrap_vectorised_equals_loop():
     # Reference: the plain metric functions called once per replicate, on the same indices,
     # for every metric of every judge (two of them on partial subsets) and every paired delta.
     trajs = design(6)
-    verdicts = (random_verdicts(trajs, "outcome:m", 1, steps=False) + random_verdicts(trajs, "step:m", 2)
-                + random_verdicts(trajs, "step:n", 3, coverage=0.7) + random_verdicts(trajs, "selfcons3:m", 4, coverage=0.5))  # fmt: skip
+    verdicts = (
+        random_verdicts(trajs, "outcome:m", 1, steps=False)
+        + random_verdicts(trajs, "step:m", 2)
+        + random_verdicts(trajs, "step:n", 3, coverage=0.7)
+        + random_verdicts(trajs, "selfcons3:m", 4, coverage=0.5)
+    )
     plan = make_plan(trajs, verdicts)
     kw = dict(strata=plan.cells, resamples=60, strata_order=DESIGN_CELLS)
     vec = bootstrap(plan.data, plan.statistic, names=plan.names, rng=np.random.default_rng(11), **kw).distribution
@@ -120,9 +124,15 @@ def test_proportion_at_zero_gets_clopper_pearson_and_a_flat_marked_statistic_is_
     def stat(s):
         return np.stack([s[..., 0] / s[..., 1], s[..., 2] / s[..., 1], s[..., 2] / s[..., 1]], axis=-1)
 
-    res = bootstrap(data, stat, strata=STRATA, resamples=100, rng=1,
-                    exact=(np.array([0.0, np.nan, np.nan]), np.array([float(n), np.nan, np.nan])),
-                    structural=np.array([False, True, False]))  # fmt: skip
+    res = bootstrap(
+        data,
+        stat,
+        strata=STRATA,
+        resamples=100,
+        rng=1,
+        exact=(np.array([0.0, np.nan, np.nan]), np.array([float(n), np.nan, np.nan])),
+        structural=np.array([False, True, False]),
+    )
     assert res.method == ("clopper-pearson", "structural", "bootstrap")
     assert res.low[0] == 0.0 and res.high[0] == pytest.approx(clopper_pearson(0, n)[1])
     assert res.low[1] == res.high[1] == res.estimate[1] == 5 / 20

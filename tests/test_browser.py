@@ -73,10 +73,23 @@ def _pages() -> tuple[list[str], set[str]]:
 
 PAGES, PAPER_CHAPTERS = _pages()
 NOTEBOOK_PAGES = {p for p in PAGES if p.startswith("notebooks/")}
-CHECKS = ("visible_code", "tables_as_figures", "overflowing_tables", "raw_cells", "snake_case_headers",
-          "images_without_alt", "failed_requests", "off_host_requests", "missing_launch_buttons",
-          "cut_numbers", "unstuck_scrolling_tables", "small_figure_text", "template_seams", "console_errors",
-          "mathjax_without_maths")
+CHECKS = (
+    "visible_code",
+    "tables_as_figures",
+    "overflowing_tables",
+    "raw_cells",
+    "snake_case_headers",
+    "images_without_alt",
+    "failed_requests",
+    "off_host_requests",
+    "missing_launch_buttons",
+    "cut_numbers",
+    "unstuck_scrolling_tables",
+    "small_figure_text",
+    "template_seams",
+    "console_errors",
+    "mathjax_without_maths",
+)
 
 MIN_FIGURE_TEXT_PX = 9.0
 """The smallest figure text a reader meets on a phone: SVG font size times the figure's rendered scale."""
@@ -94,15 +107,15 @@ FIRST_SCREEN_LINKS = ("#tbl-main-detection", "#fig-recall-paper")
 """The anchors the landing's first screen links to: the main table and the paper's Figure 2's counterpart."""
 
 SEAMS: tuple[str, ...] = (
-    r"\bbetween (\d[\d.,]*) and \1(?![\d.,]*\d)",   # "between 400 and 400"
-    r"\bfrom (\d[\d.,]*) to \1(?![\d.,]*\d)",       # "from 3 to 3"
+    r"\bbetween (\d[\d.,]*) and \1(?![\d.,]*\d)",  # "between 400 and 400"
+    r"\bfrom (\d[\d.,]*) to \1(?![\d.,]*\d)",  # "from 3 to 3"
     r"(?<![\d.,])(\d+) of (?:the |all |these |those )?\1(?![\d.,]*\d)",  # "5 of the 5", "400 of 400"
-    r"\b[Tt]he 1 [a-z]",                              # "Of the 1 outcome-view judge"
-    r"\b[Aa]ll [01] [a-z]",                           # "all 1 judge", "all 0 runs"
+    r"\b[Tt]he 1 [a-z]",  # "Of the 1 outcome-view judge"
+    r"\b[Aa]ll [01] [a-z]",  # "all 1 judge", "all 0 runs"
     r"(?<![\d.,])(?<!Table )(?<!Fig\. )(?<!§)1 (?:judges|trajectories|faults|episodes|runs|verdicts|seeds|types|models|cells|rows|pairs|tables|members|samples)\b",
     r"(?<![\d.,])(?<!Table )(?<!Fig\. )(?<!§)(?<!step )(?<!seed )\b1 (?:[a-z][a-z-]* )?(?:judge|trajectory|fault|episode|model)\b",
     # "1 outcome-view judge": a person writes "one" (or "the one") for a count of one
-    r"\b(the|a|an|of|and|in|on|to|is) \1\b",            # a doubled word where two fragments meet
+    r"\b(the|a|an|of|and|in|on|to|is) \1\b",  # a doubled word where two fragments meet
 )
 """Template seams: prose assembled from data that no person would write (regexes, searched in the
 text of paragraphs, list items and captions)."""
@@ -260,8 +273,11 @@ def _is_loopback(url: str) -> bool:
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(HTML)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(HTML)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
             try:
@@ -287,9 +303,14 @@ def _measure(browser, url: str, size: tuple[int, int], paper: bool, shot: Path) 
     page.goto(url, wait_until="networkidle")
     counts = page.evaluate(MEASURE_JS, paper)
     counts.update(page.evaluate(LAYOUT_JS, [list(SEAMS), MIN_FIGURE_TEXT_PX]))
-    counts.update(failed_requests=len(failed), off_host_requests=len(off_host), console_errors=len(errors),
-                  console_examples=errors[:3], mathjax_without_maths=int(bool(mathjax) and not counts["maths"]),
-                  mathjax_requests=len(mathjax))
+    counts.update(
+        failed_requests=len(failed),
+        off_host_requests=len(off_host),
+        console_errors=len(errors),
+        console_examples=errors[:3],
+        mathjax_without_maths=int(bool(mathjax) and not counts["maths"]),
+        mathjax_requests=len(mathjax),
+    )
     if size[0] != 1400:
         counts["overflowing_tables"] = 0  # at phone width a wide table scrolls in its own box
     else:
@@ -309,8 +330,9 @@ def measured(base_url) -> dict[tuple[str, str], dict]:
 
     out = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         try:
             for doc in PAGES:
                 for width, size in WIDTHS.items():
@@ -333,7 +355,11 @@ def _cases():
     for doc in PAGES:
         for check in CHECKS:
             known = KNOWN.get((doc, check))
-            marks = [pytest.mark.xfail(strict=True, reason=f"measured {known} before the chapter was fixed")] if known else []
+            marks = (
+                [pytest.mark.xfail(strict=True, reason=f"measured {known} before the chapter was fixed")]
+                if known
+                else []
+            )
             yield pytest.param(doc, check, id=f"{doc}:{check}", marks=marks)
 
 
@@ -347,7 +373,9 @@ def test_page_has_none(measured, doc, check):
 
 @needs_book
 def test_no_page_scrolls_sideways_at_phone_width(measured):
-    wide = {d: m["page_width"] for (d, w), m in measured.items() if w == "phone" and m["page_width"] > WIDTHS["phone"][0]}
+    wide = {
+        d: m["page_width"] for (d, w), m in measured.items() if w == "phone" and m["page_width"] > WIDTHS["phone"][0]
+    }
     assert not wide, wide
 
 
@@ -408,8 +436,9 @@ def test_landing_first_screen_states_the_finding_with_a_number_its_verdict_and_l
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         try:
             page = browser.new_page(viewport=dict(zip(("width", "height"), WIDTHS[width])))
             page.goto(base_url + LANDING + ".html", wait_until="networkidle")
@@ -421,7 +450,9 @@ def test_landing_first_screen_states_the_finding_with_a_number_its_verdict_and_l
             browser.close()
     print(f"FIRST SCREEN {width} {got}")
     assert got["finding"] and got["figure"], got
-    assert got["number"] and got["verdict"], f"no number or verdict of the finding in the first screen at {width}: {got}"
+    assert got["number"] and got["verdict"], (
+        f"no number or verdict of the finding in the first screen at {width}: {got}"
+    )
     assert all(got["links"]), f"first screen at {width} lacks a link to {FIRST_SCREEN_LINKS}: {got}"
 
 
@@ -445,8 +476,9 @@ def test_figures_keep_a_light_ground_and_tables_their_contrast_in_dark_mode(base
 
     out = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         try:
             context = browser.new_context(color_scheme="dark", viewport=dict(zip(("width", "height"), WIDTHS["phone"])))
             for doc in PAGES:
@@ -473,14 +505,30 @@ def test_smallest_figure_text_at_phone_width_is_legible(measured):
     assert px and smallest >= MIN_FIGURE_TEXT_PX, sorted(px.items(), key=lambda kv: kv[1])[:5]
 
 
-@pytest.mark.parametrize("text, seam", [
-    ("scored on between 400 and 400 trajectories", True), ("between 40 and 400 trajectories", False),
-    ("Of the 1 outcome-view judge in the data", True), ("5 of the 5 judges", True),
-    ("all 400 of 400 trajectories", True), ("13 of 130 cells", False), ("the 1.5B model", False),
-    ("from 0.5 to 0.55", False), ("from 3 to 3", True), ("1 judges", True), ("Table 1 judges", False),
-    ("in the the data", True), ("all five judges", False), ("0.5 of 0.55", False),
-    ("1 outcome-view judge of ours has judged", True), ("flags 1 fault", True), ("the one outcome-view judge", False),
-    ("seed 1 judge", False), ("Table 1 judge", False), ("catches 1 every time", False),
-])
+@pytest.mark.parametrize(
+    "text, seam",
+    [
+        ("scored on between 400 and 400 trajectories", True),
+        ("between 40 and 400 trajectories", False),
+        ("Of the 1 outcome-view judge in the data", True),
+        ("5 of the 5 judges", True),
+        ("all 400 of 400 trajectories", True),
+        ("13 of 130 cells", False),
+        ("the 1.5B model", False),
+        ("from 0.5 to 0.55", False),
+        ("from 3 to 3", True),
+        ("1 judges", True),
+        ("Table 1 judges", False),
+        ("in the the data", True),
+        ("all five judges", False),
+        ("0.5 of 0.55", False),
+        ("1 outcome-view judge of ours has judged", True),
+        ("flags 1 fault", True),
+        ("the one outcome-view judge", False),
+        ("seed 1 judge", False),
+        ("Table 1 judge", False),
+        ("catches 1 every time", False),
+    ],
+)
 def test_seam_patterns_catch_template_seams_and_spare_real_sentences(text, seam):
     assert any(re.search(p, text) for p in SEAMS) is seam, text

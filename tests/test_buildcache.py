@@ -104,7 +104,10 @@ def _writer(folder: str, cache_dir: str, out) -> None:
 
     os.environ[CACHE_ENV] = cache_dir
     big = "y" * 5_000_000  # large enough that a torn write would show
-    out.put(cached("big", lambda: big + read_text(Path(folder) / "verdicts.jsonl"), args=(), folders=[Path(folder)]) == big + '{"v": 1}\n')
+    out.put(
+        cached("big", lambda: big + read_text(Path(folder) / "verdicts.jsonl"), args=(), folders=[Path(folder)])
+        == big + '{"v": 1}\n'
+    )
 
 
 def test_two_chapters_writing_the_same_result_at_once_leave_one_whole_entry(data, cache):

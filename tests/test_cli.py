@@ -49,10 +49,20 @@ def test_check_reads_an_agent_episodes_file(tmp_path, capsys):
 
     src = json.loads((ROOT / "data" / "trajectories.jsonl").read_text().splitlines()[0])
     src.pop("label")
-    ep = {"episode_id": "E1", "stratum": "happy", "agent_model": "m", "trajectory": src, "violations": [],
-          "outcome": {"refunded_eur": 0.0, "escalated": False, "replied": True},
-          "expected": {"refunded_eur": 0.0, "escalated": True, "replied": True},
-          "stop": "replied", "error": None, "latency_s": 0.0, "prompt_tokens": 0, "completion_tokens": 0}
+    ep = {
+        "episode_id": "E1",
+        "stratum": "happy",
+        "agent_model": "m",
+        "trajectory": src,
+        "violations": [],
+        "outcome": {"refunded_eur": 0.0, "escalated": False, "replied": True},
+        "expected": {"refunded_eur": 0.0, "escalated": True, "replied": True},
+        "stop": "replied",
+        "error": None,
+        "latency_s": 0.0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+    }
     f = tmp_path / "organic.jsonl"
     f.write_text(json.dumps(ep) + "\n")
     assert main(["check", str(f)]) == 0

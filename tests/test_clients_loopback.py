@@ -139,7 +139,9 @@ def test_500_then_ok_recovers(backend):
 
 
 @pytest.mark.parametrize("backend", ["ollama", "openai"])
-@pytest.mark.parametrize("behaviour, fragment", [("bad-content", "not valid JSON"), ("schema", "'faulty' missing or not a boolean")])
+@pytest.mark.parametrize(
+    "behaviour, fragment", [("bad-content", "not valid JSON"), ("schema", "'faulty' missing or not a boolean")]
+)
 def test_unparseable_model_text_votes_clean_at_half(backend, behaviour, fragment):
     with FakeModelServer([behaviour], prompt_tokens=77, completion_tokens=11) as srv:
         c = client(backend, srv.url)

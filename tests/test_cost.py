@@ -62,23 +62,43 @@ def _write_runs(tmp_path, recs):
 def test_compute_spent_counts_cpu_only_where_it_was_measured(tmp_path):
     trio = ["outcome:m:1b", "step:m:1b", "reply:m:1b"]
     per = {j: {"verdicts": 10} for j in trio}
-    _write_runs(tmp_path, [
-        {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 3600.0},  # before CpuMeter
-        {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 1800.0,
-         "cpu_s": {"server": 3000.0, "client": 600.0, "server_pid": 5}},
-        {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 900.0,
-         "cpu_s": {"server": None, "client": 60.0, "server_pid": 5}},  # server restarted mid-run
-        {"kind": "organic", "agent_model": "m:1b", "written": 4, "wall_s": 720.0,
-         "cpu_s": {"server": 1440.0, "client": 0.0, "server_pid": 9}},
-    ])
+    _write_runs(
+        tmp_path,
+        [
+            {"judges": trio, "judge_model_name": "m:1b", "per_judge": per, "wall_s": 3600.0},  # before CpuMeter
+            {
+                "judges": trio,
+                "judge_model_name": "m:1b",
+                "per_judge": per,
+                "wall_s": 1800.0,
+                "cpu_s": {"server": 3000.0, "client": 600.0, "server_pid": 5},
+            },
+            {
+                "judges": trio,
+                "judge_model_name": "m:1b",
+                "per_judge": per,
+                "wall_s": 900.0,
+                "cpu_s": {"server": None, "client": 60.0, "server_pid": 5},
+            },  # server restarted mid-run
+            {
+                "kind": "organic",
+                "agent_model": "m:1b",
+                "written": 4,
+                "wall_s": 720.0,
+                "cpu_s": {"server": 1440.0, "client": 0.0, "server_pid": 9},
+            },
+        ],
+    )
     spent = cost.compute_spent(tmp_path)
     df = spent.to_frame()
     assert list(df.index) == ["outcome+step+reply · m:1b", "organic agent · m:1b", "total"]
     assert df.loc["outcome+step+reply · m:1b"].tolist() == [3, 90, 1.75, 1.0, 1]
     assert df.loc["organic agent · m:1b"].tolist() == [1, 4, 0.2, 0.4, 1]
     assert (spent.runs, spent.cpu_runs) == (4, 2) and spent.cpu_h == pytest.approx(1.4)
-    assert spent.sentence() == ("The 4 runs took 1.95 h of wall time; the 2 runs that measured it used 1.40 CPU hours "
-                                "(server and client), and the other 2 runs did not measure it")
+    assert spent.sentence() == (
+        "The 4 runs took 1.95 h of wall time; the 2 runs that measured it used 1.40 CPU hours "
+        "(server and client), and the other 2 runs did not measure it"
+    )
 
 
 def test_no_run_records_means_no_claim_about_compute(tmp_path):

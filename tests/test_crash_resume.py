@@ -46,8 +46,13 @@ print("done", r.written, r.skipped, flush=True)
 
 def start(path: Path, concurrency: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
-    p = subprocess.Popen([sys.executable, "-c", ENTRY, str(path), str(concurrency)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, str(path), str(concurrency)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert p.stdout is not None
     line = p.stdout.readline()  # wait for the imports, so the kill lands inside run_judges
     assert line.strip() == "ready", (line, p.stderr.read() if p.stderr else "")

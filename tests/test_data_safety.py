@@ -58,8 +58,9 @@ def ws(template, tmp_path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()
+    }
 
 
 def fill(argv: list[str], ws: Path) -> list[str]:
@@ -70,12 +71,14 @@ def fill(argv: list[str], ws: Path) -> list[str]:
 def _symlink_to(name: str):
     def setup(ws: Path) -> None:
         (ws / "o" / "link.out").symlink_to(ws / "d" / name)
+
     return setup
 
 
 def _hardlink_to(name: str):
     def setup(ws: Path) -> None:
         os.link(ws / "d" / name, ws / "o" / "hard.out")
+
     return setup
 
 
@@ -94,33 +97,143 @@ def _no_members(ws: Path) -> None:
 
 REFUSED = [
     # (case, setup, argv, key words of the one-line message)
-    ("check onto its own input", None, ["check", "{d}/trajectories.jsonl", "--out", "{d}/trajectories.jsonl"], ["refusing", "input"]),
-    ("check onto its input elsewhere", _copy_trajectories, ["check", "{o}/t.jsonl", "--out", "{o}/t.jsonl"], ["refusing", "input"]),
-    ("check onto organic input", None, ["check", "{d}/organic.jsonl", "--out", "{d}/organic.jsonl"], ["refusing", "input"]),
-    ("check onto verdicts", None, ["check", "{d}/trajectories.jsonl", "--out", "{d}/verdicts.jsonl"], ["refusing", "data directory"]),
-    ("check onto runs", None, ["check", "{d}/trajectories.jsonl", "--out", "{d}/runs.jsonl"], ["refusing", "data directory"]),
-    ("check onto members", None, ["check", "{d}/trajectories.jsonl", "--out", "{d}/members.jsonl"], ["refusing", "data directory"]),
-    ("check onto absent members of a data dir", _no_members, ["check", "{d}/trajectories.jsonl", "--out", "{d}/members.jsonl"], ["refusing", "data directory"]),
-    ("check onto organic", None, ["check", "{d}/trajectories.jsonl", "--out", "{d}/organic.jsonl"], ["refusing", "data directory"]),
-    ("check onto the manifest", None, ["check", "{d}/trajectories.jsonl", "--out", "{d}/SHA256SUMS"], ["refusing", "data directory"]),
-    ("check through a symlink", _symlink_to("trajectories.jsonl"), ["check", "{d}/trajectories.jsonl", "--out", "{o}/link.out"], ["refusing", "input"]),
-    ("check through a hard link", _hardlink_to("trajectories.jsonl"), ["check", "{d}/trajectories.jsonl", "--out", "{o}/hard.out"], ["refusing", "input"]),
+    (
+        "check onto its own input",
+        None,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/trajectories.jsonl"],
+        ["refusing", "input"],
+    ),
+    (
+        "check onto its input elsewhere",
+        _copy_trajectories,
+        ["check", "{o}/t.jsonl", "--out", "{o}/t.jsonl"],
+        ["refusing", "input"],
+    ),
+    (
+        "check onto organic input",
+        None,
+        ["check", "{d}/organic.jsonl", "--out", "{d}/organic.jsonl"],
+        ["refusing", "input"],
+    ),
+    (
+        "check onto verdicts",
+        None,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/verdicts.jsonl"],
+        ["refusing", "data directory"],
+    ),
+    (
+        "check onto runs",
+        None,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/runs.jsonl"],
+        ["refusing", "data directory"],
+    ),
+    (
+        "check onto members",
+        None,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/members.jsonl"],
+        ["refusing", "data directory"],
+    ),
+    (
+        "check onto absent members of a data dir",
+        _no_members,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/members.jsonl"],
+        ["refusing", "data directory"],
+    ),
+    (
+        "check onto organic",
+        None,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/organic.jsonl"],
+        ["refusing", "data directory"],
+    ),
+    (
+        "check onto the manifest",
+        None,
+        ["check", "{d}/trajectories.jsonl", "--out", "{d}/SHA256SUMS"],
+        ["refusing", "data directory"],
+    ),
+    (
+        "check through a symlink",
+        _symlink_to("trajectories.jsonl"),
+        ["check", "{d}/trajectories.jsonl", "--out", "{o}/link.out"],
+        ["refusing", "input"],
+    ),
+    (
+        "check through a hard link",
+        _hardlink_to("trajectories.jsonl"),
+        ["check", "{d}/trajectories.jsonl", "--out", "{o}/hard.out"],
+        ["refusing", "input"],
+    ),
     ("check onto a directory", None, ["check", "{d}/trajectories.jsonl", "--out", "{o}"], ["directory"]),
-    ("report json onto verdicts", None, ["report", "--data", "{d}", "--json", "{d}/verdicts.jsonl"], ["refusing", "input"]),
-    ("report json onto trajectories", None, ["report", "--data", "{d}", "--json", "{d}/trajectories.jsonl"], ["refusing", "input"]),
+    (
+        "report json onto verdicts",
+        None,
+        ["report", "--data", "{d}", "--json", "{d}/verdicts.jsonl"],
+        ["refusing", "input"],
+    ),
+    (
+        "report json onto trajectories",
+        None,
+        ["report", "--data", "{d}", "--json", "{d}/trajectories.jsonl"],
+        ["refusing", "input"],
+    ),
     ("report json onto runs", None, ["report", "--data", "{d}", "--json", "{d}/runs.jsonl"], ["refusing", "input"]),
     ("report json onto members", None, ["report", "--data", "{d}", "--json", "{d}/members.jsonl"], ["refusing"]),
-    ("report markdown onto the manifest", None, ["report", "--data", "{d}", "--markdown", "{d}/SHA256SUMS"], ["refusing"]),
-    ("report markdown onto organic", None, ["report", "--data", "{d}", "--markdown", "{d}/organic.jsonl"], ["refusing"]),
-    ("report json and markdown on one path", None, ["report", "--data", "{d}", "--json", "{o}/r", "--markdown", "{o}/r"], ["refusing", "same file"]),
-    ("report json through a symlink", _symlink_to("verdicts.jsonl"), ["report", "--data", "{d}", "--json", "{o}/link.out"], ["refusing", "input"]),
-    ("report markdown through a hard link", _hardlink_to("runs.jsonl"), ["report", "--data", "{d}", "--markdown", "{o}/hard.out"], ["refusing", "input"]),
-    ("report json onto another data dir", None, ["report", "--data", "{d}", "--json", "{d}/../d/verdicts.jsonl"], ["refusing"]),
+    (
+        "report markdown onto the manifest",
+        None,
+        ["report", "--data", "{d}", "--markdown", "{d}/SHA256SUMS"],
+        ["refusing"],
+    ),
+    (
+        "report markdown onto organic",
+        None,
+        ["report", "--data", "{d}", "--markdown", "{d}/organic.jsonl"],
+        ["refusing"],
+    ),
+    (
+        "report json and markdown on one path",
+        None,
+        ["report", "--data", "{d}", "--json", "{o}/r", "--markdown", "{o}/r"],
+        ["refusing", "same file"],
+    ),
+    (
+        "report json through a symlink",
+        _symlink_to("verdicts.jsonl"),
+        ["report", "--data", "{d}", "--json", "{o}/link.out"],
+        ["refusing", "input"],
+    ),
+    (
+        "report markdown through a hard link",
+        _hardlink_to("runs.jsonl"),
+        ["report", "--data", "{d}", "--markdown", "{o}/hard.out"],
+        ["refusing", "input"],
+    ),
+    (
+        "report json onto another data dir",
+        None,
+        ["report", "--data", "{d}", "--json", "{d}/../d/verdicts.jsonl"],
+        ["refusing"],
+    ),
     ("report json onto a directory", None, ["report", "--data", "{d}", "--json", "{o}"], ["directory"]),
     ("manifest onto a linked data file", _manifest_is_a_link, ["manifest", "--data", "{d}"], ["refusing", "input"]),
-    ("build-dataset over judged trajectories", None, ["build-dataset", "--n", "8", "--out", "{d}"], ["refusing to replace", "--force"]),
-    ("build-dataset with another seed", None, ["build-dataset", "--n", "16", "--seed", "8", "--out", "{d}"], ["refusing to replace", "verdicts"]),
-    ("build-dataset into a data file", None, ["build-dataset", "--n", "8", "--out", "{d}/verdicts.jsonl"], ["refusing", "is a file"]),
+    (
+        "build-dataset over judged trajectories",
+        None,
+        ["build-dataset", "--n", "8", "--out", "{d}"],
+        ["refusing to replace", "--force"],
+    ),
+    (
+        "build-dataset with another seed",
+        None,
+        ["build-dataset", "--n", "16", "--seed", "8", "--out", "{d}"],
+        ["refusing to replace", "verdicts"],
+    ),
+    (
+        "build-dataset into a data file",
+        None,
+        ["build-dataset", "--n", "8", "--out", "{d}/verdicts.jsonl"],
+        ["refusing", "is a file"],
+    ),
 ]
 
 
@@ -140,10 +253,18 @@ def test_an_output_that_would_overwrite_an_input_or_data_file_is_refused(ws, cap
 
 ALLOWED = [
     # (case, argv, the one file that may be new or change)
-    ("check into a fresh folder", ["check", "{d}/trajectories.jsonl", "--out", "{o}/verdicts.jsonl"], "o/verdicts.jsonl"),
+    (
+        "check into a fresh folder",
+        ["check", "{d}/trajectories.jsonl", "--out", "{o}/verdicts.jsonl"],
+        "o/verdicts.jsonl",
+    ),
     ("report beside the data", ["report", "--data", "{d}", "--resamples", "20", "--json", "{o}/r.json"], "o/r.json"),
     ("manifest rewrites its own SHA256SUMS", ["manifest", "--data", "{d}"], "d/SHA256SUMS"),
-    ("build-dataset again with the same settings", ["build-dataset", "--n", "16", "--out", "{d}"], "d/trajectories.jsonl"),
+    (
+        "build-dataset again with the same settings",
+        ["build-dataset", "--n", "16", "--out", "{d}"],
+        "d/trajectories.jsonl",
+    ),
     ("build-dataset --force", ["build-dataset", "--n", "8", "--out", "{d}", "--force"], "d/trajectories.jsonl"),
 ]
 
@@ -173,7 +294,9 @@ ATOMIC = [
 
 
 @pytest.mark.parametrize("case, argv, target", ATOMIC, ids=[c[0] for c in ATOMIC])
-def test_a_full_disk_during_a_whole_file_write_keeps_the_previous_file_and_leaves_no_litter(ws, monkeypatch, capsys, case, argv, target):
+def test_a_full_disk_during_a_whole_file_write_keeps_the_previous_file_and_leaves_no_litter(
+    ws, monkeypatch, capsys, case, argv, target
+):
     if not (ws / target).exists():
         (ws / target).write_text("previous\n")
     before = snapshot(ws)
@@ -232,13 +355,47 @@ def test_the_release_projection_refuses_to_write_onto_the_release_it_reads(relea
 
 # --- class 3: one writer per data directory ----------------------------------------------------------
 def _run_argv(data: Path, url: str, *extra: str) -> list[str]:
-    return ["run", "--data", str(data), "--judges", "step", "--backend", "openai", "--base-url", url,
-            "--model", "m", "--judge-model-name", "fake:1b", "--retries", "0", "--quiet", *extra]
+    return [
+        "run",
+        "--data",
+        str(data),
+        "--judges",
+        "step",
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--judge-model-name",
+        "fake:1b",
+        "--retries",
+        "0",
+        "--quiet",
+        *extra,
+    ]
 
 
 def _agent_argv(data: Path, url: str, *extra: str) -> list[str]:
-    return ["agent", "--data", str(data), "--episodes", "2", "--backend", "openai", "--base-url", url,
-            "--model", "m", "--agent-model-name", "fake:1b", "--retries", "0", "--quiet", *extra]
+    return [
+        "agent",
+        "--data",
+        str(data),
+        "--episodes",
+        "2",
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--agent-model-name",
+        "fake:1b",
+        "--retries",
+        "0",
+        "--quiet",
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("verb", ["run", "agent"])
@@ -254,13 +411,21 @@ def test_a_second_writer_is_refused_at_once_naming_the_first(ws, capsys, verb):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert f"{d} is being written by pid {os.getpid()} (started " in err
-    assert {k: v for k, v in snapshot(ws).items() if k != "d/.lock"} == {k: v for k, v in before.items() if k != "d/.lock"}
+    assert {k: v for k, v in snapshot(ws).items() if k != "d/.lock"} == {
+        k: v for k, v in before.items() if k != "d/.lock"
+    }
 
 
 def _spawn(argv: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "trajectory_judge.cli", *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "trajectory_judge.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def _wait_for(cond, timeout: float = 30.0) -> None:
@@ -289,19 +454,27 @@ def test_two_real_concurrent_runs_one_writes_the_other_exits_2(ws):
 
 
 # --- class 4: signals stop promptly, keep what was written, record the run ---------------------------
-SIGNALS = [(verb, sig, code, conc) for verb, concs in (("run", (1, 4)), ("agent", (1,)))
-           for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)) for conc in concs]
+SIGNALS = [
+    (verb, sig, code, conc)
+    for verb, concs in (("run", (1, 4)), ("agent", (1,)))
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143))
+    for conc in concs
+]
 
 
-@pytest.mark.parametrize("verb, sig, code, concurrency", SIGNALS,
-                         ids=[f"{v}-{signal.Signals(s).name}-c{c}" for v, s, _, c in SIGNALS])
+@pytest.mark.parametrize(
+    "verb, sig, code, concurrency", SIGNALS, ids=[f"{v}-{signal.Signals(s).name}-c{c}" for v, s, _, c in SIGNALS]
+)
 def test_a_signal_against_a_hung_server_stops_within_seconds_and_records_the_run(ws, verb, sig, code, concurrency):
     d = ws / "d"
     runs_before = (d / "runs.jsonl").read_bytes()
     script = ["ok", "ok", ("slow", 120)]
     with FakeModelServer(script) as srv:
-        argv = (_run_argv(d, srv.url, "--limit", "8", "--concurrency", str(concurrency)) if verb == "run"
-                else _agent_argv(d, srv.url, "--episodes", "4"))  # the reply ends each episode after one request
+        argv = (
+            _run_argv(d, srv.url, "--limit", "8", "--concurrency", str(concurrency))
+            if verb == "run"
+            else _agent_argv(d, srv.url, "--episodes", "4")
+        )  # the reply ends each episode after one request
         p = _spawn(argv)
         _wait_for(lambda: srv.generations >= (2 + concurrency if verb == "run" else 3))
         time.sleep(0.3)
@@ -314,7 +487,7 @@ def test_a_signal_against_a_hung_server_stops_within_seconds_and_records_the_run
     assert "Traceback" not in err
     runs = (d / "runs.jsonl").read_bytes()
     assert runs.startswith(runs_before)
-    rec = json.loads(runs[len(runs_before):])
+    rec = json.loads(runs[len(runs_before) :])
     assert rec["status"] == "interrupted"
     assert rec["written"] == 2
     if verb == "run":
@@ -359,7 +532,9 @@ def tiny_fs(tmp_path):
     mnt.mkdir()
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, text=True)
     if r.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({r.stderr.strip() or 'mount failed'}); ENOSPC is injected elsewhere")
+        pytest.skip(
+            f"cannot mount a small tmpfs here ({r.stderr.strip() or 'mount failed'}); ENOSPC is injected elsewhere"
+        )
     try:
         yield mnt
     finally:
@@ -422,14 +597,29 @@ FAULTS = [
     ("ollama without response", OllamaClient, {"done": True, "eval_count": 3}, "without a 'response'"),
     ("ollama response not text", OllamaClient, {"response": {"faulty": True}}, "without a 'response'"),
     ("ollama body a list", OllamaClient, [{"response": "{}"}], "not an object"),
-    ("ollama prompt count text", OllamaClient, {"response": "{}", "prompt_eval_count": "abc"}, "prompt_eval_count='abc'"),
+    (
+        "ollama prompt count text",
+        OllamaClient,
+        {"response": "{}", "prompt_eval_count": "abc"},
+        "prompt_eval_count='abc'",
+    ),
     ("ollama eval count negative", OllamaClient, {"response": "{}", "eval_count": -4}, "eval_count=-4"),
     ("ollama eval count fractional", OllamaClient, {"response": "{}", "eval_count": 2.5}, "eval_count=2.5"),
     ("ollama count a boolean", OllamaClient, {"response": "{}", "eval_count": True}, "eval_count=True"),
     ("openai body a list", OpenAIClient, [1, 2], "not an object"),
     ("openai usage text", OpenAIClient, _openai("lots"), "malformed 'usage'"),
-    ("openai prompt tokens text", OpenAIClient, _openai({"prompt_tokens": "abc", "completion_tokens": 1}), "prompt_tokens='abc'"),
-    ("openai completion tokens negative", OpenAIClient, _openai({"prompt_tokens": 1, "completion_tokens": -1}), "completion_tokens=-1"),
+    (
+        "openai prompt tokens text",
+        OpenAIClient,
+        _openai({"prompt_tokens": "abc", "completion_tokens": 1}),
+        "prompt_tokens='abc'",
+    ),
+    (
+        "openai completion tokens negative",
+        OpenAIClient,
+        _openai({"prompt_tokens": 1, "completion_tokens": -1}),
+        "completion_tokens=-1",
+    ),
 ]
 
 
@@ -484,10 +674,25 @@ def test_a_second_model_plays_its_own_episodes_with_its_own_ids(tmp_path):
     out = tmp_path / "organic.jsonl"
     shutil.copy(ROOT / "data" / "organic.jsonl", out)
     before = out.read_bytes()
-    reply = json.dumps({"thought": "t", "tool": "reply", "email": "", "order_id": "", "sku": "",
-                        "amount_eur": 0, "reason": "", "text": "Done."})
-    new = run_episodes(generate_instances(60, 7)[:2], ScriptedClient([reply] * 4), out,
-                       agent_model="qwen2.5-coder:0.5b", progress=False)
+    reply = json.dumps(
+        {
+            "thought": "t",
+            "tool": "reply",
+            "email": "",
+            "order_id": "",
+            "sku": "",
+            "amount_eur": 0,
+            "reason": "",
+            "text": "Done.",
+        }
+    )
+    new = run_episodes(
+        generate_instances(60, 7)[:2],
+        ScriptedClient([reply] * 4),
+        out,
+        agent_model="qwen2.5-coder:0.5b",
+        progress=False,
+    )
     assert [e.episode_id for e in new] == [f"{e.trajectory.instance_id}-organic-qwen2.5-coder:0.5b" for e in new]
     assert out.read_bytes().startswith(before)
     ids = [e.trajectory.trajectory_id for e in models.parse_jsonl(out, models.Episode)]

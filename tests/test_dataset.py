@@ -12,9 +12,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_composition_is_that_of_appendix_a(dataset):
     cells = Counter(design_cell(t.label) for t in dataset)
     assert cells == {
-        "clean": 100, "wrong_tool/silent": 50, "hallucinated_argument/silent": 50, "unsupported_claim/silent": 50,
-        "skipped_precondition/silent": 25, "skipped_precondition/loud": 25,
-        "ignored_observation/loud": 50, "premature_stop/loud": 50,
+        "clean": 100,
+        "wrong_tool/silent": 50,
+        "hallucinated_argument/silent": 50,
+        "unsupported_claim/silent": 50,
+        "skipped_precondition/silent": 25,
+        "skipped_precondition/loud": 25,
+        "ignored_observation/loud": 50,
+        "premature_stop/loud": 50,
     }
     assert Counter(stratum(t.label) for t in dataset) == {"clean": 100, "silent": 175, "loud": 125}
 

@@ -19,8 +19,14 @@ class StepNinetyNine:
     judge_id = "ninety-nine"
 
     def judge(self, t):
-        return Verdict(trajectory_id=t.trajectory_id, judge_id=self.judge_id, faulty=True, failure_step=99,
-                       failure_type="wrong_tool", confidence=0.9)
+        return Verdict(
+            trajectory_id=t.trajectory_id,
+            judge_id=self.judge_id,
+            faulty=True,
+            failure_step=99,
+            failure_type="wrong_tool",
+            confidence=0.9,
+        )
 
 
 class Flaky:
@@ -44,11 +50,15 @@ def folder(tmp_path, dataset):
     return tmp_path
 
 
-def test_a_verdict_naming_a_step_the_trajectory_lacks_is_stored_as_unparseable_and_report_still_runs(folder, dataset, capsys):
+def test_a_verdict_naming_a_step_the_trajectory_lacks_is_stored_as_unparseable_and_report_still_runs(
+    folder, dataset, capsys
+):
     r = run_judges(dataset[:8], [StepNinetyNine()], folder / "verdicts.jsonl", progress=False, record=False)
     stored = parse_jsonl(folder / "verdicts.jsonl", Verdict)
     assert (r.written, r.failed, r.status) == (8, 8, "ok")
-    assert all(v.unparseable and not v.faulty and v.failure_step is None and "failure_step: 99" in v.error for v in stored)
+    assert all(
+        v.unparseable and not v.faulty and v.failure_step is None and "failure_step: 99" in v.error for v in stored
+    )
     assert main(["report", "--data", str(folder), "--resamples", "200"]) == 0
     assert "ninety-nine" in capsys.readouterr().out
 
@@ -73,7 +83,9 @@ def _v(t, judge_id, **kw):
     return dumps(Verdict(trajectory_id=t.trajectory_id, judge_id=judge_id, faulty=False, confidence=0.6, **kw))
 
 
-def test_report_on_a_folder_holding_an_invalid_verdict_names_the_line_and_the_command_that_removes_it(folder, dataset, capsys):
+def test_report_on_a_folder_holding_an_invalid_verdict_names_the_line_and_the_command_that_removes_it(
+    folder, dataset, capsys
+):
     bad = json.loads(_v(dataset[1], "mine"))
     bad.update(faulty=True, failure_step=99)
     _plant(folder, dataset, [_v(dataset[0], "mine"), json.dumps(bad)])
@@ -101,7 +113,9 @@ def test_forget_removes_one_judges_verdicts_keeping_a_backup_and_every_other_lin
     r = forget_verdicts(folder, "mine", [dataset[0].trajectory_id, dataset[2].trajectory_id])
     assert (r.verdicts, r.members) == (2, 0)
     kept = (folder / "verdicts.jsonl").read_text().splitlines()
-    assert kept == [ln for ln in lines if not ('"mine"' in ln and any(t.trajectory_id in ln for t in (dataset[0], dataset[2])))]
+    assert kept == [
+        ln for ln in lines if not ('"mine"' in ln and any(t.trajectory_id in ln for t in (dataset[0], dataset[2])))
+    ]
     assert sorted((folder / FORGOTTEN).read_text().splitlines() + kept) == sorted(lines)  # nothing lost
     r = forget_verdicts(folder, "mine")
     assert r.verdicts == 2 and all('"theirs"' in ln for ln in (folder / "verdicts.jsonl").read_text().splitlines())

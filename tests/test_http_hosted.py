@@ -81,8 +81,11 @@ def test_the_retry_budget_bounds_the_waiting_of_one_request():
     ft = FakeTime()
     with FakeModelServer([("429", 100)], hosted=True) as srv:  # rate limited for ever
         c = hosted_client(srv, ft, retry_budget_s=250)
-        with pytest.raises(RetryBudgetExhausted, match=r"gave up after 3 attempts and 200 s of waiting "
-                                                       r"\(--retry-budget 250 s; the server asks to wait 100 s\)"):
+        with pytest.raises(
+            RetryBudgetExhausted,
+            match=r"gave up after 3 attempts and 200 s of waiting "
+            r"\(--retry-budget 250 s; the server asks to wait 100 s\)",
+        ):
             c.complete("P", SCHEMA, temperature=0, seed=7)
     assert ft.slept == [100.0, 100.0] and sum(ft.slept) <= 250
 
@@ -163,8 +166,24 @@ def _cli(tmp_path, monkeypatch, srv, ft, *extra):
         return c
 
     monkeypatch.setattr(cli_run, "make_client", patched)
-    return main(["run", "--data", str(tmp_path), "--judges", "step", "--backend", "openai", "--base-url", srv.url + "/v1",
-                 "--model", "m", "--judge-model-name", "hosted-m", *extra])
+    return main(
+        [
+            "run",
+            "--data",
+            str(tmp_path),
+            "--judges",
+            "step",
+            "--backend",
+            "openai",
+            "--base-url",
+            srv.url + "/v1",
+            "--model",
+            "m",
+            "--judge-model-name",
+            "hosted-m",
+            *extra,
+        ]
+    )
 
 
 def test_a_rate_limited_run_slows_down_says_so_and_finishes(tmp_path, monkeypatch, capsys):
@@ -174,8 +193,10 @@ def test_a_rate_limited_run_slows_down_says_so_and_finishes(tmp_path, monkeypatc
     with FakeModelServer(script, hosted=True, delay=0.02) as srv:
         assert _cli(tmp_path, monkeypatch, srv, ft, "--concurrency", "4") == 0
     err = capsys.readouterr().err
-    assert "trajectory-judge: rate limited (HTTP 429, Retry-After 5 s): every request paused 5 s; " \
-           "requests in flight 4 -> 2 of 4" in err
+    assert (
+        "trajectory-judge: rate limited (HTTP 429, Retry-After 5 s): every request paused 5 s; "
+        "requests in flight 4 -> 2 of 4" in err
+    )
     assert "12 written" in err and "; rate limited 2 times" in err
     assert len(parse_jsonl(tmp_path / "verdicts.jsonl", Verdict)) == 12
     assert 5.0 in ft.slept
@@ -210,8 +231,11 @@ def test_v1_is_added_to_a_bare_host_only_when_the_server_answers_there():
         c = hosted_client(srv, ft, base=srv.url)
         for _ in range(2):
             c.complete("P", SCHEMA, temperature=0, seed=7)
-    assert [p for m, p, _ in srv.requests if m == "POST"] == ["/chat/completions", "/v1/chat/completions",
-                                                              "/v1/chat/completions"]
+    assert [p for m, p, _ in srv.requests if m == "POST"] == [
+        "/chat/completions",
+        "/v1/chat/completions",
+        "/v1/chat/completions",
+    ]
     with FakeModelServer(hosted=True, chat_path="/chat/completions") as srv:  # answers without /v1
         hosted_client(srv, ft, base=srv.url).complete("P", SCHEMA, temperature=0, seed=7)
     assert [p for m, p, _ in srv.requests if m == "POST"] == ["/chat/completions"]
@@ -220,7 +244,9 @@ def test_v1_is_added_to_a_bare_host_only_when_the_server_answers_there():
 def test_a_base_with_a_path_never_gets_v1_added():
     ft = FakeTime()
     with FakeModelServer(hosted=True) as srv:
-        with pytest.raises(ServerRejectedError, match=r"HTTP 404 at http://.*/api/chat/completions; --base-url is the OpenAI base URL"):
+        with pytest.raises(
+            ServerRejectedError, match=r"HTTP 404 at http://.*/api/chat/completions; --base-url is the OpenAI base URL"
+        ):
             hosted_client(srv, ft, base=srv.url + "/api").complete("P", SCHEMA, temperature=0, seed=7)
     assert [p for m, p, _ in srv.requests if m == "POST"] == ["/api/chat/completions"]
 
@@ -279,10 +305,16 @@ def test_the_subset_validator_catches_what_strict_modes_refuse():
     assert strict_violations(open_obj) == ["$: additionalProperties must be false"]
     assert strict_violations(optional) == ["$: every property must be required; not required: a"]
     assert strict_violations({"anyOf": [open_obj]})[0] == "$: the root must be an object, not anyOf"
-    bad = {"type": "object", "additionalProperties": False, "required": ["n", "s"],
-           "properties": {"n": {"type": "integer", "minimum": 0, "default": 1}, "s": {"allOf": [{"type": "string"}]}}}
-    assert strict_violations(bad) == ["$.n: keyword 'default' is not supported for type integer",
-                                      "$.s: keyword 'allOf' is not supported"]
+    bad = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["n", "s"],
+        "properties": {"n": {"type": "integer", "minimum": 0, "default": 1}, "s": {"allOf": [{"type": "string"}]}},
+    }
+    assert strict_violations(bad) == [
+        "$.n: keyword 'default' is not supported for type integer",
+        "$.s: keyword 'allOf' is not supported",
+    ]
 
 
 def test_ollama_gets_the_key_only_with_generate_requests():

@@ -50,7 +50,7 @@ def test_hallucinated_sku_genuinely_fails_on_replay():
 
 def test_unsupported_claim_appends_one_invented_promise_to_reply_and_answer():
     t, p = inject(INSTANCES[0], "unsupported_claim"), solve(INSTANCES[0])
-    added = t.final_answer[len(p.final_answer):].strip()
+    added = t.final_answer[len(p.final_answer) :].strip()
     assert added in INVENTED_PROMISES and t.steps[5].call.args["text"] == t.final_answer
 
 

@@ -77,7 +77,9 @@ def test_samples_are_the_prompt_our_runner_sends_under_ids_that_name_no_fault(fo
             assert Label.model_validate_json(s.target) == t.label
             assert s.metadata["trajectory_id"] == t.trajectory_id
     assert len({s.id for s in load_dataset("step", folder)}) == 400
-    assert [s.id for s in load_dataset("step", folder)] == [s.id for s in load_dataset("step", folder)]  # eval-retry finds them
+    assert [s.id for s in load_dataset("step", folder)] == [
+        s.id for s in load_dataset("step", folder)
+    ]  # eval-retry finds them
 
 
 def test_the_response_format_is_our_schema_in_the_subset_hosted_strict_modes_accept():
@@ -90,7 +92,9 @@ def test_the_response_format_is_our_schema_in_the_subset_hosted_strict_modes_acc
 
 def test_limit_is_the_stratified_prefix_run_limit_takes(folder):
     trajs = load_trajectories(folder / "trajectories.jsonl")
-    assert [s.metadata["trajectory_id"] for s in load_dataset("step", folder, 40)] == [t.trajectory_id for t in trajs[:40]]
+    assert [s.metadata["trajectory_id"] for s in load_dataset("step", folder, 40)] == [
+        t.trajectory_id for t in trajs[:40]
+    ]
     with pytest.raises(ValueError, match="limit must be a positive"):
         load_dataset("step", folder, 0)
 
@@ -98,15 +102,22 @@ def test_limit_is_the_stratified_prefix_run_limit_takes(folder):
 @pytest.mark.slow  # the inspect CLI in a subprocess
 def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble():
     inspect = Path(sys.executable).with_name("inspect")
-    out = subprocess.run([str(inspect), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120).stdout.split()
+    out = subprocess.run(
+        [str(inspect), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    ).stdout.split()
     assert {line.split("@")[1] for line in out} == {"outcome_judge", "step_judge", "reply_judge", "selfcons_judge"}
 
 
 @pytest.mark.slow  # three inspect evals end to end
 def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, tmp_path, capsys):
-    logs = run_eval([step_judge(data=str(folder), limit=16), outcome_judge(data=str(folder), limit=16),
-                     selfcons_judge(data=str(folder), limit=16)], tmp_path / "logs")
+    logs = run_eval(
+        [
+            step_judge(data=str(folder), limit=16),
+            outcome_judge(data=str(folder), limit=16),
+            selfcons_judge(data=str(folder), limit=16),
+        ],
+        tmp_path / "logs",
+    )
     sent = [b for m, p, b in server.requests if p == "/v1/chat/completions"]
     assert len(sent) == 16 + 16 + 48
     assert all(b["response_format"]["json_schema"]["strict"] for b in sent)
@@ -116,7 +127,9 @@ def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, 
     verdicts = load_verdicts(folder / "verdicts.jsonl")
     assert sorted({v.judge_id for v in verdicts}) == [f"outcome:{MODEL}", f"selfcons3:{MODEL}", f"step:{MODEL}"]
     assert len(verdicts) == 48 and len(load_verdicts(folder / "members.jsonl")) == 48
-    assert all(v.prompt_tokens == 123 and v.completion_tokens == 45 for v in verdicts if not v.judge_id.startswith("selfcons"))
+    assert all(
+        v.prompt_tokens == 123 and v.completion_tokens == 45 for v in verdicts if not v.judge_id.startswith("selfcons")
+    )
     runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
     assert len(runs) == 3 and {r["backend"] for r in runs} == {"inspect_ai"} and {r["model"] for r in runs} == {MODEL}
     assert {r["inspect"]["log"] for r in runs} == set(logs)
@@ -138,8 +151,9 @@ def test_report_and_misses_work_on_an_imported_folder_and_misses_names_the_trans
     assert f"selfcons3:{MODEL}" in capsys.readouterr().out
     assert main(["misses", "--data", str(folder), "--judge", f"selfcons3:{MODEL}", "--json"]) == 0
     alarms = json.loads(capsys.readouterr().out)["false_alarms"]
-    assert alarms and all(a["transcript"].startswith(str(Path(logs[0]).resolve())) and "epochs 1, 2, 3" in a["transcript"]
-                          for a in alarms)  # fmt: skip
+    assert alarms and all(
+        a["transcript"].startswith(str(Path(logs[0]).resolve())) and "epochs 1, 2, 3" in a["transcript"] for a in alarms
+    )
 
 
 def test_an_unparseable_answer_is_stored_as_our_runner_stores_it(folder, server, tmp_path):
@@ -167,11 +181,15 @@ def test_a_log_of_another_folder_or_a_file_that_is_no_log_is_refused_in_one_line
 
 @pytest.mark.slow
 def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
-    logs = run_eval([step_judge(data=str(folder), limit=40), outcome_judge(data=str(folder), limit=40)], tmp_path / "logs")
+    logs = run_eval(
+        [step_judge(data=str(folder), limit=40), outcome_judge(data=str(folder), limit=40)], tmp_path / "logs"
+    )
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
     book = tmp_path / "book"
     shutil.copytree(ROOT, book, ignore=shutil.ignore_patterns("_build", ".venv", ".git", "*.egg-info"))
     env = {**os.environ, "TJ_DATA": str(folder)}
     jb = Path(sys.executable).with_name("jupyter-book")
-    run = subprocess.run([str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800)
+    run = subprocess.run(
+        [str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

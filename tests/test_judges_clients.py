@@ -28,18 +28,30 @@ def llama_server(seen: list, *, n_ctx: int = 8192, n_tokens: int = 100, content:
         body = json.loads(req.content) if req.content else None
         seen.append((req.method, req.url.path, body))
         if req.url.path == "/props":
-            return httpx.Response(200, json={"build_info": "b1234-abc", "model_path": "/nonexistent/m.gguf",
-                                             "default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1})
+            return httpx.Response(
+                200,
+                json={
+                    "build_info": "b1234-abc",
+                    "model_path": "/nonexistent/m.gguf",
+                    "default_generation_settings": {"n_ctx": n_ctx},
+                    "total_slots": 1,
+                },
+            )
         if req.url.path == "/apply-template":
             return httpx.Response(200, json={"prompt": "<|user|>" + body["messages"][0]["content"]})
         if req.url.path == "/tokenize":
             return httpx.Response(200, json={"tokens": list(range(n_tokens))})
         if req.url.path == "/v1/chat/completions":
-            return httpx.Response(200, json={
-                "choices": [{"message": {"role": "assistant", "content": content or response()}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": n_tokens, "completion_tokens": 42},
-                "timings": {"cache_n": 0, "prompt_n": n_tokens, "predicted_n": 42},
-            })
+            return httpx.Response(
+                200,
+                json={
+                    "choices": [
+                        {"message": {"role": "assistant", "content": content or response()}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": n_tokens, "completion_tokens": 42},
+                    "timings": {"cache_n": 0, "prompt_n": n_tokens, "predicted_n": 42},
+                },
+            )
         return httpx.Response(404, text="not found")
 
     return httpx.MockTransport(handler)
@@ -52,7 +64,10 @@ def test_openai_client_request_and_response_shape():
     method, path, body = seen[-1]
     assert (method, path) == ("POST", "/v1/chat/completions")
     assert body["messages"] == [{"role": "user", "content": "PROMPT"}]  # one user message, no system
-    assert body["response_format"] == {"type": "json_schema", "json_schema": {"name": "verdict", "schema": SCHEMA, "strict": True}}
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "verdict", "schema": SCHEMA, "strict": True},
+    }
     assert (body["temperature"], body["seed"], body["max_tokens"], body["cache_prompt"]) == (0.0, 7, 512, False)
     assert (out.prompt_tokens, out.completion_tokens, out.finish_reason) == (100, 42, "stop")
     assert json.loads(out.text)["faulty"] is True
@@ -69,8 +84,16 @@ def test_ollama_client_request_and_response_shape():
 
     def handler(req: httpx.Request) -> httpx.Response:
         seen.append((req.url.path, json.loads(req.content)))
-        return httpx.Response(200, json={"response": response(), "prompt_eval_count": 321, "eval_count": 55,
-                                         "done": True, "done_reason": "stop"})
+        return httpx.Response(
+            200,
+            json={
+                "response": response(),
+                "prompt_eval_count": 321,
+                "eval_count": 55,
+                "done": True,
+                "done_reason": "stop",
+            },
+        )
 
     c = OllamaClient("http://srv", "qwen2.5-coder:1.5b", transport=httpx.MockTransport(handler))
     out = c.complete("PROMPT", SCHEMA, temperature=0.0, seed=7)
@@ -129,7 +152,9 @@ def test_transport_faults_retried_with_backoff_then_raised(fault):
             raise httpx.ReadTimeout("timed out", request=req)
         return httpx.Response(500, text="internal error")
 
-    c = OllamaClient("http://srv", "m", retries=3, backoff_s=1.0, transport=httpx.MockTransport(handler), sleep=sleeps.append)
+    c = OllamaClient(
+        "http://srv", "m", retries=3, backoff_s=1.0, transport=httpx.MockTransport(handler), sleep=sleeps.append
+    )
     with pytest.raises(TransportError, match="gave up after 4 attempts"):
         c.complete("P", SCHEMA, temperature=0, seed=7)
     # exponential backoff, each wait less up to half of it at random (jitter)
@@ -167,7 +192,13 @@ def test_llm_judge_over_fake_llama_server_end_to_end():
     client = OpenAIClient("http://srv", "m", transport=llama_server(seen))
     v = LLMJudge("step", client, "qwen2.5-coder:1.5b").judge(make_trajectory())
     assert v.judge_id == "step:qwen2.5-coder:1.5b"
-    assert (v.faulty, v.failure_step, v.failure_type, v.prompt_tokens, v.completion_tokens) == (True, 2, "wrong_tool", 100, 42)
+    assert (v.faulty, v.failure_step, v.failure_type, v.prompt_tokens, v.completion_tokens) == (
+        True,
+        2,
+        "wrong_tool",
+        100,
+        42,
+    )
 
 
 def test_truncated_output_is_recorded_as_unparseable():
@@ -193,15 +224,26 @@ def test_saved_prefix_is_restored_before_every_request():
 
     from trajectory_judge.judges.prompts import build_prompt, view_prefix
 
-    c = OpenAIClient("http://srv", "m", prefix_slots=[view_prefix("step"), view_prefix("outcome")],
-                     transport=httpx.MockTransport(handler))
+    c = OpenAIClient(
+        "http://srv",
+        "m",
+        prefix_slots=[view_prefix("step"), view_prefix("outcome")],
+        transport=httpx.MockTransport(handler),
+    )
     traj = make_trajectory()
     for _ in range(2):
         c.complete(build_prompt("step", traj), SCHEMA, temperature=0, seed=7)
     paths = [p for _, p, _ in seen if p.startswith("slot:") or p == "/v1/chat/completions"]
     # primed once from an erased slot, then restored before each of the two requests
-    assert paths == ["slot:erase", "/v1/chat/completions", "slot:save", "slot:restore", "/v1/chat/completions",
-                     "slot:restore", "/v1/chat/completions"]
+    assert paths == [
+        "slot:erase",
+        "/v1/chat/completions",
+        "slot:save",
+        "slot:restore",
+        "/v1/chat/completions",
+        "slot:restore",
+        "/v1/chat/completions",
+    ]
     completions = [b for _, p, b in seen if p == "/v1/chat/completions"]
     assert completions[0]["messages"][0]["content"] == view_prefix("step") and completions[0]["max_tokens"] == 1
     assert all(b["cache_prompt"] is True for b in completions)
@@ -223,10 +265,22 @@ def hosted_api(seen: list):
     """A fake hosted OpenAI-compatible API: only /v1/chat/completions (no llama-server endpoints)."""
 
     def handler(req: httpx.Request) -> httpx.Response:
-        seen.append((req.method, req.url.path, json.loads(req.content) if req.content else None, req.headers.get("authorization")))
+        seen.append(
+            (
+                req.method,
+                req.url.path,
+                json.loads(req.content) if req.content else None,
+                req.headers.get("authorization"),
+            )
+        )
         if req.url.path == "/v1/chat/completions":
-            return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
-                                             "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+            return httpx.Response(
+                200,
+                json={
+                    "choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                },
+            )
         return httpx.Response(404, json={"error": "not found"})
 
     return httpx.MockTransport(handler)
@@ -242,7 +296,9 @@ def test_hosted_api_gets_only_standard_openai_fields():
     assert c.server_info() == {"server": "openai-compatible"}
 
 
-@pytest.mark.parametrize("base", ["https://api.example", "https://api.example/", "https://api.example/v1", "https://api.example/v1/"])
+@pytest.mark.parametrize(
+    "base", ["https://api.example", "https://api.example/", "https://api.example/v1", "https://api.example/v1/"]
+)
 def test_base_url_with_or_without_v1_reaches_the_same_endpoint(base):
     seen: list = []
     OpenAIClient(base, "m", transport=hosted_api(seen)).complete("P", SCHEMA, temperature=0, seed=7)
@@ -282,6 +338,8 @@ def test_a_rate_limit_is_retried_with_backoff_not_a_rejection():
         return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}]})
 
     slept: list = []
-    c = OpenAIClient("https://api.example/v1", "m", llama_cpp=False, transport=httpx.MockTransport(handler), sleep=slept.append)
+    c = OpenAIClient(
+        "https://api.example/v1", "m", llama_cpp=False, transport=httpx.MockTransport(handler), sleep=slept.append
+    )
     assert json.loads(c.complete("P", SCHEMA, temperature=0, seed=7).text)["faulty"] is True
     assert calls == ["/v1/chat/completions"] * 2 and len(slept) == 1 and 1.0 <= slept[0] <= 2.0

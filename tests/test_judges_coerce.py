@@ -12,9 +12,18 @@ from trajectory_judge.judges.coerce import coerce
 KW = dict(trajectory_id="t1", judge_id="step:m", step_indices=range(6))
 
 
-@pytest.mark.parametrize("text", ["", "not json", "[1, 2]", '{"reasoning": "x", "faulty": "yes", "confidence": 0.9}',
-                                  '{"reasoning": "x", "faulty": true}', '{"faulty": true, "confidence": NaN}',
-                                  '{"reasoning": "cut off mid-stri'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        '{"reasoning": "x", "faulty": "yes", "confidence": 0.9}',
+        '{"reasoning": "x", "faulty": true}',
+        '{"faulty": true, "confidence": NaN}',
+        '{"reasoning": "cut off mid-stri',
+    ],
+)
 def test_unparseable_response_votes_clean_not_dropped(text):
     v = coerce(text, **KW)
     assert v.faulty is False and v.confidence == 0.5
@@ -49,5 +58,7 @@ def test_valid_response_keeps_reasoning_and_cost():
 
 
 def test_outcome_response_without_step_has_no_step():
-    v = coerce(json.dumps({"reasoning": "r", "faulty": True, "failure_type": "premature_stop", "confidence": 0.9}), **KW)
+    v = coerce(
+        json.dumps({"reasoning": "r", "faulty": True, "failure_type": "premature_stop", "confidence": 0.9}), **KW
+    )
     assert v.failure_step is None and v.failure_type == "premature_stop"

@@ -35,11 +35,14 @@ def test_deterministic_and_seed_dependent():
 
 def test_same_verdict_in_another_process():
     # Python's hash() is salted per process; the mock must not depend on it
-    code = ("from llm_fakes import make_varied; from trajectory_judge.judges.mock import MockJudge;"
-            "v = MockJudge(seed=3).judge(make_varied('t-x')); print(v.faulty, v.confidence, v.failure_step)")
+    code = (
+        "from llm_fakes import make_varied; from trajectory_judge.judges.mock import MockJudge;"
+        "v = MockJudge(seed=3).judge(make_varied('t-x')); print(v.faulty, v.confidence, v.failure_step)"
+    )
     here = MockJudge(seed=3).judge(make_varied("t-x"))
     import os
     from pathlib import Path
+
     env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(Path(__file__).parent)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == [str(here.faulty), str(here.confidence), str(here.failure_step)]

@@ -18,7 +18,9 @@ def test_members_sampled_at_point_seven_with_seeds_seven_eight_nine():
 
 
 def test_two_of_three_faulty_is_faulty_at_two_thirds():
-    client = ScriptedClient([response(True, 2, "wrong_tool"), response(False, 0, "none"), response(True, 3, "wrong_tool")])
+    client = ScriptedClient(
+        [response(True, 2, "wrong_tool"), response(False, 0, "none"), response(True, 3, "wrong_tool")]
+    )
     v = SelfConsistencyJudge(client, "m").judge(make_trajectory())
     assert v.faulty is True and v.confidence == pytest.approx(2 / 3)
     assert v.failure_type == "wrong_tool" and v.failure_step == 2  # tie on step: first majority member
@@ -26,18 +28,27 @@ def test_two_of_three_faulty_is_faulty_at_two_thirds():
 
 def test_vote_share_takes_only_two_values_at_k3():
     for texts, share in [([response()] * 3, 1.0), ([response(False, 0, "none")] * 2 + [response()], 2 / 3)]:
-        assert SelfConsistencyJudge(ScriptedClient(texts), "m").judge(make_trajectory()).confidence == pytest.approx(share)
+        assert SelfConsistencyJudge(ScriptedClient(texts), "m").judge(make_trajectory()).confidence == pytest.approx(
+            share
+        )
 
 
 def test_clean_majority_names_no_type_or_step():
-    client = ScriptedClient([response(False, 0, "none"), response(True, 4, "premature_stop"), response(False, 0, "none")])
+    client = ScriptedClient(
+        [response(False, 0, "none"), response(True, 4, "premature_stop"), response(False, 0, "none")]
+    )
     v = SelfConsistencyJudge(client, "m").judge(make_trajectory())
     assert (v.faulty, v.failure_type, v.failure_step) == (False, None, None)
 
 
 def test_type_is_the_majority_members_mode():
-    client = ScriptedClient([response(True, 2, "wrong_tool"), response(True, 2, "hallucinated_argument"),
-                             response(True, 2, "hallucinated_argument")])
+    client = ScriptedClient(
+        [
+            response(True, 2, "wrong_tool"),
+            response(True, 2, "hallucinated_argument"),
+            response(True, 2, "hallucinated_argument"),
+        ]
+    )
     assert SelfConsistencyJudge(client, "m").judge(make_trajectory()).failure_type == "hallucinated_argument"
 
 
@@ -59,8 +70,10 @@ def test_even_number_of_members_is_an_error():
 
 
 def test_each_member_is_a_verdict_under_an_id_naming_its_temperature_and_seed():
-    j = SelfConsistencyJudge(ScriptedClient([response(True, 2, "wrong_tool"), response(False, 0, "none"),
-                                             response(True, 3, "wrong_tool")]), "qwen2.5-coder:1.5b")
+    j = SelfConsistencyJudge(
+        ScriptedClient([response(True, 2, "wrong_tool"), response(False, 0, "none"), response(True, 3, "wrong_tool")]),
+        "qwen2.5-coder:1.5b",
+    )
     members = j.judge_members(make_trajectory())
     assert [m.judge_id for m in members] == [f"step@T0.7/seed{s}:qwen2.5-coder:1.5b" for s in (7, 8, 9)]
     assert [m.faulty for m in members] == [True, False, True]

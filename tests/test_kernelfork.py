@@ -12,7 +12,9 @@ import pytest
 from trajectory_judge.book import kernelfork
 
 pytest.importorskip("nbclient")
-pytestmark = pytest.mark.skipif(not kernelfork.enabled(), reason="kernels are forked on Linux only (TJ_BOOK_FORK=0 off)")
+pytestmark = pytest.mark.skipif(
+    not kernelfork.enabled(), reason="kernels are forked on Linux only (TJ_BOOK_FORK=0 off)"
+)
 
 PROBE = [
     "import os, sys\nprint('out'); print('err', file=sys.stderr)\n"
@@ -39,8 +41,9 @@ def _run(cells, cwd, manager=None, timeout=60):
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     kw = {"kernel_manager_class": manager} if manager is not None else {}
-    NotebookClient(nb, kernel_name="python3", timeout=timeout, allow_errors=True,
-                   resources={"metadata": {"path": str(cwd)}}, **kw).execute()
+    NotebookClient(
+        nb, kernel_name="python3", timeout=timeout, allow_errors=True, resources={"metadata": {"path": str(cwd)}}, **kw
+    ).execute()
     return nb
 
 
@@ -68,13 +71,16 @@ def test_a_forked_kernel_writes_the_outputs_a_fresh_kernel_writes(warm, tmp_path
     assert _outputs(forked) == _outputs(fresh)
     first = forked.cells[0].outputs[-1]["data"]["text/plain"]
     assert str(tmp_path) in first and "ipykernel_launcher.py" in first and "'seen'" in first
-    assert any(o.get("output_type") == "display_data" and "image/png" in o.get("data", {})
-               for o in forked.cells[3].outputs), "the inline backend did not show the figure"
+    assert any(
+        o.get("output_type") == "display_data" and "image/png" in o.get("data", {}) for o in forked.cells[3].outputs
+    ), "the inline backend did not show the figure"
 
 
 @pytest.mark.slow  # starts kernels (the warm process's imports alone take 3 s)
 def test_a_forked_kernel_polls_the_warm_process_as_its_parent(warm, tmp_path):
-    nb = _run(["import os\nos.getppid(), int(os.environ['JPY_PARENT_PID'])"], tmp_path, kernelfork.kernel_manager_class())
+    nb = _run(
+        ["import os\nos.getppid(), int(os.environ['JPY_PARENT_PID'])"], tmp_path, kernelfork.kernel_manager_class()
+    )
     assert nb.cells[0].outputs[0]["data"]["text/plain"] == repr((warm.proc.pid, warm.proc.pid))
 
 
@@ -169,8 +175,13 @@ def test_ctrl_c_during_a_build_stops_it_and_its_kernels_within_seconds(tmp_path)
     jb = Path(sys.executable).parent / "jupyter-book"
     if not jb.exists():
         pytest.skip("jupyter-book is not installed beside this Python")
-    proc = subprocess.Popen([str(jb), "build", str(root), "--all", "--path-output", str(tmp_path / "out")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [str(jb), "build", str(root), "--all", "--path-output", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines = []
     for line in proc.stdout:  # wait until a chapter is executing
         lines.append(line)
@@ -190,7 +201,9 @@ def test_ctrl_c_during_a_build_stops_it_and_its_kernels_within_seconds(tmp_path)
         proc.kill()
         pytest.fail("the build did not stop within 30 s of Ctrl-C")
     took = time.monotonic() - start
-    assert proc.returncode != 0 and took < 10, f"the build took {took:.1f} s to stop after Ctrl-C (exit {proc.returncode})"
+    assert proc.returncode != 0 and took < 10, (
+        f"the build took {took:.1f} s to stop after Ctrl-C (exit {proc.returncode})"
+    )
     end = time.monotonic() + 5
     while any(_running(p) for p in below) and time.monotonic() < end:
         time.sleep(0.2)
@@ -208,7 +221,13 @@ def test_the_warm_process_preloads_every_module_a_chapter_imports():
 
     for name in PRELOAD:
         importlib.import_module(name)
-    wanted = {m for md in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.md")
-              for m in re.findall(r"^(?:from|import) ((?:trajectory_judge|pandas|numpy|matplotlib|seaborn|IPython|myst_nb)[\w.]*)",
-                                  md.read_text(encoding="utf-8"), flags=re.M)}  # fmt: skip
+    wanted = {
+        m
+        for md in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.md")
+        for m in re.findall(
+            r"^(?:from|import) ((?:trajectory_judge|pandas|numpy|matplotlib|seaborn|IPython|myst_nb)[\w.]*)",
+            md.read_text(encoding="utf-8"),
+            flags=re.M,
+        )
+    }
     assert wanted and not sorted(m for m in wanted if m not in sys.modules)

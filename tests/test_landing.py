@@ -31,7 +31,10 @@ def test_verdict_sentence_says_borne_out_only_when_every_finding_claim_is():
 
 def test_verdict_sentence_reads_only_the_finding_claims_and_names_a_not_checkable_one():
     claims = [_Claim(k, f"claim {k}", "borne out") for k in FINDING_KEYS[:3]]
-    claims += [_Claim("unrelated", "elsewhere", "not borne out"), _Claim(FINDING_KEYS[3], "min recall", "not checkable")]
+    claims += [
+        _Claim("unrelated", "elsewhere", "not borne out"),
+        _Claim(FINDING_KEYS[3], "min recall", "not checkable"),
+    ]
     text = verdict_sentence(claims)
     assert "three of the four" in text and "min recall (not checkable)" in text and "elsewhere" not in text
 
@@ -43,4 +46,5 @@ def test_verdict_sentence_without_any_finding_claim_is_an_error():
 
 def test_register_counts_sentence_lists_every_verdict():
     assert register_counts_sentence({"borne out": 30, "not borne out": 6}) == (
-        "of the 36 claims of the paper in its register, 30 borne out, 6 not borne out and 0 not checkable")
+        "of the 36 claims of the paper in its register, 30 borne out, 6 not borne out and 0 not checkable"
+    )

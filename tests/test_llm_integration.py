@@ -26,8 +26,10 @@ BASE_URL = os.environ.get("TJ_LLM_BASE_URL")
 
 pytestmark = [
     pytest.mark.llm,
-    pytest.mark.skipif(not BASE_URL, reason="needs a real model server: set TJ_LLM_BASE_URL "
-                                            "(and TJ_LLM_BACKEND=openai|ollama, TJ_LLM_MODEL)"),
+    pytest.mark.skipif(
+        not BASE_URL,
+        reason="needs a real model server: set TJ_LLM_BASE_URL (and TJ_LLM_BACKEND=openai|ollama, TJ_LLM_MODEL)",
+    ),
 ]
 
 
@@ -38,8 +40,9 @@ def test_three_trajectories_through_a_real_server(tmp_path):
     trajs = load_trajectories(src)[:3]
     backend = os.environ.get("TJ_LLM_BACKEND", "openai")
     model = os.environ.get("TJ_LLM_MODEL", "default")
-    client = BACKENDS[backend](BASE_URL, model, num_ctx=int(os.environ.get("TJ_LLM_NUM_CTX", "8192")),
-                               max_tokens=512, timeout=300.0, retries=1)
+    client = BACKENDS[backend](
+        BASE_URL, model, num_ctx=int(os.environ.get("TJ_LLM_NUM_CTX", "8192")), max_tokens=512, timeout=300.0, retries=1
+    )
     out = tmp_path / "verdicts.jsonl"
     try:
         r = run_judges(trajs, [LLMJudge("step", client, model)], out, progress=False)

@@ -81,10 +81,25 @@ def test_ece_and_brier_match_closed_form():
 
 # Bin m of M = 10 is ((m-1)/M, m/M], right-closed, with a confidence of exactly 0 in the first
 # (Naeini et al. 2015, §3; Guo et al. 2017, §2). Indices here are 0-based: k = m - 1.
-@pytest.mark.parametrize("c,k", [
-    (0.0, 0), (0.05, 0), (0.1, 0), (0.1000001, 1), (0.3, 2), (0.6, 5), (2 / 3, 6), (0.7, 6), (0.7000001, 7),
-    (0.75, 7), (0.8, 7), (0.9, 8), (0.95, 9), (1.0, 9),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "c,k",
+    [
+        (0.0, 0),
+        (0.05, 0),
+        (0.1, 0),
+        (0.1000001, 1),
+        (0.3, 2),
+        (0.6, 5),
+        (2 / 3, 6),
+        (0.7, 6),
+        (0.7000001, 7),
+        (0.75, 7),
+        (0.8, 7),
+        (0.9, 8),
+        (0.95, 9),
+        (1.0, 9),
+    ],
+)
 def test_confidence_bins_are_right_closed_with_zero_in_the_first(c, k):
     assert M.confidence_bin(c) == k
 
@@ -95,7 +110,10 @@ def test_ece_puts_an_edge_confidence_in_the_bin_it_closes():
     # Left-closed bins would pool all eight in [0.7, 0.8): |0.625 - 0.725| = 0.1.
     trajs = [fault(f"I{i}", "wrong_tool") for i in range(8)]
     right = [True, True, True, False, True, True, False, False]
-    vs = [verdict(t.trajectory_id, "j", ok, confidence=0.7 if i < 4 else 0.75) for i, (t, ok) in enumerate(zip(trajs, right))]
+    vs = [
+        verdict(t.trajectory_id, "j", ok, confidence=0.7 if i < 4 else 0.75)
+        for i, (t, ok) in enumerate(zip(trajs, right))
+    ]
     pairs = _pairs(trajs, vs)
     assert M.calibration(pairs)["ece"] == pytest.approx(0.15)
     assert [b["n"] for b in M.calibration_bins(pairs)] == [0, 0, 0, 0, 0, 0, 4, 4, 0, 0]
@@ -125,7 +143,10 @@ def test_count_form_equals_plain_form_on_random_verdicts():
 
 def test_confidence_support_lists_distinct_values():
     trajs = design(1)
-    vs = [verdict(t.trajectory_id, "j", True, confidence=c) for t, c in zip(trajs, [2 / 3, 1.0, 1.0, 2 / 3, 1.0, 1.0, 1.0])]
+    vs = [
+        verdict(t.trajectory_id, "j", True, confidence=c)
+        for t, c in zip(trajs, [2 / 3, 1.0, 1.0, 2 / 3, 1.0, 1.0, 1.0])
+    ]
     assert M.confidence_support(vs) == {"0.666667": 2, "1.0": 5}
 
 
@@ -135,7 +156,9 @@ def test_paired_discrimination_is_zero_where_the_view_hides_the_fault():
     trajs = design(3)
     vs = {}
     for t in trajs:
-        vs[t.trajectory_id] = verdict(t.trajectory_id, "outcome:m", t.final_answer != trajs[0].final_answer or t.instance_id == "INS-001")
+        vs[t.trajectory_id] = verdict(
+            t.trajectory_id, "outcome:m", t.final_answer != trajs[0].final_answer or t.instance_id == "INS-001"
+        )
     res = paired_discrimination("outcome:m", trajs, vs)
     assert res["hidden_from_input"].value == 0.0
     assert res["hidden_from_input"].n == 3 * 4  # four reply-unchanged types x three instances
@@ -176,7 +199,9 @@ def _judge_verdicts(data, judge):
 def test_outcome_paired_discrimination_reproduces_camera_ready(release_data):
     # Reference: camera-ready abstract, "loud recall of 84% is a paired +0.393 and its silent
     # recall of 45% a paired +0.048", and zero on the four reply-unchanged fault types.
-    res = paired_discrimination("outcome:qwen2.5:14b", release_data.trajectories, _judge_verdicts(release_data, "outcome:qwen2.5:14b"))
+    res = paired_discrimination(
+        "outcome:qwen2.5:14b", release_data.trajectories, _judge_verdicts(release_data, "outcome:qwen2.5:14b")
+    )
     assert round(res["loud"].value, 3) == 0.393
     assert round(res["silent"].value, 3) == 0.048
     assert res["hidden_from_input"].value == 0.0 and res["hidden_from_input"].n == 151

@@ -34,8 +34,15 @@ PYTHON_JUDGE = "short-run:heuristic"
 def _answer(prompt: str) -> str:
     """A stand-in model's verdict: faulty or not by a hash of the prompt, so judges differ."""
     h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
-    return json.dumps({"reasoning": "stand-in", "faulty": h % 3 != 0, "failure_step": 1,
-                       "failure_type": "wrong_tool", "confidence": 0.6 + (h % 4) / 10})
+    return json.dumps(
+        {
+            "reasoning": "stand-in",
+            "faulty": h % 3 != 0,
+            "failure_step": 1,
+            "failure_type": "wrong_tool",
+            "confidence": 0.6 + (h % 4) / 10,
+        }
+    )
 
 
 class ShortRunJudge:
@@ -45,14 +52,22 @@ class ShortRunJudge:
 
     def judge(self, traj: Trajectory) -> Verdict:
         short = len(traj.steps) < 5
-        return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=short,
-                       failure_type="premature_stop" if short else None,
-                       failure_step=traj.steps[-1].index if short and traj.steps else None, confidence=0.7)
+        return Verdict(
+            trajectory_id=traj.trajectory_id,
+            judge_id=self.judge_id,
+            faulty=short,
+            failure_type="premature_stop" if short else None,
+            failure_step=traj.steps[-1].index if short and traj.steps else None,
+            confidence=0.7,
+        )
 
 
 def _digests(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _run(mine: Path, *args: str) -> int:
@@ -67,22 +82,66 @@ def test_own_experiment_folder_from_dataset_to_book(tmp_path, monkeypatch, capsy
 
     # an Ollama judge whose first two answers do not parse
     with FakeModelServer(["bad-content", "bad-content", "ok"], answer=_answer) as ollama:
-        assert _run(mine, "--judges", "step", "--backend", "ollama", "--base-url", ollama.url,
-                    "--model", "fake", "--judge-model-name", "ollama-model") == 0
+        assert (
+            _run(
+                mine,
+                "--judges",
+                "step",
+                "--backend",
+                "ollama",
+                "--base-url",
+                ollama.url,
+                "--model",
+                "fake",
+                "--judge-model-name",
+                "ollama-model",
+            )
+            == 0
+        )
         assert "2 unparseable" in capsys.readouterr().err
         ollama.script = ["ok"]
-        assert _run(mine, "--judges", "step", "--backend", "ollama", "--base-url", ollama.url,
-                    "--model", "fake", "--judge-model-name", "ollama-model", "--retry-unparseable") == 0
+        assert (
+            _run(
+                mine,
+                "--judges",
+                "step",
+                "--backend",
+                "ollama",
+                "--base-url",
+                ollama.url,
+                "--model",
+                "fake",
+                "--judge-model-name",
+                "ollama-model",
+                "--retry-unparseable",
+            )
+            == 0
+        )
         assert "2 unparseable verdicts judged again" in capsys.readouterr().err
 
     # a hosted judge: the key comes from the environment, the base URL ends in /v1
     monkeypatch.setenv("TJ_TEST_API_KEY", KEY)
     with FakeModelServer(hosted=True, api_key=KEY, answer=_answer) as hosted:
-        assert _run(mine, "--judges", "outcome", "--backend", "openai", "--base-url", hosted.url + "/v1",
-                    "--model", "hosted-model", "--api-key-env", "TJ_TEST_API_KEY") == 0
+        assert (
+            _run(
+                mine,
+                "--judges",
+                "outcome",
+                "--backend",
+                "openai",
+                "--base-url",
+                hosted.url + "/v1",
+                "--model",
+                "hosted-model",
+                "--api-key-env",
+                "TJ_TEST_API_KEY",
+            )
+            == 0
+        )
         # the key goes with every completion request and nowhere else
         assert {(p, a) for p, a in hosted.auth_by_path if a or p == "/v1/chat/completions"} == {
-            ("/v1/chat/completions", f"Bearer {KEY}")}
+            ("/v1/chat/completions", f"Bearer {KEY}")
+        }
         chats = [b for m, p, b in hosted.requests if p == "/v1/chat/completions"]
         assert len(chats) == LIMIT and all("cache_prompt" not in b for b in chats)
 
@@ -109,8 +168,21 @@ def test_own_experiment_folder_from_dataset_to_book(tmp_path, monkeypatch, capsy
     # the book, with -W, on that folder
     build = tmp_path / "book"
     env = {**os.environ, "TJ_DATA": str(mine)}
-    proc = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--all", "-W",
-                           "--keep-going", "--path-output", str(build)], env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("jupyter-book")),
+            "build",
+            str(ROOT),
+            "--all",
+            "-W",
+            "--keep-going",
+            "--path-output",
+            str(build),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     page = (build / "_build" / "html" / "notebooks" / "judges.html").read_text()
     for judge in (OLLAMA_JUDGE, HOSTED_JUDGE, PYTHON_JUDGE):

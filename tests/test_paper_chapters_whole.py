@@ -30,11 +30,18 @@ EDITION_ONLY: dict[str, str] = {
 """Tables or figures of this edition's judges with a paper counterpart elsewhere on the page."""
 
 CODE_SENTENCES: tuple[str, ...] = (
-    "a judge on a prefix of the set", "runs on any subset", "whatever is on disk", "as it must be",
-    "no column when there is no such pair", "the data supports", "the rule engine when the data holds no",
-    "the one outcome-view judge in the data", "none flags every trajectory it judged",
-    "a judge still running covers", "the data holds no llm judge",
-)  # fmt: skip
+    "a judge on a prefix of the set",
+    "runs on any subset",
+    "whatever is on disk",
+    "as it must be",
+    "no column when there is no such pair",
+    "the data supports",
+    "the rule engine when the data holds no",
+    "the one outcome-view judge in the data",
+    "none flags every trajectory it judged",
+    "a judge still running covers",
+    "the data holds no llm judge",
+)
 """Sentences about the code rather than the result, or false for the paper's data (its 8B step
 judge flags 397 of 400 trajectories; both editions have an outcome judge)."""
 
@@ -73,9 +80,11 @@ CHAPTERS = _paper_chapters()
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_every_table_of_our_judges_also_holds_the_papers(path):
     tables = _tables(json.loads(path.read_text()))
-    ours_only = [name for name, text in tables.items()
-                 if any(o in text for o in OUR_JUDGES) and not any(p in text for p in PAPER_JUDGES)
-                 and name not in EDITION_ONLY]  # fmt: skip
+    ours_only = [
+        name
+        for name, text in tables.items()
+        if any(o in text for o in OUR_JUDGES) and not any(p in text for p in PAPER_JUDGES) and name not in EDITION_ONLY
+    ]
     assert not ours_only, f"{path.name}: tables of this edition's judges without the paper's: {ours_only}"
 
 

@@ -33,7 +33,12 @@ def test_paper_data_holds_five_judges_on_all_400():
     paper = load_paper_data(PAPER, OURS)
     assert len(paper.trajectories) == 400 and len(paper.verdicts) == 2000
     assert {v.judge_id for v in paper.verdicts} == {
-        "programmatic", "outcome:qwen2.5:14b", "step:qwen2.5:14b", "step:llama3.1:8b", "selfcons3:qwen2.5:14b"}
+        "programmatic",
+        "outcome:qwen2.5:14b",
+        "step:qwen2.5:14b",
+        "step:llama3.1:8b",
+        "selfcons3:qwen2.5:14b",
+    }
 
 
 def test_an_order_naming_an_unknown_trajectory_is_refused(tmp_path):

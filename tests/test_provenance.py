@@ -52,8 +52,12 @@ def test_the_outermost_computing_function_names_the_table():
 
 def test_the_name_survives_how_chapters_reshape_a_frame():
     frame = _outer(3)
-    for shaped in (frame.loc[[0, 1], ["loud_recall"]], frame.assign(x=1).fillna(0), frame.set_index("judge"),
-                   by_source({"release": frame, "edition": _outer(2)})):
+    for shaped in (
+        frame.loc[[0, 1], ["loud_recall"]],
+        frame.assign(x=1).fillna(0),
+        frame.set_index("judge"),
+        by_source({"release": frame, "edition": _outer(2)}),
+    ):
         assert computed(shaped).made_by == f"{__name__}._outer"
     assert computed(pd.DataFrame({"a": [1]})) is None
 
@@ -71,7 +75,11 @@ def test_every_book_function_that_returns_a_frame_or_a_figure_names_itself():
             if _a_result(name, ret) and name not in ("by_source", "with_source") and not is_tagging(func):
                 untagged.append(f"{module.__name__}.{name}")
     for name, func in vars(Report).items():  # what a chapter's cell shows straight from a report
-        if not name.startswith("_") and inspect.isfunction(func) and _a_result(name, str(inspect.signature(func).return_annotation)):
+        if (
+            not name.startswith("_")
+            and inspect.isfunction(func)
+            and _a_result(name, str(inspect.signature(func).return_annotation))
+        ):
             if not is_tagging(func):
                 untagged.append(f"Report.{name}")
     assert untagged == [], "decorate with trajectory_judge.provenance.computed.computes"
@@ -86,8 +94,12 @@ STATE = BuildState("0.1.0", "0123456789ab", "https://github.com/o/r/blob/main/")
 
 def test_the_line_names_function_files_short_sha_version_commit_and_notebook():
     sha = "ab" * 32
-    line = provenance_html("trajectory_judge.book.results.main_table",
-                           [{"path": "data/verdicts.jsonl", "sha256": sha, "size": 9}], STATE, "results")
+    line = provenance_html(
+        "trajectory_judge.book.results.main_table",
+        [{"path": "data/verdicts.jsonl", "sha256": sha, "size": 9}],
+        STATE,
+        "results",
+    )
     assert line.startswith('<details class="tj-provenance"><summary>How this was made</summary>')
     assert "<code>trajectory_judge.book.results.main_table</code>" in line
     assert f'data-path="data/verdicts.jsonl" data-sha256="{sha}"' in line and f">{sha[:12]}</code>" in line
@@ -116,7 +128,9 @@ def test_a_readers_folder_named_like_the_books_own_never_shares_a_download_addre
     assert book == "data/trajectories.jsonl"
     assert theirs == "outside/" + "cd" * 8 + "/trajectories.jsonl"
     assert len({book, theirs, other}) == 3
-    assert display_path(tmp_path / "data" / "trajectories.jsonl", ROOT) == "data/trajectories.jsonl"  # shown by its folder
+    assert (
+        display_path(tmp_path / "data" / "trajectories.jsonl", ROOT) == "data/trajectories.jsonl"
+    )  # shown by its folder
 
 
 def test_the_commit_is_shown_by_its_first_twelve_digits_and_keeps_its_dirty_mark():
@@ -148,8 +162,11 @@ def test_a_table_records_its_values_only_during_a_build(tmp_path, monkeypatch):
     assert doc["made_by"] == f"{__name__}._outer" and doc["caption"] == "X" and doc["decimals"] == {"loud_recall": 2}
     assert doc["data"] == [["a", 0.5, 3], ["a", 0.5, 4]] and doc["columns"] == ["judge", "loud_recall", "n"]
     # the data files read by the time the table was shown, with the sha256 of their bytes
-    assert {"path": f"{data.parent.name}/verdicts.jsonl", "sha256": hashlib.sha256(b"{}\n").hexdigest(),
-            "size": 3} in doc["files"]
+    assert {
+        "path": f"{data.parent.name}/verdicts.jsonl",
+        "sha256": hashlib.sha256(b"{}\n").hexdigest(),
+        "size": 3,
+    } in doc["files"]
 
 
 def test_a_chapter_records_every_file_it_reads(tmp_path, monkeypatch):

@@ -133,7 +133,10 @@ def test_release_reproduces_quoted_counts(rep):
     assert round(step8["precision"], 3) == c["step8_precision"]
     assert round(step8["completion_tokens_mean"]) == c["step8_completion_tokens"]  # 56.885; README says 56
     assert round(step["completion_tokens_mean"]) == c["step_completion_tokens"]
-    assert rep.judges[SELFCONS].confidence_support == {"0.666667": c["selfcons_at_two_thirds"], "1.0": c["selfcons_at_one"]}
+    assert rep.judges[SELFCONS].confidence_support == {
+        "0.666667": c["selfcons_at_two_thirds"],
+        "1.0": c["selfcons_at_one"],
+    }
     assert rep.judges[OUTCOME].confidence_support["0.92"] == c["outcome_at_0.92"]
     for j in PUBLISHED_JUDGES:
         assert len(rep.judges[j].confidence_support) == c[f"confidence_support:{j}"]

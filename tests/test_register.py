@@ -95,8 +95,23 @@ def paper():
 def test_register_covers_both_abstracts_every_section_and_the_captions(paper):
     reg = paper[2]
     places = " ".join(c.where for c in reg)
-    for where in ("abstract", "camera-ready abstract", "§6", "§7.1", "§7.2", "§7.3", "§7.4", "§7.5", "§8",
-                  "Table 3 caption", "Figure 2 caption", "Table 4 caption", "Figure 3 caption", "Figure 4 caption", "Table 9 caption"):  # fmt: skip
+    for where in (
+        "abstract",
+        "camera-ready abstract",
+        "§6",
+        "§7.1",
+        "§7.2",
+        "§7.3",
+        "§7.4",
+        "§7.5",
+        "§8",
+        "Table 3 caption",
+        "Figure 2 caption",
+        "Table 4 caption",
+        "Figure 3 caption",
+        "Figure 4 caption",
+        "Table 9 caption",
+    ):
         assert where in places, where
     assert len(reg) >= 50 and set(reg.counts()) == {BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE}
 
@@ -138,7 +153,9 @@ def test_section_7_2_quoted_miss_is_at_0_92_on_every_miss_of_its_promise(paper):
 RELEASE = Path(os.environ.get("TJ_RELEASE_DIR", ROOT.parent / "shared" / "upstream-release"))
 
 
-@pytest.mark.skipif(not (RELEASE / "trajectories.jsonl").exists(), reason="the published release is not present (TJ_RELEASE_DIR)")
+@pytest.mark.skipif(
+    not (RELEASE / "trajectories.jsonl").exists(), reason="the published release is not present (TJ_RELEASE_DIR)"
+)
 def test_invented_promise_groups_match_the_release_one_to_one_by_trajectory_id(paper):
     from trajectory_judge.analysis.estimates import promise_groups
     from trajectory_judge.analysis.register_abstracts import QUOTED_MISS_PROMISE
@@ -149,7 +166,7 @@ def test_invented_promise_groups_match_the_release_one_to_one_by_trajectory_id(p
     theirs: dict[str, set[str]] = {}
     for r in rows:
         if r["label"].get("failure_type") == "unsupported_claim":
-            tail = r["final_answer"].strip()[len(parent[r["instance_id"]]):].strip()
+            tail = r["final_answer"].strip()[len(parent[r["instance_id"]]) :].strip()
             theirs.setdefault(tail, set()).add(r["trajectory_id"])
     ours = {s: set(ids) for s, ids in promise_groups(paper[0].trajectories).items()}
     assert sorted(map(sorted, ours.values())) == sorted(map(sorted, theirs.values()))

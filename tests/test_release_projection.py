@@ -21,7 +21,14 @@ from trajectory_judge.judges.views import VIEWS
 from trajectory_judge.provenance.manifest import MANIFEST, read_manifest, verify_manifest, write_manifest
 from trajectory_judge.models import DataError, load_trajectories, load_verdicts
 from trajectory_judge.analysis.paired import clean_parents, reaches_input
-from trajectory_judge.provenance.projection import COPYRIGHT, PROJECTED_FILES, WITHHELD_FIELDS, project_release, project_verdict_line, project_verdicts
+from trajectory_judge.provenance.projection import (
+    COPYRIGHT,
+    PROJECTED_FILES,
+    WITHHELD_FIELDS,
+    project_release,
+    project_verdict_line,
+    project_verdicts,
+)
 from trajectory_judge.provenance.release import RELEASE_COMMIT, RELEASE_SHA256, RELEASE_URL, ReleaseError
 from trajectory_judge.analysis.report import build_report
 
@@ -139,17 +146,33 @@ def test_a_missing_source_is_refused(tmp_path):
 
 def test_a_malformed_verdict_line_names_file_and_line():
     with pytest.raises(DataError, match=r"v\.jsonl:2: not valid JSON"):
-        project_verdicts('\n{oops\n', "v.jsonl")  # blank lines count
+        project_verdicts("\n{oops\n", "v.jsonl")  # blank lines count
     with pytest.raises(DataError, match=r"v\.jsonl:3: invalid Verdict: confidence: Field required"):
-        project_verdict_line('{"trajectory_id":"t","judge_id":"j","faulty":true,"rationale":"x","latency_s":1,'
-                             '"prompt_tokens":0,"completion_tokens":0}', "v.jsonl", 3)
+        project_verdict_line(
+            '{"trajectory_id":"t","judge_id":"j","faulty":true,"rationale":"x","latency_s":1,'
+            '"prompt_tokens":0,"completion_tokens":0}',
+            "v.jsonl",
+            3,
+        )
 
 
 def test_fetch_release_project_onto_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     target = tmp_path / "a-file"
     target.write_text("x")
-    assert main(["fetch-release", "--project", str(target), "--dir", str(tmp_path / "cache"),
-                 "--base-url", "http://127.0.0.1:9/"]) == 2
+    assert (
+        main(
+            [
+                "fetch-release",
+                "--project",
+                str(target),
+                "--dir",
+                str(tmp_path / "cache"),
+                "--base-url",
+                "http://127.0.0.1:9/",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("trajectory-judge fetch-release: error: --project ") and "is not a directory" in err
@@ -219,8 +242,11 @@ def test_paired_classification_is_the_same_from_either_trajectories(both):
     assert ours == theirs
     # what it classifies (measured on both): 49 faults have no clean run of their instance in the
     # 400; of the 251 that do, every one reaches the step and reply views, 100 the outcome view
-    counts = {(v, c): sum(1 for (_, vv), cc in ours.items() if (vv, cc) == (v, c)) for v in VIEWS
-              for c in ("reaches_input", "hidden_from_input", "no_clean_parent")}
+    counts = {
+        (v, c): sum(1 for (_, vv), cc in ours.items() if (vv, cc) == (v, c))
+        for v in VIEWS
+        for c in ("reaches_input", "hidden_from_input", "no_clean_parent")
+    }
     assert counts[("step", "reaches_input")] == counts[("reply", "reaches_input")] == 251
     assert counts[("outcome", "reaches_input")] == 100 and counts[("outcome", "hidden_from_input")] == 151
 

@@ -10,8 +10,12 @@ from trajectory_judge.cli import main
 from trajectory_judge.models import FAILURE_TYPES, DataError, dumps
 
 OUTCOME, STEP, STEP8, SELFCONS, RULES = (
-    "outcome:qwen2.5:14b", "step:qwen2.5:14b", "step:llama3.1:8b", "selfcons3:qwen2.5:14b", "programmatic",
-)  # fmt: skip
+    "outcome:qwen2.5:14b",
+    "step:qwen2.5:14b",
+    "step:llama3.1:8b",
+    "selfcons3:qwen2.5:14b",
+    "programmatic",
+)
 
 # Reference: the Results table of the published README (release-readme.md), also Table 3 of
 # the paper. Columns: F1, silent recall, loud recall, false alarms, step exact, type F1, ECE,
@@ -23,7 +27,16 @@ PUBLISHED_MAIN = {
     STEP8: (0.852, 0.983, 1.000, 1.000, 0.807, 0.311, 0.148, 1.5),
     SELFCONS: (0.913, 0.760, 0.960, 0.010, 0.982, 0.583, 0.084, 30.2),
 }
-MAIN_KEYS = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "type_macro_f1", "ece", "s_per_traj")
+MAIN_KEYS = (
+    "f1",
+    "silent_recall",
+    "loud_recall",
+    "false_alarm_rate",
+    "step_exact",
+    "type_macro_f1",
+    "ece",
+    "s_per_traj",
+)
 
 # Reference: the per-type recall table of the published README (Table 4), two decimals,
 # in FAILURE_TYPES order, then the false-alarm anchor row.
@@ -145,8 +158,18 @@ def test_rule_engine_has_structural_intervals(rep):
     # Paper §5: the rule engine is constant within every design cell, so its recalls carry no
     # interval; we report method "structural" with low = high = value.
     ivs = rep.judges[RULES].intervals
-    for m in ("precision", "recall", "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact",
-              "type_macro_f1", "ece", "brier"):  # fmt: skip
+    for m in (
+        "precision",
+        "recall",
+        "f1",
+        "silent_recall",
+        "loud_recall",
+        "false_alarm_rate",
+        "step_exact",
+        "type_macro_f1",
+        "ece",
+        "brier",
+    ):
         assert ivs[m].method == "structural" and ivs[m].low == ivs[m].high == rep.judges[RULES].metrics[m], m
     assert ivs["s_per_traj"].method == "bootstrap"  # latency varies within cells
     assert all(iv.method != "structural" for j, jr in rep.judges.items() if j != RULES for iv in jr.intervals.values())
@@ -164,13 +187,37 @@ def test_deltas_cover_every_pair_and_every_shared_metric(rep):
 def test_report_json_has_the_documented_shape(rep):
     doc = json.loads(rep.to_json())
     assert set(doc) == {"n_trajectories", "design", "judges", "baselines", "pairs", "reference", "deltas", "gaps"}
-    assert doc["baselines"]["flag everything"] == {"n": 400, "metrics": {
-        "precision": 0.75, "recall": 1.0, "f1": 0.857143, "silent_recall": 1.0, "loud_recall": 1.0, "false_alarm_rate": 1.0}}
+    assert doc["baselines"]["flag everything"] == {
+        "n": 400,
+        "metrics": {
+            "precision": 0.75,
+            "recall": 1.0,
+            "f1": 0.857143,
+            "silent_recall": 1.0,
+            "loud_recall": 1.0,
+            "false_alarm_rate": 1.0,
+        },
+    }
     assert list(doc["judges"]) == [RULES, OUTCOME, STEP, STEP8, SELFCONS]
     j = doc["judges"][OUTCOME]
-    assert set(j) == {"n", "strata", "metrics", "intervals", "per_type_recall", "paired_discrimination", "confidence_support"}
+    assert set(j) == {
+        "n",
+        "strata",
+        "metrics",
+        "intervals",
+        "per_type_recall",
+        "paired_discrimination",
+        "confidence_support",
+    }
     assert j["metrics"]["step_exact"] is None and j["metrics"]["step_exact_n"] == 0
-    assert set(j["paired_discrimination"]) == {"all", "loud", "silent", "reaches_input", "hidden_from_input", *FAILURE_TYPES}
+    assert set(j["paired_discrimination"]) == {
+        "all",
+        "loud",
+        "silent",
+        "reaches_input",
+        "hidden_from_input",
+        *FAILURE_TYPES,
+    }
     assert j["paired_discrimination"]["loud"] == {"value": 0.392857, "n": 84}
     assert set(doc["deltas"][0]) == {"a", "b", "kind", "n", "metric", "value", "low", "high"}
     assert set(doc["gaps"][0]) == {"judge", "metric", "value", "low", "high"}
@@ -273,9 +320,25 @@ def test_in_memory_api_validates_too():
 
 def test_cli_writes_json_and_markdown(tmp_path, capsys):
     trajs = design(3)
-    d = _write(tmp_path, trajs, random_verdicts(trajs, "outcome:m", 1, steps=False) + random_verdicts(trajs, "step:m", 2))
-    assert main(["report", "--data", str(d), "--json", str(d / "out" / "r.json"),
-                 "--markdown", str(d / "out" / "r.md"), "--resamples", "50"]) == 0  # fmt: skip
+    d = _write(
+        tmp_path, trajs, random_verdicts(trajs, "outcome:m", 1, steps=False) + random_verdicts(trajs, "step:m", 2)
+    )
+    assert (
+        main(
+            [
+                "report",
+                "--data",
+                str(d),
+                "--json",
+                str(d / "out" / "r.json"),
+                "--markdown",
+                str(d / "out" / "r.md"),
+                "--resamples",
+                "50",
+            ]
+        )
+        == 0
+    )
     doc = json.loads((d / "out" / "r.json").read_text())
     assert doc["n_trajectories"] == len(trajs) and list(doc["judges"]) == ["outcome:m", "step:m"]
     assert (d / "out" / "r.md").read_text().startswith("# Report")
@@ -290,11 +353,19 @@ def test_report_states_the_compute_its_runs_spent(tmp_path, capsys):
     assert main(["report", "--data", str(d), "--markdown", str(md), "--resamples", "20"]) == 0
     assert "no run records, so the compute spent is not known" in capsys.readouterr().out
     assert "## Compute spent" in md.read_text()
-    rec = {"judges": ["step:m"], "judge_model_name": "m", "per_judge": {"step:m": {"verdicts": 5}}, "wall_s": 7200.0,
-           "cpu_s": {"server": 12600.0, "client": 1800.0, "server_pid": 1}}
+    rec = {
+        "judges": ["step:m"],
+        "judge_model_name": "m",
+        "per_judge": {"step:m": {"verdicts": 5}},
+        "wall_s": 7200.0,
+        "cpu_s": {"server": 12600.0, "client": 1800.0, "server_pid": 1},
+    }
     (d / "runs.jsonl").write_text(json.dumps(rec) + "\n")
     if (d / "SHA256SUMS").exists():
         main(["manifest", "--data", str(d)])
     assert main(["report", "--data", str(d), "--markdown", str(md), "--resamples", "20"]) == 0
-    assert "The 1 run took 2.00 h of wall time; the 1 run that measured it used 4.00 CPU hours (server and client)." in capsys.readouterr().out
+    assert (
+        "The 1 run took 2.00 h of wall time; the 1 run that measured it used 4.00 CPU hours (server and client)."
+        in capsys.readouterr().out
+    )
     assert "| step · m | 1 | 5 | 2.000 | 4.000 | 1 |" in md.read_text()

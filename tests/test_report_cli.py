@@ -28,8 +28,12 @@ def _write(d, trajs, verdicts, runs=None):
 @pytest.fixture
 def two_models(tmp_path):
     trajs = design(4)
-    vs = [*random_verdicts(trajs, "outcome:m1", 1), *random_verdicts(trajs, "step:m1", 2),
-          *random_verdicts(trajs, "outcome:m2", 3), *random_verdicts(trajs, "step:m2", 4)]  # fmt: skip
+    vs = [
+        *random_verdicts(trajs, "outcome:m1", 1),
+        *random_verdicts(trajs, "step:m1", 2),
+        *random_verdicts(trajs, "outcome:m2", 3),
+        *random_verdicts(trajs, "step:m2", 4),
+    ]
     return _write(tmp_path, trajs, vs), trajs, vs
 
 
@@ -55,8 +59,22 @@ def test_baseline_sentence_says_no_judge_beats_flagging_everything_when_none_doe
 
 def test_report_prints_baselines_and_writes_them_to_json_and_markdown(two_models, capsys):
     d, trajs, _ = two_models
-    assert main(["report", "--data", str(d), "--resamples", "50", "--json", str(d / "o" / "r.json"),
-                 "--markdown", str(d / "o" / "r.md")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "report",
+                "--data",
+                str(d),
+                "--resamples",
+                "50",
+                "--json",
+                str(d / "o" / "r.json"),
+                "--markdown",
+                str(d / "o" / "r.md"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "baseline: flag everything" in out and "baseline: flag nothing" in out
     doc = json.loads((d / "o" / "r.json").read_text())
@@ -73,7 +91,9 @@ def test_terminal_shows_every_headline_metric_with_its_interval_and_n(two_models
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("step:m1") and "(" in line)
     assert row.split()[1] == str(len(trajs))  # n
-    assert len(re.findall(r"\d\.\d{3}( \([−\d.]+(–| to )[−\d.]+\)|[‡†*])", row)) == 4  # F1, silent, loud recall, false alarms
+    assert (
+        len(re.findall(r"\d\.\d{3}( \([−\d.]+(–| to )[−\d.]+\)|[‡†*])", row)) == 4
+    )  # F1, silent, loud recall, false alarms
     assert "Intervals: 95% stratified paired bootstrap, B = 50, seed 7" in out
 
 
@@ -86,7 +106,9 @@ def test_terminal_writes_every_interval_as_the_book_does(two_models, capsys):
     for j, jr in rep.judges.items():
         for m in ("f1", "silent_recall", "ece"):
             iv = jr.intervals.get(m)
-            book = format_interval(jr.metrics[m], iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
+            book = format_interval(
+                jr.metrics[m], iv.low if iv else None, iv.high if iv else None, iv.method if iv else None
+            )
             assert metric_cell(rep, j, m) == book  # one function writes both
     assert main(["report", "--data", str(d), "--resamples", "50"]) == 0
     out = capsys.readouterr().out
@@ -97,8 +119,12 @@ def test_terminal_writes_every_interval_as_the_book_does(two_models, capsys):
 def test_compared_pairs_are_views_of_one_model_and_one_view_across_models():
     judges = ["programmatic", "outcome:a", "step:a", "outcome:b", "step:b"]
     got = {(c.a, c.b, c.kind) for c in compared_pairs(judges)}
-    assert got == {("outcome:a", "step:a", "same model"), ("outcome:b", "step:b", "same model"),
-                   ("outcome:a", "outcome:b", "same view"), ("step:a", "step:b", "same view")}  # fmt: skip
+    assert got == {
+        ("outcome:a", "step:a", "same model"),
+        ("outcome:b", "step:b", "same model"),
+        ("outcome:a", "outcome:b", "same view"),
+        ("step:a", "step:b", "same view"),
+    }
     ref = {(c.a, c.b) for c in compared_pairs(judges, "programmatic") if c.kind == "reference"}
     assert ref == {("programmatic", j) for j in judges[1:]}
 
@@ -115,8 +141,12 @@ def test_report_cli_computes_deltas_only_for_compared_pairs(two_models, capsys):
     assert main(["report", "--data", str(d), "--resamples", "30", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["pairs"] == "compared"
-    assert {(x["a"], x["b"]) for x in doc["deltas"]} == {("outcome:m1", "step:m1"), ("outcome:m2", "step:m2"),
-                                                         ("outcome:m1", "outcome:m2"), ("step:m1", "step:m2")}  # fmt: skip
+    assert {(x["a"], x["b"]) for x in doc["deltas"]} == {
+        ("outcome:m1", "step:m1"),
+        ("outcome:m2", "step:m2"),
+        ("outcome:m1", "outcome:m2"),
+        ("step:m1", "step:m2"),
+    }
     assert main(["report", "--data", str(d), "--resamples", "30", "--json", str(out), "--reference", "step:m2"]) == 0
     doc = json.loads(out.read_text())
     assert ("step:m2", "outcome:m1") in {(x["a"], x["b"]) for x in doc["deltas"] if x["kind"] == "reference"}
@@ -132,7 +162,9 @@ def test_compared_deltas_equal_the_all_pairs_deltas(two_models):
     assert all(0 < d.n < len(trajs) for d in some.deltas if "step:m2" in (d.a, d.b))  # scored on what both judged
     for d in some.deltas:
         assert every.delta(d.a, d.b, d.metric).value == pytest.approx(d.value)
-        assert (every.delta(d.a, d.b, d.metric).low, every.delta(d.a, d.b, d.metric).high) == pytest.approx((d.low, d.high))
+        assert (every.delta(d.a, d.b, d.metric).low, every.delta(d.a, d.b, d.metric).high) == pytest.approx(
+            (d.low, d.high)
+        )
 
 
 def test_unknown_reference_judge_is_one_line_listing_the_judges(two_models, capsys):
@@ -140,7 +172,9 @@ def test_unknown_reference_judge_is_one_line_listing_the_judges(two_models, caps
     assert main(["report", "--data", str(d), "--resamples", "10", "--reference", "step:nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "--reference 'step:nope' is not a judge of this data; judges: outcome:m1, outcome:m2, step:m1, step:m2" in err
+    assert (
+        "--reference 'step:nope' is not a judge of this data; judges: outcome:m1, outcome:m2, step:m1, step:m2" in err
+    )
 
 
 def test_clopper_pearson_equals_scipy_stats_beta_quantiles():
@@ -171,7 +205,10 @@ def test_report_rejects_a_run_record_of_the_wrong_shape_naming_file_line_and_fie
     (d / "runs.jsonl").write_text(good + "\n" + json.dumps({"judges": 5, "wall_s": 1.0}) + "\n")
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 2
     err = capsys.readouterr().err
-    assert err == f"trajectory-judge report: error: {d / 'runs.jsonl'}:2: invalid run record: field 'judges': expected a list of judge ids, got 5\n"
+    assert (
+        err
+        == f"trajectory-judge report: error: {d / 'runs.jsonl'}:2: invalid run record: field 'judges': expected a list of judge ids, got 5\n"
+    )
     (d / "runs.jsonl").write_text(json.dumps({"per_judge": {"step:m1": {"verdicts": "many"}}}) + "\n")
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 2
     assert "runs.jsonl:1: invalid run record: field 'per_judge.step:m1'" in capsys.readouterr().err
@@ -190,8 +227,12 @@ def test_misses_lists_faults_judged_clean_and_clean_runs_judged_faulty(two_model
     found = find_mistakes(trajs, vs, "outcome:m1")
     mine = {v.trajectory_id: v for v in vs if v.judge_id == "outcome:m1"}
     labels = {t.trajectory_id: t.label for t in trajs}
-    assert {m.trajectory.trajectory_id for m in found.misses} == {i for i, v in mine.items() if labels[i].faulty and not v.faulty}
-    assert {m.trajectory.trajectory_id for m in found.false_alarms} == {i for i, v in mine.items() if not labels[i].faulty and v.faulty}
+    assert {m.trajectory.trajectory_id for m in found.misses} == {
+        i for i, v in mine.items() if labels[i].faulty and not v.faulty
+    }
+    assert {m.trajectory.trajectory_id for m in found.false_alarms} == {
+        i for i, v in mine.items() if not labels[i].faulty and v.faulty
+    }
     assert all(m.seen.startswith("GOAL:") and "STEPS:" not in m.seen for m in found.misses)  # the outcome view
     assert len(found.to_frame()) == len(found.misses) + len(found.false_alarms)
 
@@ -218,8 +259,10 @@ def test_misses_of_an_unknown_judge_is_one_line_listing_the_judges_present(two_m
     d, _, _ = two_models
     assert main(["misses", "--data", str(d), "--judge", "step:m3"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"trajectory-judge misses: error: {d / 'verdicts.jsonl'}: no verdicts of judge 'step:m3'; "
-                   "judges present: outcome:m1, step:m1, outcome:m2, step:m2\n")  # fmt: skip
+    assert err == (
+        f"trajectory-judge misses: error: {d / 'verdicts.jsonl'}: no verdicts of judge 'step:m3'; "
+        "judges present: outcome:m1, step:m1, outcome:m2, step:m2\n"
+    )
 
 
 def test_misses_says_none_when_a_judge_made_no_mistake(tmp_path, capsys):
@@ -243,9 +286,11 @@ def test_version_prints_the_package_version(capsys):
 
 
 def test_help_imports_no_scipy_pandas_numpy_or_http_client():
-    code = ("import sys; from trajectory_judge.cli import main\n"
-            "try: main(['--help'])\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in ('scipy', 'pandas', 'numpy', 'httpx') if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys; from trajectory_judge.cli import main\n"
+        "try: main(['--help'])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in ('scipy', 'pandas', 'numpy', 'httpx') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
 
@@ -253,8 +298,12 @@ def test_help_imports_no_scipy_pandas_numpy_or_http_client():
 def test_misses_piped_into_a_reader_that_stops_early_exits_quietly(tmp_path):
     trajs = design(40)
     d = _write(tmp_path, trajs, random_verdicts(trajs, "step:m1", 1))  # about 200 kB of JSON: more than a pipe holds
-    proc = subprocess.Popen([sys.executable, "-m", "trajectory_judge.cli", "misses", "--data", str(d), "--judge", "step:m1", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trajectory_judge.cli", "misses", "--data", str(d), "--judge", "step:m1", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
     assert proc.stdout.read(10)
     proc.stdout.close()  # like `| head -c 10`
     assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
@@ -264,7 +313,10 @@ def test_report_of_a_single_judge_says_there_is_no_pair_to_compare(tmp_path, cap
     trajs = design(2)
     d = _write(tmp_path, trajs, random_verdicts(trajs, "step:m", 1))
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 0
-    assert "Paired deltas: none (views of one model, one view across models: no such pair among these judges" in capsys.readouterr().out
+    assert (
+        "Paired deltas: none (views of one model, one view across models: no such pair among these judges"
+        in capsys.readouterr().out
+    )
 
 
 def test_build_report_refuses_a_pair_mode_or_pair_it_does_not_know():

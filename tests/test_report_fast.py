@@ -24,8 +24,10 @@ HEAVY = ("scipy", "pandas", "matplotlib", "httpx")
 def _folder(d):
     trajs = design(4)
     rng = random.Random(5)
-    sure = [verdict(t.trajectory_id, "step:sure", t.label.faulty or rng.random() < 0.5, confidence=rng.choice([0.6, 0.9]))
-            for t in trajs]  # flags every fault: recall 1, an exact (Clopper–Pearson) interval
+    sure = [
+        verdict(t.trajectory_id, "step:sure", t.label.faulty or rng.random() < 0.5, confidence=rng.choice([0.6, 0.9]))
+        for t in trajs
+    ]  # flags every fault: recall 1, an exact (Clopper–Pearson) interval
     vs = [*random_verdicts(trajs, "outcome:m1", 1), *random_verdicts(trajs, "step:m1", 2), *sure]
     (d / "trajectories.jsonl").write_text("".join(dumps(t) + "\n" for t in trajs))
     (d / "verdicts.jsonl").write_text("".join(dumps(v) + "\n" for v in vs))
@@ -33,9 +35,11 @@ def _folder(d):
 
 
 def _modules_after_report(data) -> tuple[list[str], str]:
-    code = ("import contextlib, io, json, sys\nfrom trajectory_judge.cli import main\nout = io.StringIO()\n"
-            f"with contextlib.redirect_stdout(out): rc = main(['report', '--data', {str(data)!r}])\n"
-            f"print(json.dumps([rc, sorted(m for m in {HEAVY!r} if m in sys.modules), out.getvalue()]))")  # fmt: skip
+    code = (
+        "import contextlib, io, json, sys\nfrom trajectory_judge.cli import main\nout = io.StringIO()\n"
+        f"with contextlib.redirect_stdout(out): rc = main(['report', '--data', {str(data)!r}])\n"
+        f"print(json.dumps([rc, sorted(m for m in {HEAVY!r} if m in sys.modules), out.getvalue()]))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     rc, heavy, out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert rc == 0
@@ -71,10 +75,16 @@ def test_clopper_pearson_at_no_or_every_success_equals_scipy_bit_for_bit(level):
 
 def _tables():
     nan = math.nan
-    yield TextTable.from_rows({"programmatic": {"n": 400, "F1": "0.800*", "silent recall": "0.429*"},
-                               "step:qwen2.5:14b": {"n": 23, "F1": "0.923 (0.91–0.93)", "silent recall": "–"}}, "judge")
-    yield TextTable.from_rows({"a": {"n": -3, "x": 0.5, "yy": nan}, "bbbbbbbbbbbb": {"n": 12345, "x": nan, "yy": 1.0}},
-                              "long index name here")
+    yield TextTable.from_rows(
+        {
+            "programmatic": {"n": 400, "F1": "0.800*", "silent recall": "0.429*"},
+            "step:qwen2.5:14b": {"n": 23, "F1": "0.923 (0.91–0.93)", "silent recall": "–"},
+        },
+        "judge",
+    )
+    yield TextTable.from_rows(
+        {"a": {"n": -3, "x": 0.5, "yy": nan}, "bbbbbbbbbbbb": {"n": 12345, "x": nan, "yy": 1.0}}, "long index name here"
+    )
     yield TextTable.from_rows({" lead": {"v": "x"}, "  two": {"v": "a longer cell"}}, "b − a")
     yield TextTable.from_rows({"r": {"a column with a long header": "1", "n": 1}}, None)
     yield TextTable.from_rows({"r1": {"f": 0.125}, "r2": {"f": 10.0}, "r3": {"f": None}}, "i")
@@ -82,7 +92,7 @@ def _tables():
 
 @pytest.mark.parametrize("table", list(_tables()))
 def test_text_table_prints_exactly_as_pandas_to_string(table):
-    fmt = (lambda v: f"{v:.2f}")  # noqa: E731
+    fmt = lambda v: f"{v:.2f}"  # noqa: E731
     assert table.to_string(float_format=fmt, na_rep="–") == table.to_frame().to_string(float_format=fmt, na_rep="–")
 
 
@@ -102,8 +112,10 @@ def _old_terminal_table(rep, metrics):
 def _old_baselines_table(rep):
     import pandas as pd
 
-    rows = {f"baseline: {b.name}": {"n": b.n, **{R.HEADERS[m]: R.format_number(b.metrics[m]) for m in R.BASELINE_METRICS}}
-            for b in rep.baselines}  # fmt: skip
+    rows = {
+        f"baseline: {b.name}": {"n": b.n, **{R.HEADERS[m]: R.format_number(b.metrics[m]) for m in R.BASELINE_METRICS}}
+        for b in rep.baselines
+    }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("baseline")
 
 
@@ -129,18 +141,26 @@ def _old_per_type_terminal(rep):
 
 def test_terminal_tables_print_byte_for_byte_as_their_pandas_versions_did():
     trajs = design(6)
-    vs = [*random_verdicts(trajs, "outcome:m1", 1), *random_verdicts(trajs, "step:m1", 2),
-          *random_verdicts(trajs, "reply:m1", 3), *random_verdicts(trajs, "step:m2", 4),
-          *random_verdicts(trajs[::2], "outcome:m2", 5)]  # fmt: skip
+    vs = [
+        *random_verdicts(trajs, "outcome:m1", 1),
+        *random_verdicts(trajs, "step:m1", 2),
+        *random_verdicts(trajs, "reply:m1", 3),
+        *random_verdicts(trajs, "step:m2", 4),
+        *random_verdicts(trajs[::2], "outcome:m2", 5),
+    ]
     rep = build_report(trajs, vs, resamples=200, seed=3)
     for metrics in R.TERMINAL_AXES.values():
         assert R.terminal_table(rep, metrics).to_string() == _old_terminal_table(rep, metrics).to_string()
     assert R.baselines_table(rep).to_string() == _old_baselines_table(rep).to_string()
     assert R.deltas_table(rep).to_string() == _old_deltas_table(rep).to_string()
-    assert R.deltas_table(rep, ("f1", "step_exact")).to_string() == _old_deltas_table(rep, ("f1", "step_exact")).to_string()
-    fmt = (lambda v: f"{v:.2f}")  # noqa: E731
-    assert (R.per_type_terminal(rep).to_string(float_format=fmt, na_rep="–")
-            == _old_per_type_terminal(rep).to_string(float_format=fmt, na_rep="–"))  # fmt: skip
+    assert (
+        R.deltas_table(rep, ("f1", "step_exact")).to_string()
+        == _old_deltas_table(rep, ("f1", "step_exact")).to_string()
+    )
+    fmt = lambda v: f"{v:.2f}"  # noqa: E731
+    assert R.per_type_terminal(rep).to_string(float_format=fmt, na_rep="–") == _old_per_type_terminal(rep).to_string(
+        float_format=fmt, na_rep="–"
+    )
 
 
 def test_sums_from_distinct_columns_equal_the_full_product_bit_for_bit():
@@ -150,11 +170,17 @@ def test_sums_from_distinct_columns_equal_the_full_product_bit_for_bit():
     from trajectory_judge.analysis.plan import make_plan
 
     trajs = design(6)
-    vs = [*random_verdicts(trajs, "outcome:m1", 1), *random_verdicts(trajs, "step:m1", 2), *random_verdicts(trajs[::2], "step:m2", 3)]
+    vs = [
+        *random_verdicts(trajs, "outcome:m1", 1),
+        *random_verdicts(trajs, "step:m1", 2),
+        *random_verdicts(trajs[::2], "step:m2", 3),
+    ]
     plan = make_plan(trajs, vs)
     distinct, inverse = distinct_columns(plan.data)
     assert distinct.shape[1] < plan.data.shape[1] and (distinct[:, inverse] == plan.data).all()
-    assert not np.equal(plan.data, np.round(plan.data)).all()  # float columns (confidence, latency): summation order matters
+    assert not np.equal(
+        plan.data, np.round(plan.data)
+    ).all()  # float columns (confidence, latency): summation order matters
     idx = stratified_indices(plan.cells, resamples=3000, rng=np.random.default_rng(1))
     for part in (idx[:1000], idx[1000:], idx):
         w = count_weights(part, len(trajs))
@@ -170,17 +196,23 @@ def test_weights_from_each_strata_draws_equal_the_counts_of_the_index_matrix():
     idx = stratified_indices(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])
     draws = stratified_draws(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])
     for start, stop in ((0, 700), (0, 300), (300, 700), (699, 700)):
-        assert np.array_equal(draw_weights(draws, len(strata), start, stop), count_weights(idx[start:stop], len(strata)))
+        assert np.array_equal(
+            draw_weights(draws, len(strata), start, stop), count_weights(idx[start:stop], len(strata))
+        )
 
 
 def test_report_loads_numpy_with_one_blas_thread_and_leaves_the_environment_unchanged(tmp_path):
-    code = ("import contextlib, ctypes, io, os, sys\nfrom trajectory_judge.cli import main\n"
-            f"with contextlib.redirect_stdout(io.StringIO()): main(['report', '--data', {str(_folder(tmp_path))!r}, '--resamples', '50'])\n"
-            "libs = [line.split()[-1] for line in open('/proc/self/maps') if 'openblas' in line and '.so' in line]\n"
-            "get = getattr(ctypes.CDLL(libs[0]), 'scipy_openblas_get_num_threads64_', None) if libs else None\n"
-            "print(get() if get else 'no OpenBLAS', 'OPENBLAS_NUM_THREADS' in os.environ)")  # fmt: skip
+    code = (
+        "import contextlib, ctypes, io, os, sys\nfrom trajectory_judge.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): main(['report', '--data', {str(_folder(tmp_path))!r}, '--resamples', '50'])\n"
+        "libs = [line.split()[-1] for line in open('/proc/self/maps') if 'openblas' in line and '.so' in line]\n"
+        "get = getattr(ctypes.CDLL(libs[0]), 'scipy_openblas_get_num_threads64_', None) if libs else None\n"
+        "print(get() if get else 'no OpenBLAS', 'OPENBLAS_NUM_THREADS' in os.environ)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
     if out[:2] == ["no", "OpenBLAS"]:
         pytest.skip("numpy here is not linked with scipy's OpenBLAS")
     assert out == ["1", "False"]

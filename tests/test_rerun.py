@@ -32,8 +32,9 @@ from trajectory_judge.book.execute import is_colab_setup, name_repository, read_
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / ".ci" / "requirements.lock"
 WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
-RERUN = pytest.mark.skipif(os.environ.get("TJ_RERUN_CHECKS") != "1",
-                           reason="installs whole environments: set TJ_RERUN_CHECKS=1 (.ci/run does)")
+RERUN = pytest.mark.skipif(
+    os.environ.get("TJ_RERUN_CHECKS") != "1", reason="installs whole environments: set TJ_RERUN_CHECKS=1 (.ci/run does)"
+)
 
 
 def locked() -> dict[str, str]:
@@ -61,7 +62,9 @@ def test_lock_pins_every_declared_requirement_within_its_range():
     for req in declared():
         name = canonicalize_name(req.name)
         assert name in pins, f"{req.name} is not in the lock"
-        assert req.specifier.contains(pins[name], prereleases=True), f"lock has {req.name}=={pins[name]}, pyproject says {req}"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"lock has {req.name}=={pins[name]}, pyproject says {req}"
+        )
 
 
 def test_this_environment_is_the_lock():
@@ -102,10 +105,16 @@ def binder_pip_lines() -> list[str]:
 def test_binder_installs_from_the_lock_after_copying_the_repository():
     assert binder_pip_lines()[0] == "-r .ci/requirements.lock"
     r2d = Path(sys.executable).with_name("repo2docker")
-    plan = subprocess.run([str(r2d), "--no-build", "--debug", "."], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    plan = subprocess.run(
+        [str(r2d), "--no-build", "--debug", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     out = plan.stdout + plan.stderr
     assert plan.returncode == 0, out[-2000:]
-    copy = out.find("COPY --chown=1000:1000 src/ ${REPO_DIR}/") if "COPY --chown=1000:1000 src/" in out else out.find("src/ ${REPO_DIR}/")
+    copy = (
+        out.find("COPY --chown=1000:1000 src/ ${REPO_DIR}/")
+        if "COPY --chown=1000:1000 src/" in out
+        else out.find("src/ ${REPO_DIR}/")
+    )
     update = out.find('env update -p ${NB_PYTHON_PREFIX} --file "environment.yml"')
     assert copy != -1 and update != -1, out[-2000:]
     assert copy < update, "repo2docker installs environment.yml before it copies the repository"
@@ -191,8 +200,9 @@ def test_readme_badges_open_the_configured_repository():
 
 def test_colab_setup_does_nothing_and_prints_nothing_outside_colab(tmp_path):
     code = next(c for c in read_source(ROOT / "notebooks" / "results.md").cells if c.cell_type == "code").source
-    run = subprocess.run([sys.executable, "-c", code + "\nprint(os.getcwd())"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", code + "\nprint(os.getcwd())"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0 and run.stderr == "" and run.stdout == f"{tmp_path}\n"
     assert list(tmp_path.iterdir()) == []
 
@@ -210,13 +220,24 @@ def mini_book(root: Path) -> Path:
 def test_one_command_renames_the_hosting_repository_everywhere(tmp_path):
     book = mini_book(tmp_path)
     written = name_repository("https://github.com/someone/fork.git/", "trunk", book=book)
-    assert sorted(p.name for p in written) == ["README.md", "_config.yml", "metrics.ipynb", "metrics.md", "testbed.ipynb", "testbed.md"]
+    assert sorted(p.name for p in written) == [
+        "README.md",
+        "_config.yml",
+        "metrics.ipynb",
+        "metrics.md",
+        "testbed.ipynb",
+        "testbed.md",
+    ]
     readme = (book / "README.md").read_text(encoding="utf-8")
     assert "https://mybinder.org/v2/gh/someone/fork/trunk?" in readme and "/github/someone/fork/blob/trunk/" in readme
     assert (hosting(book).url, hosting(book).branch) == ("https://github.com/someone/fork", "trunk")
     for name in ("testbed", "metrics"):
         text = (book / "notebooks" / f"{name}.md").read_text(encoding="utf-8")
-        assert text.count("# Colab set-up") == 1 and '"https://github.com/someone/fork")' in text and '"-b", "trunk"' in text
+        assert (
+            text.count("# Colab set-up") == 1
+            and '"https://github.com/someone/fork")' in text
+            and '"-b", "trunk"' in text
+        )
         nb = nbformat.read(book / "notebooks" / f"{name}.ipynb", as_version=4)
         assert '"https://github.com/someone/fork")' in nb.cells[0].source
         assert nb.cells[1:] == nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells[1:]
@@ -228,7 +249,10 @@ def test_config_verb_rejects_a_branch_that_is_not_a_branch_name(capsys, tmp_path
 
     monkeypatch.chdir(mini_book(tmp_path))
     assert main(["config", "--repository", "https://github.com/a/b", "--branch=no branch"]) == 2
-    assert capsys.readouterr().err.strip() == "trajectory-judge book config: error: --branch 'no branch': expected a git branch name such as main"
+    assert (
+        capsys.readouterr().err.strip()
+        == "trajectory-judge book config: error: --branch 'no branch': expected a git branch name such as main"
+    )
     assert hosting(tmp_path).url == hosting(ROOT).url  # nothing was rewritten
 
 
@@ -265,8 +289,13 @@ def fresh_venv(where: Path) -> Path:
 
 
 def pip(python: Path, *args: str, cwd: Path = ROOT) -> None:
-    run = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *args],
-                         cwd=cwd, capture_output=True, text=True, timeout=1200)
+    run = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
 
 
@@ -284,8 +313,14 @@ def test_binder_like_install_reproduces_every_chapter(tmp_path):
     start = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_DATA", "TJ_PAPER_DATA", "VIRTUAL_ENV"))}
     env["TJ_BOOK_FORK"] = "0"  # kernels started anew, as on Binder (README's tests fork them from a warm process)
-    run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks/"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    run = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks/"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert run.returncode == 0, run.stdout[-4000:]
     assert re.search(r"\d+ passed", run.stdout) and " failed" not in run.stdout
     record("binder_nbval_s", time.monotonic() - start)
@@ -325,10 +360,12 @@ def test_a_chapter_copied_alone_runs_top_to_bottom_on_a_colab_like_runtime(tmp_p
     shutil.copy(ROOT / "notebooks" / "results.ipynb", alone / "results.ipynb")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_", "VIRTUAL_ENV", "PYTHONPATH"))}
     env.update(PYTHONPATH=str(stand_in), IPYTHONDIR=str(tmp_path / "ipython"), TJ_REPOSITORY_URL=str(clone))
-    script = ("import sys, nbformat; from nbclient import NotebookClient\n"
-              "nb = nbformat.read('results.ipynb', as_version=4)\n"
-              "NotebookClient(nb, timeout=900, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute()\n"
-              "nbformat.write(nb, 'executed.ipynb')\n")
+    script = (
+        "import sys, nbformat; from nbclient import NotebookClient\n"
+        "nb = nbformat.read('results.ipynb', as_version=4)\n"
+        "NotebookClient(nb, timeout=900, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute()\n"
+        "nbformat.write(nb, 'executed.ipynb')\n"
+    )
     start = time.monotonic()
     run = subprocess.run([str(python), "-c", script], cwd=alone, env=env, capture_output=True, text=True, timeout=2400)
     record("colab_results_s", time.monotonic() - start)
@@ -338,6 +375,11 @@ def test_a_chapter_copied_alone_runs_top_to_bottom_on_a_colab_like_runtime(tmp_p
     assert not errors
     assert (alone / "trajectory-judge" / "notebooks" / "results.md").exists()  # it ran in the clone
     committed = nbformat.read(ROOT / "notebooks" / "results.ipynb", as_version=4)
-    names = lambda nb: [o["metadata"]["scrapbook"]["name"] for c in nb.cells if c.cell_type == "code"
-                        for o in c.outputs if o.get("metadata", {}).get("scrapbook")]
+    names = lambda nb: [
+        o["metadata"]["scrapbook"]["name"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.get("metadata", {}).get("scrapbook")
+    ]
     assert names(done) == names(committed) and names(committed)  # every number of the chapter computed

@@ -24,8 +24,14 @@ def test_baseline_rows_appear_once_when_both_verdict_sets_share_the_design():
 
 def test_baseline_rows_are_given_per_source_when_the_designs_differ():
     small, big = design(1), design(3)
-    frame = main_table({"release": _rep(random_verdicts(small, "step:m", 1), small),
-                        "edition": _rep(random_verdicts(big, "step:m", 1), big)}, "detection", baselines=True)  # fmt: skip
+    frame = main_table(
+        {
+            "release": _rep(random_verdicts(small, "step:m", 1), small),
+            "edition": _rep(random_verdicts(big, "step:m", 1), big),
+        },
+        "detection",
+        baselines=True,
+    )
     groups = set(frame.index.get_level_values(0))
     assert {"Baselines (Paper (release))", "Baselines (This edition)"} <= groups
 

@@ -39,9 +39,15 @@ def test_rerun_skips_what_is_on_disk(tmp_path):
 
 def test_verdicts_visited_trajectory_by_trajectory(tmp_path):
     out = tmp_path / "v.jsonl"
-    runner.run_judges(trajs(2), [LLMJudge(v, ScriptedClient(response()), "m") for v in ("outcome", "step")], out, progress=False)
+    runner.run_judges(
+        trajs(2), [LLMJudge(v, ScriptedClient(response()), "m") for v in ("outcome", "step")], out, progress=False
+    )
     assert [(v["trajectory_id"], v["judge_id"]) for v in lines(out)] == [
-        ("t-0000", "outcome:m"), ("t-0000", "step:m"), ("t-0001", "outcome:m"), ("t-0001", "step:m")]
+        ("t-0000", "outcome:m"),
+        ("t-0000", "step:m"),
+        ("t-0001", "outcome:m"),
+        ("t-0001", "step:m"),
+    ]
 
 
 def test_torn_last_line_is_repaired_on_resume(tmp_path, capsys):
@@ -101,8 +107,16 @@ class Constant:
     judge_id = "always-faulty"
 
     def judge(self, traj):
-        return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=True, confidence=1.0,
-                       rationale="", latency_s=0.0, prompt_tokens=0, completion_tokens=0)
+        return Verdict(
+            trajectory_id=traj.trajectory_id,
+            judge_id=self.judge_id,
+            faulty=True,
+            confidence=1.0,
+            rationale="",
+            latency_s=0.0,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
 
 
 def test_any_judge_fitting_the_protocol_runs(tmp_path):
@@ -122,7 +136,9 @@ def test_judge_returning_another_key_costs_that_trajectory_not_the_run(tmp_path,
     got = parse_jsonl(tmp_path / "v.jsonl", Verdict)
     assert (r.written, r.failed, r.unparseable) == (2, 2, 2) and r.status == "ok"
     assert [(v.trajectory_id, v.judge_id, v.faulty, v.confidence) for v in got] == [
-        ("t-0000", "liar", False, 0.5), ("t-0001", "liar", False, 0.5)]
+        ("t-0000", "liar", False, 0.5),
+        ("t-0001", "liar", False, 0.5),
+    ]
     assert all(v.unparseable and "returned verdicts keyed" in v.error for v in got)
     assert capsys.readouterr().err.count("judge 'liar' failed") == 1  # warned once, counted after
 
@@ -141,11 +157,23 @@ def test_runner_overhead_below_two_ms_per_verdict(tmp_path):
 
 def _fake_llama(req: httpx.Request) -> httpx.Response:
     if req.url.path == "/props":
-        return httpx.Response(200, json={"build_info": "b9-test", "model_path": "/nope.gguf",
-                                         "default_generation_settings": {"n_ctx": 8192}, "total_slots": 1})
+        return httpx.Response(
+            200,
+            json={
+                "build_info": "b9-test",
+                "model_path": "/nope.gguf",
+                "default_generation_settings": {"n_ctx": 8192},
+                "total_slots": 1,
+            },
+        )
     if req.url.path == "/v1/chat/completions":
-        return httpx.Response(200, json={"choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
-                                         "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        return httpx.Response(
+            200,
+            json={
+                "choices": [{"message": {"content": response()}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+            },
+        )
     return httpx.Response(404)
 
 
@@ -162,8 +190,20 @@ def _cli(tmp_path, monkeypatch, handler, extra=()):
     monkeypatch.setattr(cli_run, "make_client", patched)
     p = argparse.ArgumentParser()
     cli_run.add_run_arguments(p)
-    args = p.parse_args(["--data", str(tmp_path), "--model", "x", "--judge-model-name", "qwen2.5-coder:1.5b",
-                         "--judges", "outcome,step", "--quiet", *extra])
+    args = p.parse_args(
+        [
+            "--data",
+            str(tmp_path),
+            "--model",
+            "x",
+            "--judge-model-name",
+            "qwen2.5-coder:1.5b",
+            "--judges",
+            "outcome,step",
+            "--quiet",
+            *extra,
+        ]
+    )
     return cli_run.cli_run(args)
 
 
@@ -277,7 +317,9 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     try:
         launch = tmp_path / "llama-server.json"
         monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
-        launch.write_text(json.dumps({"port": 8080, "model_path": "/nope.gguf", "pid": server.pid, "binary": sys.executable}))
+        launch.write_text(
+            json.dumps({"port": 8080, "model_path": "/nope.gguf", "pid": server.pid, "binary": sys.executable})
+        )
         real_run = runner._run  # the judging itself, inside the metered part of run_judges
 
         def slow_run(*a, **kw):  # the "server" burns CPU while the run is in flight
@@ -367,14 +409,17 @@ def test_a_verdict_stating_its_latency_keeps_it(tmp_path):
     assert lines(out)[0]["latency_s"] == 0.0 and not (tmp_path / "runs.jsonl").exists()
 
 
-@pytest.mark.parametrize("bad, why", [
-    ("steps>4:heuristic", "'steps>4' is not a judge name"),
-    ("Short:v1", "'Short' is not a judge name"),
-    ("step", "names no model"),
-    ("selfcons:m", "names its size"),
-    ("short run:v1", "must not contain spaces"),
-    ("x:", "ends in ':'"),
-])
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("steps>4:heuristic", "'steps>4' is not a judge name"),
+        ("Short:v1", "'Short' is not a judge name"),
+        ("step", "names no model"),
+        ("selfcons:m", "names its size"),
+        ("short run:v1", "must not contain spaces"),
+        ("x:", "ends in ':'"),
+    ],
+)
 def test_run_judges_refuses_a_judge_id_outside_the_grammar_before_writing(tmp_path, bad, why):
     judge = _ShortRun()
     judge.judge_id = bad
@@ -389,8 +434,9 @@ def test_retry_unparseable_judges_again_only_the_named_judges_unparseable_verdic
     step, outcome = LLMJudge("step", bad, "m"), LLMJudge("outcome", ScriptedClient("not json {"), "m")
     r = runner.run_judges(trajs(4), [step, outcome], out, progress=False)
     assert r.unparseable == 6  # step: t0 and t2; outcome: all four
-    again = runner.run_judges(trajs(4), [LLMJudge("step", ScriptedClient(response()), "m")], out,
-                              progress=False, retry_unparseable=True)
+    again = runner.run_judges(
+        trajs(4), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False, retry_unparseable=True
+    )
     assert (again.retried, again.written, again.unparseable) == (2, 2, 0)
     vs = parse_jsonl(out, Verdict)
     assert len(vs) == 8 and not any(v.error for v in vs if v.judge_id == "step:m")
@@ -404,7 +450,9 @@ def test_retry_unparseable_takes_an_ensemble_with_all_its_members(tmp_path):
     from trajectory_judge.judges.selfcons import SelfConsistencyJudge
 
     out = tmp_path / "verdicts.jsonl"
-    runner.run_judges(trajs(2), [SelfConsistencyJudge(ScriptedClient([response(), "nope", response()]), "m")], out, progress=False)
+    runner.run_judges(
+        trajs(2), [SelfConsistencyJudge(ScriptedClient([response(), "nope", response()]), "m")], out, progress=False
+    )
     sc = SelfConsistencyJudge(ScriptedClient(response()), "m")
     r = runner.run_judges(trajs(2), [sc], out, progress=False, retry_unparseable=True)
     assert (r.retried, r.written) == (1, 4)  # t-0000's ensemble verdict and its three members
@@ -424,7 +472,9 @@ def test_progress_counts_ensemble_members_as_verdicts(tmp_path, monkeypatch):
             super().close()
 
     monkeypatch.setattr(runner, "Progress", Spy)
-    r = runner.run_judges(trajs(2), [SelfConsistencyJudge(ScriptedClient(response()), "m")], tmp_path / "v.jsonl", progress=False)
+    r = runner.run_judges(
+        trajs(2), [SelfConsistencyJudge(ScriptedClient(response()), "m")], tmp_path / "v.jsonl", progress=False
+    )
     assert seen == [(8, 8)] and r.written == 8
 
 
@@ -471,7 +521,9 @@ def test_progress_is_a_bar_with_rate_and_eta_on_a_terminal_only():
     bar = Progress(8, desc="step:m", stream=term, concurrency=4)
     bar.update(n=4)
     bar.close()
-    assert bar.is_bar and "4/8" in term.getvalue() and "concurrency 4" in term.getvalue() and "verdict" in term.getvalue()
+    assert (
+        bar.is_bar and "4/8" in term.getvalue() and "concurrency 4" in term.getvalue() and "verdict" in term.getvalue()
+    )
     log = __import__("io").StringIO()
     plain = Progress(8, desc="step:m", stream=log)
     plain.update(n=4)
@@ -497,15 +549,18 @@ def test_a_stored_verdict_without_cost_fields_loads_with_zero_cost(tmp_path):
 
 def test_summary_line_says_how_many_unparseable_verdicts_were_judged_again():
     line = cli_run.summary_line(runner.RunResult(written=3, retried=3, unparseable=1))
-    assert line.startswith("trajectory-judge: 3 unparseable verdicts judged again (the old ones are in retried.jsonl); 3 written")
+    assert line.startswith(
+        "trajectory-judge: 3 unparseable verdicts judged again (the old ones are in retried.jsonl); 3 written"
+    )
     assert "1 unparseable verdict judged again" in cli_run.summary_line(runner.RunResult(written=1, retried=1))
 
 
 def test_retry_unparseable_leaves_verdicts_beyond_the_limit_where_they_are(tmp_path):
     out = tmp_path / "verdicts.jsonl"
     runner.run_judges(trajs(4), [LLMJudge("step", ScriptedClient("not json {"), "m")], out, progress=False)
-    r = runner.run_judges(trajs(2), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False,
-                          retry_unparseable=True)
+    r = runner.run_judges(
+        trajs(2), [LLMJudge("step", ScriptedClient(response()), "m")], out, progress=False, retry_unparseable=True
+    )
     assert (r.retried, r.written) == (2, 2)
     assert [bool(v.error) for v in parse_jsonl(out, Verdict)] == [True, True, False, False]  # t-0002, t-0003 kept
 

@@ -26,8 +26,10 @@ IDS = [f"step@T0.7/seed{s}:{MODEL}" for s in (7, 8, 9)]
 def members_and_ensembles(trajs):
     members = [v for i, mid in enumerate(IDS) for v in random_verdicts(trajs, mid, seed=i)]
     by = {(v.trajectory_id, v.judge_id): v for v in members}
-    ens = [aggregate([by[(t.trajectory_id, m)] for m in IDS], trajectory_id=t.trajectory_id,
-                     judge_id=f"selfcons3:{MODEL}") for t in trajs]
+    ens = [
+        aggregate([by[(t.trajectory_id, m)] for m in IDS], trajectory_id=t.trajectory_id, judge_id=f"selfcons3:{MODEL}")
+        for t in trajs
+    ]
     return members, ens
 
 
@@ -41,8 +43,18 @@ def test_member_ids_name_view_temperature_seed_and_model():
 def test_fleiss_kappa_matches_the_worked_example():
     # the worked example of Fleiss (1971) as reproduced on Wikipedia ("Fleiss' kappa"): 10 subjects,
     # 14 raters, 5 categories; kappa = 0.210
-    counts = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-              [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    counts = [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
     ratings = np.array([[c for c, n in enumerate(row) for _ in range(n)] for row in counts])
     assert fleiss_kappa(ratings) == pytest.approx(0.210, abs=5e-4)
 
@@ -81,8 +93,11 @@ def test_run_records_say_how_many_committed_ensembles_came_out_the_same_when_sam
     trajs = design(3)
     members, ens = members_and_ensembles(trajs)
     ensemble = ens[0].judge_id
-    runs = [{"rechecked": {}}, {"rechecked": {ensemble: {"same": 2, "different": 0}}},
-            {"rechecked": {ensemble: {"same": 0, "different": 1}}}]
+    runs = [
+        {"rechecked": {}},
+        {"rechecked": {ensemble: {"same": 2, "different": 0}}},
+        {"rechecked": {ensemble: {"same": 0, "different": 1}}},
+    ]
     (check,) = check_ensembles(ens, members, runs)
     assert (check.rerun_same, check.rerun_different) == (2, 1)
     text = determinism_sentence(check)
@@ -158,7 +173,11 @@ def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_jud
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [METRIC_LABELS[m] for m in quality_metrics(sv).index]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [  # one legend, above the data
-        "Seed 7 (T = 0.7)", "Seed 8 (T = 0.7)", "Seed 9 (T = 0.7)", "Greedy step (T = 0)"]
+        "Seed 7 (T = 0.7)",
+        "Seed 8 (T = 0.7)",
+        "Seed 9 (T = 0.7)",
+        "Greedy step (T = 0)",
+    ]
     a, b = show(fig, alt="seeds").svg, show(seed_figure(sv), alt="seeds").svg
     assert a == b and "<title>seeds</title>" in a
 
@@ -208,8 +227,12 @@ def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
     shutil.copy(repo / "notebooks" / "seeds.md", md)
     assert execute.main(["execute", str(md), "--data", str(data)]) == 0
     nb = nbformat.read(tmp_path / "seeds.ipynb", as_version=4)
-    glued = {o["metadata"]["scrapbook"]["name"]: o["data"]["application/papermill.record/text/plain"].strip("'\"")
-             for c in nb.cells for o in c.get("outputs", []) if o.get("metadata", {}).get("scrapbook")}
+    glued = {
+        o["metadata"]["scrapbook"]["name"]: o["data"]["application/papermill.record/text/plain"].strip("'\"")
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("metadata", {}).get("scrapbook")
+    }
     assert glued["n_seeds"] == "24" and glued["n_complete"] == "24"
     assert "no greedy step judge" in glued["scored_text"]
     html = "".join(o.get("data", {}).get("text/html", "") for c in nb.cells for o in c.get("outputs", []))
@@ -250,8 +273,9 @@ def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_se
     assert f"outside the seeds' range on {outside} of the {len(q)} quality metrics" in greedy_sentence(sv)
     no_greedy = seed_variance(trajs, ens, members, resamples=200, seed=1)
     assert no_greedy.greedy is None
-    assert greedy_sentence(no_greedy).endswith("cannot be computed: the folder holds no greedy step judge of the same "
-                                               "model on these trajectories.")
+    assert greedy_sentence(no_greedy).endswith(
+        "cannot be computed: the folder holds no greedy step judge of the same model on these trajectories."
+    )
 
 
 def test_paired_seed_differences_come_from_the_shared_resamples_and_are_counted_when_they_exclude_zero():

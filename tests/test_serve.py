@@ -61,14 +61,28 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-TJ_VARS = ("TJ_STATE_DIR", "TJ_WHEEL_DIR", "TJ_MODEL_DIR", "TJ_LLAMA_SERVER", "TJ_LLAMA_VENV", "TJ_SERVER_LAUNCH",
-           "XDG_CACHE_HOME", "CMAKE_ARGS")
+TJ_VARS = (
+    "TJ_STATE_DIR",
+    "TJ_WHEEL_DIR",
+    "TJ_MODEL_DIR",
+    "TJ_LLAMA_SERVER",
+    "TJ_LLAMA_VENV",
+    "TJ_SERVER_LAUNCH",
+    "XDG_CACHE_HOME",
+    "CMAKE_ARGS",
+)
 
 
 def serve_cli(home: Path, *argv: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in TJ_VARS}
-    return subprocess.run([sys.executable, "-m", "trajectory_judge.run.serve", *argv], capture_output=True, text=True,
-                          env={**base, "HOME": str(home), **(env or {})}, cwd=home, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "trajectory_judge.run.serve", *argv],
+        capture_output=True,
+        text=True,
+        env={**base, "HOME": str(home), **(env or {})},
+        cwd=home,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture()
@@ -106,7 +120,9 @@ def test_every_path_is_overridable_by_flag_and_by_environment(tmp_path, home):
     assert out.split()[:3] == [str(binary), "-m", str(tmp_path / "m" / gguf)]
     out = home("command", TJ_LLAMA_VENV=str(tmp_path / "v"), TJ_MODEL_DIR=str(tmp_path / "m2"))
     assert out.split()[:3] == [str(binary), "-m", str(tmp_path / "m2" / gguf)]
-    assert home("command", "--binary", "/opt/x/llama-server", TJ_LLAMA_SERVER="/ignored").startswith("/opt/x/llama-server ")
+    assert home("command", "--binary", "/opt/x/llama-server", TJ_LLAMA_SERVER="/ignored").startswith(
+        "/opt/x/llama-server "
+    )
     assert home("command", TJ_LLAMA_SERVER="/opt/y/llama-server").startswith("/opt/y/llama-server ")
     assert f"-m {tmp_path / 's' / 'models'}/" in home("command", TJ_STATE_DIR=str(tmp_path / "s"))
 
@@ -116,7 +132,9 @@ def test_install_finds_the_binary_inside_the_given_venv(tmp_path, home):
     assert home("install", "--venv", str(tmp_path / "venv")).strip() == str(binary)
 
 
-@pytest.mark.parametrize("user, expected", [(None, serve.PORTABLE_CMAKE_ARGS), ("-DGGML_NATIVE=ON", "-DGGML_NATIVE=ON")])
+@pytest.mark.parametrize(
+    "user, expected", [(None, serve.PORTABLE_CMAKE_ARGS), ("-DGGML_NATIVE=ON", "-DGGML_NATIVE=ON")]
+)
 def test_install_builds_a_portable_binary_unless_the_user_sets_cmake_args(tmp_path, monkeypatch, user, expected):
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
@@ -149,10 +167,12 @@ STAND_INS = {
     "sigill": "#!/bin/sh\necho 'load_tensors: loading model'\nkill -ILL $$\n",
     "exit3": "#!/bin/sh\necho 'error: cannot open model'\nexit 3\n",
     "hangs": "#!/bin/sh\necho 'loading forever'\nexec sleep 60\n",
-    "healthy": ("#!" + sys.executable + "\nimport http.server, sys\nport = int(sys.argv[sys.argv.index('--port') + 1])\n"
-                "class H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n"
-                "        self.end_headers()\n    def log_message(self, *a):\n        pass\n"
-                "http.server.HTTPServer(('127.0.0.1', port), H).serve_forever()\n"),
+    "healthy": (
+        "#!" + sys.executable + "\nimport http.server, sys\nport = int(sys.argv[sys.argv.index('--port') + 1])\n"
+        "class H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n"
+        "        self.end_headers()\n    def log_message(self, *a):\n        pass\n"
+        "http.server.HTTPServer(('127.0.0.1', port), H).serve_forever()\n"
+    ),
 }
 
 
@@ -164,8 +184,21 @@ def start_stand_in(tmp_path: Path, kind: str, *extra: str) -> tuple[subprocess.C
     model.write_bytes(b"GGUF")
     pidfile = tmp_path / "server.pid"
     t0 = time.monotonic()
-    r = serve_cli(tmp_path, "start", "--binary", str(binary), "--model-path", str(model), "--port", str(free_port()),
-                  "--log", str(tmp_path / "server.log"), "--pidfile", str(pidfile), *extra)
+    r = serve_cli(
+        tmp_path,
+        "start",
+        "--binary",
+        str(binary),
+        "--model-path",
+        str(model),
+        "--port",
+        str(free_port()),
+        "--log",
+        str(tmp_path / "server.log"),
+        "--pidfile",
+        str(pidfile),
+        *extra,
+    )
     return r, time.monotonic() - t0, pidfile
 
 

@@ -81,8 +81,14 @@ def test_a_row_label_never_spans_the_heading_row_between_two_groups():
 
     from trajectory_judge.book.tables import table
 
-    idx = pd.MultiIndex.from_tuples([("Reply", "This edition", "reply:m"), ("Self-consistency", "This edition", "selfcons3:m"),
-                                     ("Self-consistency", "Paper (release)", "selfcons3:p")], names=["family", "source", "judge"])
+    idx = pd.MultiIndex.from_tuples(
+        [
+            ("Reply", "This edition", "reply:m"),
+            ("Self-consistency", "This edition", "selfcons3:m"),
+            ("Self-consistency", "Paper (release)", "selfcons3:p"),
+        ],
+        names=["family", "source", "judge"],
+    )
     html = table(pd.DataFrame({"n": [1, 2, 3]}, index=idx), name="tbl-x", caption="C", head=None).html
     assert html.count(">This edition</th>") == 2 and 'rowspan="2"' not in html  # each group names its own source
 
@@ -92,6 +98,10 @@ def test_a_source_heads_its_rows_even_when_each_source_holds_one_row():
 
     from trajectory_judge.book.tables import row_groups
 
-    index = pd.MultiIndex.from_tuples([("Paper (release)", "outcome:a"), ("This edition", "outcome:b")], names=["source", "judge"])
+    index = pd.MultiIndex.from_tuples(
+        [("Paper (release)", "outcome:a"), ("This edition", "outcome:b")], names=["source", "judge"]
+    )
     assert row_groups(index) == ["Paper (release)", "This edition"]
-    assert row_groups(index.set_names(["pair", "judge"])) is None  # any other outer level changing on every row: a column
+    assert (
+        row_groups(index.set_names(["pair", "judge"])) is None
+    )  # any other outer level changing on every row: a column

@@ -71,8 +71,9 @@ class _Collected:
 def collect(args: list[str]) -> list[pytest.Item]:
     """The items ``python -m pytest ARGS`` selects from the repository's root (collected, never run)."""
     plugin = _Collected()
-    code = pytest.main([*args, "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT)],
-                       plugins=[plugin])
+    code = pytest.main(
+        [*args, "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT)], plugins=[plugin]
+    )
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), f"collecting {args} failed: {code!r}"
     return plugin.items
 
@@ -101,14 +102,17 @@ def test_readme_command_plus_the_ci_lines_collect_every_test(tiers):
     every = {key(i) for i in tiers["every test"]}
     assert len(every) > 1000 and any(n.startswith("notebooks/") for n in every)  # nbval's cells are tests too
     covered = set().union(*({key(i) for i in items} for name, items in tiers.items() if name != "every test"))
-    assert not every - covered, f"tests that neither README's command nor .ci/run collects: {sorted(every - covered)[:20]}"
+    assert not every - covered, (
+        f"tests that neither README's command nor .ci/run collects: {sorted(every - covered)[:20]}"
+    )
 
 
 @pytest.mark.slow  # collects every tier again (about 10 s)
 def test_without_its_slow_line_ci_would_miss_the_end_to_end_tests(tiers):
     """The control: drop .ci/run's slow line and the coverage check has something to report."""
-    rest = set().union(*({key(i) for i in items} for name, items in tiers.items()
-                         if name != "every test" and "-m slow" not in name))
+    rest = set().union(
+        *({key(i) for i in items} for name, items in tiers.items() if name != "every test" and "-m slow" not in name)
+    )
     assert "tests/test_own_experiment.py::test_own_experiment_folder_from_dataset_to_book" not in rest
 
 
@@ -124,7 +128,8 @@ def test_the_default_tier_has_no_slow_or_browser_test_and_runs_the_notebooks(tie
     marked = [(i.nodeid, m) for i in tiers["README"] for m in ("slow", "browser") if i.get_closest_marker(m)]
     assert not marked
     assert {i.nodeid.split("::")[0] for i in tiers["README"] if i.nodeid.startswith("notebooks/")} == {
-        f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
+        f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")
+    }
 
 
 @functools.cache
@@ -142,8 +147,9 @@ def _reaches_a_build(func: FunctionType, depth: int = 3) -> bool:
 def builds_a_book(item: pytest.Item) -> bool:
     """Whether a test, or a fixture it uses, builds a book (nbval's cells never do)."""
     fixtures = getattr(item, "_fixtureinfo", None)
-    funcs = [getattr(item, "function", None)] + [d.func for defs in (fixtures.name2fixturedefs.values() if fixtures else ())
-                                                 for d in defs]
+    funcs = [getattr(item, "function", None)] + [
+        d.func for defs in (fixtures.name2fixturedefs.values() if fixtures else ()) for d in defs
+    ]
     return any(_reaches_a_build(f) for f in funcs if isinstance(f, FunctionType))
 
 

@@ -19,11 +19,28 @@ _EXPORTS: dict[str, str] = {
     "build_report": "trajectory_judge.analysis.report",
     "Judge": "trajectory_judge.judges.base",
     "run_judges": "trajectory_judge.run.runner",
-    **{name: "trajectory_judge.models" for name in (
-        "DESIGN_CELLS", "FAILURE_TYPES", "DataError", "Episode", "Label", "Observation", "Step", "ToolCall",
-        "Trajectory", "Verdict", "design_cell", "load_trajectories", "load_verdicts", "stratum", "write_jsonl")},
+    **{
+        name: "trajectory_judge.models"
+        for name in (
+            "DESIGN_CELLS",
+            "FAILURE_TYPES",
+            "DataError",
+            "Episode",
+            "Label",
+            "Observation",
+            "Step",
+            "ToolCall",
+            "Trajectory",
+            "Verdict",
+            "design_cell",
+            "load_trajectories",
+            "load_verdicts",
+            "stratum",
+            "write_jsonl",
+        )
+    },
     "build_dataset": "trajectory_judge.testbed.dataset",
-}  # fmt: skip
+}
 
 __all__ = [*_EXPORTS, "__version__"]
 

@@ -21,8 +21,10 @@ from trajectory_judge.run import argtypes as A
 
 PROG = "trajectory-judge"
 
-DESCRIPTION = ("Build labelled agent trajectories, run judges on them, and report what each judge "
-               "catches and misses. `trajectory-judge VERB --help` describes a verb.")
+DESCRIPTION = (
+    "Build labelled agent trajectories, run judges on them, and report what each judge "
+    "catches and misses. `trajectory-judge VERB --help` describes a verb."
+)
 
 
 class UsageError(Exception):
@@ -45,8 +47,11 @@ def _build_dataset(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n", type=A.multiple_of_8, default=400, help="number of trajectories (default 400)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="generation seed (default 7)")
     p.add_argument("--out", default="data/", help="output directory (default data/)")
-    p.add_argument("--force", action="store_true",
-                   help="replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes",
+    )
     p.set_defaults(func=lambda a: __import__("trajectory_judge.testbed.dataset", fromlist=["x"]).cli_build_dataset(a))
 
 
@@ -65,10 +70,17 @@ def _report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", default=None, help="write the tables as Markdown here")
     p.add_argument("--resamples", type=A.resamples, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
-    p.add_argument("--reference", default=None, metavar="JUDGE",
-                   help="also compare every judge with this one (paired deltas judge - JUDGE)")
-    p.add_argument("--all-pairs", action="store_true",
-                   help="paired deltas for every pair of judges (default: views of one model, one view across models)")
+    p.add_argument(
+        "--reference",
+        default=None,
+        metavar="JUDGE",
+        help="also compare every judge with this one (paired deltas judge - JUDGE)",
+    )
+    p.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="paired deltas for every pair of judges (default: views of one model, one view across models)",
+    )
     p.set_defaults(func=_run_report)
 
 
@@ -99,8 +111,13 @@ def _misses(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", default="data/", help="directory with trajectories.jsonl and verdicts.jsonl")
     p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge, e.g. step:qwen2.5:14b")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--limit", type=A.positive_int, default=None, metavar="N",
-                   help="show at most N misses and N false alarms as text (default all; --json has all)")
+    p.add_argument(
+        "--limit",
+        type=A.positive_int,
+        default=None,
+        metavar="N",
+        help="show at most N misses and N false alarms as text (default all; --json has all)",
+    )
     p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.misses", fromlist=["x"]).cli_misses(a))
 
 
@@ -141,9 +158,15 @@ def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
     p.add_argument("--dir", default=None, help="cache directory (default: TJ_RELEASE_DIR or a user cache)")
     p.add_argument("--base-url", type=A.url, default=None, help="fetch the three files from this mirror instead")
-    p.add_argument("--project", default=None, metavar="OUT",
-                   help="also (re)write the numbers-only projection of the release into OUT (e.g. data/release)")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.provenance.projection", fromlist=["x"]).cli_fetch_release(a))
+    p.add_argument(
+        "--project",
+        default=None,
+        metavar="OUT",
+        help="also (re)write the numbers-only projection of the release into OUT (e.g. data/release)",
+    )
+    p.set_defaults(
+        func=lambda a: __import__("trajectory_judge.provenance.projection", fromlist=["x"]).cli_fetch_release(a)
+    )
 
 
 # --- manifest ------------------------------------------------------------------------
@@ -157,10 +180,16 @@ def _manifest(sub: argparse._SubParsersAction) -> None:
 # --- import-inspect ------------------------------------------------------------------
 def _import_inspect(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import-inspect", help="turn inspect_ai eval logs of our tasks into verdicts and run records")
-    p.add_argument("logs", nargs="+", metavar="LOG", help="eval logs (.eval or .json) of trajectory_judge's inspect tasks")
+    p.add_argument(
+        "logs", nargs="+", metavar="LOG", help="eval logs (.eval or .json) of trajectory_judge's inspect tasks"
+    )
     p.add_argument("--data", default="data/", help="directory with trajectories.jsonl; verdicts are appended there")
-    p.add_argument("--judge-model-name", type=A.model_name, default=None,
-                   help="model name used in judge ids (default: the log's model string, e.g. openai/gpt-4o-mini)")
+    p.add_argument(
+        "--judge-model-name",
+        type=A.model_name,
+        default=None,
+        help="model name used in judge ids (default: the log's model string, e.g. openai/gpt-4o-mini)",
+    )
     p.set_defaults(func=_cli_import_inspect)
 
 
@@ -168,7 +197,9 @@ def _cli_import_inspect(args: argparse.Namespace) -> int:
     try:
         from trajectory_judge.inspect_tasks.logs import cli_import_inspect
     except ImportError as exc:
-        raise ValueError(f"needs inspect_ai ({exc.name} is not installed): pip install 'trajectory-judge[inspect]'") from None
+        raise ValueError(
+            f"needs inspect_ai ({exc.name} is not installed): pip install 'trajectory-judge[inspect]'"
+        ) from None
     return cli_import_inspect(args)
 
 
@@ -177,8 +208,12 @@ def _forget(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("forget", help="remove a judge's verdicts from a data directory (kept in forgotten.jsonl)")
     p.add_argument("--data", required=True, help="data directory holding verdicts.jsonl")
     p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge whose verdicts to remove")
-    p.add_argument("--trajectories", default=None, metavar="ID,ID,...",
-                   help="remove only its verdicts on these trajectories (default: all of them)")
+    p.add_argument(
+        "--trajectories",
+        default=None,
+        metavar="ID,ID,...",
+        help="remove only its verdicts on these trajectories (default: all of them)",
+    )
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.forget", fromlist=["x"]).cli_forget(a))
 
 
@@ -197,8 +232,20 @@ def one_line(exc: BaseException) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-VERB_NAMES = frozenset({"build-dataset", "check", "report", "misses", "run", "agent", "fetch-release", "manifest", "forget",
-                        "import-inspect"})
+VERB_NAMES = frozenset(
+    {
+        "build-dataset",
+        "check",
+        "report",
+        "misses",
+        "run",
+        "agent",
+        "fetch-release",
+        "manifest",
+        "forget",
+        "import-inspect",
+    }
+)
 
 READING_VERBS = frozenset({"check", "report", "misses"})
 """Verbs whose output is for reading, often through ``head`` or ``less``: stdout closing early is not an error."""

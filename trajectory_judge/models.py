@@ -65,9 +65,11 @@ def check_name(value: str, what: str = "judge id") -> str:
 
 LLM_VIEWS, RULES_ID = ("outcome", "step", "reply"), "programmatic"
 """The views an LLM judge reads (single-pass LLM judge ids begin with one), and the rule engine's id."""
-JUDGE_ID_GRAMMAR = ("'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
-                    "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
-                    "(NAME lower-case letters, digits, '_' or '-', starting with a letter)")
+JUDGE_ID_GRAMMAR = (
+    "'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
+    "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
+    "(NAME lower-case letters, digits, '_' or '-', starting with a letter)"
+)
 """The judge-id grammar in one phrase, for error messages (README's "Judge ids" says it at length)."""
 _NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons([2-9]|[1-9]\d+)")
 _MEMBER = re.compile(r"(outcome|step|reply)@T\d+(\.\d+)?/seed\d+")
@@ -83,7 +85,15 @@ def judge_kind(judge_id: str) -> Literal["rules", "llm", "ensemble", "member", "
     head, sep, detail = judge_id.partition(":")
     if sep and not detail:
         raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
-    kind = "llm" if head in LLM_VIEWS else "member" if _MEMBER.fullmatch(head) else "ensemble" if _ENSEMBLE.fullmatch(head) else None
+    kind = (
+        "llm"
+        if head in LLM_VIEWS
+        else "member"
+        if _MEMBER.fullmatch(head)
+        else "ensemble"
+        if _ENSEMBLE.fullmatch(head)
+        else None
+    )
     if kind and not sep:
         raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
     if kind:
@@ -240,7 +250,9 @@ def check_verdict_step(verdict: Verdict, traj: Trajectory) -> None:
     """Raise :class:`ValueError` when ``verdict`` names a step its trajectory does not have."""
     step = verdict.failure_step
     if step is not None and step not in valid_steps(traj):
-        raise ValueError(f"failure_step: {step} is not a step of trajectory {traj.trajectory_id!r} ({step_range(traj)})")
+        raise ValueError(
+            f"failure_step: {step} is not a step of trajectory {traj.trajectory_id!r} ({step_range(traj)})"
+        )
 
 
 def design_cell(label: Label | None) -> str:
@@ -271,7 +283,9 @@ def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     msg = err["msg"].removeprefix("Value error, ")
     where = ".".join(str(p) for p in err["loc"])
-    if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(err.get("input"), (dict, list)):
+    if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(
+        err.get("input"), (dict, list)
+    ):
         got = repr(err["input"])
         msg += f" (got {got if len(got) <= 60 else got[:57] + '...'})"
     return f"{where}: {msg}" if where else msg
@@ -346,7 +360,9 @@ def load_verdicts(path: str | Path, trajectory_ids: Iterable[str] | None = None)
     for lineno, v in zip(lines, verdicts):
         key = (v.trajectory_id, v.judge_id)
         if key in seen:
-            raise DataError(f"{path}:{lineno}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}")
+            raise DataError(
+                f"{path}:{lineno}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}"
+            )
         seen.add(key)
         if known is not None and v.trajectory_id not in known:
             raise DataError(f"{path}:{lineno}: verdict for unknown trajectory {v.trajectory_id!r}")

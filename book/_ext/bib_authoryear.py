@@ -57,7 +57,9 @@ class _Parenthetical(BasicAuthorYearParentheticalReferenceStyle):
     def inner(self, role_name: str):
         return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
             pre_text,
-            reference[join(sep=self.author_year_sep)[self.person.author_or_editor_or_title(full="s" in role_name), _year]],
+            reference[
+                join(sep=self.author_year_sep)[self.person.author_or_editor_or_title(full="s" in role_name), _year]
+            ],
             post_text,
         ]
 
@@ -66,9 +68,11 @@ class _Textual(BasicAuthorYearTextualReferenceStyle):
     def inner(self, role_name: str):
         return join(sep=self.text_reference_sep)[
             self.person.author_or_editor_or_title(full="s" in role_name),
-            join[self.bracket.left,
-                 join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[pre_text, reference[_year], post_text],
-                 self.bracket.right],
+            join[
+                self.bracket.left,
+                join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[pre_text, reference[_year], post_text],
+                self.bracket.right,
+            ],
         ]
 
 
@@ -77,8 +81,11 @@ class _Year(ExtraYearReferenceStyle):
         return reference[_year]
 
 
-_SUFFIXED = {BasicAuthorYearParentheticalReferenceStyle: _Parenthetical,
-             BasicAuthorYearTextualReferenceStyle: _Textual, ExtraYearReferenceStyle: _Year}
+_SUFFIXED = {
+    BasicAuthorYearParentheticalReferenceStyle: _Parenthetical,
+    BasicAuthorYearTextualReferenceStyle: _Textual,
+    ExtraYearReferenceStyle: _Year,
+}
 
 
 @dataclasses.dataclass
@@ -86,14 +93,16 @@ class EtAlPersonStyle(PersonStyle):
     """Person names that read BibTeX's "and others" as "et al." in citations."""
 
     def names(self, role: str, full: bool):
-        return _names_et_al(role=role, sep=self.sep, sep2=self.sep2, last_sep=self.last_sep,
-                            other=None if full else self.other)
+        return _names_et_al(
+            role=role, sep=self.sep, sep2=self.sep2, last_sep=self.last_sep, other=None if full else self.other
+        )
 
     def author_or_editor_or_title(self, full: bool):
         other = None if full else self.other
         kw = dict(sep=self.sep, sep2=self.sep2, last_sep=self.last_sep, other=other)
-        return first_of[optional[_names_et_al("author", **kw)], optional[_names_et_al("editor", **kw)],
-                        tag("em")[field("title")]]
+        return first_of[
+            optional[_names_et_al("author", **kw)], optional[_names_et_al("editor", **kw)], tag("em")[field("title")]
+        ]
 
 
 @dataclasses.dataclass
@@ -109,8 +118,12 @@ class RoundAuthorYearReferenceStyle(AuthorYearReferenceStyle):
 
     def __post_init__(self):
         super().__post_init__()
-        self.styles = [_SUFFIXED[type(s)](**{f.name: getattr(s, f.name) for f in dataclasses.fields(s)})
-                       if type(s) in _SUFFIXED else s for s in self.styles]
+        self.styles = [
+            _SUFFIXED[type(s)](**{f.name: getattr(s, f.name) for f in dataclasses.fields(s)})
+            if type(s) in _SUFFIXED
+            else s
+            for s in self.styles
+        ]
         self.role_style.clear()
         self.role_style.update((r, s) for s in self.styles for r in s.role_names())
 

@@ -20,7 +20,9 @@ def _key(js: Any) -> tuple[str, str]:
 
 def _is_mathjax(app, js: Any) -> bool:
     name, body = _key(js)
-    return (bool(app.config.mathjax_path) and name.endswith(str(app.config.mathjax_path))) or body.startswith("window.MathJax")
+    return (bool(app.config.mathjax_path) and name.endswith(str(app.config.mathjax_path))) or body.startswith(
+        "window.MathJax"
+    )
 
 
 def _page_scripts(app, pagename: str, templatename: str, context: dict, doctree) -> None:

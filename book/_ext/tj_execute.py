@@ -98,15 +98,20 @@ _RUNS: Runs | None = None
 _ORIGINAL = None
 
 
-def run_key(nb, cwd: str | None, timeout: Any, allow_errors: Any, meta_override: Any, record_timing: Any,
-            kwargs: dict) -> str:
+def run_key(
+    nb, cwd: str | None, timeout: Any, allow_errors: Any, meta_override: Any, record_timing: Any, kwargs: dict
+) -> str:
     """Everything an execution's result depends on: the unexecuted notebook (its metadata and every
     cell's type, source and metadata; not the cell ids, which myst-nb's reader draws afresh on each
     read) and the options of the run."""
     import json
 
     cells = [{k: c.get(k) for k in ("cell_type", "source", "metadata")} for c in nb.get("cells", [])]
-    content = {"nbformat": [nb.get("nbformat"), nb.get("nbformat_minor")], "metadata": nb.get("metadata"), "cells": cells}
+    content = {
+        "nbformat": [nb.get("nbformat"), nb.get("nbformat_minor")],
+        "metadata": nb.get("metadata"),
+        "cells": cells,
+    }
     options = [cwd, timeout, allow_errors, meta_override, record_timing, sorted(kwargs.items())]
     return json.dumps([options, content], sort_keys=True, default=repr)
 
@@ -116,7 +121,9 @@ def _execute(nb, cwd, timeout, allow_errors, meta_override=True, record_timing=F
     key = run_key(nb, cwd, timeout, allow_errors, meta_override, record_timing, kwargs)
     future = _RUNS.take(key) if _RUNS is not None else None
     if future is None:
-        return _ORIGINAL(nb, cwd, timeout, allow_errors, meta_override=meta_override, record_timing=record_timing, **kwargs)
+        return _ORIGINAL(
+            nb, cwd, timeout, allow_errors, meta_override=meta_override, record_timing=record_timing, **kwargs
+        )
     result = future.result()
     executed = result.nb
     for mine, run in zip(nb.cells, executed.cells):  # the same cells (the key says so) under myst-nb's ids
@@ -169,9 +176,15 @@ def _start(app, env, docnames: list[str]) -> None:
     global _RUNS
     nb_config = getattr(env, "mystnb_config", None)
     n = jobs(app)
-    if (_ORIGINAL is None or nb_config is None or n <= 1 or app.parallel > 1
-            or nb_config.execution_mode != "force" or nb_config.execution_in_temp
-            or nb_config.execution_excludepatterns):
+    if (
+        _ORIGINAL is None
+        or nb_config is None
+        or n <= 1
+        or app.parallel > 1
+        or nb_config.execution_mode != "force"
+        or nb_config.execution_in_temp
+        or nb_config.execution_excludepatterns
+    ):
         return
     todo = [found for found in (_notebook(app, env, d) for d in docnames) if found is not None]
     if len(todo) < 2:
@@ -193,8 +206,12 @@ def _start_fork_server(app, config) -> None:
     """Start the build's warm process (:mod:`trajectory_judge.book.kernelfork`) as soon as the
     configuration is read, so that its imports overlap Sphinx's own start, when notebooks will be
     executed side by side and the kernel is ipykernel's launcher."""
-    if (_ORIGINAL is None or not kernelfork.enabled() or jobs(app) <= 1
-            or getattr(config, "nb_execution_mode", None) != "force"):
+    if (
+        _ORIGINAL is None
+        or not kernelfork.enabled()
+        or jobs(app) <= 1
+        or getattr(config, "nb_execution_mode", None) != "force"
+    ):
         return
     argv = _kernel_argv(KERNEL)
     if argv is not None:
@@ -216,8 +233,10 @@ def _finish(app, exc) -> None:
     global _RUNS
     if _RUNS is not None:
         if _RUNS.futures and exc is None:  # myst-nb executed these itself: their runs were spent for nothing
-            logger.info(f"tj_execute: {len(_RUNS.futures)} notebook runs not used (their notebooks changed "
-                        "before myst-nb read them, or myst-nb did not execute them)")
+            logger.info(
+                f"tj_execute: {len(_RUNS.futures)} notebook runs not used (their notebooks changed "
+                "before myst-nb read them, or myst-nb did not execute them)"
+            )
         _RUNS.close()
         _RUNS = None
     kernelfork.stop_server()

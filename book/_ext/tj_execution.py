@@ -50,8 +50,10 @@ class ExecutionDirective(SphinxDirective):
         if part == "summary":
             return [execution_summary()]
         name, caption = self.options.get("name", f"tbl-execution-{part}"), self.options.get("caption", "")
-        block = (f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
-                 f"{_MARK.format(part)}</div>\n")
+        block = (
+            f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
+            f"{_MARK.format(part)}</div>\n"
+        )
         return [nodes.raw("", block, format="html")]  # tj_tables makes it "Table N"
 
 
@@ -73,25 +75,49 @@ def _book_order(env) -> list[str]:
 def _report(app):
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    from trajectory_judge.book.execution import ExecutionReport, build_commit, chapter_run, file_sha256, read_kernel_records
+    from trajectory_judge.book.execution import (
+        ExecutionReport,
+        build_commit,
+        chapter_run,
+        file_sha256,
+        read_kernel_records,
+    )
 
     env, root = app.env, Path(app.confdir)
     meta = NbMetadataCollector.get_doc_data(env)
     kernels = read_kernel_records(records_root(app))
     places = [("", root.resolve())]
-    for label, var in (("$TJ_DATA", "TJ_DATA"), ("$TJ_PAPER_DATA", "TJ_PAPER_DATA"), ("$TJ_RELEASE_DIR", "TJ_RELEASE_DIR")):
+    for label, var in (
+        ("$TJ_DATA", "TJ_DATA"),
+        ("$TJ_PAPER_DATA", "TJ_PAPER_DATA"),
+        ("$TJ_RELEASE_DIR", "TJ_RELEASE_DIR"),
+    ):
         if os.environ.get(var):
             places.append((label, (root / os.environ[var]).resolve()))
     build, started = os.environ.get(BUILD_ENV), getattr(app, "tj_build_started", None)
-    runs = [chapter_run(doc, env.titles[doc].astext() if doc in env.titles else doc, meta[doc]["exec_data"],
-                        kernels.get(posixpath.basename(doc)), places, build=build, started=started)
-            for doc in _book_order(env) if meta.get(doc, {}).get("exec_data")]
+    runs = [
+        chapter_run(
+            doc,
+            env.titles[doc].astext() if doc in env.titles else doc,
+            meta[doc]["exec_data"],
+            kernels.get(posixpath.basename(doc)),
+            places,
+            build=build,
+            started=started,
+        )
+        for doc in _book_order(env)
+        if meta.get(doc, {}).get("exec_data")
+    ]
     reading = getattr(app, "tj_reading", None)
     from trajectory_judge.book.kernelfork import LAUNCHES
 
-    return ExecutionReport(tuple(runs), file_sha256(root / ".ci" / "requirements.lock"), build_commit(root),
-                           reading[1] - reading[0] if reading and len(reading) == 2 else None,
-                           (LAUNCHES["forked"], LAUNCHES["anew"]))
+    return ExecutionReport(
+        tuple(runs),
+        file_sha256(root / ".ci" / "requirements.lock"),
+        build_commit(root),
+        reading[1] - reading[0] if reading and len(reading) == 2 else None,
+        (LAUNCHES["forked"], LAUNCHES["anew"]),
+    )
 
 
 def _reading_started(app, env, docnames) -> None:
@@ -108,16 +134,25 @@ def _fill(app, doctree, docname) -> None:
     report = _report(app)
     for node in list(doctree.findall(execution_summary)):
         node.replace_self(nodes.paragraph(text=report.summary()))
-    frames = {"chapters": (report.to_frame, {"Run time (s)": 1}), "files": (report.files_frame, {}),
-              "environment": (report.environment_frame, {})}
+    frames = {
+        "chapters": (report.to_frame, {"Run time (s)": 1}),
+        "files": (report.files_frame, {}),
+        "environment": (report.environment_frame, {}),
+    }
     for raw in list(doctree.findall(nodes.raw)):
         for part, (frame, decimals) in frames.items():
             if _MARK.format(part) in raw.astext():
                 parent = raw.parent
                 name = parent["names"][0] if parent.get("names") else f"tbl-execution-{part}"
                 caption = next((c.astext() for c in parent.children if isinstance(c, nodes.caption)), "")
-                out = table(frame(), name=name, caption=caption, head=None, decimals=decimals,
-                            counts=["Data files read", "Bytes"]).html
+                out = table(
+                    frame(),
+                    name=name,
+                    caption=caption,
+                    head=None,
+                    decimals=decimals,
+                    counts=["Data files read", "Bytes"],
+                ).html
                 if part == "chapters":
                     out = _link_chapters(app, docname, report, out)
                 raw.replace_self(nodes.raw("", f'<div class="tj-execution">\n{out}</div>\n', format="html"))

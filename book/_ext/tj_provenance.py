@@ -132,7 +132,11 @@ class Provenance(SphinxTransform):
 
     def _downloads(self, folder: Path, chapter: str, shown: list[str]) -> None:
         tables_dir = folder / "tables"
-        names = sorted(p.name.removesuffix(".meta.json") for p in tables_dir.glob("*.meta.json")) if tables_dir.is_dir() else []
+        names = (
+            sorted(p.name.removesuffix(".meta.json") for p in tables_dir.glob("*.meta.json"))
+            if tables_dir.is_dir()
+            else []
+        )
         if not names:
             return
         names = [n for n in shown if n in names] + [n for n in names if n not in shown]
@@ -143,20 +147,37 @@ class Provenance(SphinxTransform):
             files = []
             for ext in ("csv", "json"):
                 path = tables_dir / f"{name}.{ext}"
-                files.append(Download(ext.upper(), f"{up}{SITE_DIR}/{chapter}/tables/{name}.{ext}", _sha256(path), path.stat().st_size))
+                files.append(
+                    Download(
+                        ext.upper(), f"{up}{SITE_DIR}/{chapter}/tables/{name}.{ext}", _sha256(path), path.stat().st_size
+                    )
+                )
             para = nodes.paragraph()
             if name in shown:  # "Table 12", linked to the table
-                para += addnodes.pending_xref("", nodes.inline("", name), refdomain="std", reftype="numref",
-                                              reftarget=nodes.fully_normalize_name(name), refexplicit=False,
-                                              refwarn=True, refdoc=self.env.docname)
+                para += addnodes.pending_xref(
+                    "",
+                    nodes.inline("", name),
+                    refdomain="std",
+                    reftype="numref",
+                    reftarget=nodes.fully_normalize_name(name),
+                    refexplicit=False,
+                    refwarn=True,
+                    refdoc=self.env.docname,
+                )
             else:
                 para += nodes.inline("", meta.get("caption") or name)
             para += nodes.raw("", ": " + table_links_html(files), format="html")
             items += nodes.list_item("", para)
         src = Path(self.app.srcdir)
-        data = [Download(display_path(f.path, src), f"{up}{SITE_DIR}/data/{site_data_path(f.path, f.sha256, src)}"
-                         if publishable(f.path, src) else "", f.sha256, f.size)
-                for f in chapter_files(records_root(self.app), chapter)]
+        data = [
+            Download(
+                display_path(f.path, src),
+                f"{up}{SITE_DIR}/data/{site_data_path(f.path, f.sha256, src)}" if publishable(f.path, src) else "",
+                f.sha256,
+                f.size,
+            )
+            for f in chapter_files(records_root(self.app), chapter)
+        ]
         section = nodes.section("", ids=["tj-downloads"], classes=["tj-downloads-section"])
         section += nodes.title("", "Downloads")
         section += nodes.paragraph("", TABLES_INTRO)

@@ -106,12 +106,16 @@ def _depart_table_figure(self, node) -> None:
 
 def setup(app):
     app.add_enumerable_node(
-        table_figure, "table",
+        table_figure,
+        "table",
         html=(HTML5Translator.visit_figure, _depart_table_figure),
         latex=(LaTeXTranslator.visit_figure, LaTeXTranslator.depart_figure),
     )
-    app.add_node(table_caption, html=(_visit_caption, _depart_caption),
-                 latex=(LaTeXTranslator.visit_caption, LaTeXTranslator.depart_caption))
+    app.add_node(
+        table_caption,
+        html=(_visit_caption, _depart_caption),
+        latex=(LaTeXTranslator.visit_caption, LaTeXTranslator.depart_caption),
+    )
     app.add_transform(NumberTables)
     app.add_transform(FigureAltText)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

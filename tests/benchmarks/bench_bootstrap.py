@@ -23,7 +23,9 @@ from trajectory_judge.analysis.loading import load_data
 from trajectory_judge.analysis.plan import make_plan, run_bootstrap
 from trajectory_judge.models import DESIGN_CELLS
 
-DEFAULT_DATA = Path(os.environ.get("TJ_RELEASE_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream-release"))
+DEFAULT_DATA = Path(
+    os.environ.get("TJ_RELEASE_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "upstream-release")
+)
 
 
 def main() -> None:
@@ -37,8 +39,10 @@ def main() -> None:
 
     data = load_data(args.data)
     plan = make_plan(data.trajectories, data.verdicts)
-    print(f"input: {len(plan.labels)} trajectories, {len(plan.judges)} judges, "
-          f"{plan.data.shape[1]} count columns, {len(plan.names)} statistics")  # fmt: skip
+    print(
+        f"input: {len(plan.labels)} trajectories, {len(plan.judges)} judges, "
+        f"{plan.data.shape[1]} count columns, {len(plan.names)} statistics"
+    )
 
     t0 = time.perf_counter()
     run_bootstrap(plan, resamples=args.resamples, seed=args.seed)
@@ -46,25 +50,38 @@ def main() -> None:
 
     t0 = time.perf_counter()
     loop = bootstrap_loop(
-        len(plan.labels), plan.loop_statistic, strata=plan.cells, resamples=args.loop_resamples,
-        rng=np.random.default_rng(args.seed), strata_order=DESIGN_CELLS,
-    )  # fmt: skip
+        len(plan.labels),
+        plan.loop_statistic,
+        strata=plan.cells,
+        resamples=args.loop_resamples,
+        rng=np.random.default_rng(args.seed),
+        strata_order=DESIGN_CELLS,
+    )
     loop_t = time.perf_counter() - t0
     loop_full = loop_t * args.resamples / args.loop_resamples
 
     check = bootstrap(
-        plan.data, plan.statistic, strata=plan.cells, names=plan.names, resamples=args.loop_resamples,
-        rng=np.random.default_rng(args.seed), strata_order=DESIGN_CELLS,
-    ).distribution  # fmt: skip
+        plan.data,
+        plan.statistic,
+        strata=plan.cells,
+        names=plan.names,
+        resamples=args.loop_resamples,
+        rng=np.random.default_rng(args.seed),
+        strata_order=DESIGN_CELLS,
+    ).distribution
     same_nan = np.array_equal(np.isnan(loop), np.isnan(check))
     max_diff = float(np.nanmax(np.abs(loop - check)))
 
     print(f"vectorised: B={args.resamples:>6}  {vec:8.3f} s")
-    print(f"loop:       B={args.loop_resamples:>6}  {loop_t:8.3f} s  "
-          f"({loop_t / args.loop_resamples * 1e3:.1f} ms/replicate; ~{loop_full:.0f} s at B={args.resamples})")  # fmt: skip
+    print(
+        f"loop:       B={args.loop_resamples:>6}  {loop_t:8.3f} s  "
+        f"({loop_t / args.loop_resamples * 1e3:.1f} ms/replicate; ~{loop_full:.0f} s at B={args.resamples})"
+    )
     print(f"speed-up at B={args.resamples}: ~{loop_full / vec:.0f}x")
-    print(f"agreement at B={args.loop_resamples}, seed {args.seed}: max |loop - vectorised| = {max_diff:.2e}, "
-          f"same undefined cells: {same_nan}")  # fmt: skip
+    print(
+        f"agreement at B={args.loop_resamples}, seed {args.seed}: max |loop - vectorised| = {max_diff:.2e}, "
+        f"same undefined cells: {same_nan}"
+    )
 
 
 if __name__ == "__main__":

@@ -47,17 +47,26 @@ def main() -> int:
             (first if k < a.n else second)[i] = r.text
             lat.append(r.latency_s)
             cache_n.append(r.extra.get("cache_n"))
-            print(f"{mode} prompt {i} {r.latency_s:.2f}s prompt_tokens={r.prompt_tokens} "
-                  f"completion_tokens={r.completion_tokens} cache_n={r.extra.get('cache_n')}", file=sys.stderr)
+            print(
+                f"{mode} prompt {i} {r.latency_s:.2f}s prompt_tokens={r.prompt_tokens} "
+                f"completion_tokens={r.completion_tokens} cache_n={r.extra.get('cache_n')}",
+                file=sys.stderr,
+            )
         identical = [first[i] == second[i] for i in range(a.n)]
         report["modes"][mode] = {
-            "mean_s": statistics.mean(lat), "median_s": statistics.median(lat),
-            "latencies_s": [round(x, 3) for x in lat], "cache_n": cache_n,
-            "repeats_identical": sum(identical), "of": a.n, "texts": first,
+            "mean_s": statistics.mean(lat),
+            "median_s": statistics.median(lat),
+            "latencies_s": [round(x, 3) for x in lat],
+            "cache_n": cache_n,
+            "repeats_identical": sum(identical),
+            "of": a.n,
+            "texts": first,
         }
         c.close()
-        print(f"{mode}: mean {statistics.mean(lat):.2f}s/request, {sum(identical)}/{a.n} repeats byte-identical",
-              file=sys.stderr)
+        print(
+            f"{mode}: mean {statistics.mean(lat):.2f}s/request, {sum(identical)}/{a.n} repeats byte-identical",
+            file=sys.stderr,
+        )
     modes = report["modes"]
     if "off" in modes and "prefix" in modes:
         report["prefix_equals_off"] = sum(modes["off"]["texts"][i] == modes["prefix"]["texts"][i] for i in range(a.n))

@@ -38,20 +38,37 @@ def write_data(out: Path, n_judges: int, seed: int = 7) -> None:
     """Copy the committed trajectories into ``out`` and write random verdicts of ``n_judges`` judges."""
     rng = random.Random(seed)
     trajs = load_trajectories(ROOT / "data" / "trajectories.jsonl")
-    (out / "trajectories.jsonl").write_text((ROOT / "data" / "trajectories.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    (out / "trajectories.jsonl").write_text(
+        (ROOT / "data" / "trajectories.jsonl").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     lines = []
     for j in judge_ids(n_judges):
         for t in trajs:
             faulty = rng.random() < 0.6
-            step = rng.choice([s.index for s in t.steps]) if faulty and t.steps and not j.startswith("outcome") else None
-            lines.append(dumps(Verdict(
-                trajectory_id=t.trajectory_id, judge_id=j, faulty=faulty, failure_step=step,
-                failure_type=rng.choice(FAILURE_TYPES) if faulty else None, confidence=rng.choice([0.6, 0.7, 0.8, 0.9]),
-                latency_s=rng.uniform(1, 10), prompt_tokens=rng.randint(300, 900), completion_tokens=rng.randint(20, 90))))
+            step = (
+                rng.choice([s.index for s in t.steps]) if faulty and t.steps and not j.startswith("outcome") else None
+            )
+            lines.append(
+                dumps(
+                    Verdict(
+                        trajectory_id=t.trajectory_id,
+                        judge_id=j,
+                        faulty=faulty,
+                        failure_step=step,
+                        failure_type=rng.choice(FAILURE_TYPES) if faulty else None,
+                        confidence=rng.choice([0.6, 0.7, 0.8, 0.9]),
+                        latency_s=rng.uniform(1, 10),
+                        prompt_tokens=rng.randint(300, 900),
+                        completion_tokens=rng.randint(20, 90),
+                    )
+                )
+            )
     (out / "verdicts.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_timed(cmd: list[str], *, cwd: str | Path | None = None, env: dict[str, str] | None = None) -> tuple[float, float, int, subprocess.CompletedProcess]:
+def run_timed(
+    cmd: list[str], *, cwd: str | Path | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float, int, subprocess.CompletedProcess]:
     """One run of ``cmd`` under ``/usr/bin/time -v``: wall seconds, CPU seconds (user + system, children
     included), maximum RSS (KB), and the process (its ``stdout`` and ``returncode``; ``stderr`` without time's lines)."""
     proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, cwd=cwd, env=env)
@@ -95,8 +112,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         write_data(Path(tmp), args.judges)
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-        print(f"{args.judges} judges x 400 trajectories, B = {args.resamples}; {os.cpu_count()} CPUs, load average {load}")
-        measure(f"report ({args.judges} judges)", [exe, "report", "--data", tmp, "--resamples", str(args.resamples)], args.repeat)
+        print(
+            f"{args.judges} judges x 400 trajectories, B = {args.resamples}; {os.cpu_count()} CPUs, load average {load}"
+        )
+        measure(
+            f"report ({args.judges} judges)",
+            [exe, "report", "--data", tmp, "--resamples", str(args.resamples)],
+            args.repeat,
+        )
         measure("--help", [exe, "--help"], args.repeat)
         measure("--version", [exe, "--version"], args.repeat)
 

@@ -71,8 +71,10 @@ def main() -> None:
         rate = a.n_latency / el
         base = base or rate
         ideal = c / a.latency
-        print(f"latency {a.latency * 1e3:.0f} ms concurrency={c}: {rate:6.2f} verdicts/s "
-              f"(speed-up x{rate / base:4.2f}, ideal {ideal:.0f}/s)")
+        print(
+            f"latency {a.latency * 1e3:.0f} ms concurrency={c}: {rate:6.2f} verdicts/s "
+            f"(speed-up x{rate / base:4.2f}, ideal {ideal:.0f}/s)"
+        )
 
 
 if __name__ == "__main__":

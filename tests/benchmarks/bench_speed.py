@@ -156,7 +156,9 @@ def bench_report(trees: dict[str, Path], release: Path, runs: int, reference_cmd
     variants = [Variant(label, cmd, tree, python_env(tree, release)) for label, tree in trees.items()]
     if reference_cmd:
         variants.append(Variant("reference command", ["sh", "-c", reference_cmd], ROOT, reader_env()))
-    print(f"report: {' '.join(cmd[1:])}, after one untimed run of each (bytecode and file caches warm); {load_average()}")
+    print(
+        f"report: {' '.join(cmd[1:])}, after one untimed run of each (bytecode and file caches warm); {load_average()}"
+    )
     for v in variants:
         run_timed(v.cmd, cwd=v.cwd, env=v.env)
     run_paired(variants, runs)
@@ -167,9 +169,11 @@ def bench_report(trees: dict[str, Path], release: Path, runs: int, reference_cmd
     ours = Summary.of(variants[0].walls).median
     if not reference_cmd:
         wall, cpu, rev = RELEASE_REPORT
-        print(f"  the release's own report was not run here (it needs Python >= 3.12); issue 28 measured it on this "
-              f"machine at {rev}, quiet: {wall:.2f} s wall, {cpu:.2f} s CPU. ours / that: x{ours / wall:.2f} "
-              f"(target {TARGETS['report']}: <= {2 * wall:.2f} s)")
+        print(
+            f"  the release's own report was not run here (it needs Python >= 3.12); issue 28 measured it on this "
+            f"machine at {rev}, quiet: {wall:.2f} s wall, {cpu:.2f} s CPU. ours / that: x{ours / wall:.2f} "
+            f"(target {TARGETS['report']}: <= {2 * wall:.2f} s)"
+        )
     else:
         print(f"  target: {TARGETS['report']}")
 
@@ -180,7 +184,15 @@ def bench_build(trees: dict[str, Path], release: Path, runs: int, scratch: Path)
     for i, (label, tree) in enumerate(trees.items()):
         out = scratch / f"build-{i}"
         cmd = [tool("jupyter-book"), "build", ".", "--all", "-W", "--path-output", str(out)]
-        variants.append(Variant(label, cmd, tree, python_env(tree, release), setup=lambda out=out: shutil.rmtree(out, ignore_errors=True)))
+        variants.append(
+            Variant(
+                label,
+                cmd,
+                tree,
+                python_env(tree, release),
+                setup=lambda out=out: shutil.rmtree(out, ignore_errors=True),
+            )
+        )
     print(f"build: jupyter-book build . --all -W (fresh --path-output each run); {load_average()}")
     run_paired(variants, runs)
     print_summary("build", variants, runs)
@@ -199,9 +211,18 @@ def bench_tests(revs: dict[str, str], release: Path, runs: int, scratch: Path) -
     variants = []
     for i, (label, rev) in enumerate(revs.items()):
         clone = scratch / f"clone-{i}"
-        variants.append(Variant(label, [sys.executable, "-m", "pytest"], clone, python_env(clone, release),
-                                setup=lambda rev=rev, clone=clone: fresh_clone(rev, clone)))  # fmt: skip
-    print(f"tests: python -m pytest on a fresh clone of {', '.join(f'{k} ({v[:7]})' for k, v in revs.items())}; {load_average()}")
+        variants.append(
+            Variant(
+                label,
+                [sys.executable, "-m", "pytest"],
+                clone,
+                python_env(clone, release),
+                setup=lambda rev=rev, clone=clone: fresh_clone(rev, clone),
+            )
+        )
+    print(
+        f"tests: python -m pytest on a fresh clone of {', '.join(f'{k} ({v[:7]})' for k, v in revs.items())}; {load_average()}"
+    )
     run_paired(variants, runs)
     print_summary("tests", variants, runs)
     print(f"  target: {TARGETS['tests']}")
@@ -226,8 +247,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("figures", nargs="*", metavar="FIGURE", help="report, build, tests (default: all)")
     ap.add_argument("--runs", type=positive_int, default=5, help="runs of each command (default 5)")
     ap.add_argument("--before", metavar="REV", help="also measure this git revision, paired with ours")
-    ap.add_argument("--reference-cmd", metavar="CMD", help="report: also time this shell command (the release's own report)")
-    ap.add_argument("--release-dir", type=Path, default=None, help="the published release (default TJ_RELEASE_DIR or ../shared/upstream-release)")
+    ap.add_argument(
+        "--reference-cmd", metavar="CMD", help="report: also time this shell command (the release's own report)"
+    )
+    ap.add_argument(
+        "--release-dir",
+        type=Path,
+        default=None,
+        help="the published release (default TJ_RELEASE_DIR or ../shared/upstream-release)",
+    )
     args = ap.parse_args(argv)
     bad = [f for f in args.figures if f not in FIGURES]
     if bad:
@@ -239,7 +267,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def rev_parse(rev: str) -> str:
     """The commit ``rev`` names in this repository (exit with one line if none)."""
-    proc = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         sys.exit(f"bench_speed: --before {rev}: not a commit of {ROOT}")
     return proc.stdout.strip()
@@ -252,15 +282,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"bench_speed: {args.release_dir}: no release there (set TJ_RELEASE_DIR or --release-dir)")
     head = rev_parse("HEAD")
     before = rev_parse(args.before) if args.before else None
-    print(f"ours: {ROOT} (HEAD {head[:7]}){f'; before: {args.before} ({before[:7]})' if before else ''}; "
-          f"{args.runs} runs each; python {sys.executable}")  # fmt: skip
+    print(
+        f"ours: {ROOT} (HEAD {head[:7]}){f'; before: {args.before} ({before[:7]})' if before else ''}; "
+        f"{args.runs} runs each; python {sys.executable}"
+    )
     with ExitStack() as stack:
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-speed-")))
         trees = {"ours": ROOT}
         if before:
             wt = scratch / "before"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(wt), before], check=True)
-            stack.callback(subprocess.run, ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(wt), before], check=True
+            )
+            stack.callback(
+                subprocess.run, ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False
+            )
             trees[f"before {args.before}"] = wt
         for figure in args.figures:
             print()

@@ -45,9 +45,22 @@ class Baseline:
 def baseline(trajectories: Sequence[Trajectory], name: str) -> Baseline:
     """Score the baseline ``name`` (a key of :data:`BASELINES`) with the report's own metric definitions."""
     flags = BASELINES[name]
-    pairs = [(t.label, Verdict(trajectory_id=t.trajectory_id, judge_id=f"baseline:{name}", faulty=flags, confidence=1.0,
-                               latency_s=0.0, prompt_tokens=0, completion_tokens=0))
-             for t in trajectories if t.label is not None]  # fmt: skip
+    pairs = [
+        (
+            t.label,
+            Verdict(
+                trajectory_id=t.trajectory_id,
+                judge_id=f"baseline:{name}",
+                faulty=flags,
+                confidence=1.0,
+                latency_s=0.0,
+                prompt_tokens=0,
+                completion_tokens=0,
+            ),
+        )
+        for t in trajectories
+        if t.label is not None
+    ]
     det = M.detection(pairs)
     return Baseline(name, flags, len(pairs), sum(lab.faulty for lab, _ in pairs), {m: det[m] for m in BASELINE_METRICS})
 
@@ -60,6 +73,7 @@ def baselines(trajectories: Sequence[Trajectory]) -> tuple[Baseline, ...]:
 def baselines_frame(rows: Sequence[Baseline]) -> pd.DataFrame:
     """One row per baseline: n and the :data:`BASELINE_METRICS`."""
     import pandas as pd
+
     data = {b.name: {"n": b.n, **b.metrics} for b in rows}
     return pd.DataFrame.from_dict(data, orient="index", columns=["n", *BASELINE_METRICS]).rename_axis("baseline")
 
@@ -76,22 +90,36 @@ def baseline_sentence(
     nothing = next(b for b in rows if not b.flags)
     clean = every.n - every.faults
     floor = every.metrics["f1"] or 0.0
+
     def num(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.{digits}f}"
 
-    text = (f"On this design ({_count(every.faults, 'fault')}, {_count(clean, 'clean run')}) a judge that flags every "
-            f"trajectory has recall {num(every.metrics['recall'])} and F1 {num(every.metrics['f1'])} without detecting "
-            f"anything, at a false-alarm rate of {num(every.metrics['false_alarm_rate'])}; one that flags nothing "
-            f"has recall and F1 {num(nothing.metrics['f1'])}")  # fmt: skip
+    text = (
+        f"On this design ({_count(every.faults, 'fault')}, {_count(clean, 'clean run')}) a judge that flags every "
+        f"trajectory has recall {num(every.metrics['recall'])} and F1 {num(every.metrics['f1'])} without detecting "
+        f"anything, at a false-alarm rate of {num(every.metrics['false_alarm_rate'])}; one that flags nothing "
+        f"has recall and F1 {num(nothing.metrics['f1'])}"
+    )
     scored = {j: v for j, v in f1.items() if v is not None}
     above = [j for j, v in scored.items() if round(v, digits) > round(floor, digits)]
     if not scored:
         return text + "."
     if not above:
-        whom = "the one judge" if len(scored) == 1 else ("both judges" if len(scored) == 2 else f"all {len(scored)} judges")
+        whom = (
+            "the one judge"
+            if len(scored) == 1
+            else ("both judges" if len(scored) == 2 else f"all {len(scored)} judges")
+        )
         return text + f". The F1 of {whom} here is at or below that of flagging everything."
     names = ", ".join(name(j) for j in above)
     if len(above) == len(scored):
-        whom = "the one judge" if len(scored) == 1 else ("both judges" if len(scored) == 2 else f"all {len(scored)} judges")
+        whom = (
+            "the one judge"
+            if len(scored) == 1
+            else ("both judges" if len(scored) == 2 else f"all {len(scored)} judges")
+        )
         return text + f". The F1 of {whom} here is above it ({names})."
-    return text + f". Of the {len(scored)} judges here, only {names} {'has' if len(above) == 1 else 'have'} an F1 above it."
+    return (
+        text
+        + f". Of the {len(scored)} judges here, only {names} {'has' if len(above) == 1 else 'have'} an F1 above it."
+    )

@@ -64,6 +64,7 @@ class BootstrapResult:
     def to_frame(self) -> pd.DataFrame:
         """One row per statistic: estimate, low, high, method."""
         import pandas as pd
+
         return pd.DataFrame(
             {"estimate": self.estimate, "low": self.low, "high": self.high, "method": list(self.method)},
             index=pd.Index(self.names, name="statistic"),
@@ -111,14 +112,19 @@ def stratified_draws(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each stratum's rows and its draws, ``(resamples, size)`` positions among those rows: the random
     numbers :func:`stratified_indices` is made of, drawn in the same order."""
-    return [(members, rng.integers(0, len(members), size=(resamples, len(members)))) for members in strata_members(strata, order)]
+    return [
+        (members, rng.integers(0, len(members), size=(resamples, len(members))))
+        for members in strata_members(strata, order)
+    ]
 
 
 def stratified_indices(
     strata: Sequence[Any], *, resamples: int, rng: np.random.Generator, order: Sequence[Any] | None = None
 ) -> np.ndarray:
     """Resampled row indices, shape ``(resamples, n)``; each row draws every stratum's size from it."""
-    return np.concatenate([members[d] for members, d in stratified_draws(strata, resamples=resamples, rng=rng, order=order)], axis=1)
+    return np.concatenate(
+        [members[d] for members, d in stratified_draws(strata, resamples=resamples, rng=rng, order=order)], axis=1
+    )
 
 
 def draw_weights(draws: Sequence[tuple[np.ndarray, np.ndarray]], n: int, start: int, stop: int) -> np.ndarray:
@@ -191,7 +197,9 @@ def percentile_interval(distribution: np.ndarray, confidence_level: float = 0.95
     high = np.full(distribution.shape[1], np.nan)
     has_nan = np.isnan(distribution).any(axis=0)
     if (~has_nan).any():
-        low[~has_nan], high[~has_nan] = np.percentile(distribution[:, ~has_nan], q, axis=0, overwrite_input=True)  # a copy
+        low[~has_nan], high[~has_nan] = np.percentile(
+            distribution[:, ~has_nan], q, axis=0, overwrite_input=True
+        )  # a copy
     for j in np.flatnonzero(has_nan):
         col = distribution[:, j]
         if not np.isnan(col).all():
@@ -246,8 +254,10 @@ def bootstrap(
     draws = stratified_draws(strata, resamples=resamples, rng=gen, order=strata_order)
     step, n = batch or resamples, data.shape[0]
     distinct, inverse = distinct_columns(data)
-    parts = [statistic(replicate_sums(distinct, inverse, draw_weights(draws, n, i, min(i + step, resamples))))
-             for i in range(0, resamples, step)]  # fmt: skip
+    parts = [
+        statistic(replicate_sums(distinct, inverse, draw_weights(draws, n, i, min(i + step, resamples))))
+        for i in range(0, resamples, step)
+    ]
     distribution = np.concatenate([np.asarray(p, dtype=float) for p in parts], axis=0)
     low, high = percentile_interval(distribution, confidence_level)
     method = _methods(estimate, distribution, low, high, exact, structural, confidence_level)

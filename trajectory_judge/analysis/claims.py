@@ -58,7 +58,14 @@ class Estimate:
 
     def to_dict(self) -> dict:
         """Value, low, high, method, n and detail as plain Python values."""
-        return {"value": self.value, "low": self.low, "high": self.high, "method": self.method, "n": self.n, "detail": self.detail}
+        return {
+            "value": self.value,
+            "low": self.low,
+            "high": self.high,
+            "method": self.method,
+            "n": self.n,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -110,8 +117,18 @@ def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
         a, b = stated.value - half, stated.value + half
         eps = 1e-12
         if a <= hi + eps and lo - eps <= b:
-            return BORNE_OUT, f"{stated.text} lies inside the interval" if lo < hi else f"the value equals {stated.text} at the printed precision"
-        return NOT_BORNE_OUT, f"the interval excludes {stated.text}" if lo < hi else f"the value differs from {stated.text} at the printed precision"
+            return (
+                BORNE_OUT,
+                f"{stated.text} lies inside the interval"
+                if lo < hi
+                else f"the value equals {stated.text} at the printed precision",
+            )
+        return (
+            NOT_BORNE_OUT,
+            f"the interval excludes {stated.text}"
+            if lo < hi
+            else f"the value differs from {stated.text} at the printed precision",
+        )
     t = stated.boundary
     on_side = {"above": lo > t, "at_least": lo >= t, "below": hi < t, "at_most": hi <= t}[stated.direction]  # type: ignore[index]
     off_side = {"above": hi <= t, "at_least": hi < t, "below": lo >= t, "at_most": lo > t}[stated.direction]  # type: ignore[index]
@@ -231,8 +248,19 @@ class Register:
         rows = []
         for c in self.items:
             e = c.estimate.to_dict() if c.estimate else dict.fromkeys(("value", "low", "high", "method", "n", "detail"))
-            rows.append({"key": c.key, "group": c.group, "where": c.where, "says": c.says, "stated": c.stated.text,
-                         "quantity": c.quantity, **e, "verdict": c.verdict, "reason": c.reason})  # fmt: skip
+            rows.append(
+                {
+                    "key": c.key,
+                    "group": c.group,
+                    "where": c.where,
+                    "says": c.says,
+                    "stated": c.stated.text,
+                    "quantity": c.quantity,
+                    **e,
+                    "verdict": c.verdict,
+                    "reason": c.reason,
+                }
+            )
         return pd.DataFrame(rows).set_index("key")
 
 

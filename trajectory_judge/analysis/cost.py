@@ -92,14 +92,22 @@ def check_run_record(rec: dict[str, Any]) -> None:
     for key in ("wall_s", "written"):
         _expect(rec.get(key) is None or _is_num(rec[key]), key, "a number", rec.get(key))
     judges = rec.get("judges")
-    _expect(judges is None or (isinstance(judges, list) and all(isinstance(j, str) for j in judges)),
-            "judges", "a list of judge ids", judges)
+    _expect(
+        judges is None or (isinstance(judges, list) and all(isinstance(j, str) for j in judges)),
+        "judges",
+        "a list of judge ids",
+        judges,
+    )
     for key, inner in (("per_judge", ("verdicts",)), ("rechecked", ("same", "different"))):
         val = rec.get(key)
         _expect(val is None or isinstance(val, dict), key, "an object keyed by judge id", val)
         for judge, tally in (val or {}).items():
-            _expect(isinstance(tally, dict) and all(tally.get(k) is None or _is_num(tally[k]) for k in inner),
-                    f"{key}.{judge}", f"an object with numbers as {' and '.join(inner)}", tally)
+            _expect(
+                isinstance(tally, dict) and all(tally.get(k) is None or _is_num(tally[k]) for k in inner),
+                f"{key}.{judge}",
+                f"an object with numbers as {' and '.join(inner)}",
+                tally,
+            )
     cpu = rec.get("cpu_s")
     _expect(cpu is None or isinstance(cpu, dict), "cpu_s", "an object (server, client)", cpu)
     for key in ("server", "client"):
@@ -112,7 +120,9 @@ def run_task(rec: dict[str, Any]) -> str:
     if rec.get("kind") in ("organic", "agent") or "agent_model" in rec:
         return f"organic agent · {rec.get('agent_model') or rec.get('model')}"
     heads = [str(j).partition(":")[0] for j in rec.get("judges") or []]
-    model = rec.get("judge_model_name") or rec.get("model") or ("Python judge" if rec.get("backend") == "python" else None)
+    model = (
+        rec.get("judge_model_name") or rec.get("model") or ("Python judge" if rec.get("backend") == "python" else None)
+    )
     return f"{'+'.join(heads) or '?'} · {model}"
 
 
@@ -162,6 +172,7 @@ class ComputeSpent:
     def to_frame(self) -> pd.DataFrame:
         """One row per kind of run and a ``total`` row; hours rounded to 0.01, NaN CPU hours where unmeasured."""
         import pandas as pd
+
         cols = ["task", "runs", "written", "wall_h", "cpu_h", "cpu_runs"]
         rows = [[r.task, r.runs, r.written, r.wall_h, r.cpu_h, r.cpu_runs] for r in self.rows]
         if rows:
@@ -197,5 +208,6 @@ def compute_spent(data_dir: str | Path) -> ComputeSpent:
         if cpu.get("server") is not None:
             a[3] += (float(cpu["server"]) + float(cpu.get("client") or 0.0)) / 3600
             a[4] += 1
-    return ComputeSpent(tuple(ComputeRow(t, int(a[0]), int(a[1]), a[2], a[3] if a[4] else None, int(a[4]))
-                              for t, a in acc.items()))
+    return ComputeSpent(
+        tuple(ComputeRow(t, int(a[0]), int(a[1]), a[2], a[3] if a[4] else None, int(a[4])) for t, a in acc.items())
+    )

@@ -62,7 +62,11 @@ def read_deltas(plan: Plan, boot: BootstrapResult, kinds: Mapping[tuple[str, str
         _, a, b, m = name.split("|")
         if (a, b) not in both:
             both[(a, b)] = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
-        out.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both[(a, b)]))
+        out.append(
+            Delta(
+                a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both[(a, b)]
+            )
+        )
     return tuple(out)
 
 

@@ -23,16 +23,31 @@ from trajectory_judge.models import Trajectory, Verdict, design_cell
 
 
 QUALITY_AXES: tuple[str, ...] = (
-    "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "type_macro_f1", "ece", "brier",
-)  # fmt: skip
+    "f1",
+    "silent_recall",
+    "loud_recall",
+    "false_alarm_rate",
+    "step_exact",
+    "type_macro_f1",
+    "ece",
+    "brier",
+)
 """The quality axes on which the ensemble is compared with one greedy pass."""
 
 LOWER_IS_BETTER = frozenset({"false_alarm_rate", "ece", "brier"})
 """Quality axes on which a smaller value is better."""
 
 
-AXIS_WORDS = {"f1": "F1", "silent_recall": "silent recall", "loud_recall": "loud recall", "false_alarm_rate": "false-alarm rate",
-              "step_exact": "exact-step localisation", "type_macro_f1": "type macro-F1", "ece": "ECE", "brier": "Brier score"}  # fmt: skip
+AXIS_WORDS = {
+    "f1": "F1",
+    "silent_recall": "silent recall",
+    "loud_recall": "loud recall",
+    "false_alarm_rate": "false-alarm rate",
+    "step_exact": "exact-step localisation",
+    "type_macro_f1": "type macro-F1",
+    "ece": "ECE",
+    "brier": "Brier score",
+}
 """The quality axes in words."""
 
 
@@ -62,8 +77,13 @@ def _type_n(rep: Report, judge: str, t: str) -> int:
 
 def _metric_n(jr, name: str) -> int:
     s = jr.strata
-    return {"silent_recall": s["silent"], "loud_recall": s["loud"], "false_alarm_rate": s["clean"],
-            "recall": s["silent"] + s["loud"], "step_exact": int(jr.metrics.get("step_exact_n") or 0)}.get(name, jr.n)  # fmt: skip
+    return {
+        "silent_recall": s["silent"],
+        "loud_recall": s["loud"],
+        "false_alarm_rate": s["clean"],
+        "recall": s["silent"] + s["loud"],
+        "step_exact": int(jr.metrics.get("step_exact_n") or 0),
+    }.get(name, jr.n)
 
 
 def delta(rep: Report, a: str, b: str, name: str, detail: str = "") -> Estimate:
@@ -75,10 +95,19 @@ def delta(rep: Report, a: str, b: str, name: str, detail: str = "") -> Estimate:
 def gap(rep: Report, judge: str, detail: str = "") -> Estimate:
     """The report's loud-minus-silent recall gap of one judge."""
     g = next(x for x in rep.gaps if x.judge == judge)
-    return Estimate(g.value, g.low, g.high, "bootstrap", rep.judges[judge].strata["silent"] + rep.judges[judge].strata["loud"], detail)
+    return Estimate(
+        g.value,
+        g.low,
+        g.high,
+        "bootstrap",
+        rep.judges[judge].strata["silent"] + rep.judges[judge].strata["loud"],
+        detail,
+    )
 
 
-def replicate_function(rep: Report, names: Sequence[str], f: Callable[..., np.ndarray], detail: str = "", n: int | None = None) -> Estimate:
+def replicate_function(
+    rep: Report, names: Sequence[str], f: Callable[..., np.ndarray], detail: str = "", n: int | None = None
+) -> Estimate:
     """A function of report statistics (``JUDGE|metric`` names) evaluated on every replicate of the report's bootstrap."""
     boot = rep.bootstrap
     cols = [boot.distribution[:, boot.index(x)] for x in names]
@@ -88,19 +117,39 @@ def replicate_function(rep: Report, names: Sequence[str], f: Callable[..., np.nd
     return Estimate(float(f(*[np.asarray(e) for e in est])), float(low[0]), float(high[0]), "bootstrap", n, detail)
 
 
-def ratio_of_sums(rows: np.ndarray, cells: Sequence[str], num: int, den: int, rep: Report, detail: str = "") -> Estimate:
+def ratio_of_sums(
+    rows: np.ndarray, cells: Sequence[str], num: int, den: int, rep: Report, detail: str = ""
+) -> Estimate:
     """Sum of column ``num`` over sum of column ``den``, bootstrapped by design cell (Clopper-Pearson at 0 or 1)."""
     succ, trials = rows[:, num].sum(), rows[:, den].sum()
-    res = bootstrap(rows, lambda s: (s[..., num] / s[..., den])[..., None], strata=list(cells), resamples=rep.resamples,
-                    rng=rep.seed, exact=(np.array([succ]), np.array([trials])))  # fmt: skip
+    res = bootstrap(
+        rows,
+        lambda s: (s[..., num] / s[..., den])[..., None],
+        strata=list(cells),
+        resamples=rep.resamples,
+        rng=rep.seed,
+        exact=(np.array([succ]), np.array([trials])),
+    )
     return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], int(trials), detail)
 
 
-def difference_of_ratios(rows: np.ndarray, cells: Sequence[str], cols: tuple[int, int, int, int], rep: Report, detail: str = "", n: int | None = None) -> Estimate:
+def difference_of_ratios(
+    rows: np.ndarray,
+    cells: Sequence[str],
+    cols: tuple[int, int, int, int],
+    rep: Report,
+    detail: str = "",
+    n: int | None = None,
+) -> Estimate:
     """``rows[a]/rows[b] - rows[c]/rows[d]`` (column sums), bootstrapped by design cell."""
     a, b, c, d = cols
-    res = bootstrap(rows, lambda s: (s[..., a] / s[..., b] - s[..., c] / s[..., d])[..., None], strata=list(cells),
-                    resamples=rep.resamples, rng=rep.seed)  # fmt: skip
+    res = bootstrap(
+        rows,
+        lambda s: (s[..., a] / s[..., b] - s[..., c] / s[..., d])[..., None],
+        strata=list(cells),
+        resamples=rep.resamples,
+        rng=rep.seed,
+    )
     return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail)
 
 
@@ -114,11 +163,18 @@ def _pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judg
     by = [_by_id(verdicts, j) for j in judges]
     for t in trajectories:
         p = parents.get(t.instance_id)
-        if t.label and t.label.faulty and p is not None and all(t.trajectory_id in b and p.trajectory_id in b for b in by):
+        if (
+            t.label
+            and t.label.faulty
+            and p is not None
+            and all(t.trajectory_id in b and p.trajectory_id in b for b in by)
+        ):
             yield t, p, by
 
 
-def paired_group(rep: Report, trajectories, verdicts, judge: str, group: Callable[[Trajectory, Trajectory], bool], detail: str = "") -> Estimate:
+def paired_group(
+    rep: Report, trajectories, verdicts, judge: str, group: Callable[[Trajectory, Trajectory], bool], detail: str = ""
+) -> Estimate:
     """Paired discrimination of ``judge`` (flag on the fault minus flag on its clean parent) over the faults ``group`` selects."""
     rows, cells = [], []
     for t, p, (b,) in _pairs(trajectories, verdicts, [judge]):
@@ -126,13 +182,23 @@ def paired_group(rep: Report, trajectories, verdicts, judge: str, group: Callabl
         rows.append([g * (int(b[t.trajectory_id].faulty) - int(b[p.trajectory_id].faulty)), g])
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
-    res = bootstrap(arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed)
+    res = bootstrap(
+        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
+    )
     n = int(arr[:, 1].sum())
-    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n,
-                    detail or f"over the {n} faults with a judged clean parent")
+    return Estimate(
+        float(res.estimate[0]),
+        float(res.low[0]),
+        float(res.high[0]),
+        res.method[0],
+        n,
+        detail or f"over the {n} faults with a judged clean parent",
+    )
 
 
-def paired_difference(rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = "") -> Estimate:
+def paired_difference(
+    rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = ""
+) -> Estimate:
     """Paired discrimination of ``b`` minus that of ``a`` on one failure type, on one shared resample."""
     rows, cells = [], []
     for t, p, (va, vb) in _pairs(trajectories, verdicts, [a, b]):
@@ -143,19 +209,36 @@ def paired_difference(rep: Report, trajectories, verdicts, a: str, b: str, failu
         rows.append([db - da, 1.0])
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
-    res = bootstrap(arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed)
-    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], len(rows),
-                    detail or f"over the {len(rows)} faults with a clean parent both judged")
+    res = bootstrap(
+        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
+    )
+    return Estimate(
+        float(res.estimate[0]),
+        float(res.low[0]),
+        float(res.high[0]),
+        res.method[0],
+        len(rows),
+        detail or f"over the {len(rows)} faults with a clean parent both judged",
+    )
 
 
-def type_recall_difference(rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = "") -> Estimate:
+def type_recall_difference(
+    rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = ""
+) -> Estimate:
     """Recall of ``b`` minus recall of ``a`` on one failure type, paired on the faults both judged."""
     va, vb = _by_id(verdicts, a), _by_id(verdicts, b)
-    faults = [t for t in trajectories if t.label and t.label.failure_type == failure_type
-              and t.trajectory_id in va and t.trajectory_id in vb]  # fmt: skip
-    arr = np.asarray([[int(vb[t.trajectory_id].faulty) - int(va[t.trajectory_id].faulty), 1.0] for t in faults], dtype=float)
+    faults = [
+        t
+        for t in trajectories
+        if t.label and t.label.failure_type == failure_type and t.trajectory_id in va and t.trajectory_id in vb
+    ]
+    arr = np.asarray(
+        [[int(vb[t.trajectory_id].faulty) - int(va[t.trajectory_id].faulty), 1.0] for t in faults], dtype=float
+    )
     cells = [design_cell(t.label) for t in faults]
-    res = bootstrap(arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed)
+    res = bootstrap(
+        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
+    )
     return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], len(faults), detail)
 
 
@@ -172,7 +255,9 @@ def misattributed_share(rep: Report, trajectories, verdicts, judge: str) -> Esti
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
     wrong, flagged = int(arr[:, 0].sum()), int(arr[:, 1].sum())
-    return ratio_of_sums(arr, cells, 0, 1, rep, f"{wrong} of the {flagged} faults it flagged named with another type or none")
+    return ratio_of_sums(
+        arr, cells, 0, 1, rep, f"{wrong} of the {flagged} faults it flagged named with another type or none"
+    )
 
 
 def accuracy_at_top_confidence(rep: Report, trajectories, verdicts, judge: str) -> Estimate:
@@ -181,12 +266,21 @@ def accuracy_at_top_confidence(rep: Report, trajectories, verdicts, judge: str) 
     pairs = [(t, by[t.trajectory_id]) for t in trajectories if t.label is not None and t.trajectory_id in by]
     confs = [v.confidence for _, v in pairs]
     top = max(set(confs), key=lambda c: (confs.count(c), c))
-    rows = [[float(is_correct(t.label, v)) * (v.confidence == top), float(v.confidence == top),
-             float(is_correct(t.label, v)) * (v.confidence != top), float(v.confidence != top)] for t, v in pairs]  # fmt: skip
+    rows = [
+        [
+            float(is_correct(t.label, v)) * (v.confidence == top),
+            float(v.confidence == top),
+            float(is_correct(t.label, v)) * (v.confidence != top),
+            float(v.confidence != top),
+        ]
+        for t, v in pairs
+    ]
     arr = np.asarray(rows)
     k = int(arr[:, 1].sum())
-    detail = (f"accuracy {arr[:, 0].sum() / k:.3f} on the {k} verdicts at confidence {top:g}, "
-              f"{arr[:, 2].sum() / arr[:, 3].sum():.3f} on the other {len(pairs) - k}")
+    detail = (
+        f"accuracy {arr[:, 0].sum() / k:.3f} on the {k} verdicts at confidence {top:g}, "
+        f"{arr[:, 2].sum() / arr[:, 3].sum():.3f} on the other {len(pairs) - k}"
+    )
     return difference_of_ratios(arr, [design_cell(t.label) for t, _ in pairs], (0, 1, 2, 3), rep, detail, len(pairs))
 
 

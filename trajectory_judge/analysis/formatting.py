@@ -29,11 +29,15 @@ ZERO_WIDTH = "\u2021"
 """Marks a bootstrap interval of zero width (the metric is all-or-none in every design cell)."""
 
 MARKS: dict[str, str] = {
-    STRUCTURAL: ("structural: the judge's verdicts are constant within every design cell, as the rule engine's are, "
-                 "so the design-conditioned bootstrap cannot vary the value and no interval is given"),
+    STRUCTURAL: (
+        "structural: the judge's verdicts are constant within every design cell, as the rule engine's are, "
+        "so the design-conditioned bootstrap cannot vary the value and no interval is given"
+    ),
     DAGGER: "exact Clopper\u2013Pearson interval (the estimate is 0 or 1, where the bootstrap cannot spread)",
-    ZERO_WIDTH: ("the bootstrap interval has zero width: for this metric every design cell is all-or-none, "
-                 "so resampling within cells cannot move the estimate; it is not a measure of certainty"),
+    ZERO_WIDTH: (
+        "the bootstrap interval has zero width: for this metric every design cell is all-or-none, "
+        "so resampling within cells cannot move the estimate; it is not a measure of certainty"
+    ),
 }
 """Every mark an interval can carry, with the sentence that explains it once under a table."""
 
@@ -66,7 +70,9 @@ def format_number(x: Any, decimals: int = 3, *, count: bool = False) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
 
 
-def format_interval(value: float | None, low: float | None = None, high: float | None = None, method: str | None = None) -> str:
+def format_interval(
+    value: float | None, low: float | None = None, high: float | None = None, method: str | None = None
+) -> str:
     """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two;
     with a negative bound, ``\u22120.180 (\u22120.28 to \u22120.08)`` (minus signs, and "to" between the bounds).
 
@@ -107,13 +113,20 @@ def _trim_front(cells: list[str]) -> list[str]:
 
 
 def _column_kind(name: str, cells: Sequence[Any]) -> str:
-    if all(isinstance(c, int) and not isinstance(c, bool) or type(c).__name__.startswith(("int", "uint")) for c in cells):
+    if all(
+        isinstance(c, int) and not isinstance(c, bool) or type(c).__name__.startswith(("int", "uint")) for c in cells
+    ):
         return "int"
-    if all(c is None or isinstance(c, (int, float)) and not isinstance(c, bool) or type(c).__name__.startswith("float") for c in cells):
+    if all(
+        c is None or isinstance(c, (int, float)) and not isinstance(c, bool) or type(c).__name__.startswith("float")
+        for c in cells
+    ):
         return "float"
     if all(isinstance(c, str) for c in cells):
         return "str"
-    raise ValueError(f"text table: column {name!r} mixes kinds of cell (only all-integer, all-number or all-text columns)")
+    raise ValueError(
+        f"text table: column {name!r} mixes kinds of cell (only all-integer, all-number or all-text columns)"
+    )
 
 
 @dataclass(frozen=True)
@@ -133,8 +146,9 @@ class TextTable:
     """Column names, in order."""
 
     @classmethod
-    def from_rows(cls, rows: Mapping[str, Mapping[str, Any]], index_name: str | None,
-                  columns: Sequence[str] | None = None) -> TextTable:
+    def from_rows(
+        cls, rows: Mapping[str, Mapping[str, Any]], index_name: str | None, columns: Sequence[str] | None = None
+    ) -> TextTable:
         """From row dicts (columns in order of first appearance unless given)."""
         cols = tuple(columns) if columns is not None else tuple(dict.fromkeys(c for r in rows.values() for c in r))
         for label, row in rows.items():

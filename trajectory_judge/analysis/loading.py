@@ -92,8 +92,10 @@ def forget_hint(directory: Path, vpath: Path, message: str) -> str:
     except (ValueError, KeyError, TypeError, IndexError):
         return "; fix or delete that line"
     q = shlex.quote
-    return (f"; remove it (kept in forgotten.jsonl) with `trajectory-judge forget --data {q(str(directory))} "
-            f"--judge {q(jid)} --trajectories {q(tid)}`, then rerun that judge")
+    return (
+        f"; remove it (kept in forgotten.jsonl) with `trajectory-judge forget --data {q(str(directory))} "
+        f"--judge {q(jid)} --trajectories {q(tid)}`, then rerun that judge"
+    )
 
 
 PAPER_ORDER = "order.txt"
@@ -118,8 +120,10 @@ def load_paper_data(paper_dir: str | Path, trajectories_dir: str | Path) -> Data
     order = [ln.strip() for ln in read_text(opath).split("\n") if ln.strip()]
     if len(set(order)) != len(order) or set(order) != set(by_id):
         extra, missing = sorted(set(order) - set(by_id)), sorted(set(by_id) - set(order))
-        raise DataError(f"{opath}: lists other trajectories than {tpath} ({len(extra)} not ours, {len(missing)} of ours missing, "
-                        f"{len(order) - len(set(order))} repeated)")  # fmt: skip
+        raise DataError(
+            f"{opath}: lists other trajectories than {tpath} ({len(extra)} not ours, {len(missing)} of ours missing, "
+            f"{len(order) - len(set(order))} repeated)"
+        )
     trajectories = [by_id[i] for i in order]
     verdicts = load_verdicts(paper_dir / "verdicts.jsonl", order)
     _validate(trajectories, verdicts)
@@ -179,5 +183,7 @@ def unparseable_sentence(verdicts: Sequence[Verdict]) -> str:
     if not any(counts.values()):
         return "No judge's answers failed to parse" if len(counts) > 1 else "The judge's answers all parsed"
     parts = [f"{j} {n} of {totals[j]}" for j, n in counts.items() if n]
-    return ("Answers that did not parse (stored as clean at the lowest confidence; run --retry-unparseable "
-            "judges them again): " + ", ".join(parts))
+    return (
+        "Answers that did not parse (stored as clean at the lowest confidence; run --retry-unparseable "
+        "judges them again): " + ", ".join(parts)
+    )

@@ -236,16 +236,29 @@ _CONF_COLS = tuple(f"conf:{t}>{p}" for t in FAILURE_TYPES for p in (*FAILURE_TYP
 
 
 COUNT_NAMES: tuple[str, ...] = (
-    "n", "tp", "fp", "fn", "n_clean", "n_silent", "n_loud", "flag_silent", "flag_loud",
+    "n",
+    "tp",
+    "fp",
+    "fn",
+    "n_clean",
+    "n_silent",
+    "n_loud",
+    "flag_silent",
+    "flag_loud",
     *(f"n:{t}" for t in FAILURE_TYPES),
     *(f"flag:{t}" for t in FAILURE_TYPES),
-    "step_scored", "step_exact", "step_within",
+    "step_scored",
+    "step_exact",
+    "step_within",
     *_CONF_COLS,
     *(f"bin_n:{k}" for k in range(N_BINS)),
     *(f"bin_conf:{k}" for k in range(N_BINS)),
     *(f"bin_correct:{k}" for k in range(N_BINS)),
-    "brier", "latency", "prompt", "completion",
-)  # fmt: skip
+    "brier",
+    "latency",
+    "prompt",
+    "completion",
+)
 """Indicator columns of the count form, one row per trajectory."""
 
 

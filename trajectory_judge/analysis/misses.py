@@ -42,9 +42,12 @@ def read_transcripts(data_dir: str | Path) -> dict[tuple[str, str], str]:
             rec = json.loads(line)
             epochs = ", ".join(map(str, rec["epochs"]))
             out[(rec["trajectory_id"], rec["judge_id"])] = (
-                f"{rec['log']}, sample {rec['sample_id']}, epoch{'s' if len(rec['epochs']) > 1 else ''} {epochs}")
+                f"{rec['log']}, sample {rec['sample_id']}, epoch{'s' if len(rec['epochs']) > 1 else ''} {epochs}"
+            )
         except (ValueError, KeyError, TypeError):
-            raise DataError(f"{path}:{lineno}: not a transcript record (trajectory_id, judge_id, log, sample_id, epochs)") from None
+            raise DataError(
+                f"{path}:{lineno}: not a transcript record (trajectory_id, judge_id, log, sample_id, epochs)"
+            ) from None
     return out
 
 
@@ -110,28 +113,47 @@ class Mistakes:
         """One sentence: what the judge judged and how often it was wrong each way."""
         missed = f"missed {_of(len(self.misses), self.faults, 'fault')}"
         raised = _count(len(self.false_alarms), "false alarm") if self.false_alarms else "no false alarm"
-        alarms = (f"raised {raised} on its {_count(self.clean, 'clean run')}"
-                  if self.clean else "had no clean runs to raise a false alarm on")  # fmt: skip
+        alarms = (
+            f"raised {raised} on its {_count(self.clean, 'clean run')}"
+            if self.clean
+            else "had no clean runs to raise a false alarm on"
+        )
         family = self.judge_id.split(":", 1)[0]
         reads = f"{self.view} view" if family in VIEWS else "reads the full trajectory"
         return f"{self.judge_id} ({reads}) judged {_count(self.judged, 'trajectory')}: it {missed} and {alarms}."
 
     def to_frame(self) -> pd.DataFrame:
         """One row per mistake: kind, trajectory, truth, verdict and confidence."""
-        rows = [(m.kind, m.trajectory.trajectory_id, m.truth(), m.said(), m.verdict.confidence)
-                for m in (*self.misses, *self.false_alarms)]  # fmt: skip
-        return pd.DataFrame(rows, columns=["kind", "trajectory", "truth", "verdict", "confidence"]).set_index("trajectory")
+        rows = [
+            (m.kind, m.trajectory.trajectory_id, m.truth(), m.said(), m.verdict.confidence)
+            for m in (*self.misses, *self.false_alarms)
+        ]
+        return pd.DataFrame(rows, columns=["kind", "trajectory", "truth", "verdict", "confidence"]).set_index(
+            "trajectory"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: counts, then every mistake with its label, verdict and the text the judge saw."""
-        def item(m: Mistake) -> dict[str, Any]:
-            return {"trajectory_id": m.trajectory.trajectory_id, "truth": m.truth(),
-                    "label": m.label.model_dump(mode="json"), "verdict": m.verdict.model_dump(mode="json"), "seen": m.seen,
-                    "transcript": m.transcript}  # fmt: skip
 
-        return {"judge_id": self.judge_id, "view": self.view, "judged": self.judged, "faults": self.faults,
-                "clean": self.clean, "misses": [item(m) for m in self.misses],
-                "false_alarms": [item(m) for m in self.false_alarms]}  # fmt: skip
+        def item(m: Mistake) -> dict[str, Any]:
+            return {
+                "trajectory_id": m.trajectory.trajectory_id,
+                "truth": m.truth(),
+                "label": m.label.model_dump(mode="json"),
+                "verdict": m.verdict.model_dump(mode="json"),
+                "seen": m.seen,
+                "transcript": m.transcript,
+            }
+
+        return {
+            "judge_id": self.judge_id,
+            "view": self.view,
+            "judged": self.judged,
+            "faults": self.faults,
+            "clean": self.clean,
+            "misses": [item(m) for m in self.misses],
+            "false_alarms": [item(m) for m in self.false_alarms],
+        }
 
     def to_text(self, limit: int | None = None, width: int = 100) -> str:
         """For a terminal: the summary, then each mistake (at most ``limit`` of each kind) with what the judge saw."""
@@ -145,13 +167,20 @@ class Mistakes:
                 out.append(f"truth:   {m.truth()}")
                 out.append(f"verdict: {m.said()}")
                 if m.transcript:
-                    out.append(f"transcript: {m.transcript} (inspect view --log-dir {Path(m.transcript.split(', sample ')[0]).parent})")
+                    out.append(
+                        f"transcript: {m.transcript} (inspect view --log-dir {Path(m.transcript.split(', sample ')[0]).parent})"
+                    )
                 if m.verdict.rationale:
-                    out.append(textwrap.fill(m.verdict.rationale, width, initial_indent="because: ",
-                                             subsequent_indent="         "))  # fmt: skip
+                    out.append(
+                        textwrap.fill(
+                            m.verdict.rationale, width, initial_indent="because: ", subsequent_indent="         "
+                        )
+                    )
                 out.append("what the judge saw:")
-                out.extend(textwrap.fill(line, width, initial_indent="  | ", subsequent_indent="  |     ")
-                           for line in m.seen.splitlines())  # fmt: skip
+                out.extend(
+                    textwrap.fill(line, width, initial_indent="  | ", subsequent_indent="  |     ")
+                    for line in m.seen.splitlines()
+                )
         return "\n".join(out)
 
 
@@ -170,8 +199,12 @@ def _of(k: int, n: int, word: str) -> str:
     return f"{k} of its {_count(n, word)}"
 
 
-def find_mistakes(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge_id: str,
-                  transcripts: dict[tuple[str, str], str] | None = None) -> Mistakes:
+def find_mistakes(
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    judge_id: str,
+    transcripts: dict[tuple[str, str], str] | None = None,
+) -> Mistakes:
     """The misses and false alarms of ``judge_id``; ValueError listing the judges present when it has no verdicts.
 
     ``transcripts`` (:func:`read_transcripts`) names where each verdict's transcript is, if known.
@@ -188,10 +221,13 @@ def find_mistakes(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
         assert t.label is not None
         if v.faulty != t.label.faulty:
             kind = "miss" if t.label.faulty else "false alarm"
-            found[kind].append(Mistake(kind, t, v, render_view(view, t), (transcripts or {}).get((t.trajectory_id, judge_id))))
+            found[kind].append(
+                Mistake(kind, t, v, render_view(view, t), (transcripts or {}).get((t.trajectory_id, judge_id)))
+            )
     faults = sum(1 for t in judged if t.label is not None and t.label.faulty)
-    return Mistakes(judge_id, view, len(judged), faults, len(judged) - faults,
-                    tuple(found["miss"]), tuple(found["false alarm"]))  # fmt: skip
+    return Mistakes(
+        judge_id, view, len(judged), faults, len(judged) - faults, tuple(found["miss"]), tuple(found["false alarm"])
+    )
 
 
 def cli_misses(args: Any) -> int:

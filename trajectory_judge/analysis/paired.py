@@ -95,6 +95,7 @@ def paired_discrimination(
         if key not in rendered:
             rendered[key] = render_view(v, parent)
         return rendered[key]
+
     groups_out = (*PAIRED_GROUPS, *REPLY_GROUPS) if reply_groups else PAIRED_GROUPS
     pairs: dict[str, list[tuple[int, int]]] = {g: [] for g in groups_out}
     for t in trajectories:
@@ -106,7 +107,9 @@ def paired_discrimination(
             continue
         pair = (int(verdicts[t.trajectory_id].faulty), int(verdicts[parent.trajectory_id].faulty))
         groups = ["all", "silent" if lab.outcome_correct else "loud"]
-        tests = [(view, "reaches_input", "hidden_from_input")] + ([("outcome", "reply_changed", "reply_unchanged")] if reply_groups else [])
+        tests = [(view, "reaches_input", "hidden_from_input")] + (
+            [("outcome", "reply_changed", "reply_unchanged")] if reply_groups else []
+        )
         for v, yes, no in tests:
             key = (v, t.trajectory_id)
             if key not in reached:
@@ -152,9 +155,7 @@ def invented_sentence(fault: Trajectory, parent: Trajectory | None) -> str:
     return parts[-1].strip() if parts else ""
 
 
-def claim_detection(
-    trajectories: Sequence[Trajectory], verdicts: Mapping[str, Verdict]
-) -> dict[str, tuple[int, int]]:
+def claim_detection(trajectories: Sequence[Trajectory], verdicts: Mapping[str, Verdict]) -> dict[str, tuple[int, int]]:
     """Invented sentence -> (flagged, judged) over the judged ``unsupported_claim`` faults, sorted by sentence."""
     parents = clean_parents(trajectories)
     out: dict[str, list[int]] = {}

@@ -50,8 +50,15 @@ PUBLISHED_MODEL = "qwen2.5:14b"
 
 
 MAIN_METRICS: tuple[str, ...] = (
-    "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "type_macro_f1", "ece", "s_per_traj",
-)  # fmt: skip
+    "f1",
+    "silent_recall",
+    "loud_recall",
+    "false_alarm_rate",
+    "step_exact",
+    "type_macro_f1",
+    "ece",
+    "s_per_traj",
+)
 """Columns of the published main table (README Results table = paper Table 3)."""
 
 
@@ -187,117 +194,152 @@ PUBLISHED_DELTAS: tuple[PublishedDelta, ...] = (
 """Paired deltas ``b - a`` quoted in the text (paper §7.1, §7.4, Appendix F)."""
 
 
-PUBLISHED_GAPS: tuple[PublishedGap, ...] = (
-    PublishedGap(OUTCOME, 0.389, 0.296, 0.482, "paper §7.1"),
-)
+PUBLISHED_GAPS: tuple[PublishedGap, ...] = (PublishedGap(OUTCOME, 0.389, 0.296, 0.482, "paper §7.1"),)
 """Loud-minus-silent gaps quoted in the text."""
 
 
-PUBLISHED_COUNTS: Mapping[str, PublishedCount] = MappingProxyType({
-    # paper §6
-    "step_flagged": PublishedCount(257, "paper §6", "trajectories the 14B step judge flagged"),
-    "step_flagged_faulty": PublishedCount(257, "paper §6", "of those, genuinely faulty"),
-    "step_exact_n": PublishedCount(223, "paper §6; Table 3", "localisation cases scored for the 14B step judge"),
-    "step_exact": PublishedCount(0.973, "paper §6", "exact localisation of the 14B step judge"),
-    "pooled_recall_outcome": PublishedCount(0.61, "paper §1, §7.1", "pooled recall of the outcome judge"),
-    # paper §7.3
-    "step8_flagged": PublishedCount(397, "paper §6, §7.3", "trajectories the 8B step judge flagged, of 400"),
-    "step8_precision": PublishedCount(0.748, "paper §7.3", "precision of the 8B step judge"),
-    "step8_completion_tokens": PublishedCount(57, "paper §7.3", "mean completion tokens, 8B step judge"),
-    "step_completion_tokens": PublishedCount(391, "paper §7.3", "mean completion tokens, 14B step judge"),
-    # paper §7.4, Figure 3
-    "selfcons_at_two_thirds": PublishedCount(43, "paper §7.4", "ensemble verdicts at confidence 2/3"),
-    "selfcons_at_one": PublishedCount(357, "paper §7.4", "ensemble verdicts at confidence 1.0"),
-    "outcome_at_0.92": PublishedCount(276, "paper Figure 3", "outcome verdicts at confidence 0.92"),
-    # paper §7.5, Figure 4 (confusion of the 14B step judge)
-    "confusion_hallucinated_as_wrong_tool": PublishedCount(35, "paper §7.5", "hallucinated_argument called wrong_tool"),
-    "confusion_premature_correct": PublishedCount(14, "paper §7.5", "premature_stop named correctly"),
-    "confusion_premature_as_claim": PublishedCount(17, "paper §7.5", "premature_stop called unsupported_claim"),
-    "confusion_premature_as_skipped": PublishedCount(11, "paper §7.5", "premature_stop called skipped_precondition"),
-    "confusion_claim_missed": PublishedCount(41, "paper Figure 4", "unsupported_claim cases missed, of 50"),
-    # Appendix E: distinct confidence values
-    f"confidence_support:{RULES}": PublishedCount(2, "paper Appendix E", "distinct confidences, rules"),
-    f"confidence_support:{OUTCOME}": PublishedCount(7, "paper Appendix E", "distinct confidences, outcome"),
-    f"confidence_support:{STEP}": PublishedCount(11, "paper Appendix E", "distinct confidences, step 14B"),
-    f"confidence_support:{STEP8}": PublishedCount(4, "paper Appendix E", "distinct confidences, step 8B"),
-    f"confidence_support:{SELFCONS}": PublishedCount(2, "paper Appendix E", "distinct confidences, selfcons"),
-    "step8_mass_at_0.90": PublishedCount(0.89, "paper Appendix E", "share of 8B verdicts at confidence 0.90"),
-    # Appendix E, Table 8
-    "judge_hours": PublishedCount(5.05, "paper Appendix E, Table 8", "hours of judge time, full run (approx.)"),
-    # §8 and Appendix G: organic episodes (qwen2.5:14b driving the agent)
-    "organic_episodes": PublishedCount(60, "paper §8", "organic episodes"),
-    "organic_flagged": PublishedCount(13, "paper §8", "flagged or wrong outcome"),
-    "organic_loud": PublishedCount(10, "paper §8", "wrong customer-visible outcome"),
-    "organic_silent": PublishedCount(3, "paper §8", "faulty but outcome correct"),
-    "organic_premature_stop": PublishedCount(13, "README; paper Appendix G", "rule-visible faults that are premature_stop"),
-    "organic_already_refunded_failed": PublishedCount(10, "paper §8", "already_refunded episodes that fail, of 10"),
-    "organic_already_refunded_n": PublishedCount(10, "paper §8", "already_refunded episodes"),
-    "organic_wrong_customer_failed": PublishedCount(3, "paper §8", "wrong_customer episodes that fail, of 10"),
-    "organic_wrong_customer_n": PublishedCount(10, "paper §8", "wrong_customer episodes"),
-    "organic_escalate_calls": PublishedCount(91, "paper §8", "escalate calls across the episodes"),
-    "organic_with_check_eligibility": PublishedCount(30, "paper §8", "episodes that call check_eligibility"),
-    "organic_failed_tool_calls": PublishedCount(0, "paper Appendix G", "tool calls that failed"),
-    "organic_empty_final_answer": PublishedCount(3, "paper Appendix G", "episodes with an empty final answer"),
-})
+PUBLISHED_COUNTS: Mapping[str, PublishedCount] = MappingProxyType(
+    {
+        # paper §6
+        "step_flagged": PublishedCount(257, "paper §6", "trajectories the 14B step judge flagged"),
+        "step_flagged_faulty": PublishedCount(257, "paper §6", "of those, genuinely faulty"),
+        "step_exact_n": PublishedCount(223, "paper §6; Table 3", "localisation cases scored for the 14B step judge"),
+        "step_exact": PublishedCount(0.973, "paper §6", "exact localisation of the 14B step judge"),
+        "pooled_recall_outcome": PublishedCount(0.61, "paper §1, §7.1", "pooled recall of the outcome judge"),
+        # paper §7.3
+        "step8_flagged": PublishedCount(397, "paper §6, §7.3", "trajectories the 8B step judge flagged, of 400"),
+        "step8_precision": PublishedCount(0.748, "paper §7.3", "precision of the 8B step judge"),
+        "step8_completion_tokens": PublishedCount(57, "paper §7.3", "mean completion tokens, 8B step judge"),
+        "step_completion_tokens": PublishedCount(391, "paper §7.3", "mean completion tokens, 14B step judge"),
+        # paper §7.4, Figure 3
+        "selfcons_at_two_thirds": PublishedCount(43, "paper §7.4", "ensemble verdicts at confidence 2/3"),
+        "selfcons_at_one": PublishedCount(357, "paper §7.4", "ensemble verdicts at confidence 1.0"),
+        "outcome_at_0.92": PublishedCount(276, "paper Figure 3", "outcome verdicts at confidence 0.92"),
+        # paper §7.5, Figure 4 (confusion of the 14B step judge)
+        "confusion_hallucinated_as_wrong_tool": PublishedCount(
+            35, "paper §7.5", "hallucinated_argument called wrong_tool"
+        ),
+        "confusion_premature_correct": PublishedCount(14, "paper §7.5", "premature_stop named correctly"),
+        "confusion_premature_as_claim": PublishedCount(17, "paper §7.5", "premature_stop called unsupported_claim"),
+        "confusion_premature_as_skipped": PublishedCount(
+            11, "paper §7.5", "premature_stop called skipped_precondition"
+        ),
+        "confusion_claim_missed": PublishedCount(41, "paper Figure 4", "unsupported_claim cases missed, of 50"),
+        # Appendix E: distinct confidence values
+        f"confidence_support:{RULES}": PublishedCount(2, "paper Appendix E", "distinct confidences, rules"),
+        f"confidence_support:{OUTCOME}": PublishedCount(7, "paper Appendix E", "distinct confidences, outcome"),
+        f"confidence_support:{STEP}": PublishedCount(11, "paper Appendix E", "distinct confidences, step 14B"),
+        f"confidence_support:{STEP8}": PublishedCount(4, "paper Appendix E", "distinct confidences, step 8B"),
+        f"confidence_support:{SELFCONS}": PublishedCount(2, "paper Appendix E", "distinct confidences, selfcons"),
+        "step8_mass_at_0.90": PublishedCount(0.89, "paper Appendix E", "share of 8B verdicts at confidence 0.90"),
+        # Appendix E, Table 8
+        "judge_hours": PublishedCount(5.05, "paper Appendix E, Table 8", "hours of judge time, full run (approx.)"),
+        # §8 and Appendix G: organic episodes (qwen2.5:14b driving the agent)
+        "organic_episodes": PublishedCount(60, "paper §8", "organic episodes"),
+        "organic_flagged": PublishedCount(13, "paper §8", "flagged or wrong outcome"),
+        "organic_loud": PublishedCount(10, "paper §8", "wrong customer-visible outcome"),
+        "organic_silent": PublishedCount(3, "paper §8", "faulty but outcome correct"),
+        "organic_premature_stop": PublishedCount(
+            13, "README; paper Appendix G", "rule-visible faults that are premature_stop"
+        ),
+        "organic_already_refunded_failed": PublishedCount(10, "paper §8", "already_refunded episodes that fail, of 10"),
+        "organic_already_refunded_n": PublishedCount(10, "paper §8", "already_refunded episodes"),
+        "organic_wrong_customer_failed": PublishedCount(3, "paper §8", "wrong_customer episodes that fail, of 10"),
+        "organic_wrong_customer_n": PublishedCount(10, "paper §8", "wrong_customer episodes"),
+        "organic_escalate_calls": PublishedCount(91, "paper §8", "escalate calls across the episodes"),
+        "organic_with_check_eligibility": PublishedCount(30, "paper §8", "episodes that call check_eligibility"),
+        "organic_failed_tool_calls": PublishedCount(0, "paper Appendix G", "tool calls that failed"),
+        "organic_empty_final_answer": PublishedCount(3, "paper Appendix G", "episodes with an empty final answer"),
+    }
+)
 """name -> a count or single rate quoted in the text."""
 
 
 REPLY_UNCHANGED_TYPES: tuple[str, ...] = (
-    "wrong_tool", "hallucinated_argument", "skipped_precondition", "ignored_observation",
-)  # fmt: skip
+    "wrong_tool",
+    "hallucinated_argument",
+    "skipped_precondition",
+    "ignored_observation",
+)
 """The four types the abstract calls reply-unchanged (as printed; the book recomputes which types reach each view)."""
 
 
-PUBLISHED_PAIRED: Mapping[str, PublishedCount] = MappingProxyType({
-    "outcome_recall_reply_unchanged_min": PublishedCount(0.34, "abstract", "outcome recall, lowest of four reply-unchanged types"),
-    "outcome_recall_reply_unchanged_max": PublishedCount(0.76, "abstract", "outcome recall, highest of four reply-unchanged types"),
-    "outcome_paired_reply_unchanged": PublishedCount(0.0, "abstract", "outcome paired discrimination, reply-unchanged faults"),
-    "outcome_paired_loud": PublishedCount(0.393, "abstract", "outcome paired discrimination, loud faults"),
-    "outcome_paired_silent": PublishedCount(0.048, "abstract", "outcome paired discrimination, silent faults"),
-    "outcome_loud_recall": PublishedCount(0.84, "abstract", "outcome loud recall"),
-    "outcome_silent_recall": PublishedCount(0.45, "abstract", "outcome silent recall"),
-    "step_recall_reply_unchanged": PublishedCount(1.0, "abstract", "step recall on the four reply-unchanged types"),
-    "step_clean_flagged": PublishedCount(0, "abstract", "clean runs the step judge flags, of 100"),
-    "step_clean_flagged_ci_high": PublishedCount(0.036, "abstract", "upper 95% bound of that rate"),
-    "claim_sentences": PublishedCount(4, "abstract", "invented promises"),
-    "claim_always_flagged_sentences": PublishedCount(1, "abstract", "promises the step judge flags every time"),
-    "claim_other_flagged": PublishedCount(1, "abstract", "faults flagged among the other three promises"),
-    "claim_other_n": PublishedCount(42, "abstract", "faults carrying the other three promises"),
-    "reply_paired_reply_unchanged": PublishedCount(0.69, "abstract", "reply-only judge paired discrimination, reply-unchanged faults"),
-    "step_paired_reply_unchanged": PublishedCount(1.00, "abstract", "step judge paired discrimination, reply-unchanged faults"),
-})
+PUBLISHED_PAIRED: Mapping[str, PublishedCount] = MappingProxyType(
+    {
+        "outcome_recall_reply_unchanged_min": PublishedCount(
+            0.34, "abstract", "outcome recall, lowest of four reply-unchanged types"
+        ),
+        "outcome_recall_reply_unchanged_max": PublishedCount(
+            0.76, "abstract", "outcome recall, highest of four reply-unchanged types"
+        ),
+        "outcome_paired_reply_unchanged": PublishedCount(
+            0.0, "abstract", "outcome paired discrimination, reply-unchanged faults"
+        ),
+        "outcome_paired_loud": PublishedCount(0.393, "abstract", "outcome paired discrimination, loud faults"),
+        "outcome_paired_silent": PublishedCount(0.048, "abstract", "outcome paired discrimination, silent faults"),
+        "outcome_loud_recall": PublishedCount(0.84, "abstract", "outcome loud recall"),
+        "outcome_silent_recall": PublishedCount(0.45, "abstract", "outcome silent recall"),
+        "step_recall_reply_unchanged": PublishedCount(1.0, "abstract", "step recall on the four reply-unchanged types"),
+        "step_clean_flagged": PublishedCount(0, "abstract", "clean runs the step judge flags, of 100"),
+        "step_clean_flagged_ci_high": PublishedCount(0.036, "abstract", "upper 95% bound of that rate"),
+        "claim_sentences": PublishedCount(4, "abstract", "invented promises"),
+        "claim_always_flagged_sentences": PublishedCount(1, "abstract", "promises the step judge flags every time"),
+        "claim_other_flagged": PublishedCount(1, "abstract", "faults flagged among the other three promises"),
+        "claim_other_n": PublishedCount(42, "abstract", "faults carrying the other three promises"),
+        "reply_paired_reply_unchanged": PublishedCount(
+            0.69, "abstract", "reply-only judge paired discrimination, reply-unchanged faults"
+        ),
+        "step_paired_reply_unchanged": PublishedCount(
+            1.00, "abstract", "step judge paired discrimination, reply-unchanged faults"
+        ),
+    }
+)
 """The camera-ready abstract's numbers (paired discrimination against clean parents)."""
 
 
-PUBLISHED_TEXT: Mapping[str, PublishedCount] = MappingProxyType({
-    # abstract of the arXiv version, as printed (percentages)
-    "abstract_outcome_loud_pct": PublishedCount(84, "paper abstract", "outcome judge, loud recall (%)"),
-    "abstract_outcome_silent_pct": PublishedCount(45, "paper abstract", "outcome judge, silent recall (%)"),
-    "abstract_outcome_far_pct": PublishedCount(33, "paper abstract", "outcome judge, clean runs flagged (%)"),
-    "abstract_step_silent_pct": PublishedCount(77, "paper abstract", "step judge, silent recall (%)"),
-    "abstract_step_cost_ratio": PublishedCount(3, "paper abstract", "step over outcome s/traj (times)"),
-    "abstract_claim_evades_step_pct": PublishedCount(82, "paper abstract", "unsupported_claim faults the step judge misses (%)"),
-    "abstract_selfcons_cost_ratio": PublishedCount(3, "paper abstract; §7.4", "ensemble over step s/traj (times)"),
-    # design of the judged set (§3, Appendix F), and what every judge saw (README strata table)
-    "design_trajectories": PublishedCount(400, "paper §3", "trajectories judged"),
-    "design_clean": PublishedCount(100, "paper §3; Appendix F", "clean trajectories"),
-    "design_silent": PublishedCount(175, "paper §3; Appendix F", "silent faults"),
-    "design_loud": PublishedCount(125, "paper §3; Appendix F", "loud faults"),
-    "design_per_type": PublishedCount(50, "paper §3; Table 4", "faults per type (each of six)"),
-    "design_skipped_silent": PublishedCount(25, "paper Appendix A, F", "silent skipped_precondition faults"),
-    "verdicts_total": PublishedCount(2000, "paper Appendix D", "raw verdicts"),
-    "verdicts_unparseable": PublishedCount(0, "paper §4; Appendix D", "verdicts whose response could not be parsed"),
-    "rules_confidence_fired": PublishedCount(0.95, "README", "rule engine's confidence when a rule fires"),
-    "rules_confidence_quiet": PublishedCount(0.60, "README", "rule engine's confidence when none fires"),
-    # §6, §7 text beyond the tables
-    "rules_silent_missed_pct": PublishedCount(57, "README", "silent faults the rule engine misses (%)"),
-    "step8_base_rate": PublishedCount(0.75, "paper §7.3 (300/400)", "share of faults in the set"),
-    "section71_reply_unchanged_types": PublishedCount(3, "paper §7.1", "fault types whose reply equals the clean run's"),
-    "abstract_reply_unchanged_types": PublishedCount(4, "camera-ready abstract", "fault types that leave the reply unchanged"),
-    "readme_pooled_recall_outcome": PublishedCount(0.68, "README design notes", "pooled recall of the outcome judge"),
-    "readme_step8_completion_tokens": PublishedCount(56, "README", "mean output tokens, 8B step judge"),
-    "section72_example_confidence": PublishedCount(0.92, "paper §7.2", "confidence of one quoted miss (identified by its rationale)"),
-})
+PUBLISHED_TEXT: Mapping[str, PublishedCount] = MappingProxyType(
+    {
+        # abstract of the arXiv version, as printed (percentages)
+        "abstract_outcome_loud_pct": PublishedCount(84, "paper abstract", "outcome judge, loud recall (%)"),
+        "abstract_outcome_silent_pct": PublishedCount(45, "paper abstract", "outcome judge, silent recall (%)"),
+        "abstract_outcome_far_pct": PublishedCount(33, "paper abstract", "outcome judge, clean runs flagged (%)"),
+        "abstract_step_silent_pct": PublishedCount(77, "paper abstract", "step judge, silent recall (%)"),
+        "abstract_step_cost_ratio": PublishedCount(3, "paper abstract", "step over outcome s/traj (times)"),
+        "abstract_claim_evades_step_pct": PublishedCount(
+            82, "paper abstract", "unsupported_claim faults the step judge misses (%)"
+        ),
+        "abstract_selfcons_cost_ratio": PublishedCount(3, "paper abstract; §7.4", "ensemble over step s/traj (times)"),
+        # design of the judged set (§3, Appendix F), and what every judge saw (README strata table)
+        "design_trajectories": PublishedCount(400, "paper §3", "trajectories judged"),
+        "design_clean": PublishedCount(100, "paper §3; Appendix F", "clean trajectories"),
+        "design_silent": PublishedCount(175, "paper §3; Appendix F", "silent faults"),
+        "design_loud": PublishedCount(125, "paper §3; Appendix F", "loud faults"),
+        "design_per_type": PublishedCount(50, "paper §3; Table 4", "faults per type (each of six)"),
+        "design_skipped_silent": PublishedCount(25, "paper Appendix A, F", "silent skipped_precondition faults"),
+        "verdicts_total": PublishedCount(2000, "paper Appendix D", "raw verdicts"),
+        "verdicts_unparseable": PublishedCount(
+            0, "paper §4; Appendix D", "verdicts whose response could not be parsed"
+        ),
+        "rules_confidence_fired": PublishedCount(0.95, "README", "rule engine's confidence when a rule fires"),
+        "rules_confidence_quiet": PublishedCount(0.60, "README", "rule engine's confidence when none fires"),
+        # §6, §7 text beyond the tables
+        "rules_silent_missed_pct": PublishedCount(57, "README", "silent faults the rule engine misses (%)"),
+        "step8_base_rate": PublishedCount(0.75, "paper §7.3 (300/400)", "share of faults in the set"),
+        "section71_reply_unchanged_types": PublishedCount(
+            3, "paper §7.1", "fault types whose reply equals the clean run's"
+        ),
+        "abstract_reply_unchanged_types": PublishedCount(
+            4, "camera-ready abstract", "fault types that leave the reply unchanged"
+        ),
+        "readme_pooled_recall_outcome": PublishedCount(
+            0.68, "README design notes", "pooled recall of the outcome judge"
+        ),
+        "readme_step8_completion_tokens": PublishedCount(56, "README", "mean output tokens, 8B step judge"),
+        "section72_example_confidence": PublishedCount(
+            0.92, "paper §7.2", "confidence of one quoted miss (identified by its rationale)"
+        ),
+    }
+)
 """Further numbers printed in the text (abstract, §3, §6-§7, appendices, README)."""
 
 
@@ -307,13 +349,15 @@ PUBLISHED_STRATA: Mapping[str, Mapping[str, int]] = MappingProxyType(
 """README "Strata each judge actually saw": judge -> stratum -> trajectories (the same for all five)."""
 
 
-PUBLISHED_COST: Mapping[str, Mapping[str, float]] = MappingProxyType({
-    # README Results table / paper Table 3 (s/traj) and §7.3 (tokens). Only what is printed.
-    OUTCOME: MappingProxyType({"s_per_traj": 3.5}),
-    STEP: MappingProxyType({"s_per_traj": 10.4, "completion_tokens_mean": 391}),
-    STEP8: MappingProxyType({"s_per_traj": 1.5, "completion_tokens_mean": 57}),
-    SELFCONS: MappingProxyType({"s_per_traj": 30.2}),
-})
+PUBLISHED_COST: Mapping[str, Mapping[str, float]] = MappingProxyType(
+    {
+        # README Results table / paper Table 3 (s/traj) and §7.3 (tokens). Only what is printed.
+        OUTCOME: MappingProxyType({"s_per_traj": 3.5}),
+        STEP: MappingProxyType({"s_per_traj": 10.4, "completion_tokens_mean": 391}),
+        STEP8: MappingProxyType({"s_per_traj": 1.5, "completion_tokens_mean": 57}),
+        SELFCONS: MappingProxyType({"s_per_traj": 30.2}),
+    }
+)
 """judge -> cost metric -> published value."""
 
 
@@ -340,9 +384,31 @@ def published_per_type_frame() -> pd.DataFrame:
 
 
 __all__ = [
-    "FALSE_ALARM_ROW", "MAIN_METRICS", "OUTCOME", "PUBLISHED_COST", "PUBLISHED_COUNTS", "PUBLISHED_DELTAS",
-    "PUBLISHED_GAPS", "PUBLISHED_INTERVALS", "PUBLISHED_JUDGES", "PUBLISHED_MAIN", "PUBLISHED_MODEL",
-    "PUBLISHED_PAIRED", "PUBLISHED_PER_TYPE", "PUBLISHED_STRATA", "PUBLISHED_TEXT", "REPLY_UNCHANGED_TYPES", "RULES", "SELFCONS", "STEP", "STEP8",
-    "PublishedCount", "PublishedDelta", "PublishedGap", "PublishedInterval", "published_main",
-    "published_main_frame", "published_per_type_frame",
-]  # fmt: skip
+    "FALSE_ALARM_ROW",
+    "MAIN_METRICS",
+    "OUTCOME",
+    "PUBLISHED_COST",
+    "PUBLISHED_COUNTS",
+    "PUBLISHED_DELTAS",
+    "PUBLISHED_GAPS",
+    "PUBLISHED_INTERVALS",
+    "PUBLISHED_JUDGES",
+    "PUBLISHED_MAIN",
+    "PUBLISHED_MODEL",
+    "PUBLISHED_PAIRED",
+    "PUBLISHED_PER_TYPE",
+    "PUBLISHED_STRATA",
+    "PUBLISHED_TEXT",
+    "REPLY_UNCHANGED_TYPES",
+    "RULES",
+    "SELFCONS",
+    "STEP",
+    "STEP8",
+    "PublishedCount",
+    "PublishedDelta",
+    "PublishedGap",
+    "PublishedInterval",
+    "published_main",
+    "published_main_frame",
+    "published_per_type_frame",
+]

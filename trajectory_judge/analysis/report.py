@@ -54,9 +54,16 @@ if TYPE_CHECKING:
     import pandas as pd
 
 MAIN_COLUMNS: tuple[str, ...] = (
-    "f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "step_exact_n",
-    "type_macro_f1", "ece", "s_per_traj",
-)  # fmt: skip
+    "f1",
+    "silent_recall",
+    "loud_recall",
+    "false_alarm_rate",
+    "step_exact",
+    "step_exact_n",
+    "type_macro_f1",
+    "ece",
+    "s_per_traj",
+)
 """Columns of the paper's main table (Table 3)."""
 
 
@@ -161,8 +168,16 @@ class Report:
             "pairs": self.pairs,
             "reference": self.reference,
             "deltas": [
-                {"a": d.a, "b": d.b, "kind": d.kind, "n": d.n, "metric": d.metric, "value": _num(d.value),
-                 "low": _num(d.low), "high": _num(d.high)}
+                {
+                    "a": d.a,
+                    "b": d.b,
+                    "kind": d.kind,
+                    "n": d.n,
+                    "metric": d.metric,
+                    "value": _num(d.value),
+                    "low": _num(d.low),
+                    "high": _num(d.high),
+                }
                 for d in self.deltas
             ],
             "gaps": [
@@ -196,6 +211,7 @@ class Report:
     def intervals_frame(self) -> pd.DataFrame:
         """Long table: judge, metric, value, low, high, method (headline and per-type)."""
         import pandas as pd
+
         rows = []
         for j, jr in self.judges.items():
             for m, iv in jr.intervals.items():
@@ -208,8 +224,11 @@ class Report:
     def per_type_table(self) -> pd.DataFrame:
         """Table 4: recall per failure type (rows) and judge (columns), with the false-alarm anchor row."""
         import pandas as pd
-        data = {j: [*(jr.per_type_recall[t] for t in FAILURE_TYPES), jr.metrics["false_alarm_rate"]]
-                for j, jr in self.judges.items()}  # fmt: skip
+
+        data = {
+            j: [*(jr.per_type_recall[t] for t in FAILURE_TYPES), jr.metrics["false_alarm_rate"]]
+            for j, jr in self.judges.items()
+        }
         index = pd.Index([*FAILURE_TYPES, "false_alarms_on_clean"], name="failure_type")
         return pd.DataFrame(data, index=index, dtype=float)
 
@@ -217,6 +236,7 @@ class Report:
     def confusion(self, judge: str) -> pd.DataFrame:
         """Confusion matrix of one judge: true type (rows) x predicted type or ``missed``."""
         import pandas as pd
+
         mat = self._judge(judge).confusion
         return pd.DataFrame.from_dict(mat, orient="index").rename_axis(index="true", columns="predicted")
 
@@ -224,12 +244,14 @@ class Report:
     def calibration_bins(self, judge: str) -> pd.DataFrame:
         """Reliability-diagram data of one judge: bin edges, population, confidence, accuracy."""
         import pandas as pd
+
         return pd.DataFrame(self._judge(judge).calibration_bins).set_index("bin")
 
     @computes
     def confidence_support(self, judge: str) -> pd.Series:
         """Count of each distinct confidence one judge stated."""
         import pandas as pd
+
         sup = self._judge(judge).confidence_support
         return pd.Series({float(k): v for k, v in sup.items()}, name="count", dtype=int).rename_axis("confidence")
 
@@ -237,6 +259,7 @@ class Report:
     def paired_frame(self) -> pd.DataFrame:
         """Paired discrimination: one row per (judge, group) with value and n."""
         import pandas as pd
+
         rows = [(j, g, p.value, p.n) for j, jr in self.judges.items() for g, p in jr.paired_discrimination.items()]
         return pd.DataFrame(rows, columns=["judge", "group", "value", "n"])
 
@@ -244,6 +267,7 @@ class Report:
     def claim_table(self, judge: str) -> pd.DataFrame:
         """Detection of ``unsupported_claim`` per invented sentence for one judge."""
         import pandas as pd
+
         rows = [(s, k, n, k / n) for s, (k, n) in self._judge(judge).claim_detection.items()]
         return pd.DataFrame(rows, columns=["sentence", "flagged", "n", "recall"]).set_index("sentence")
 
@@ -251,6 +275,7 @@ class Report:
     def deltas_frame(self) -> pd.DataFrame:
         """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
         import pandas as pd
+
         cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
         return pd.DataFrame([d.__dict__ for d in self.deltas], columns=cols)
 
@@ -272,6 +297,7 @@ class Report:
     def gaps_frame(self) -> pd.DataFrame:
         """Loud minus silent recall per judge, with intervals."""
         import pandas as pd
+
         return pd.DataFrame([g.__dict__ for g in self.gaps], columns=["judge", "metric", "value", "low", "high"])
 
     def to_markdown(self) -> str:
@@ -286,7 +312,9 @@ class Report:
             "## Intervals\n\n" + _md(self.intervals_frame().set_index(["judge", "metric"])),
             "## Paired discrimination\n\n" + _md(self.paired_frame().set_index(["judge", "group"])),
             "## Loud minus silent\n\n" + _md(self.gaps_frame().set_index("judge")),
-            "## Baselines\n\n" + _md(self.baselines_frame()) + "\n\n"
+            "## Baselines\n\n"
+            + _md(self.baselines_frame())
+            + "\n\n"
             + baseline_sentence(self.baselines, {j: jr.metrics["f1"] for j, jr in self.judges.items()}),
             "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
         ]
@@ -306,12 +334,17 @@ def _num(x: float | None) -> float | None:
 
 def _frame(rows: Mapping[str, Mapping[str, Any]], index: str) -> pd.DataFrame:
     import pandas as pd
+
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis(index)
 
 
 def _md(df: pd.DataFrame) -> str:
     df = df.reset_index()
-    cell = lambda v: "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    cell = lambda v: (
+        "n/a"
+        if v is None or (isinstance(v, float) and math.isnan(v))
+        else (f"{v:.3f}" if isinstance(v, float) else str(v))
+    )  # noqa: E731
     head = "| " + " | ".join(map(str, df.columns)) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.astype(object).itertuples(index=False)]
@@ -350,8 +383,19 @@ def build_report(
     design = {"clean": 0, "silent": 0, "loud": 0}
     for lab in plan.labels:
         design[stratum(lab)] += 1
-    return Report(len(trajectories), design, judges, deltas, gaps, resamples, seed, boot,
-                  baselines(trajectories), pairs, reference)
+    return Report(
+        len(trajectories),
+        design,
+        judges,
+        deltas,
+        gaps,
+        resamples,
+        seed,
+        boot,
+        baselines(trajectories),
+        pairs,
+        reference,
+    )
 
 
 def _judge_report(
@@ -381,7 +425,9 @@ def _judge_report(
         intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},  # type: ignore[arg-type]
         per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
         per_type_intervals={
-            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"]) for t in FAILURE_TYPES if values[f"recall:{t}"] is not None  # type: ignore[arg-type]
+            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"])
+            for t in FAILURE_TYPES
+            if values[f"recall:{t}"] is not None  # type: ignore[arg-type]
         },
         paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
         confidence_support=M.confidence_support(by_id.values()),
@@ -391,7 +437,9 @@ def _judge_report(
     )
 
 
-def _check_agrees(judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]) -> None:
+def _check_agrees(
+    judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]
+) -> None:
     """The vectorised statistic at unit weights must equal the plain definition."""
     for m in BOOT_KEYS:
         plain, vec = values[m], float(boot.estimate[idx[f"{judge}|{m}"]])

@@ -30,10 +30,17 @@ TERMINAL_AXES: dict[str, tuple[str, ...]] = {
 """The headline metrics on the terminal, in two tables that each fit about 120 columns."""
 
 HEADERS: dict[str, str] = {
-    "f1": "F1", "silent_recall": "silent recall", "loud_recall": "loud recall", "false_alarm_rate": "false alarms",
-    "step_exact": "step exact (n)", "type_macro_f1": "type macro-F1", "ece": "ECE", "s_per_traj": "s/trajectory",
-    "precision": "precision", "recall": "recall",
-}  # fmt: skip
+    "f1": "F1",
+    "silent_recall": "silent recall",
+    "loud_recall": "loud recall",
+    "false_alarm_rate": "false alarms",
+    "step_exact": "step exact (n)",
+    "type_macro_f1": "type macro-F1",
+    "ece": "ECE",
+    "s_per_traj": "s/trajectory",
+    "precision": "precision",
+    "recall": "recall",
+}
 """Column headers in words."""
 
 DELTA_COLUMNS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate")
@@ -67,8 +74,10 @@ def terminal_table(rep: Report, metrics: tuple[str, ...]) -> TextTable:
 
 def baselines_table(rep: Report) -> TextTable:
     """The baselines with their detection metrics (exact: fixed by the design)."""
-    rows = {f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
-            for b in rep.baselines}  # fmt: skip
+    rows = {
+        f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
+        for b in rep.baselines
+    }
     return TextTable.from_rows(rows, "baseline")
 
 
@@ -97,18 +106,27 @@ def deltas_table(rep: Report, metrics: tuple[str, ...] = DELTA_COLUMNS) -> TextT
 
 
 TYPE_HEADERS: dict[str, str] = {
-    "wrong_tool": "wrong tool", "hallucinated_argument": "halluc. arg.", "skipped_precondition": "skipped precond.",
-    "ignored_observation": "ignored obs.", "premature_stop": "premature stop", "unsupported_claim": "unsupp. claim",
+    "wrong_tool": "wrong tool",
+    "hallucinated_argument": "halluc. arg.",
+    "skipped_precondition": "skipped precond.",
+    "ignored_observation": "ignored obs.",
+    "premature_stop": "premature stop",
+    "unsupported_claim": "unsupp. claim",
     "false_alarms_on_clean": "false alarms",
-}  # fmt: skip
+}
 """Short headers of the per-type recall table on the terminal."""
 
 
 def per_type_terminal(rep: Report) -> TextTable:
     """Recall per failure type, one row per judge (so it grows down, not across), and the false-alarm rate."""
-    rows = {j: {"n": jr.n, **{TYPE_HEADERS.get(t, t): _float(jr.per_type_recall[t]) for t in FAILURE_TYPES},
-                TYPE_HEADERS["false_alarms_on_clean"]: _float(jr.metrics["false_alarm_rate"])}
-            for j, jr in rep.judges.items()}  # fmt: skip
+    rows = {
+        j: {
+            "n": jr.n,
+            **{TYPE_HEADERS.get(t, t): _float(jr.per_type_recall[t]) for t in FAILURE_TYPES},
+            TYPE_HEADERS["false_alarms_on_clean"]: _float(jr.metrics["false_alarm_rate"]),
+        }
+        for j, jr in rep.judges.items()
+    }
     return TextTable.from_rows(rows, "judge")
 
 
@@ -118,25 +136,34 @@ def _float(x: Any) -> float:
 
 def terminal_text(rep: Report) -> str:
     """The whole terminal report (without the data directory's members and compute sections)."""
-    head = (f"{rep.n_trajectories} trajectories: " + ", ".join(f"{v} {k}" for k, v in rep.design.items())
-            + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed}, written as "
-            "the book writes them, value (low–high);\n" + "\n".join(f"{m} {why}" for m, why in MARKS.items()) + ".")
+    head = (
+        f"{rep.n_trajectories} trajectories: "
+        + ", ".join(f"{v} {k}" for k, v in rep.design.items())
+        + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed}, written as "
+        "the book writes them, value (low–high);\n" + "\n".join(f"{m} {why}" for m, why in MARKS.items()) + "."
+    )
     parts = [head]
     for title, metrics in TERMINAL_AXES.items():
         parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
     f1 = {j: jr.metrics["f1"] for j, jr in rep.judges.items()}
-    parts.append(f"Baselines (computed from the labels)\n{baselines_table(rep).to_string()}\n"
-                 + baseline_sentence(rep.baselines, f1))  # fmt: skip
-    parts.append("Recall per failure type (the last column is the anchor: recall at or below it is no evidence)\n"
-                 + per_type_terminal(rep).to_string(float_format=lambda v: f"{v:.2f}", na_rep="–"))
+    parts.append(
+        f"Baselines (computed from the labels)\n{baselines_table(rep).to_string()}\n"
+        + baseline_sentence(rep.baselines, f1)
+    )
+    parts.append(
+        "Recall per failure type (the last column is the anchor: recall at or below it is no evidence)\n"
+        + per_type_terminal(rep).to_string(float_format=lambda v: f"{v:.2f}", na_rep="–")
+    )
     deltas = deltas_table(rep)
     which = f"each judge against {rep.reference}, " if rep.reference else ""
-    what = ("every pair" if rep.pairs == "all" else f"{which}views of one model, one view across models")
+    what = "every pair" if rep.pairs == "all" else f"{which}views of one model, one view across models"
     if deltas.empty:
         parts.append(f"Paired deltas: none ({what}: no such pair among these judges; --reference JUDGE adds some).")
     else:
-        parts.append(f"Paired deltas b − a ({what}; {EXCLUDES_ZERO} interval excludes 0; all metrics in --json and --markdown)\n"
-                     + deltas.to_string())  # fmt: skip
+        parts.append(
+            f"Paired deltas b − a ({what}; {EXCLUDES_ZERO} interval excludes 0; all metrics in --json and --markdown)\n"
+            + deltas.to_string()
+        )
     return "\n\n".join(parts)
 
 
@@ -151,12 +178,22 @@ def cli_report(args: Any) -> int:
     _guard_outputs(args)
     torn = torn_run_record(args.data)
     if torn is not None:
-        print(f"trajectory-judge report: note: {Path(args.data) / RUNS}:{torn}: last line is incomplete "
-              "(a run cut off while writing it); ignored", file=sys.stderr)  # fmt: skip
+        print(
+            f"trajectory-judge report: note: {Path(args.data) / RUNS}:{torn}: last line is incomplete "
+            "(a run cut off while writing it); ignored",
+            file=sys.stderr,
+        )
     data = load_data(args.data)
     pairs = "all" if args.all_pairs else "compared"
-    rep = build_report(data.trajectories, data.verdicts, resamples=args.resamples, seed=args.seed,
-                       pairs=pairs, reference=args.reference, batch=BATCH)  # fmt: skip
+    rep = build_report(
+        data.trajectories,
+        data.verdicts,
+        resamples=args.resamples,
+        seed=args.seed,
+        pairs=pairs,
+        reference=args.reference,
+        batch=BATCH,
+    )
     print(terminal_text(rep))
     print(f"\n{unparseable_sentence(data.verdicts)}.")
     members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
@@ -170,8 +207,12 @@ def cli_report(args: Any) -> int:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     if args.markdown:
-        atomic_write_text(args.markdown, rep.to_markdown() + f"\n## Unparseable answers\n\n{unparseable_sentence(data.verdicts)}.\n"
-                          + compute_markdown(spent))
+        atomic_write_text(
+            args.markdown,
+            rep.to_markdown()
+            + f"\n## Unparseable answers\n\n{unparseable_sentence(data.verdicts)}.\n"
+            + compute_markdown(spent),
+        )
     return 0
 
 

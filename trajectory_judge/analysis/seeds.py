@@ -114,10 +114,21 @@ class EnsembleCheck:
     def to_frame(self) -> pd.DataFrame:
         """One row: the counts."""
         import pandas as pd
-        return pd.DataFrame([{"ensemble": self.ensemble, "members": len(self.members), "complete": self.complete,
-                              "same": self.same, "different": len(self.different),
-                              "without ensemble": len(self.without_ensemble),
-                              "rerun same": self.rerun_same, "rerun different": self.rerun_different}]).set_index("ensemble")
+
+        return pd.DataFrame(
+            [
+                {
+                    "ensemble": self.ensemble,
+                    "members": len(self.members),
+                    "complete": self.complete,
+                    "same": self.same,
+                    "different": len(self.different),
+                    "without ensemble": len(self.without_ensemble),
+                    "rerun same": self.rerun_same,
+                    "rerun different": self.rerun_different,
+                }
+            ]
+        ).set_index("ensemble")
 
 
 def rerun_counts(runs: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
@@ -134,14 +145,17 @@ def _decision(v: Verdict) -> dict:
     return v.model_dump(exclude={"latency_s"})
 
 
-def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict],
-                    runs: Sequence[Mapping[str, Any]] = ()) -> list[EnsembleCheck]:
+def check_ensembles(
+    verdicts: Sequence[Verdict], members: Sequence[Verdict], runs: Sequence[Mapping[str, Any]] = ()
+) -> list[EnsembleCheck]:
     """Re-derive every ensemble verdict from its members (:func:`trajectory_judge.judges.selfcons.aggregate`).
 
     With the data's run records (``runs``), each check also carries how many ensemble verdicts
     were already on disk when their members were sampled again, and whether they came out the same.
     """
-    from trajectory_judge.judges.selfcons import aggregate  # here, not above: its model clients cost the report's import
+    from trajectory_judge.judges.selfcons import (
+        aggregate,
+    )  # here, not above: its model clients cost the report's import
 
     reruns = rerun_counts(runs)
     groups: dict[tuple[str, str, float], list[str]] = defaultdict(list)
@@ -163,8 +177,11 @@ def check_ensembles(verdicts: Sequence[Verdict], members: Sequence[Verdict],
                 same += 1
             else:
                 different.append(tid)
-        checks.append(EnsembleCheck(ensemble, tuple(ids), len(done), same, tuple(different), tuple(missing),
-                                    *reruns.get(ensemble, (0, 0))))
+        checks.append(
+            EnsembleCheck(
+                ensemble, tuple(ids), len(done), same, tuple(different), tuple(missing), *reruns.get(ensemble, (0, 0))
+            )
+        )
     return checks
 
 
@@ -213,6 +230,7 @@ class SeedAgreement:
     def to_frame(self) -> pd.DataFrame:
         """One row per pair of members: their Cohen's kappa."""
         import pandas as pd
+
         rows = [{"member a": a, "member b": b, "cohen_kappa": k} for (a, b), k in self.cohen_kappa.items()]
         return pd.DataFrame(rows, columns=["member a", "member b", "cohen_kappa"])
 
@@ -243,7 +261,12 @@ class SeedVariance:
     def differing(self, metrics: Sequence[str] | None = None) -> pd.DataFrame:
         """The paired seed differences (on ``metrics``, default all) whose interval excludes zero."""
         import pandas as pd
-        d = self.deltas if self.deltas is not None else pd.DataFrame(columns=["a", "b", "metric", "value", "low", "high"])
+
+        d = (
+            self.deltas
+            if self.deltas is not None
+            else pd.DataFrame(columns=["a", "b", "metric", "value", "low", "high"])
+        )
         if metrics is not None:
             d = d[d["metric"].isin(list(metrics))]
         return d[(d["low"] > 0) | (d["high"] < 0)]
@@ -267,27 +290,42 @@ STRATA: tuple[str, ...] = ("clean", "silent", "loud")
 (silent) and faults that broke it (loud)."""
 
 
-def seed_agreement(members: Sequence[Verdict], ids: Sequence[str], trajectory_ids: Sequence[str],
-                   strata: Sequence[str] | None = None) -> SeedAgreement:
+def seed_agreement(
+    members: Sequence[Verdict], ids: Sequence[str], trajectory_ids: Sequence[str], strata: Sequence[str] | None = None
+) -> SeedAgreement:
     """Agreement of the members' flags on ``trajectory_ids`` (each judged by every member); with
     ``strata`` (one per trajectory), how many members flag each trajectory, by stratum."""
     import pandas as pd
+
     flag = {(v.trajectory_id, v.judge_id): v.faulty for v in members}
-    ratings = np.array([[flag[(t, m)] for m in ids] for t in trajectory_ids], dtype=int).reshape(len(trajectory_ids), len(ids))
+    ratings = np.array([[flag[(t, m)] for m in ids] for t in trajectory_ids], dtype=int).reshape(
+        len(trajectory_ids), len(ids)
+    )
     all_agree = int((ratings.min(axis=1) == ratings.max(axis=1)).sum())
-    pairs = {(a, b): cohen_kappa(ratings[:, i], ratings[:, j])
-             for (i, a), (j, b) in combinations(list(enumerate(ids)), 2)}
+    pairs = {
+        (a, b): cohen_kappa(ratings[:, i], ratings[:, j]) for (i, a), (j, b) in combinations(list(enumerate(ids)), 2)
+    }
     kappa = fleiss_kappa(ratings) if len(trajectory_ids) else float("nan")
     votes = None
     if strata is not None:
-        counts = pd.crosstab(pd.Categorical(list(strata), categories=STRATA),
-                             pd.Categorical(ratings.sum(axis=1), categories=range(len(ids) + 1)), dropna=False)
+        counts = pd.crosstab(
+            pd.Categorical(list(strata), categories=STRATA),
+            pd.Categorical(ratings.sum(axis=1), categories=range(len(ids) + 1)),
+            dropna=False,
+        )
         votes = counts.rename_axis(index="stratum", columns="flagged by").astype(int)
     return SeedAgreement(tuple(ids), len(trajectory_ids), all_agree, kappa, pairs, votes)
 
 
-def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], members: Sequence[Verdict], *,
-                  model: str | None = None, resamples: int = 10_000, seed: int = 7) -> SeedVariance | None:
+def seed_variance(
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    members: Sequence[Verdict],
+    *,
+    model: str | None = None,
+    resamples: int = 10_000,
+    seed: int = 7,
+) -> SeedVariance | None:
     """Score every member of one model's ensemble (and its greedy step judge) on the trajectories all
     members judged, with the same report as the book's other tables. None when there are no members."""
     ids = [m for m in member_ids(members) if model is None or parse_member_id(m).model == model]
@@ -305,22 +343,47 @@ def seed_variance(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     has_greedy = len(gverdicts) == len(trajs) and len(trajs) > 0
     rep = build_report(trajs, chosen + (gverdicts if has_greedy else []), resamples=resamples, seed=seed)
     judges = ids + ([greedy] if has_greedy else [])
-    values = pd.DataFrame({j: {m: rep.judges[j].metrics.get(m) for m in SEED_METRICS} for j in judges},
-                          dtype=float).loc[list(SEED_METRICS)]
-    ends = {side: pd.DataFrame({j: {m: getattr(iv, side) if (iv := rep.judges[j].intervals.get(m)) else np.nan
-                                     for m in SEED_METRICS} for j in judges}, dtype=float).loc[list(SEED_METRICS)]
-            for side in ("low", "high")}
+    values = pd.DataFrame(
+        {j: {m: rep.judges[j].metrics.get(m) for m in SEED_METRICS} for j in judges}, dtype=float
+    ).loc[list(SEED_METRICS)]
+    ends = {
+        side: pd.DataFrame(
+            {
+                j: {m: getattr(iv, side) if (iv := rep.judges[j].intervals.get(m)) else np.nan for m in SEED_METRICS}
+                for j in judges
+            },
+            dtype=float,
+        ).loc[list(SEED_METRICS)]
+        for side in ("low", "high")
+    }
     widths = (ends["high"] - ends["low"])[ids]
     order = [t.trajectory_id for t in trajs]
     agreement = seed_agreement(chosen, ids, order, [stratum(t.label) for t in trajs])
-    deltas = pd.DataFrame([d.__dict__ for d in rep.deltas if d.a in ids and d.b in ids and d.metric in SEED_METRICS],
-                          columns=["a", "b", "metric", "value", "low", "high"])
-    return SeedVariance(tuple(ids), greedy if has_greedy else None, len(trajs), values, widths,
-                        agreement, ends["low"], ends["high"], deltas)
+    deltas = pd.DataFrame(
+        [d.__dict__ for d in rep.deltas if d.a in ids and d.b in ids and d.metric in SEED_METRICS],
+        columns=["a", "b", "metric", "value", "low", "high"],
+    )
+    return SeedVariance(
+        tuple(ids),
+        greedy if has_greedy else None,
+        len(trajs),
+        values,
+        widths,
+        agreement,
+        ends["low"],
+        ends["high"],
+        deltas,
+    )
 
 
-def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], *,
-                    resamples: int = 2_000, seed: int = 7) -> str:
+def members_summary(
+    directory: str | Path,
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    *,
+    resamples: int = 2_000,
+    seed: int = 7,
+) -> str:
     """The report's text about ensemble members: each member judge's n and headline metrics, the
     re-derivation check, and the seeds' agreement ("" when the data keeps no members)."""
     members = load_members(directory, [t.trajectory_id for t in trajectories])
@@ -335,9 +398,11 @@ def members_summary(directory: str | Path, trajectories: Sequence[Trajectory], v
     text = table.to_string(formatters={"n": lambda v: str(int(v))}, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
     lines = ["Ensemble members (members.jsonl):", text]
     for c in check_ensembles(verdicts, members, read_run_records(directory)):
-        lines.append(f"{c.ensemble} re-derived from {len(c.members)} members on {c.complete} trajectories: "
-                     f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one; "
-                     f"sampled again after being on disk: {c.rerun_same} same, {c.rerun_different} different")
+        lines.append(
+            f"{c.ensemble} re-derived from {len(c.members)} members on {c.complete} trajectories: "
+            f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one; "
+            f"sampled again after being on disk: {c.rerun_same} same, {c.rerun_different} different"
+        )
     sv = seed_variance(trajectories, verdicts, members, resamples=resamples, seed=seed)
     if sv is not None:
         a = sv.agreement

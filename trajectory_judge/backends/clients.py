@@ -113,7 +113,9 @@ class ModelClient(RetryingPost, abc.ABC):
         self._auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
         self._backend = make_abortable(self._http)
-        self.gate = RateGate(concurrency, clock=lambda: self._clock(), sleep=lambda s: self._sleep(s), on_event=on_event)
+        self.gate = RateGate(
+            concurrency, clock=lambda: self._clock(), sleep=lambda s: self._sleep(s), on_event=on_event
+        )
 
     @property
     def on_event(self) -> Callable[[str], Any] | None:
@@ -245,9 +247,17 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
 
     name = "openai"
 
-    def __init__(self, base_url: str, model: str, *, cache_prompt: bool | None = None,
-                 prefix_slots: Sequence[str] = (), slot_id: int = 0,
-                 llama_cpp: bool | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        cache_prompt: bool | None = None,
+        prefix_slots: Sequence[str] = (),
+        slot_id: int = 0,
+        llama_cpp: bool | None = None,
+        **kw: Any,
+    ) -> None:
         super().__init__(base_url, model, **kw)
         self._llama_cpp = True if prefix_slots and llama_cpp is None else llama_cpp  # saved prefixes are llama-server's
         self._props: dict[str, Any] | None = None
@@ -288,7 +298,9 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
             return out
         raise ServerRejectedError(
             f"openai: HTTP 404 at {' and at '.join(tried)}; --base-url is the OpenAI base URL, the part before "
-            f"/chat/completions (for example https://api.openai.com/v1); the server said: {last[:200]}", 404)
+            f"/chat/completions (for example https://api.openai.com/v1); the server said: {last[:200]}",
+            404,
+        )
 
     def sent_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         """The schema as sent: full to llama-server, else the strict subset hosted APIs accept."""
@@ -328,7 +340,9 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
             choice = body["choices"][0]
             text = choice["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
-            raise ServerRejectedError(f"openai: response has no choices[0].message.content: {str(body)[:300]}") from None
+            raise ServerRejectedError(
+                f"openai: response has no choices[0].message.content: {str(body)[:300]}"
+            ) from None
         usage = body.get("usage") or {}
         n_prompt = int(token_count(usage.get("prompt_tokens")) or 0)
         if n is None and n_prompt + self.max_tokens > self.num_ctx:

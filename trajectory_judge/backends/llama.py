@@ -23,7 +23,11 @@ def is_llama_props(props: Any) -> bool:
     if not isinstance(props, dict):
         return False
     slots = props.get("total_slots")
-    return isinstance(props.get("default_generation_settings"), dict) and isinstance(slots, int) and not isinstance(slots, bool)
+    return (
+        isinstance(props.get("default_generation_settings"), dict)
+        and isinstance(slots, int)
+        and not isinstance(slots, bool)
+    )
 
 
 class LlamaServerExtras:
@@ -121,10 +125,16 @@ class LlamaServerExtras:
         if name is None:
             name = "tj-prefix-" + hashlib.sha256(prefix.encode("utf-8")).hexdigest()[:16] + ".bin"
             self._slot("erase")
-            self._chat({
-                "model": self.model, "messages": self._messages(prefix), "max_tokens": 1,
-                "temperature": 0.0, "seed": 0, "cache_prompt": True,
-            })
+            self._chat(
+                {
+                    "model": self.model,
+                    "messages": self._messages(prefix),
+                    "max_tokens": 1,
+                    "temperature": 0.0,
+                    "seed": 0,
+                    "cache_prompt": True,
+                }
+            )
             self._slot("save", name)
             self._primed[prefix] = name
         self._slot("restore", name)

@@ -16,7 +16,14 @@ from typing import Any, Callable
 import httpx
 
 from trajectory_judge.backends.errors import Aborted, RetryBudgetExhausted, ServerRejectedError
-from trajectory_judge.backends.retry import RATE_LIMIT_STATUS, GateClosed, RateGate, RetryPolicy, backoff_delay, retry_after
+from trajectory_judge.backends.retry import (
+    RATE_LIMIT_STATUS,
+    GateClosed,
+    RateGate,
+    RetryPolicy,
+    backoff_delay,
+    retry_after,
+)
 
 
 MIN_RATE_WAIT_S = 1.0
@@ -48,8 +55,14 @@ class RetryingPost:
         self.gate.close(msg)
         return RetryBudgetExhausted(msg)
 
-    def _post(self, url: str, payload: dict[str, Any], fault: Callable[[Any], str | None] = lambda body: None,
-              *, auth: bool = False) -> tuple[dict[str, Any], float]:
+    def _post(
+        self,
+        url: str,
+        payload: dict[str, Any],
+        fault: Callable[[Any], str | None] = lambda body: None,
+        *,
+        auth: bool = False,
+    ) -> tuple[dict[str, Any], float]:
         """POST with retries; returns the JSON body and the latency of the good try.
 
         A fault (connection, timeout, HTTP 5xx, a 200 whose body ``fault(body)`` calls unusable) is
@@ -91,8 +104,9 @@ class RetryingPost:
                 raise self._give_up(url, st.attempts, st.waited, st.last)
             delay = max(backoff_delay(p, st.faults, self._rng), asked or 0.0)
 
-    def _attempt(self, url: str, payload: dict[str, Any], auth: bool,
-                 st: "_Tries") -> tuple[httpx.Response | None, float, int]:
+    def _attempt(
+        self, url: str, payload: dict[str, Any], auth: bool, st: "_Tries"
+    ) -> tuple[httpx.Response | None, float, int]:
         """One request, sent once the gate lets it: (response or None on a transport fault, latency, epoch)."""
         self._check_aborted(url)
         try:
@@ -110,28 +124,37 @@ class RetryingPost:
             self._check_aborted(url)
             raise RetryBudgetExhausted(f"{self.name}: stopped waiting because another request gave up: {exc}") from None
         except TimeoutError as exc:
-            raise self._give_up(url, st.attempts, st.waited, st.last, f" (--retry-budget {self.policy.budget_s:.0f} s; "
-                                f"every request is paused {exc.args[0]:.0f} s more)") from None
+            raise self._give_up(
+                url,
+                st.attempts,
+                st.waited,
+                st.last,
+                f" (--retry-budget {self.policy.budget_s:.0f} s; every request is paused {exc.args[0]:.0f} s more)",
+            ) from None
 
     def _rate_limited(self, url: str, r: httpx.Response, asked: float | None, epoch: int, st: "_Tries") -> None:
         """A 429 or 503: pause every request (or give up past the budget, or at once on a used-up quota)."""
         st.last = f"HTTP {r.status_code}: {r.text[:200]}"
         if "insufficient_quota" in r.text:
-            raise ServerRejectedError(f"{self.name}: HTTP {r.status_code} from {r.request.url}: the account's quota "
-                                      f"is used up, waiting will not help: {r.text[:300]}", r.status_code)
+            raise ServerRejectedError(
+                f"{self.name}: HTTP {r.status_code} from {r.request.url}: the account's quota "
+                f"is used up, waiting will not help: {r.text[:300]}",
+                r.status_code,
+            )
         st.limited += 1
         # a Retry-After of 0 (or a few ms) repeated would spin: one second at least, so the budget bounds it
         wait = max(MIN_RATE_WAIT_S, asked) if asked is not None else backoff_delay(self.policy, st.limited, self._rng)
         if st.waited + wait > self.policy.budget_s:
             ask = f"; the server asks to wait {asked:.0f} s" if asked is not None else ""
-            raise self._give_up(url, st.attempts, st.waited, st.last, f" (--retry-budget {self.policy.budget_s:.0f} s{ask})")
+            raise self._give_up(
+                url, st.attempts, st.waited, st.last, f" (--retry-budget {self.policy.budget_s:.0f} s{ask})"
+            )
         ra = f", Retry-After {asked:.0f} s" if asked is not None else ""
         self.gate.slowed(wait, epoch, f"HTTP {r.status_code}{ra}")
 
     def _check_aborted(self, url: str) -> None:
         if self._aborted.is_set():
             raise Aborted(f"{self.name} at {self._where(url)}: request cut off, the run is stopping")
-
 
 
 @dataclass

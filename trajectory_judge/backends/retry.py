@@ -92,8 +92,14 @@ class RateGate:
     successes raise it by one, up to ``concurrency``.
     """
 
-    def __init__(self, concurrency: int = 1, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Any] = time.sleep, on_event: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        concurrency: int = 1,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Any] = time.sleep,
+        on_event: Callable[[str], Any] | None = None,
+    ) -> None:
         self.concurrency = max(1, int(concurrency))
         self.limit = self.concurrency
         self.lowest = self.concurrency

@@ -67,7 +67,9 @@ def _check(node: Any, where: str, depth: int, problems: list[str], counts: dict[
     allowed = COMMON.union(*(BY_TYPE.get(t, set()) for t in types))
     for key in node:
         if key not in allowed:
-            problems.append(f"{where}: keyword {key!r} is not supported" + (f" for type {'/'.join(types)}" if types else ""))
+            problems.append(
+                f"{where}: keyword {key!r} is not supported" + (f" for type {'/'.join(types)}" if types else "")
+            )
     for t in types:
         if t not in BY_TYPE:
             problems.append(f"{where}: type {t!r} is not supported")

@@ -66,9 +66,30 @@ def floor_table(rep: Report) -> pd.DataFrame:
         recall, far = jr.metrics["recall"], jr.metrics["false_alarm_rate"]
         flagged = round((recall or 0.0) * n_fault + (far or 0.0) * jr.strata["clean"])
         pd_all = jr.paired_discrimination["all"].value
-        rows.append((j, jr.n, flagged, f"flags {flagged} of {jr.n}", flagged / jr.n, far, recall,
-                     None if recall is None or far is None else recall - far, pd_all))  # fmt: skip
-    cols = ["judge", "n", "flagged", "flags", "flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all"]
+        rows.append(
+            (
+                j,
+                jr.n,
+                flagged,
+                f"flags {flagged} of {jr.n}",
+                flagged / jr.n,
+                far,
+                recall,
+                None if recall is None or far is None else recall - far,
+                pd_all,
+            )
+        )
+    cols = [
+        "judge",
+        "n",
+        "flagged",
+        "flags",
+        "flag_rate",
+        "false_alarm_rate",
+        "recall",
+        "recall_minus_far",
+        "paired_all",
+    ]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
@@ -100,8 +121,13 @@ def vote_shares(k: int) -> set[float]:
 
 
 TYPE_CODES: dict[str, str] = {
-    "wrong_tool": "WT", "hallucinated_argument": "HA", "skipped_precondition": "SP",
-    "ignored_observation": "IO", "premature_stop": "PS", "unsupported_claim": "UC", "missed": "Miss",
+    "wrong_tool": "WT",
+    "hallucinated_argument": "HA",
+    "skipped_precondition": "SP",
+    "ignored_observation": "IO",
+    "premature_stop": "PS",
+    "unsupported_claim": "UC",
+    "missed": "Miss",
 }
 """Short column labels of the confusion panels (the figure spells each out in its key)."""
 
@@ -151,12 +177,25 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
         codes.update({c: TYPE_CODES.get(c, label(c)) for c in mat.columns})
         mat = mat.rename(index=label, columns=lambda c: TYPE_CODES.get(c, label(c)))
         with _no_overlap_redraw():
-            sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax, annot_kws={"size": 9},
-                        linewidths=0.5, linecolor="white", xticklabels=True, yticklabels=left)  # fmt: skip
+            sns.heatmap(
+                mat,
+                annot=True,
+                fmt="d",
+                cmap="Blues",
+                cbar=False,
+                ax=ax,
+                annot_kws={"size": 9},
+                linewidths=0.5,
+                linecolor="white",
+                xticklabels=True,
+                yticklabels=left,
+            )
         plt.setp(ax.get_yticklabels(), rotation=0)
         letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
         family, _, model = judge_name(j).partition(" \u00b7 ")
-        ax.set_title(f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}", fontsize=9, loc="left")
+        ax.set_title(
+            f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}", fontsize=9, loc="left"
+        )
         ax.set(xlabel="", ylabel="")
         ax.tick_params(length=0, labelsize=9)
         ax.xaxis.tick_top()
@@ -177,8 +216,16 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
         if parse_judge_id(j).view != "outcome":
             continue
         pdisc = jr.paired_discrimination
-        rows.append((j, pdisc["hidden_from_input"].value, pdisc["hidden_from_input"].n,
-                     pdisc["reaches_input"].value, pdisc["reaches_input"].n, jr.metrics["false_alarm_rate"]))  # fmt: skip
+        rows.append(
+            (
+                j,
+                pdisc["hidden_from_input"].value,
+                pdisc["hidden_from_input"].n,
+                pdisc["reaches_input"].value,
+                pdisc["reaches_input"].n,
+                jr.metrics["false_alarm_rate"],
+            )
+        )
     cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
@@ -211,7 +258,10 @@ def view_delta_table(deltas: dict[str, pd.DataFrame]) -> pd.DataFrame:
     for source, frame in deltas.items():
         metrics |= set(frame["metric"])
         for r in frame.itertuples():
-            key = (f"{source_name(source)}: {model_name(r.model)}", f"{_family_word(r.b)} \u2212 {_family_word(r.a).lower()} (n = {r.n})")
+            key = (
+                f"{source_name(source)}: {model_name(r.model)}",
+                f"{_family_word(r.b)} \u2212 {_family_word(r.a).lower()} (n = {r.n})",
+            )
             cells.setdefault(key, {})[r.metric] = format_interval(r.delta, r.low, r.high, "bootstrap")
     frame = pd.DataFrame(cells).reindex([m for m in DELTA_METRICS if m in metrics])
     frame.columns = pd.MultiIndex.from_tuples(list(cells), names=["model", "comparison"]) if cells else frame.columns
@@ -234,10 +284,15 @@ def view_effect_sentence(deltas: dict[str, pd.DataFrame]) -> str:
     for source, frame in deltas.items():
         for _, g in frame[frame["comparison"] == "step - outcome"].groupby(["a", "b"], sort=False):
             d = g.set_index("metric")
-            said = [f"{LABEL[m]} by {'+' if d.loc[m, 'delta'] > 0 else ''}"
-                    f"{format_interval(d.loc[m, 'delta'], d.loc[m, 'low'], d.loc[m, 'high'], 'bootstrap')}"
-                    for m in ("silent_recall", "false_alarm_rate") if m in d.index]  # fmt: skip
-            parts.append(f"on {_whose(source)} {model_name(str(g['model'].iloc[0]))} the step view moves {list_text(said)}")
+            said = [
+                f"{LABEL[m]} by {'+' if d.loc[m, 'delta'] > 0 else ''}"
+                f"{format_interval(d.loc[m, 'delta'], d.loc[m, 'low'], d.loc[m, 'high'], 'bootstrap')}"
+                for m in ("silent_recall", "false_alarm_rate")
+                if m in d.index
+            ]
+            parts.append(
+                f"on {_whose(source)} {model_name(str(g['model'].iloc[0]))} the step view moves {list_text(said)}"
+            )
     return "; ".join(parts) if parts else "no model has both an outcome and a step judge"
 
 
@@ -247,8 +302,13 @@ LABEL = {"silent_recall": "silent recall", "false_alarm_rate": "the false-alarm 
 def hidden_sentence(hidden: dict[str, pd.DataFrame]) -> str:
     """How many fault–parent pairs with an identical outcome view each source's outcome judges
     judged (rows of :func:`hidden_fault_table` per source), as the opening of a sentence."""
-    parts = [f"{_whose(source)} {model_name(str(parse_judge_id(str(j)).model))} outcome judge" + " {} " + str(int(r["n_hidden"]))
-             for source, frame in hidden.items() for j, r in frame.iterrows()]
+    parts = [
+        f"{_whose(source)} {model_name(str(parse_judge_id(str(j)).model))} outcome judge"
+        + " {} "
+        + str(int(r["n_hidden"]))
+        for source, frame in hidden.items()
+        for j, r in frame.iterrows()
+    ]
     if not parts:
         return "No outcome judge has judged a fault whose outcome view equals its parent's"
     first = parts[0].format("has judged") + " fault\u2013parent pairs whose outcome view is identical"
@@ -270,23 +330,35 @@ def claim_above_sentence(summaries: dict[str, pd.DataFrame]) -> str:
         who = "none" if k == 0 else ("all " + number_word(n) if k == n else number_word(k))
         verb = "catches" if k == 1 or k == 0 else "catch"
         names = f" ({list_text([judge_name(j) for j in above])})" if 0 < k < n or (k == n and n > 1) else ""
-        parts.append(f"of {_whose(source)} {number_word(n)} LLM judges, {who} {verb} it more often than "
-                     f"{'it flags' if k <= 1 else 'they flag'} its clean parents{names}")  # fmt: skip
+        parts.append(
+            f"of {_whose(source)} {number_word(n)} LLM judges, {who} {verb} it more often than "
+            f"{'it flags' if k <= 1 else 'they flag'} its clean parents{names}"
+        )
     return "; ".join(parts)
 
 
 HIDDEN_HEADERS: dict[str, str] = {
-    "paired_hidden": "Paired, hidden faults", "n_hidden": "Pairs (hidden)",
-    "paired_reaches": "Paired, reaching faults", "n_reaches": "Pairs (reaching)",
+    "paired_hidden": "Paired, hidden faults",
+    "n_hidden": "Pairs (hidden)",
+    "paired_reaches": "Paired, reaching faults",
+    "n_reaches": "Pairs (reaching)",
 }
 """Column names of :func:`hidden_fault_table` in words."""
 
-CLAIM_HEADERS: dict[str, str] = {"recall": "Recall", "anchor": "Its clean parents flagged", "paired": "Paired discrimination", "n_pairs": "Pairs"}
+CLAIM_HEADERS: dict[str, str] = {
+    "recall": "Recall",
+    "anchor": "Its clean parents flagged",
+    "paired": "Paired discrimination",
+    "n_pairs": "Pairs",
+}
 """Column names of :func:`claim_summary` in words."""
 
 FLOOR_HEADERS: dict[str, str] = {
-    "flagged": "Flagged", "flag_rate": "Flag rate", "recall_minus_far": "Recall \u2212 false-alarm rate",
-    "paired_all": "Paired discrimination", "completion_tokens": "Completion tokens",
+    "flagged": "Flagged",
+    "flag_rate": "Flag rate",
+    "recall_minus_far": "Recall \u2212 false-alarm rate",
+    "paired_all": "Paired discrimination",
+    "completion_tokens": "Completion tokens",
 }
 """Column names of :func:`floor_table` in words."""
 
@@ -297,7 +369,16 @@ def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     from trajectory_judge.book.appendix import true_minus
     from trajectory_judge.book.style import MISSING
 
-    cols = ["flagged", "n", "flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all", "completion_tokens"]
+    cols = [
+        "flagged",
+        "n",
+        "flag_rate",
+        "false_alarm_rate",
+        "recall",
+        "recall_minus_far",
+        "paired_all",
+        "completion_tokens",
+    ]
     out = floor[cols].astype({"flagged": int, "n": int})
     for c in ("recall_minus_far", "paired_all"):  # differences: signed with a true minus, like every interval
         out[c] = [MISSING if pd.isna(x) else true_minus(format_number(float(x), 3)) for x in out[c]]
@@ -320,17 +401,23 @@ def floor_sentence(floor: pd.DataFrame, whose: str) -> str:
     if j is None:
         return f"{whose} verdicts hold no LLM judge to set beside it"
     r = floor.loc[j]
-    return (f"{whose} LLM judge that flags the most, {judge_name(j)}, flags {int(r['flagged'])} of the {int(r['n'])} "
-            f"trajectories it judged; its recall minus its false-alarm rate is "
-            f"{true_minus(format_number(float(r['recall_minus_far']), 3))} and its paired discrimination "
-            f"{true_minus(format_number(float(r['paired_all']), 3))}")  # fmt: skip
+    return (
+        f"{whose} LLM judge that flags the most, {judge_name(j)}, flags {int(r['flagged'])} of the {int(r['n'])} "
+        f"trajectories it judged; its recall minus its false-alarm rate is "
+        f"{true_minus(format_number(float(r['recall_minus_far']), 3))} and its paired discrimination "
+        f"{true_minus(format_number(float(r['paired_all']), 3))}"
+    )
 
 
 def cost_sentence(ratios: dict[str, dict[str, float | None]]) -> str:
     """Per source, what each self-consistency ensemble costs against its single pass (``ratios``:
     source -> ensemble -> :func:`cost_ratio`)."""
-    parts = [f"{_whose(source)} {judge_name(b)} costs {r:.2f} times its single pass"
-             for source, rs in ratios.items() for b, r in rs.items() if r]
+    parts = [
+        f"{_whose(source)} {judge_name(b)} costs {r:.2f} times its single pass"
+        for source, rs in ratios.items()
+        for b, r in rs.items()
+        if r
+    ]
     return list_text(parts, empty="no ensemble has a single-pass partner")
 
 
@@ -342,7 +429,9 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     for source, frame in naming.items():
         n, k = len(frame), int((frame["type_macro_f1"] < frame["recall"]).sum())
         count = f"all {number_word(n)}" if k == n else f"{number_word(k)} of the {number_word(n)}"
-        parts.append(f"{count} {'judges' if n > 1 else 'judge'} of {'the paper' if source == 'release' else 'this edition'}")
+        parts.append(
+            f"{count} {'judges' if n > 1 else 'judge'} of {'the paper' if source == 'release' else 'this edition'}"
+        )
     return list_text(parts)
 
 
@@ -355,10 +444,14 @@ def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     whose = "your" if ours_wording().own else "our"
     n, k = len(frame), int(frame["n_hidden"].sum()) if len(frame) else 0
     if k == 0:
-        return (f"None of {whose} judges has judged a fault whose outcome view equals its clean parent's, "
-                "so the paired-discrimination zero is not tested here")
+        return (
+            f"None of {whose} judges has judged a fault whose outcome view equals its clean parent's, "
+            "so the paired-discrimination zero is not tested here"
+        )
     who = f"{whose} outcome judge has" if n == 1 else f"{whose} {number_word(n)} outcome judges have"
     pairs = "one fault–parent pair" if k == 1 else f"{k} fault–parent pairs"
     each = "on it" if k == 1 else "on every one of them"
-    return (f"The paired-discrimination zero holds here too: {who} judged {pairs} whose input is identical, "
-            f"and {each} the paired discrimination is exactly zero")
+    return (
+        f"The paired-discrimination zero holds here too: {who} judged {pairs} whose input is identical, "
+        f"and {each} the paired discrimination is exactly zero"
+    )

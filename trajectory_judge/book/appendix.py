@@ -56,13 +56,17 @@ def env_strata_table(n: int = 60, seed: int = 7) -> pd.DataFrame:
     """The instance strata: expected action, and how many of the first ``n`` seeded instances fall in each."""
     counts = Counter(i.stratum for i in generate_instances(n, seed))
     rows = [(s, "escalate" if s in ESCALATION_STRATA else "refund", counts[s]) for s in STRATA]
-    return pd.DataFrame(rows, columns=["instance stratum", "expected action", f"of first {n} instances"]).set_index("instance stratum")
+    return pd.DataFrame(rows, columns=["instance stratum", "expected action", f"of first {n} instances"]).set_index(
+        "instance stratum"
+    )
 
 
 @computes
 def rules_table() -> pd.DataFrame:
     """The checker's rules: priority and the failure type each evidences."""
-    rows = [(r.split("_", 1)[0], r.split("_", 1)[1].replace("_", " "), prio, ftype) for r, (prio, ftype) in RULES.items()]
+    rows = [
+        (r.split("_", 1)[0], r.split("_", 1)[1].replace("_", " "), prio, ftype) for r, (prio, ftype) in RULES.items()
+    ]
     return pd.DataFrame(rows, columns=["rule", "what it checks", "priority", "failure type"]).set_index("rule")
 
 
@@ -89,7 +93,9 @@ def injector_table(seed: int = 7) -> pd.DataFrame:
         before = oracle_calls(hosts[0])
         after, answer = mutate_calls(hosts[0], ftype, seed)
         rows.append((ftype, ANCHORS[ftype], _describe_edit(before, after, answer), ", ".join(i.stratum for i in hosts)))
-    return pd.DataFrame(rows, columns=["failure type", "labelled step", "edit", "host instance strata"]).set_index("failure type")
+    return pd.DataFrame(rows, columns=["failure type", "labelled step", "edit", "host instance strata"]).set_index(
+        "failure type"
+    )
 
 
 @computes
@@ -107,6 +113,7 @@ def per_type_intervals_frame(rep) -> pd.DataFrame:
 @computes
 def formatted_intervals(long: pd.DataFrame, index: str, columns: str, digits: int = 2) -> pd.DataFrame:
     """``value [low, high]`` strings (``†`` for exact intervals, no bracket for structural ones), pivoted."""
+
     def cell(r: pd.Series) -> str:
         v = f"{r.iloc[2]:.{digits}f}"
         if r["method"] == "structural":
@@ -115,9 +122,11 @@ def formatted_intervals(long: pd.DataFrame, index: str, columns: str, digits: in
         return f"{v} [{r['low']:.{digits}f}, {r['high']:.{digits}f}]{mark}"
 
     df = long.assign(cell=long.apply(cell, axis=1))
-    return df.pivot(index=index, columns=columns, values="cell").reindex(
-        index=list(dict.fromkeys(long[index])), columns=list(dict.fromkeys(long[columns]))
-    ).rename_axis(columns=None)
+    return (
+        df.pivot(index=index, columns=columns, values="cell")
+        .reindex(index=list(dict.fromkeys(long[index])), columns=list(dict.fromkeys(long[columns])))
+        .rename_axis(columns=None)
+    )
 
 
 @computes
@@ -248,10 +257,18 @@ def sku_table(instances: Sequence[Instance]) -> pd.DataFrame:
     rows = []
     for sku in SKU_POOL:
         totals = sorted(i.order.total_eur for i in instances if i.order.sku == sku)
-        rows.append((sku, len(totals), min(totals, default=np.nan), float(np.median(totals)) if totals else np.nan,
-                     max(totals, default=np.nan)))
-    return pd.DataFrame(rows, columns=["SKU", "instances", "lowest total (EUR)", "median total (EUR)",
-                                       "highest total (EUR)"]).set_index("SKU")
+        rows.append(
+            (
+                sku,
+                len(totals),
+                min(totals, default=np.nan),
+                float(np.median(totals)) if totals else np.nan,
+                max(totals, default=np.nan),
+            )
+        )
+    return pd.DataFrame(
+        rows, columns=["SKU", "instances", "lowest total (EUR)", "median total (EUR)", "highest total (EUR)"]
+    ).set_index("SKU")
 
 
 @computes
@@ -264,29 +281,41 @@ def policy_table(instances: Sequence[Instance]) -> pd.DataFrame:
         fees = sorted({i.policy.restocking_fee_pct for i in ins})
         decoy = sum(i.order.customer_id == i.decoy.customer_id for i in ins)
         rows.append((s, len(ins), _listed(windows), _listed(fees), decoy))
-    return pd.DataFrame(rows, columns=["instance stratum", "instances", "windows (days)", "fees (%)",
-                                       "owned by the decoy"]).set_index("instance stratum")
+    return pd.DataFrame(
+        rows, columns=["instance stratum", "instances", "windows (days)", "fees (%)", "owned by the decoy"]
+    ).set_index("instance stratum")
 
 
 @computes
 def checker_parameters_table() -> pd.DataFrame:
     """Appendix B: the checker's thresholds and what seeds its grounding pool, read from the code."""
     rows = [
-        ("grounding pool, at the start", f"the email address and the identifiers (such as ORD-{ORDER_ID_BASE}) in the goal"),
+        (
+            "grounding pool, at the start",
+            f"the email address and the identifiers (such as ORD-{ORDER_ID_BASE}) in the goal",
+        ),
         ("grounding pool, after each step", "every scalar of a successful observation; a failed call adds nothing"),
         ("a number is grounded", f"when it lies within {GROUNDING_TOLERANCE:g} of a number in the pool"),
         ("amount mismatch (R4)", f"a refund {AMOUNT_TOLERANCE_EUR:g} EUR or more away from the authorised maximum"),
         ("reply placement (R7)", "exactly one reply, and it is the last step"),
-        ("outcome survived", f"refunded amount within {OUTCOME_TOLERANCE_EUR:g} EUR of the expected one, "
-                             "escalated and replied as expected"),
+        (
+            "outcome survived",
+            f"refunded amount within {OUTCOME_TOLERANCE_EUR:g} EUR of the expected one, "
+            "escalated and replied as expected",
+        ),
     ]
     return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")
 
 
 ORGANIC_SETTINGS: tuple[tuple[str, str], ...] = (
-    ("agent model", "model"), ("episodes", "episodes"), ("instance seed", "instance_seed"),
-    ("temperature", "temperature"), ("seed", "seed"), ("step limit", "step_limit"),
-    ("output tokens per step", "max_tokens"), ("context window (tokens)", "num_ctx"),
+    ("agent model", "model"),
+    ("episodes", "episodes"),
+    ("instance seed", "instance_seed"),
+    ("temperature", "temperature"),
+    ("seed", "seed"),
+    ("step limit", "step_limit"),
+    ("output tokens per step", "max_tokens"),
+    ("context window (tokens)", "num_ctx"),
 )
 """Appendix G's rows: the label a reader sees and the key of the setting."""
 
@@ -303,9 +332,14 @@ def organic_settings_table(records: Sequence[dict], published_model: str, publis
         if rec.get("kind") == "organic" and rec.get("written"):
             dec = rec.get("decoding") or {}
             cols[f"This edition ({model_name(rec['agent_model'])})"] = {
-                "model": model_name(rec["agent_model"]), "episodes": rec.get("episodes"),
-                "instance_seed": rec.get("instance_seed"), "step_limit": MAX_STEPS,
-                **{k: dec.get(k) for k in ("temperature", "seed", "max_tokens", "num_ctx")}}
-    frame = pd.DataFrame({c: [v.get(k) for _, k in ORGANIC_SETTINGS] for c, v in cols.items()},
-                         index=pd.Index([lab for lab, _ in ORGANIC_SETTINGS], name="setting"))
+                "model": model_name(rec["agent_model"]),
+                "episodes": rec.get("episodes"),
+                "instance_seed": rec.get("instance_seed"),
+                "step_limit": MAX_STEPS,
+                **{k: dec.get(k) for k in ("temperature", "seed", "max_tokens", "num_ctx")},
+            }
+    frame = pd.DataFrame(
+        {c: [v.get(k) for _, k in ORGANIC_SETTINGS] for c, v in cols.items()},
+        index=pd.Index([lab for lab, _ in ORGANIC_SETTINGS], name="setting"),
+    )
     return frame.astype(object).where(frame.notna(), "\u2013").map(lambda v: f"{v:g}" if isinstance(v, float) else v)

@@ -33,7 +33,12 @@ from trajectory_judge.provenance.computed import computes
 
 # --- auditing the published numbers ----------------------------------------------------------------
 REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
-    "reproduces", "within Monte-Carlo noise, measured", "differs, explained", "cannot be recomputed", "differs")  # fmt: skip
+    "reproduces",
+    "within Monte-Carlo noise, measured",
+    "differs, explained",
+    "cannot be recomputed",
+    "differs",
+)
 VERDICTS: tuple[str, ...] = (REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS)
 """The verdicts of an audit row; ``differs`` (unexplained) should never occur."""
 
@@ -43,17 +48,33 @@ def _printed_decimals(x: float) -> int:
     return 0 if float(x).is_integer() else len(s.split(".")[1])
 
 
-def _row(what: str, source: str, published: float, got: float | None, tolerance: str, verdict: str, why: str = "") -> dict:
+def _row(
+    what: str, source: str, published: float, got: float | None, tolerance: str, verdict: str, why: str = ""
+) -> dict:
     got = np.nan if got is None else float(got)
-    return dict(quantity=what, source=source, published=float(published), recomputed=got, tolerance=tolerance,
-                verdict=verdict, why=why)  # fmt: skip
+    return dict(
+        quantity=what,
+        source=source,
+        published=float(published),
+        recomputed=got,
+        tolerance=tolerance,
+        verdict=verdict,
+        why=why,
+    )
 
 
 def _point_row(what: str, source: str, published: float | None, got: float | None, digits: int, why: str = "") -> dict:
     if published is None:  # printed "n/a": reproduced when there is nothing to compute either
         ok = got is None or (isinstance(got, float) and np.isnan(got))
-        return dict(quantity=what, source=source, published=np.nan, recomputed=np.nan, tolerance="n/a both",
-                    verdict=REPRODUCES if ok else DIFFERS, why=why)  # fmt: skip
+        return dict(
+            quantity=what,
+            source=source,
+            published=np.nan,
+            recomputed=np.nan,
+            tolerance="n/a both",
+            verdict=REPRODUCES if ok else DIFFERS,
+            why=why,
+        )
     if got is None or (isinstance(got, float) and np.isnan(got)):
         return _row(what, source, published, None, "", NOT_RECOMPUTABLE, why)
     same = round(float(got), digits) == round(float(published), digits)
@@ -75,7 +96,9 @@ def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
 
     out: dict[str, Callable[[], float]] = {
         "step_flagged": lambda: flagged(P.STEP),
-        "step_flagged_faulty": lambda: round(J[P.STEP].metrics["recall"] * (J[P.STEP].strata["silent"] + J[P.STEP].strata["loud"])),
+        "step_flagged_faulty": lambda: round(
+            J[P.STEP].metrics["recall"] * (J[P.STEP].strata["silent"] + J[P.STEP].strata["loud"])
+        ),
         "step_exact_n": lambda: J[P.STEP].metrics["step_exact_n"],
         "step_exact": lambda: J[P.STEP].metrics["step_exact"],
         "pooled_recall_outcome": lambda: J[P.OUTCOME].metrics["recall"],
@@ -86,7 +109,9 @@ def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
         "selfcons_at_two_thirds": lambda: J[P.SELFCONS].confidence_support.get("0.666667", 0),
         "selfcons_at_one": lambda: J[P.SELFCONS].confidence_support.get("1.0", 0),
         "outcome_at_0.92": lambda: J[P.OUTCOME].confidence_support.get("0.92", 0),
-        "confusion_hallucinated_as_wrong_tool": lambda: rep.confusion(P.STEP).loc["hallucinated_argument", "wrong_tool"],
+        "confusion_hallucinated_as_wrong_tool": lambda: rep.confusion(P.STEP).loc[
+            "hallucinated_argument", "wrong_tool"
+        ],
         "confusion_premature_correct": lambda: rep.confusion(P.STEP).loc["premature_stop", "premature_stop"],
         "confusion_premature_as_claim": lambda: rep.confusion(P.STEP).loc["premature_stop", "unsupported_claim"],
         "confusion_premature_as_skipped": lambda: rep.confusion(P.STEP).loc["premature_stop", "skipped_precondition"],
@@ -95,7 +120,7 @@ def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
         "judge_hours": lambda: total_hours(rep),
     }
     for j in P.PUBLISHED_JUDGES:
-        out[f"confidence_support:{j}"] = (lambda j=j: len(J[j].confidence_support))
+        out[f"confidence_support:{j}"] = lambda j=j: len(J[j].confidence_support)
     return out
 
 
@@ -117,7 +142,9 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
         "design_silent": lambda: rep.design["silent"],
         "design_loud": lambda: rep.design["loud"],
         "design_per_type": lambda: min(sum(1 for x in labels if x.failure_type == t) for t in FAILURE_TYPES),
-        "design_skipped_silent": lambda: sum(1 for x in labels if x.failure_type == "skipped_precondition" and x.outcome_correct),
+        "design_skipped_silent": lambda: sum(
+            1 for x in labels if x.failure_type == "skipped_precondition" and x.outcome_correct
+        ),
         "verdicts_total": lambda: len(data.verdicts),
         "verdicts_unparseable": lambda: sum(1 for v in data.verdicts if v.error),
         "rules_confidence_fired": lambda: float(rules_conf[-1]),
@@ -128,7 +155,9 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
         "abstract_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
         "readme_pooled_recall_outcome": lambda: m_out["recall"],
         "readme_step8_completion_tokens": lambda: J[P.STEP8].metrics["completion_tokens_mean"],
-        "section72_example_confidence": lambda: (lambda e: float("nan") if e is None else e.value)(quoted_miss(data.trajectories, data.verdicts)),
+        "section72_example_confidence": lambda: (lambda e: float("nan") if e is None else e.value)(
+            quoted_miss(data.trajectories, data.verdicts)
+        ),
     }
 
 
@@ -166,7 +195,9 @@ def audit_frame(rep, data, spread: pd.DataFrame | None = None) -> pd.DataFrame:
         for t, v in row.items():
             rows.append(_point_row(f"{j} recall {t}", P.PER_TYPE_SOURCE, v, float(per_type.loc[t, j]), 2))
     for j, row in P.PUBLISHED_STRATA.items():
-        rows += [_point_row(f"{j} judged {s}", "README strata table", v, rep.judges[j].strata[s], 0) for s, v in row.items()]
+        rows += [
+            _point_row(f"{j} judged {s}", "README strata table", v, rep.judges[j].strata[s], 0) for s, v in row.items()
+        ]
     rows += _interval_rows(rep)
     cr = camera_ready_numbers(rep, data.trajectories, P.OUTCOME, P.STEP)
     rows += _fact_rows(P.PUBLISHED_COUNTS, _count_recomputers(rep))
@@ -187,17 +218,26 @@ def _interval_rows(rep) -> list[dict]:
             v, iv = jr.metrics[q.metric], jr.intervals[q.metric]
         what = f"{q.judge} {q.metric}"
         rows.append(_point_row(what, q.source, q.value, v, max(2, _printed_decimals(q.value))))
-        rows += [_bound_row(f"{what} low", q.source, q.low, iv.low), _bound_row(f"{what} high", q.source, q.high, iv.high)]
+        rows += [
+            _bound_row(f"{what} low", q.source, q.low, iv.low),
+            _bound_row(f"{what} high", q.source, q.high, iv.high),
+        ]
     for d in P.PUBLISHED_DELTAS:
         got = rep.delta(d.a, d.b, d.metric)
         what = f"{d.metric}: {d.b} − {d.a}"
-        rows += [_bound_row(what, d.source, d.value, got.value), _bound_row(f"{what} low", d.source, d.low, got.low),
-                 _bound_row(f"{what} high", d.source, d.high, got.high)]  # fmt: skip
+        rows += [
+            _bound_row(what, d.source, d.value, got.value),
+            _bound_row(f"{what} low", d.source, d.low, got.low),
+            _bound_row(f"{what} high", d.source, d.high, got.high),
+        ]
     for g in P.PUBLISHED_GAPS:
         got = next(x for x in rep.gaps if x.judge == g.judge)
         what = f"{g.judge} loud − silent recall"
-        rows += [_bound_row(what, g.source, g.value, got.value), _bound_row(f"{what} low", g.source, g.low, got.low),
-                 _bound_row(f"{what} high", g.source, g.high, got.high)]  # fmt: skip
+        rows += [
+            _bound_row(what, g.source, g.value, got.value),
+            _bound_row(f"{what} low", g.source, g.low, got.low),
+            _bound_row(f"{what} high", g.source, g.high, got.high),
+        ]
     return rows
 
 
@@ -225,7 +265,9 @@ def _fact_rows(facts: Mapping[str, P.PublishedCount], recompute: Mapping[str, Ca
     for key, fact in facts.items():
         what = f"{key} ({fact.what})"
         if key in recompute:
-            rows.append(_point_row(what, fact.source, fact.value, float(recompute[key]()), _printed_decimals(fact.value)))
+            rows.append(
+                _point_row(what, fact.source, fact.value, float(recompute[key]()), _printed_decimals(fact.value))
+            )
         else:
             why = _NOT_RECOMPUTABLE.get(key) or _NOT_RECOMPUTABLE["organic" if key.startswith("organic") else "reply"]
             rows.append(_point_row(what, fact.source, fact.value, None, 0, why))
@@ -267,15 +309,20 @@ def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int =
     """
     fa = {v.trajectory_id: int(v.faulty) for v in verdicts if v.judge_id == a}
     fb = {v.trajectory_id: int(v.faulty) for v in verdicts if v.judge_id == b}
-    silent = [t for t in trajectories if t.label and t.label.faulty and t.label.outcome_correct
-              and t.trajectory_id in fa and t.trajectory_id in fb]  # fmt: skip
+    silent = [
+        t
+        for t in trajectories
+        if t.label and t.label.faulty and t.label.outcome_correct and t.trajectory_id in fa and t.trajectory_id in fb
+    ]
     rng = np.random.default_rng(seed)
     total = np.zeros(resamples)
     for cell in sorted({design_cell(t.label) for t in silent}):
         diffs = np.array([fb[t.trajectory_id] - fa[t.trajectory_id] for t in silent if design_cell(t.label) == cell])
         total += diffs[rng.integers(0, len(diffs), size=(resamples, len(diffs)))].sum(axis=1)
     counts = pd.Series(total).value_counts().sort_index()
-    return pd.Series(counts.cumsum().to_numpy() / resamples, index=counts.index / len(silent), name="cdf").rename_axis("delta")
+    return pd.Series(counts.cumsum().to_numpy() / resamples, index=counts.index / len(silent), name="cdf").rename_axis(
+        "delta"
+    )
 
 
 @computes
@@ -294,13 +341,26 @@ def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
     rounded = df.apply(lambda col: pd.Series([round(v, d) for v, d in zip(col, digits)], index=col.index))
     lo = [round(v, d) for v, d in zip(df.min(axis=1), digits)]
     hi = [round(v, d) for v, d in zip(df.max(axis=1), digits)]
-    return pd.DataFrame({"published": published, "min": df.min(axis=1), "max": df.max(axis=1),
-                         "seeds printing it": rounded.eq(published, axis=0).sum(axis=1), "seeds": len(reports),
-                         "within range": (published >= lo) & (published <= hi)})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "published": published,
+            "min": df.min(axis=1),
+            "max": df.max(axis=1),
+            "seeds printing it": rounded.eq(published, axis=0).sum(axis=1),
+            "seeds": len(reports),
+            "within range": (published >= lo) & (published <= hi),
+        }
+    )
 
 
 # --- the audit as the book shows it -----------------------------------------------------------------
-VERDICT_MARKS: dict[str, str] = {REPRODUCES: "\u2713", NOISE: "\u2248", EXPLAINED: "\u2717", DIFFERS: "\u2717", NOT_RECOMPUTABLE: "n.a."}
+VERDICT_MARKS: dict[str, str] = {
+    REPRODUCES: "\u2713",
+    NOISE: "\u2248",
+    EXPLAINED: "\u2717",
+    DIFFERS: "\u2717",
+    NOT_RECOMPUTABLE: "n.a.",
+}
 """The one-character verdict of an audit row: reproduces, within noise, differs, cannot be recomputed."""
 
 _JUDGE_ID = re.compile(r"\b(programmatic|[a-z]+\d*:[\w.\-]+:[\w.]+)")
@@ -336,11 +396,15 @@ def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
     """The audit rows as shown: verdict mark first, the quantity in words, its source, the published
     value at its printed precision and the recomputed value one digit finer (and ``why``)."""
     digits = [int(t.split()[0]) if t and t.split()[0].isdigit() else 3 for t in checks["tolerance"]]
-    out = pd.DataFrame({
-        "Verdict": checks["verdict"].map(VERDICT_MARKS), "Quantity": checks["quantity"].map(quantity_name),
-        "Source": checks["source"], "Published": [_value_text(v, d) for v, d in zip(checks["published"], digits)],
-        "Recomputed": [_value_text(v, d + 1) for v, d in zip(checks["recomputed"], digits)],
-    })  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "Verdict": checks["verdict"].map(VERDICT_MARKS),
+            "Quantity": checks["quantity"].map(quantity_name),
+            "Source": checks["source"],
+            "Published": [_value_text(v, d) for v, d in zip(checks["published"], digits)],
+            "Recomputed": [_value_text(v, d + 1) for v, d in zip(checks["recomputed"], digits)],
+        }
+    )
     if why:
         out["Why"] = checks["why"]
     return out

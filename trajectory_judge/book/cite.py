@@ -104,8 +104,16 @@ class BibEntry:
         lines = []
         for name, value in self.fields:
             head = f"  {name.ljust(pad)} = {{"
-            lines.append(textwrap.fill(value + "}", width, initial_indent=head, subsequent_indent=" " * len(head),
-                                       break_long_words=False, break_on_hyphens=False))
+            lines.append(
+                textwrap.fill(
+                    value + "}",
+                    width,
+                    initial_indent=head,
+                    subsequent_indent=" " * len(head),
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
         return f"@{self.kind}{{{self.key},\n" + ",\n".join(lines) + "\n}"
 
     def field(self, name: str) -> str | None:
@@ -116,9 +124,15 @@ class BibEntry:
 def paper_entry(cff: Mapping[str, Any]) -> BibEntry:
     """The paper's BibTeX entry, from its reference in ``CITATION.cff``."""
     ref = paper(cff)
-    fields = [("author", authors_field(ref["authors"])), ("title", bibtex_title(ref["title"])),
-              ("year", str(ref["year"])), ("eprint", arxiv_id(ref)), ("archiveprefix", "arXiv"),
-              ("doi", str(ref["doi"])), ("url", str(ref["url"]))]
+    fields = [
+        ("author", authors_field(ref["authors"])),
+        ("title", bibtex_title(ref["title"])),
+        ("year", str(ref["year"])),
+        ("eprint", arxiv_id(ref)),
+        ("archiveprefix", "arXiv"),
+        ("doi", str(ref["doi"])),
+        ("url", str(ref["url"])),
+    ]
     if ref.get("notes"):
         fields.append(("note", str(ref["notes"])))
     return BibEntry("misc", PAPER_KEY, tuple(fields))
@@ -128,9 +142,14 @@ def edition_entry(cff: Mapping[str, Any], year: str | int) -> BibEntry:
     """This edition's BibTeX entry, from ``CITATION.cff``; ``year`` is the book's (its copyright year)."""
     key = "trajectoryjudge" + str(year) + "edition"
     ref = paper(cff)
-    fields = (("author", authors_field(cff["authors"])), ("title", bibtex_title(cff["title"])),
-              ("year", str(year)), ("version", str(cff["version"])), ("url", str(cff["repository-code"])),
-              ("note", f"Version {cff['version']}; an executable edition of arXiv:{arxiv_id(ref)}"))
+    fields = (
+        ("author", authors_field(cff["authors"])),
+        ("title", bibtex_title(cff["title"])),
+        ("year", str(year)),
+        ("version", str(cff["version"])),
+        ("url", str(cff["repository-code"])),
+        ("note", f"Version {cff['version']}; an executable edition of arXiv:{arxiv_id(ref)}"),
+    )
     return BibEntry("misc", key, fields)
 
 
@@ -147,8 +166,10 @@ def edition_bibtex(cff: Mapping[str, Any], year: str | int) -> str:
 def cite_links(cff: Mapping[str, Any]) -> str:
     """The paper's arXiv id and DOI and the release's DOI, as Markdown links."""
     ref, rel = paper(cff), release(cff)
-    return (f"arXiv [{arxiv_id(ref)}]({ref['url']}), DOI [{ref['doi']}](https://doi.org/{ref['doi']}); "
-            f"the authors' release of code and verdicts, DOI [{rel['doi']}](https://doi.org/{rel['doi']})")
+    return (
+        f"arXiv [{arxiv_id(ref)}]({ref['url']}), DOI [{ref['doi']}](https://doi.org/{ref['doi']}); "
+        f"the authors' release of code and verdicts, DOI [{rel['doi']}](https://doi.org/{rel['doi']})"
+    )
 
 
 def _creator(author: Mapping[str, Any]) -> dict[str, str]:
@@ -162,9 +183,19 @@ def related_identifiers(cff: Mapping[str, Any]) -> list[dict[str, str]]:
     from, and the repository that hosts it."""
     ref, rel = paper(cff), release(cff)
     return [
-        {"identifier": str(ref["doi"]), "relation": "isSupplementTo", "resource_type": "publication-preprint", "scheme": "doi"},
+        {
+            "identifier": str(ref["doi"]),
+            "relation": "isSupplementTo",
+            "resource_type": "publication-preprint",
+            "scheme": "doi",
+        },
         {"identifier": str(rel["doi"]), "relation": "isDerivedFrom", "resource_type": "software", "scheme": "doi"},
-        {"identifier": str(cff["repository-code"]), "relation": "isSupplementTo", "resource_type": "software", "scheme": "url"},
+        {
+            "identifier": str(cff["repository-code"]),
+            "relation": "isSupplementTo",
+            "resource_type": "software",
+            "scheme": "url",
+        },
     ]
 
 

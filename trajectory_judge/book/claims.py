@@ -20,7 +20,17 @@ from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.style import MARKS, MISSING, format_interval, format_number
 from trajectory_judge.provenance.computed import computes
 
-__all__ = ["RULE", "VERDICTS", "ClaimText", "Claims", "paper_claims", "claims_markdown", "register_table", "verdict_table", "marks_legend"]
+__all__ = [
+    "RULE",
+    "VERDICTS",
+    "ClaimText",
+    "Claims",
+    "paper_claims",
+    "claims_markdown",
+    "register_table",
+    "verdict_table",
+    "marks_legend",
+]
 
 _INTERVAL_METHODS = frozenset({"bootstrap", "clopper-pearson", "structural"})
 
@@ -60,7 +70,11 @@ class ClaimText:
             text = format_interval(e.value, e.low, e.high, e.method)
         elif e.method.startswith("range"):
             same = round(e.low, 3) == round(e.high, 3)
-            text = format_number(e.value, 2) + (" on every one of them" if same else f" (range {format_number(e.low, 2)}\u2013{format_number(e.high, 2)})")
+            text = format_number(e.value, 2) + (
+                " on every one of them"
+                if same
+                else f" (range {format_number(e.low, 2)}\u2013{format_number(e.high, 2)})"
+            )
         else:
             v = float(e.value)
             text = format_number(v, 0, count=True) if v.is_integer() else format_number(v, 1 if abs(v) >= 10 else 3)
@@ -127,15 +141,30 @@ def marks_legend(texts: Sequence[str]) -> str:
     return " ".join(f"{m} {MARKS[m][:1].upper() + MARKS[m][1:]}." for m in found)
 
 
-_GROUP_NAMES = {"headline": "Abstract", "camera_ready": "Camera-ready abstract", "results": "§6", "analysis": "§7", "organic": "§8"}
+_GROUP_NAMES = {
+    "headline": "Abstract",
+    "camera_ready": "Camera-ready abstract",
+    "results": "§6",
+    "analysis": "§7",
+    "organic": "§8",
+}
 
 
 @computes
 def register_table(claims: Claims) -> pd.DataFrame:
     """The whole register as the audit shows it: where, the claim, what it states, the recomputed value with its
     interval, the verdict and its reason."""
-    rows = [{"Where": c.where, "Claim": c.says[:1].upper() + c.says[1:], "Stated": c.stated.text, "Recomputed": c.value_text(),
-             "Verdict": c.verdict, "Reason": c.reason} for c in claims.items]  # fmt: skip
+    rows = [
+        {
+            "Where": c.where,
+            "Claim": c.says[:1].upper() + c.says[1:],
+            "Stated": c.stated.text,
+            "Recomputed": c.value_text(),
+            "Verdict": c.verdict,
+            "Reason": c.reason,
+        }
+        for c in claims.items
+    ]
     return pd.DataFrame(rows)
 
 
@@ -143,7 +172,9 @@ def register_table(claims: Claims) -> pd.DataFrame:
 def verdict_table(claims: Claims) -> pd.DataFrame:
     """Claims per verdict and per part of the paper (one row per verdict, one column per part, and the total)."""
     parts = list(dict.fromkeys(c.group for c in claims.items))
-    data = {_GROUP_NAMES.get(g, g): [sum(1 for c in claims.group(g) if c.verdict == v) for v in VERDICTS] for g in parts}
+    data = {
+        _GROUP_NAMES.get(g, g): [sum(1 for c in claims.group(g) if c.verdict == v) for v in VERDICTS] for g in parts
+    }
     frame = pd.DataFrame(data, index=pd.Index([v[:1].upper() + v[1:] for v in VERDICTS], name="Verdict"))
     frame["All"] = frame.sum(axis=1)
     return frame
@@ -161,10 +192,12 @@ def edition_headline(rep: Report) -> str:
     model = model_name(parse_judge_id(o).model or "")
     n_o, n_s = rep.judges[o].n, rep.judges[st].n
     scope = f"on all {n_o} trajectories" if n_o == n_s == rep.n_trajectories else f"on {n_o} and {n_s} trajectories"
-    return (f"This edition's outcome-only judge ({model}, {scope}) catches {f(o, 'loud_recall')} of loud faults and "
-            f"{f(o, 'silent_recall')} of silent ones while flagging {f(o, 'false_alarm_rate')} of clean runs; the "
-            f"{judge_name(st).split(' · ')[0].lower()}-rubric judge of the same model reaches {f(st, 'silent_recall')} silent recall "
-            f"at a false-alarm rate of {f(st, 'false_alarm_rate')}")
+    return (
+        f"This edition's outcome-only judge ({model}, {scope}) catches {f(o, 'loud_recall')} of loud faults and "
+        f"{f(o, 'silent_recall')} of silent ones while flagging {f(o, 'false_alarm_rate')} of clean runs; the "
+        f"{judge_name(st).split(' · ')[0].lower()}-rubric judge of the same model reaches {f(st, 'silent_recall')} silent recall "
+        f"at a false-alarm rate of {f(st, 'false_alarm_rate')}"
+    )
 
 
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -192,9 +225,13 @@ def holds_sentence(claims: Sequence[ClaimText]) -> str:
     parts = [f"The verdicts bear out {number_word(k)} of the {number_word(n)}"]
     if bad:
         rest = n - k
-        parts.append(f"contradict {'the other' if bad == 1 and rest == 1 else ('the other ' + number_word(bad) if bad == rest else number_word(bad))}")
+        parts.append(
+            f"contradict {'the other' if bad == 1 and rest == 1 else ('the other ' + number_word(bad) if bad == rest else number_word(bad))}"
+        )
     if open_:
-        parts.append(f"cannot check {'the other' if open_ == 1 and bad == 0 else ('the other ' + number_word(open_) if bad == 0 else number_word(open_))}")
+        parts.append(
+            f"cannot check {'the other' if open_ == 1 and bad == 0 else ('the other ' + number_word(open_) if bad == 0 else number_word(open_))}"
+        )
     return (", ".join(parts[:-1]) + " and " + parts[-1]) if len(parts) > 1 else parts[0]
 
 
@@ -228,7 +265,7 @@ def signal_phrase(n_llm: int, n_signal: int) -> str:
         return "it holds no LLM judge"
     if n_llm == 1:
         return f"its one LLM judge {'has' if n_signal else 'does not have'} silent recall above its false-alarm rate"
-    who = ("none" if n_signal == 0 else "all " + number_word(n_llm) if n_signal == n_llm else number_word(n_signal))
+    who = "none" if n_signal == 0 else "all " + number_word(n_llm) if n_signal == n_llm else number_word(n_signal)
     verb = "has" if n_signal in (0, 1) and n_signal != n_llm else "have"
     their = "its" if n_signal in (0, 1) else "their"
     return f"of its {number_word(n_llm)} LLM judges, {who} {verb} silent recall above {their} false-alarm rate"

@@ -34,7 +34,9 @@ COLAB_MARKER = "# Colab set-up"
 _GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _BRANCH = re.compile(r"^[A-Za-z0-9_./-]+$")
 _BLOCK = re.compile(r"^repository:\n  url: *(?P<url>\S*)[^\n]*\n  branch: *(?P<branch>\S*)[^\n]*$", re.M)
-_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n" + re.escape(COLAB_MARKER) + r".*?\n```\n", re.S)
+_CELL = re.compile(
+    r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n" + re.escape(COLAB_MARKER) + r".*?\n```\n", re.S
+)
 
 
 @dataclass(frozen=True)

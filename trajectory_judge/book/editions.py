@@ -55,9 +55,11 @@ def folder_note(ours: Dataset) -> str:
         return ""
     judges = judge_order(ours.verdicts)
     judged = len({v.trajectory_id for v in ours.verdicts})
-    return (f"This page is built on {words.name}: {judged} of its {len(ours.trajectories)} trajectories judged by "
-            f"{list_text([judge_name(j) for j in judges], 'no judge')}. Where it speaks of this edition, read your "
-            "folder and your judges; the paper's verdicts stay beside them as the reference.")
+    return (
+        f"This page is built on {words.name}: {judged} of its {len(ours.trajectories)} trajectories judged by "
+        f"{list_text([judge_name(j) for j in judges], 'no judge')}. Where it speaks of this edition, read your "
+        "folder and your judges; the paper's verdicts stay beside them as the reference."
+    )
 
 
 def ours_phrases(ours: Dataset) -> dict[str, str]:
@@ -68,15 +70,21 @@ def ours_phrases(ours: Dataset) -> dict[str, str]:
 
     words = ours_wording()
     if not words.own:
-        return {"ours_verdicts": "this edition's verdicts (its much smaller models, in data/)",
-                "ours_source": source_name("edition"),
-                "ours_origin": "This edition re-ran the testbed and the judges on one CPU with much smaller models"}
+        return {
+            "ours_verdicts": "this edition's verdicts (its much smaller models, in data/)",
+            "ours_source": source_name("edition"),
+            "ours_origin": "This edition re-ran the testbed and the judges on one CPU with much smaller models",
+        }
     judges = list_text([judge_name(j) for j in judge_order(ours.verdicts)], "no judge")
     judged = len({v.trajectory_id for v in ours.verdicts})
-    return {"ours_verdicts": f"the verdicts of {words.name} (your judges: {judges})",
-            "ours_source": source_name("edition"),
-            "ours_origin": (f"Your folder holds the verdicts of your judges ({judges}) on {judged} of its "
-                            f"{len(ours.trajectories)} trajectories")}
+    return {
+        "ours_verdicts": f"the verdicts of {words.name} (your judges: {judges})",
+        "ours_source": source_name("edition"),
+        "ours_origin": (
+            f"Your folder holds the verdicts of your judges ({judges}) on {judged} of its "
+            f"{len(ours.trajectories)} trajectories"
+        ),
+    }
 
 
 class Editions(NamedTuple):

@@ -125,7 +125,10 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600, out
         paper = paper_data_dir()
     nb = read_source(md)
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name=KERNEL, record_timing=False,
+        nb,
+        timeout=timeout,
+        kernel_name=KERNEL,
+        record_timing=False,
         resources={"metadata": {"path": str(md.parent)}},
     )
     with _env(DATA_ENV, str(Path(data).resolve())), _env(PAPER_DATA_ENV, str(paper)):
@@ -212,8 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None:
         out_dir = Path(args.out).resolve()
         if out_dir == notebooks_dir().resolve():
-            print("trajectory-judge book execute: error: --out is the notebooks folder; omit it to execute in place",
-                  file=sys.stderr)
+            print(
+                "trajectory-judge book execute: error: --out is the notebooks folder; omit it to execute in place",
+                file=sys.stderr,
+            )
             return 2
         out_dir.mkdir(parents=True, exist_ok=True)
     failed = 0

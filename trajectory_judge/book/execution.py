@@ -115,9 +115,13 @@ class ExecutionReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per chapter, in the book's order: run time, result and the number of data files read."""
-        rows = [(c.title, c.runtime, c.result, len(c.files) if c.recorded else "not recorded", c.shared_text)
-                for c in self.chapters]
-        return pd.DataFrame(rows, columns=["Chapter", "Run time (s)", "Result", "Data files read", "Shared results"]).set_index("Chapter")
+        rows = [
+            (c.title, c.runtime, c.result, len(c.files) if c.recorded else "not recorded", c.shared_text)
+            for c in self.chapters
+        ]
+        return pd.DataFrame(
+            rows, columns=["Chapter", "Run time (s)", "Result", "Data files read", "Shared results"]
+        ).set_index("Chapter")
 
     def files_frame(self) -> pd.DataFrame:
         """One row per data file any chapter read: its short sha256, size and the chapters that read it."""
@@ -126,8 +130,10 @@ class ExecutionReport:
             for f in c.files:
                 readers.setdefault(f, []).append(c.title)
         recorded = [c.title for c in self.chapters if c.recorded]
-        rows = [(f.name, f.sha256[:SHORT_SHA], f.size, _readers_text(who, recorded))
-                for f, who in sorted(readers.items(), key=lambda kv: (kv[0].name, kv[0].sha256))]
+        rows = [
+            (f.name, f.sha256[:SHORT_SHA], f.size, _readers_text(who, recorded))
+            for f, who in sorted(readers.items(), key=lambda kv: (kv[0].name, kv[0].sha256))
+        ]
         return pd.DataFrame(rows, columns=["File", "SHA-256, first 12 digits", "Bytes", "Read by"]).set_index("File")
 
     def environment_frame(self) -> pd.DataFrame:
@@ -155,7 +161,11 @@ class ExecutionReport:
         if not ran:
             text = "No chapter executed in this build."
         else:
-            who = ("The book's one chapter" if n == 1 else f"All {n} chapters") if len(ran) == n else f"{len(ran)} of the {n} chapters"
+            who = (
+                ("The book's one chapter" if n == 1 else f"All {n} chapters")
+                if len(ran) == n
+                else f"{len(ran)} of the {n} chapters"
+            )
             text = f"{who} executed in this build, taking {self.total_seconds:.1f} s of execution between them"
             slow = self.slowest
             if slow is not None and len(ran) > 1:
@@ -163,21 +173,28 @@ class ExecutionReport:
                 text += f"; the slowest, {slow.title}, took {slow.runtime:.1f} s ({share:.0%} of the total)"
             text += "."
             if self.reading_seconds is not None:
-                text += (f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
-                         " of wall time" + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else "."))
+                text += (
+                    f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
+                    " of wall time"
+                    + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else ".")
+                )
         text += self.kernels_text()
         cached = [c.title for c in self.chapters if c.cached]
         if cached:
             one = len(cached) == 1
-            text += (f" {list_text(cached)} {'was' if one else 'were'} not executed: {'its' if one else 'their'} outputs"
-                     " came from an earlier build (the execution cache, or a build that did not read"
-                     f" {'it' if one else 'them'} again); the run time shown is that build’s.")
+            text += (
+                f" {list_text(cached)} {'was' if one else 'were'} not executed: {'its' if one else 'their'} outputs"
+                " came from an earlier build (the execution cache, or a build that did not read"
+                f" {'it' if one else 'them'} again); the run time shown is that build’s."
+            )
         reused = [c.title for c in ran if "reused" in c.shared.values()]
         if reused:
             one = len(reused) == 1
             names = sorted({n for c in ran for n, h in c.shared.items() if h == "reused"})
-            text += (f" {list_text(reused)} reused {list_text([SHARED_NAMES.get(n, n) for n in names])} from the"
-                     " build’s cache, where another chapter of this build had left them.")
+            text += (
+                f" {list_text(reused)} reused {list_text([SHARED_NAMES.get(n, n) for n in names])} from the"
+                " build’s cache, where another chapter of this build had left them."
+            )
         failed = [c.title for c in self.chapters if not c.succeeded]
         if failed:
             text += f" {list_text(failed)} failed."
@@ -194,8 +211,10 @@ class ExecutionReport:
         forked, anew = self.kernels
         if not forked:
             return f" The warm process could not launch the kernels; {_count(anew, 'kernel')} started anew."
-        text = (" Each chapter ran in a kernel of its own, forked from one process that had imported the"
-                " book’s libraries once, instead of starting Python and importing them anew")
+        text = (
+            " Each chapter ran in a kernel of its own, forked from one process that had imported the"
+            " book’s libraries once, instead of starting Python and importing them anew"
+        )
         return text + ("." if not anew else f"; {_count(anew, 'kernel')} started anew all the same.")
 
 
@@ -239,9 +258,16 @@ def read_kernel_records(root: Path) -> dict[str, dict]:
     return out
 
 
-def chapter_run(docname: str, title: str, exec_data: Mapping, record: Mapping | None,
-                places: Sequence[tuple[str, Path]] = (), *, build: str | None = None,
-                started: float | None = None) -> ChapterRun:
+def chapter_run(
+    docname: str,
+    title: str,
+    exec_data: Mapping,
+    record: Mapping | None,
+    places: Sequence[tuple[str, Path]] = (),
+    *,
+    build: str | None = None,
+    started: float | None = None,
+) -> ChapterRun:
     """One chapter's run from myst-nb's execution data and its kernel's record (``None`` if it left none).
 
     With ``started`` (when this build began), exec data written before it is an earlier build's (a
@@ -250,13 +276,22 @@ def chapter_run(docname: str, title: str, exec_data: Mapping, record: Mapping | 
     this_build = started is None or float(exec_data.get("mtime") or 0.0) >= started
     if record is None or (build is not None and record.get("build") != build) or not this_build:
         record = {}
-    files = tuple(DataFile(display_name(f["path"], places), f["sha256"], int(f["size"])) for f in record.get("files", ()))
+    files = tuple(
+        DataFile(display_name(f["path"], places), f["sha256"], int(f["size"])) for f in record.get("files", ())
+    )
     runtime = exec_data.get("runtime")
-    return ChapterRun(docname=docname, title=title, runtime=None if runtime is None else float(runtime),
-                      succeeded=bool(exec_data.get("succeeded")), method=str(exec_data.get("method") or ""),
-                      this_build=this_build,
-                      python=record.get("python"), packages=dict(record.get("packages", {})), files=files,
-                      shared=dict(record.get("shared", {})))
+    return ChapterRun(
+        docname=docname,
+        title=title,
+        runtime=None if runtime is None else float(runtime),
+        succeeded=bool(exec_data.get("succeeded")),
+        method=str(exec_data.get("method") or ""),
+        this_build=this_build,
+        python=record.get("python"),
+        packages=dict(record.get("packages", {})),
+        files=files,
+        shared=dict(record.get("shared", {})),
+    )
 
 
 def file_sha256(path: Path) -> str | None:
@@ -269,8 +304,11 @@ def file_sha256(path: Path) -> str | None:
 
 def build_commit(root: Path) -> str:
     """The commit checked out in ``root`` (``…, with uncommitted changes`` when the tree differs from it)."""
+
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     try:
         head = git("rev-parse", "HEAD")

@@ -17,19 +17,32 @@ from trajectory_judge.book.provenance import record_figure
 from trajectory_judge.book.style import RULES, judge_name, parse_judge_id
 
 OKABE_ITO: dict[str, str] = {
-    "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
-    "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
 }
 """The Okabe–Ito colour-blind-safe palette."""
 
 FAMILY_COLOURS: dict[str, str] = {
-    RULES: OKABE_ITO["bluish green"], "outcome": OKABE_ITO["orange"], "step": OKABE_ITO["blue"],
-    "reply": OKABE_ITO["reddish purple"], "selfcons": OKABE_ITO["sky blue"],
+    RULES: OKABE_ITO["bluish green"],
+    "outcome": OKABE_ITO["orange"],
+    "step": OKABE_ITO["blue"],
+    "reply": OKABE_ITO["reddish purple"],
+    "selfcons": OKABE_ITO["sky blue"],
 }
 """One colour per judge family; any other family is drawn in vermillion."""
 
 MODEL_MARKERS: dict[str | None, str] = {
-    None: "s", "qwen2.5:14b": "o", "llama3.1:8b": "D", "qwen2.5-coder:1.5b": "^", "qwen2.5-coder:0.5b": "v",
+    None: "s",
+    "qwen2.5:14b": "o",
+    "llama3.1:8b": "D",
+    "qwen2.5-coder:1.5b": "^",
+    "qwen2.5-coder:0.5b": "v",
 }
 """One marker per model (the rule engine, model None, is a square); others get a pentagon."""
 
@@ -70,11 +83,21 @@ def judge_style(judge_id: str) -> dict[str, Any]:
 def rc_params() -> dict[str, Any]:
     """matplotlib settings of the book: sizes that stay legible in the text column at any width."""
     return {
-        "figure.figsize": (PHONE_WIDTH_IN, 3.6), "figure.constrained_layout.use": True, "figure.dpi": 100, "savefig.bbox": "tight",
-        "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": MIN_FONT_PT,
-        "xtick.labelsize": MIN_FONT_PT, "ytick.labelsize": MIN_FONT_PT,
-        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-        "svg.hashsalt": SVG_SALT, "svg.fonttype": "path",
+        "figure.figsize": (PHONE_WIDTH_IN, 3.6),
+        "figure.constrained_layout.use": True,
+        "figure.dpi": 100,
+        "savefig.bbox": "tight",
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "axes.labelsize": 10,
+        "legend.fontsize": MIN_FONT_PT,
+        "xtick.labelsize": MIN_FONT_PT,
+        "ytick.labelsize": MIN_FONT_PT,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "legend.frameon": False,
+        "svg.hashsalt": SVG_SALT,
+        "svg.fonttype": "path",
     }
 
 
@@ -142,7 +165,7 @@ def show(fig: Any, alt: str) -> BookFigure:
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     plt.close(fig)
     svg = buf.getvalue()
-    svg = re.sub(r"(<svg\b[^>]*>)", lambda m: f'{m.group(1)}\n <title>{_escape(alt)}</title>', svg, count=1)
+    svg = re.sub(r"(<svg\b[^>]*>)", lambda m: f"{m.group(1)}\n <title>{_escape(alt)}</title>", svg, count=1)
     return BookFigure(svg, alt)
 
 
@@ -151,7 +174,7 @@ class HtmlFigure:
     pasting into a prose page: myst-nb's cross-document glue carries ``text/html`` but not SVG."""
 
     def __init__(self, figure: BookFigure) -> None:
-        svg = figure.svg[figure.svg.index("<svg"):]
+        svg = figure.svg[figure.svg.index("<svg") :]
         self.html = f'<div class="tj-figure" role="img" aria-label="{_escape(figure.alt)}">{svg}</div>'
         self.alt = figure.alt
 

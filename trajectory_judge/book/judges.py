@@ -14,6 +14,7 @@ from trajectory_judge.book.style import PYTHON, parse_judge_id
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
 from trajectory_judge.provenance.computed import computes
 
+
 # --- prompts and run records -----------------------------------------------------------------
 def prompt_parts(view: str, traj: Any) -> tuple[str, str]:
     """The prompt of ``view`` for ``traj`` as (shared prefix, the rest); the two add up to it."""
@@ -40,8 +41,10 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
     if member is not None:
         temp, seed = member
         if sc and (float(sc.get("temperature")) != temp or seed not in sc.get("seeds", [])):
-            raise ValueError(f"run record: member {judge!r} is not one of the ensemble's samples "
-                             f"(temperature {sc.get('temperature')}, seeds {sc.get('seeds')})")
+            raise ValueError(
+                f"run record: member {judge!r} is not one of the ensemble's samples "
+                f"(temperature {sc.get('temperature')}, seeds {sc.get('seeds')})"
+            )
         return temp, seed
     if parse_judge_id(judge).ensemble > 1 and sc:
         return sc.get("temperature"), ",".join(map(str, sc.get("seeds", [])))
@@ -58,7 +61,9 @@ def sample_settings(judge: str) -> tuple[float, int] | None:
     return member.temperature, member.seed
 
 
-def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int, *, subject: str = "The data holds") -> str:
+def holdings_sentence(
+    judges: pd.DataFrame, llm: Sequence[str], n_trajectories: int, *, subject: str = "The data holds"
+) -> str:
     """What kinds of judge a verdict set holds, in one sentence opening with ``subject`` (``judges``
     from :func:`~.style.judges_frame`)."""
     from trajectory_judge.book.style import RULES, list_text
@@ -67,7 +72,11 @@ def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: 
         return f"{'one' if n == 1 else n} {noun}{'' if n == 1 else 's'}"
 
     n_models = judges.loc[list(llm), "model"].nunique()
-    parts = [f"{count(len(llm), 'LLM judge')} over {'one model' if n_models == 1 else f'{n_models} distinct models'}"] if llm else []
+    parts = (
+        [f"{count(len(llm), 'LLM judge')} over {'one model' if n_models == 1 else f'{n_models} distinct models'}"]
+        if llm
+        else []
+    )
     if (judges["family"] == RULES).any():
         parts.append("the rule engine")
     n_python = int((judges["family"] == PYTHON).sum())
@@ -79,9 +88,14 @@ def holdings_sentence(judges: pd.DataFrame, llm: Sequence[str], n_trajectories: 
 # --- how the chapter shows them ---------------------------------------------------------------
 # --- the paper's judges, as the paper states them -----------------------------------------------
 PAPER_DECODING: dict[str, Any] = {
-    "temperature": 0.0, "seed": 7, "num_ctx": 8192, "timeout_s": 600, "retries": 0,
-    "selfcons_temperature": 0.7, "selfcons_seeds": (7, 8, 9),
-}  # fmt: skip
+    "temperature": 0.0,
+    "seed": 7,
+    "num_ctx": 8192,
+    "timeout_s": 600,
+    "retries": 0,
+    "selfcons_temperature": 0.7,
+    "selfcons_seeds": (7, 8, 9),
+}
 """The paper's decoding settings as it states them in words (paper §4 and Appendix D): greedy, seed 7,
 an explicit 8192-token context, a 600 s timeout and no retries; the ensemble samples at 0.7 with seeds
 7, 8 and 9. The release's run record keeps only the seed and the ensemble size."""
@@ -104,10 +118,21 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
         s = parse_judge_id(j)
         ens = s.ensemble > 1
         temp = PAPER_DECODING["selfcons_temperature"] if ens else (PAPER_DECODING["temperature"] if s.is_llm else None)
-        seeds = ", ".join(map(str, PAPER_DECODING["selfcons_seeds"])) if ens else (str(PAPER_DECODING["seed"]) if s.is_llm else None)
-        rows.append({"Judge": judge_name(j), "Reads": "every step, by rule" if not s.is_llm else _VIEW_WORDS.get(s.view, s.view),
-                     "Samples": s.ensemble, "Judged": n,
-                     "Temperature": temp, "Seed": seeds or "\u2013"})  # fmt: skip
+        seeds = (
+            ", ".join(map(str, PAPER_DECODING["selfcons_seeds"]))
+            if ens
+            else (str(PAPER_DECODING["seed"]) if s.is_llm else None)
+        )
+        rows.append(
+            {
+                "Judge": judge_name(j),
+                "Reads": "every step, by rule" if not s.is_llm else _VIEW_WORDS.get(s.view, s.view),
+                "Samples": s.ensemble,
+                "Judged": n,
+                "Temperature": temp,
+                "Seed": seeds or "\u2013",
+            }
+        )
     return pd.DataFrame(rows).set_index("Judge")
 
 
@@ -138,10 +163,14 @@ def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
     verdicts (and the unparseable ones, when counted)."""
     from trajectory_judge.book.style import judge_name
 
-    out = pd.DataFrame({
-        "Judge": [judge_name(j) for j in judges.index], "Judge id": list(judges.index),
-        "Samples": list(judges["ensemble"]), "Judged": list(judges["judged"]),
-    })  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "Judge": [judge_name(j) for j in judges.index],
+            "Judge id": list(judges.index),
+            "Samples": list(judges["ensemble"]),
+            "Judged": list(judges["judged"]),
+        }
+    )
     if "unparseable" in judges:
         out["Unparseable"] = list(judges["unparseable"])
     return out.set_index("Judge")
@@ -218,5 +247,7 @@ def folded(summary: str, text: str) -> Any:
 
     from IPython.display import HTML
 
-    return HTML(f'<details class="tj-folded"><summary>{html.escape(summary)}</summary>\n'
-                f'<pre class="tj-folded-text" style="white-space: pre-wrap">{html.escape(text)}</pre></details>\n')
+    return HTML(
+        f'<details class="tj-folded"><summary>{html.escape(summary)}</summary>\n'
+        f'<pre class="tj-folded-text" style="white-space: pre-wrap">{html.escape(text)}</pre></details>\n'
+    )

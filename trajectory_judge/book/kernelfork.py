@@ -102,8 +102,12 @@ class ForkServer:
     def __init__(self, python: str) -> None:
         self.python = python
         read_fd, write_fd = os.pipe()
-        self.proc = subprocess.Popen([python, "-m", kernelserver.__name__, str(write_fd)], stdin=subprocess.PIPE,
-                                     pass_fds=(write_fd,), start_new_session=True)  # with this process's environment
+        self.proc = subprocess.Popen(
+            [python, "-m", kernelserver.__name__, str(write_fd)],
+            stdin=subprocess.PIPE,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )  # with this process's environment
         os.close(write_fd)
         self._responses = os.fdopen(read_fd, "r", encoding="utf-8")
         self._lock = threading.Lock()
@@ -155,8 +159,9 @@ class ForkServer:
         # the very path: a virtual environment's python links to the base one, whose site-packages differ
         return launcher_argv(cmd) is not None and os.path.abspath(cmd[0]) == os.path.abspath(self.python)
 
-    def launch(self, cmd: list[str], env: dict[str, str], cwd: str | None, quiet: bool = False,
-               timeout: float = 60.0) -> ForkedKernel:
+    def launch(
+        self, cmd: list[str], env: dict[str, str], cwd: str | None, quiet: bool = False, timeout: float = 60.0
+    ) -> ForkedKernel:
         """Fork a kernel for the launch command ``cmd`` (``quiet``: its stderr to the null device, as
         nbval asks); raise :class:`OSError` when the server can't."""
         args = launcher_argv(cmd)
@@ -165,7 +170,13 @@ class ForkServer:
         with self._lock:
             self._next += 1
             rid = self._next
-            request = {"id": rid, "args": args, "env": dict(env), "cwd": None if cwd is None else str(cwd), "quiet": quiet}
+            request = {
+                "id": rid,
+                "args": args,
+                "env": dict(env),
+                "cwd": None if cwd is None else str(cwd),
+                "quiet": quiet,
+            }
             try:
                 self.proc.stdin.write((json.dumps(request) + "\n").encode())
                 self.proc.stdin.flush()
@@ -239,7 +250,8 @@ def _launching_class(base: type) -> type:
 
                 cwd, quiet = kw.get("cwd"), getattr(kw.get("stderr"), "name", None) == os.devnull
                 process = await asyncio.get_running_loop().run_in_executor(
-                    None, warm.launch, kernel_cmd, kw.get("env") or dict(os.environ), cwd, quiet)
+                    None, warm.launch, kernel_cmd, kw.get("env") or dict(os.environ), cwd, quiet
+                )
             except OSError:
                 LAUNCHES["anew"] += 1
                 return await super()._async_launch_kernel(kernel_cmd, **kw)

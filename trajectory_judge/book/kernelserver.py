@@ -21,17 +21,41 @@ LAUNCHER = "ipykernel_launcher"
 """The module a Jupyter kernelspec runs ipykernel with (``python -m ipykernel_launcher -f FILE``)."""
 
 PRELOAD: tuple[str, ...] = (
-    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "IPython", "jupyter_client.session",
-    "numpy", "pandas", "scipy.special", "pydantic", "matplotlib.pyplot", "matplotlib.backends.backend_svg",
-    "seaborn", "myst_nb", "trajectory_judge.book.page", "trajectory_judge.book.editions",
-    "trajectory_judge.book.claims", "trajectory_judge.book.landing", "trajectory_judge.book.pipeline",
-    "trajectory_judge.judges.schema", "trajectory_judge.judges.selfcons",
-    "trajectory_judge.book.figures", "trajectory_judge.book.tables", "trajectory_judge.book.style",
-    "trajectory_judge.book.analysis", "trajectory_judge.book.appendix", "trajectory_judge.book.audit",
-    "trajectory_judge.book.judges", "trajectory_judge.book.metrics", "trajectory_judge.book.organic",
-    "trajectory_judge.book.paired", "trajectory_judge.book.results", "trajectory_judge.book.runs",
-    "trajectory_judge.book.seeds", "trajectory_judge.book.testbed",
-)  # fmt: skip
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipykernel.zmqshell",
+    "IPython",
+    "jupyter_client.session",
+    "numpy",
+    "pandas",
+    "scipy.special",
+    "pydantic",
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_svg",
+    "seaborn",
+    "myst_nb",
+    "trajectory_judge.book.page",
+    "trajectory_judge.book.editions",
+    "trajectory_judge.book.claims",
+    "trajectory_judge.book.landing",
+    "trajectory_judge.book.pipeline",
+    "trajectory_judge.judges.schema",
+    "trajectory_judge.judges.selfcons",
+    "trajectory_judge.book.figures",
+    "trajectory_judge.book.tables",
+    "trajectory_judge.book.style",
+    "trajectory_judge.book.analysis",
+    "trajectory_judge.book.appendix",
+    "trajectory_judge.book.audit",
+    "trajectory_judge.book.judges",
+    "trajectory_judge.book.metrics",
+    "trajectory_judge.book.organic",
+    "trajectory_judge.book.paired",
+    "trajectory_judge.book.results",
+    "trajectory_judge.book.runs",
+    "trajectory_judge.book.seeds",
+    "trajectory_judge.book.testbed",
+)
 """Modules the warm process imports before it forks: what the chapters' kernels import (a test checks
 that every module a chapter imports is among them or theirs). Importing has
 no effect a chapter could see, except the inline backend of matplotlib, which stays unimported (it
@@ -145,7 +169,6 @@ def serve(response_fd: int) -> None:
             _write(response_fd, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
         except OSError:
             pass
-
 
 
 if __name__ == "__main__":

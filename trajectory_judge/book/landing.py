@@ -17,10 +17,15 @@ from trajectory_judge.book.claims import number_word
 from trajectory_judge.book.style import format_number, model_name, parse_judge_id
 
 FINDING_KEYS: tuple[str, ...] = (
-    "outcome_loud", "outcome_silent", "outcome_false_alarms",  # the paper's abstract
-    "cr_outcome_hidden_min", "cr_outcome_hidden_max", "cr_outcome_hidden_paired",  # the camera-ready abstract
-    "cr_step_hidden_all", "step_zero_false_alarms",
-)  # fmt: skip
+    "outcome_loud",
+    "outcome_silent",
+    "outcome_false_alarms",  # the paper's abstract
+    "cr_outcome_hidden_min",
+    "cr_outcome_hidden_max",
+    "cr_outcome_hidden_paired",  # the camera-ready abstract
+    "cr_step_hidden_all",
+    "step_zero_false_alarms",
+)
 """The register's claims that the landing's finding sentence states, in the order it states them."""
 
 BORNE_OUT = "borne out"
@@ -39,17 +44,25 @@ def finding_sentence(rep: Report, cr: Mapping[str, float]) -> str:
     model = model_name(parse_judge_id(P.OUTCOME).model or "")
     k = int(cr["n_reply_unchanged_types"])
     paired = format_number(float(cr["outcome_paired_reply_unchanged"]), 3)
-    every = "every one of those faults" if float(cr["step_recall_reply_unchanged"]) == 1 else \
-        f"{_pct(cr['step_recall_reply_unchanged'])} or more of those faults"
+    every = (
+        "every one of those faults"
+        if float(cr["step_recall_reply_unchanged"]) == 1
+        else f"{_pct(cr['step_recall_reply_unchanged'])} or more of those faults"
+    )
     clean = int(cr["step_clean_flagged"])
-    clean_text = f"none of the {int(cr['step_clean_n'])} clean runs" if clean == 0 else \
-        f"{clean} of the {int(cr['step_clean_n'])} clean runs"
-    return (f"Shown only the request and the final reply, the paper's {model} judge flags {_pct(out['loud_recall'])} of "
-            f"loud faults but {_pct(out['silent_recall'])} of silent ones, and {_pct(out['false_alarm_rate'])} of correct "
-            f"runs; on the {number_word(k)} fault types that leave the reply unchanged its recall of "
-            f"{_pct(cr['outcome_recall_reply_unchanged_min'])} to {_pct(cr['outcome_recall_reply_unchanged_max'])} is "
-            f"only its habit of flagging the clean runs they came from (paired discrimination {paired}), while the same "
-            f"model told to check each step flags {every} and {clean_text}.")  # fmt: skip
+    clean_text = (
+        f"none of the {int(cr['step_clean_n'])} clean runs"
+        if clean == 0
+        else f"{clean} of the {int(cr['step_clean_n'])} clean runs"
+    )
+    return (
+        f"Shown only the request and the final reply, the paper's {model} judge flags {_pct(out['loud_recall'])} of "
+        f"loud faults but {_pct(out['silent_recall'])} of silent ones, and {_pct(out['false_alarm_rate'])} of correct "
+        f"runs; on the {number_word(k)} fault types that leave the reply unchanged its recall of "
+        f"{_pct(cr['outcome_recall_reply_unchanged_min'])} to {_pct(cr['outcome_recall_reply_unchanged_max'])} is "
+        f"only its habit of flagging the clean runs they came from (paired discrimination {paired}), while the same "
+        f"model told to check each step flags {every} and {clean_text}."
+    )
 
 
 def _verdict(claim: Any) -> str:
@@ -72,10 +85,11 @@ def verdict_sentence(claims: Iterable[Any], keys: Iterable[str] = FINDING_KEYS) 
     n, ok = len(chosen), verdicts.count(BORNE_OUT)
     scope = f"{number_word(n)} claims of the paper's abstracts that this sentence restates"
     if ok == n:
-        return f"The paper's released verdicts bear this out: by the claims register's one rule, all {scope} are borne out"
+        return (
+            f"The paper's released verdicts bear this out: by the claims register's one rule, all {scope} are borne out"
+        )
     others = [f"{c.says} ({v})" for c, v in zip(chosen, verdicts) if v != BORNE_OUT]
-    return (f"The paper's released verdicts bear out {number_word(ok)} of the {scope}; "
-            f"not so: {'; '.join(others)}")
+    return f"The paper's released verdicts bear out {number_word(ok)} of the {scope}; not so: {'; '.join(others)}"
 
 
 def register_counts_sentence(counts: Mapping[str, int]) -> str:

@@ -1,5 +1,4 @@
-"""Helpers of the chapter "Metrics" (``notebooks/metrics.md``): confidences on bin edges, the bootstrap's design cells.
-"""
+"""Helpers of the chapter "Metrics" (``notebooks/metrics.md``): confidences on bin edges, the bootstrap's design cells."""
 
 from __future__ import annotations
 
@@ -29,11 +28,15 @@ def edge_sentence(edges: pd.DataFrame, n_verdicts: int) -> str:
     """How many verdicts sit on an interior edge, and where (from :func:`interior_edges`), as a clause."""
     n = int(edges["n"].sum())
     if n == 0:
-        return (f"none of the {n_verdicts} verdicts in the data sits exactly on an interior edge, but one that "
-                "did would count in the bin its edge closes")
+        return (
+            f"none of the {n_verdicts} verdicts in the data sits exactly on an interior edge, but one that "
+            "did would count in the bin its edge closes"
+        )
     at = ", ".join(f"{c:g}" for c in edges["confidence"])
-    return (f"{n} of the {n_verdicts} verdicts in the data sit exactly on an interior edge (at {at}), and each "
-            "counts in the bin its edge closes")
+    return (
+        f"{n} of the {n_verdicts} verdicts in the data sit exactly on an interior edge (at {at}), and each "
+        "counts in the bin its edge closes"
+    )
 
 
 # --- bootstrap demonstration -----------------------------------------------------------------
@@ -51,7 +54,11 @@ def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> 
 
 
 # --- how the chapter shows them ---------------------------------------------------------------
-METHOD_NAMES: dict[str, str] = {"bootstrap": "Percentile bootstrap", "clopper-pearson": "Clopper\u2013Pearson", "structural": "Structural"}
+METHOD_NAMES: dict[str, str] = {
+    "bootstrap": "Percentile bootstrap",
+    "clopper-pearson": "Clopper\u2013Pearson",
+    "structural": "Structural",
+}
 """Column headers of the interval methods."""
 
 
@@ -66,7 +73,9 @@ def replicates_by_cell(cells: Sequence[str], *, resamples: int, seed: int) -> tu
 def methods_table(intervals: pd.DataFrame, judges: Sequence[str]) -> pd.DataFrame:
     """Intervals per judge (rows, in ``judges`` order) and method (columns, in words)."""
     tab = pd.crosstab(intervals["judge"], intervals["method"]).reindex(list(judges)).fillna(0).astype(int)
-    tab = tab.reindex(columns=[m for m in METHOD_NAMES if m in tab.columns] + [m for m in tab.columns if m not in METHOD_NAMES])
+    tab = tab.reindex(
+        columns=[m for m in METHOD_NAMES if m in tab.columns] + [m for m in tab.columns if m not in METHOD_NAMES]
+    )
     tab.columns = [METHOD_NAMES.get(m, m) for m in tab.columns]
     return tab
 

@@ -83,7 +83,9 @@ def cannot_compute(what: Mapping[str, Quantity] | Iterable[tuple[str, Quantity]]
             by_reason.setdefault(str(q.why), []).append(name)
     if not by_reason:
         return ""
-    parts = [f"{names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]} cannot be computed: {why}"
-             for why, names in by_reason.items()]
+    parts = [
+        f"{names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]} cannot be computed: {why}"
+        for why, names in by_reason.items()
+    ]
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

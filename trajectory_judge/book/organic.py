@@ -53,18 +53,25 @@ def _episode_row(eps: Sequence) -> dict[str, float]:
         "faulty, outcome correct (silent)": sum(lb.faulty and lb.outcome_correct for lb in labels),
         "premature_stop": sum(lb.failure_type == "premature_stop" for lb in labels),
         "escalate calls": sum(s.call.tool == "escalate" for s in steps),
-        "episodes calling check_eligibility": sum(any(s.call.tool == "check_eligibility" for s in e.trajectory.steps) for e in eps),
+        "episodes calling check_eligibility": sum(
+            any(s.call.tool == "check_eligibility" for s in e.trajectory.steps) for e in eps
+        ),
         "failed tool calls": sum(not s.observation.ok for s in steps),
         "empty final answers": sum(not e.trajectory.final_answer.strip() for e in eps),
     }
 
 
 _PUBLISHED_ORGANIC = {
-    "episodes": "organic_episodes", "flagged or wrong outcome": "organic_flagged", "wrong outcome (loud)": "organic_loud",
-    "faulty, outcome correct (silent)": "organic_silent", "premature_stop": "organic_premature_stop",
-    "escalate calls": "organic_escalate_calls", "episodes calling check_eligibility": "organic_with_check_eligibility",
-    "failed tool calls": "organic_failed_tool_calls", "empty final answers": "organic_empty_final_answer",
-}  # fmt: skip
+    "episodes": "organic_episodes",
+    "flagged or wrong outcome": "organic_flagged",
+    "wrong outcome (loud)": "organic_loud",
+    "faulty, outcome correct (silent)": "organic_silent",
+    "premature_stop": "organic_premature_stop",
+    "escalate calls": "organic_escalate_calls",
+    "episodes calling check_eligibility": "organic_with_check_eligibility",
+    "failed tool calls": "organic_failed_tool_calls",
+    "empty final answers": "organic_empty_final_answer",
+}
 
 
 @computes
@@ -87,11 +94,25 @@ def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
     for s in STRATA:
         eps = [e for e in episodes if e.stratum == s]
         labs = [e.trajectory.label for e in eps]
-        rows.append((s, len(eps), sum(lb.faulty for lb in labs), sum(not lb.outcome_correct for lb in labs),
-                     sum(lb.faulty and lb.outcome_correct for lb in labs)))  # fmt: skip
-    df = pd.DataFrame(rows, columns=["instance stratum", "episodes", "faulty", "loud", "silent"]).set_index("instance stratum")
-    pub = {s: (P.PUBLISHED_COUNTS[f"{k}_failed"].value, P.PUBLISHED_COUNTS[f"{k}_n"].value) for s, k in _PUBLISHED_STRATA.items()}
-    df[f"published faulty ({P.PUBLISHED_MODEL})"] = [f"{pub[s][0]} of {pub[s][1]}" if s in pub else "" for s in df.index]
+        rows.append(
+            (
+                s,
+                len(eps),
+                sum(lb.faulty for lb in labs),
+                sum(not lb.outcome_correct for lb in labs),
+                sum(lb.faulty and lb.outcome_correct for lb in labs),
+            )
+        )
+    df = pd.DataFrame(rows, columns=["instance stratum", "episodes", "faulty", "loud", "silent"]).set_index(
+        "instance stratum"
+    )
+    pub = {
+        s: (P.PUBLISHED_COUNTS[f"{k}_failed"].value, P.PUBLISHED_COUNTS[f"{k}_n"].value)
+        for s, k in _PUBLISHED_STRATA.items()
+    }
+    df[f"published faulty ({P.PUBLISHED_MODEL})"] = [
+        f"{pub[s][0]} of {pub[s][1]}" if s in pub else "" for s in df.index
+    ]
     return df[df["episodes"] > 0]
 
 
@@ -134,9 +155,16 @@ def organic_endings(episodes: Sequence) -> pd.DataFrame:
     for stop in ("replied", "max_steps", "unparseable_action"):
         eps = [e for e in episodes if e.stop == stop]
         runs = [longest_repeat(e.trajectory.steps) for e in eps]
-        rows.append((stop, len(eps), sum(r > 1 for r in runs), max(runs, default=0),
-                     sum(e.trajectory.label.outcome_correct for e in eps),
-                     sum(len(e.trajectory.steps) for e in eps) / len(eps) if eps else float("nan")))  # fmt: skip
+        rows.append(
+            (
+                stop,
+                len(eps),
+                sum(r > 1 for r in runs),
+                max(runs, default=0),
+                sum(e.trajectory.label.outcome_correct for e in eps),
+                sum(len(e.trajectory.steps) for e in eps) / len(eps) if eps else float("nan"),
+            )
+        )
     cols = ["episodes", "repeating a call", "longest repeat", "outcome correct", "mean steps"]
     return pd.DataFrame([r[1:] for r in rows], columns=cols, index=pd.Index([r[0] for r in rows], name="ended by"))
 
@@ -144,8 +172,12 @@ def organic_endings(episodes: Sequence) -> pd.DataFrame:
 @computes
 def repeated_calls(episodes: Sequence) -> pd.Series:
     """Per tool, the steps that repeat the previous step's call verbatim (most repeated first)."""
-    c = Counter(cur.call.tool for e in episodes for prev, cur in zip(e.trajectory.steps, e.trajectory.steps[1:])
-                if (cur.call.tool, cur.call.args) == (prev.call.tool, prev.call.args))  # fmt: skip
+    c = Counter(
+        cur.call.tool
+        for e in episodes
+        for prev, cur in zip(e.trajectory.steps, e.trajectory.steps[1:])
+        if (cur.call.tool, cur.call.args) == (prev.call.tool, prev.call.args)
+    )
     return pd.Series(dict(c.most_common()), dtype="int64", name="repeated steps").rename_axis("tool")
 
 
@@ -153,8 +185,11 @@ def repeated_calls(episodes: Sequence) -> pd.Series:
 def outcome_gaps(episodes: Sequence) -> pd.Series:
     """Per customer-visible outcome field (refund, escalation, reply), the episodes that get it wrong."""
     keys = sorted({k for e in episodes for k in e.expected})
-    return pd.Series({k: sum(e.outcome.get(k) != e.expected.get(k) for e in episodes) for k in keys},
-                     dtype="int64", name="episodes wrong").rename_axis("outcome field")
+    return pd.Series(
+        {k: sum(e.outcome.get(k) != e.expected.get(k) for e in episodes) for k in keys},
+        dtype="int64",
+        name="episodes wrong",
+    ).rename_axis("outcome field")
 
 
 def repeat_sentence(repeats: pd.Series) -> str:
@@ -164,8 +199,10 @@ def repeat_sentence(repeats: pd.Series) -> str:
     if not len(repeats):
         return "No episode repeats a call verbatim"
     share = format_number(float(repeats.iloc[0] / repeats.sum()), 2)
-    return (f"Of all verbatim repeats, a share of {share} are calls to {repeats.index[0]}, made again instead of "
-            "moving on to the closing reply")
+    return (
+        f"Of all verbatim repeats, a share of {share} are calls to {repeats.index[0]}, made again instead of "
+        "moving on to the closing reply"
+    )
 
 
 def gap_sentence(gaps: pd.Series, n_wrong: int) -> str:
@@ -175,8 +212,10 @@ def gap_sentence(gaps: pd.Series, n_wrong: int) -> str:
     if n_wrong == 0:
         return "No episode gets a customer-visible outcome field wrong"
     fields = ", ".join(f"{k} in {v}" for k, v in gaps.items())
-    return (f"Split by outcome field, the {n_wrong} episodes with a wrong outcome get these fields wrong ({fields} "
-            "episodes; one episode can miss several)")
+    return (
+        f"Split by outcome field, the {n_wrong} episodes with a wrong outcome get these fields wrong ({fields} "
+        "episodes; one episode can miss several)"
+    )
 
 
 # --- how the chapter shows them ---------------------------------------------------------------

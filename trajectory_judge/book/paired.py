@@ -96,10 +96,21 @@ def paired_figure(detail: pd.DataFrame):
             st = judge_style(j)
             x = np.arange(len(wide)) + (i - (k - 1) / 2) * 0.8 / k
             ax.bar(x, wide[j].fillna(0), width=0.8 / k, color=st["color"], edgecolor="black", linewidth=0.4)
-            ax.scatter(x, wide[j], marker=st["marker"], color=st["color"], edgecolors="black", s=24, zorder=3, label=st["label"])
+            ax.scatter(
+                x,
+                wide[j],
+                marker=st["marker"],
+                color=st["color"],
+                edgecolors="black",
+                s=24,
+                zorder=3,
+                label=st["label"],
+            )
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel(title)
-        ax.set_xticks(range(len(wide)), [label(g).replace(" the ", " the\n").replace(" from ", "\nfrom ") for g in wide.index])
+        ax.set_xticks(
+            range(len(wide)), [label(g).replace(" the ", " the\n").replace(" from ", "\nfrom ") for g in wide.index]
+        )
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncol=1)
     return fig
 
@@ -109,8 +120,15 @@ def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
     return unchanged_types(trajectories, "outcome")
 
 
-def paired_interval(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str, group: str, *,
-                    resamples: int = 10_000, seed: int = 7) -> tuple[float, float] | None:
+def paired_interval(
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    judge: str,
+    group: str,
+    *,
+    resamples: int = 10_000,
+    seed: int = 7,
+) -> tuple[float, float] | None:
     """95% percentile interval of ``judge``'s paired discrimination on ``group`` (``loud``, ``silent``, ``all``):
     the fault–parent pairs resampled within each failure type, as the design fixes how many of each
     there are. ``None`` when the group has no pair."""
@@ -119,11 +137,19 @@ def paired_interval(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdi
     by_type: dict[str, list[int]] = {}
     for t in trajectories:
         lab, parent = t.label, parents.get(t.instance_id)
-        if lab is None or not lab.faulty or parent is None or t.trajectory_id not in vs or parent.trajectory_id not in vs:
+        if (
+            lab is None
+            or not lab.faulty
+            or parent is None
+            or t.trajectory_id not in vs
+            or parent.trajectory_id not in vs
+        ):
             continue
         if group != "all" and group != ("silent" if lab.outcome_correct else "loud"):
             continue
-        by_type.setdefault(str(lab.failure_type), []).append(int(vs[t.trajectory_id].faulty) - int(vs[parent.trajectory_id].faulty))
+        by_type.setdefault(str(lab.failure_type), []).append(
+            int(vs[t.trajectory_id].faulty) - int(vs[parent.trajectory_id].faulty)
+        )
     n = sum(map(len, by_type.values()))
     if n == 0:
         return None
@@ -162,8 +188,9 @@ def _metric(judge, key: str, why: str) -> Quantity:
     return Quantity(v) if v is not None else Quantity.missing(why)
 
 
-def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: str, step: str,
-                            verdicts: Sequence[Verdict] = ()) -> dict[str, Quantity]:
+def camera_ready_quantities(
+    rep, trajectories: Sequence[Trajectory], outcome: str, step: str, verdicts: Sequence[Verdict] = ()
+) -> dict[str, Quantity]:
     """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
 
     Keys name what is measured (recall and paired discrimination of the outcome judge on the
@@ -188,13 +215,17 @@ def camera_ready_quantities(rep, trajectories: Sequence[Trajectory], outcome: st
         "n_reply_unchanged_types": Quantity(len(four)),
         "outcome_recall_reply_unchanged_min": _over_types(four, out_j.per_type_recall, min, False),
         "outcome_recall_reply_unchanged_max": _over_types(four, out_j.per_type_recall, max, False),
-        "outcome_paired_reply_unchanged": _over_types(four, out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True),
+        "outcome_paired_reply_unchanged": _over_types(
+            four, out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True
+        ),
         "outcome_paired_loud": _paired(out_j, "loud", trajectories, verdicts),
         "outcome_paired_silent": _paired(out_j, "silent", trajectories, verdicts),
         "outcome_loud_recall": _metric(out_j, "loud_recall", f"no loud fault was judged {HERE}"),
         "outcome_silent_recall": _metric(out_j, "silent_recall", f"no silent fault was judged {HERE}"),
         "step_recall_reply_unchanged": _over_types(four, step_j.per_type_recall, min, False),
-        "step_clean_flagged": Quantity(round(false_alarms * n_clean)) if false_alarms is not None else Quantity.missing(no_clean),
+        "step_clean_flagged": Quantity(round(false_alarms * n_clean))
+        if false_alarms is not None
+        else Quantity.missing(no_clean),
         "step_clean_n": Quantity(n_clean),
         "step_clean_flagged_ci_high": Quantity(ci.high) if ci is not None else Quantity.missing(no_clean),
         "step_paired_reply_unchanged": _over_types(four, step_j.paired_discrimination, min, True),
@@ -225,7 +256,7 @@ def _possessive(name: str) -> str:
     who, _, what = name.partition(": ")
     if not what:
         return name[0].lower() + name[1:]
-    what = what.replace('on them', 'on the reply-unchanged types').replace('paired, ', 'paired discrimination on ')
+    what = what.replace("on them", "on the reply-unchanged types").replace("paired, ", "paired discrimination on ")
     return f"the {who.lower()}'s {what}"
 
 
@@ -240,9 +271,11 @@ def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
         same = "identical to" if r["disagree"] == 0 else f"different from (on {r['disagree']} faults)"
         paired = format_number(float(r["paired"]), 3)
         paired = ("+" + paired) if float(r["paired"]) > 0 else paired.replace("-", "\u2212")
-        parts.append(f"{judge_name(str(j))} flags a share of {format_number(float(r['fault_rate']), 3)} of the {int(r['n'])} hidden "
-                     f"faults and {format_number(float(r['parent_rate']), 3)} of their clean parents, its verdicts {same} its "
-                     f"verdicts on the parents (paired {paired})")  # fmt: skip
+        parts.append(
+            f"{judge_name(str(j))} flags a share of {format_number(float(r['fault_rate']), 3)} of the {int(r['n'])} hidden "
+            f"faults and {format_number(float(r['parent_rate']), 3)} of their clean parents, its verdicts {same} its "
+            f"verdicts on the parents (paired {paired})"
+        )
     return "; ".join(parts) + "."
 
 
@@ -267,10 +300,17 @@ CAMERA_READY_NAMES: dict[str, str] = {
 }
 """What each of :func:`camera_ready_numbers`' keys measures, in words."""
 
-CAMERA_READY_COUNTS: frozenset[str] = frozenset({
-    "n_reply_unchanged_types", "step_clean_flagged", "step_clean_n", "claim_sentences",
-    "claim_always_flagged_sentences", "claim_other_flagged", "claim_other_n",
-})  # fmt: skip
+CAMERA_READY_COUNTS: frozenset[str] = frozenset(
+    {
+        "n_reply_unchanged_types",
+        "step_clean_flagged",
+        "step_clean_n",
+        "claim_sentences",
+        "claim_always_flagged_sentences",
+        "claim_other_flagged",
+        "claim_other_n",
+    }
+)
 """Keys of :func:`camera_ready_numbers` that are counts."""
 
 
@@ -293,6 +333,10 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     return pd.DataFrame(data, index=pd.Index([CAMERA_READY_NAMES.get(k, k) for k in keys], name="Quantity"))
 
 
-HIDDEN_NAMES: dict[str, str] = {"fault_rate": "Flag rate on the faults", "parent_rate": "Flag rate on their parents",
-                                "paired": "Paired discrimination", "disagree": "Faults judged unlike their parent"}  # fmt: skip
+HIDDEN_NAMES: dict[str, str] = {
+    "fault_rate": "Flag rate on the faults",
+    "parent_rate": "Flag rate on their parents",
+    "paired": "Paired discrimination",
+    "disagree": "Faults judged unlike their parent",
+}
 """Headers of the hidden-input table."""

@@ -14,8 +14,14 @@ _ARROW = '<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#333" stroke-wid
 
 
 def _box(x: int, y: int, w: int, h: int, title: str, lines: tuple[str, ...], fill: str) -> str:
-    parts = [_BOX.format(x=x, y=y, w=w, h=h, fill=fill), _TEXT.format(x=x + w // 2, y=y + 24, size=16, weight="bold", t=escape(title))]
-    parts += [_TEXT.format(x=x + w // 2, y=y + 45 + 18 * i, size=14, weight="normal", t=escape(s)) for i, s in enumerate(lines)]
+    parts = [
+        _BOX.format(x=x, y=y, w=w, h=h, fill=fill),
+        _TEXT.format(x=x + w // 2, y=y + 24, size=16, weight="bold", t=escape(title)),
+    ]
+    parts += [
+        _TEXT.format(x=x + w // 2, y=y + 45 + 18 * i, size=14, weight="normal", t=escape(s))
+        for i, s in enumerate(lines)
+    ]
     return "\n".join(parts)
 
 
@@ -38,15 +44,30 @@ def pipeline_svg(n_clean: int, n_silent: int, n_loud: int, n_types: int, n_strat
         _box(147, 150, 126, 76, "Silent faults", (f"n = {n_silent}", "outcome survived"), orange),
         _box(285, 150, 125, 76, "Loud faults", (f"n = {n_loud}", "outcome broken"), orange),
         *(_ARROW.format(x1=320, y1=80, x2=x, y2=148) for x in (72, 210, 347)),
-        _box(10, 270, 400, 100, "Judges", (f"{n_judges} designs, scored on detection,", "step, type, calibration and cost"), purple),
+        _box(
+            10,
+            270,
+            400,
+            100,
+            "Judges",
+            (f"{n_judges} designs, scored on detection,", "step, type, calibration and cost"),
+            purple,
+        ),
         *(_ARROW.format(x1=x, y1=226, x2=x, y2=268) for x in (72, 210, 347)),
-    ]  # fmt: skip
+    ]
     alt = _alt(n_clean, n_silent, n_loud)
     record_figure(None, alt, made_by=dotted_name(pipeline_svg))
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="100%" role="img" '
-            f'font-family="sans-serif" style="max-width:{w}px">\n' + f"<title>{escape(alt)}</title>\n" + "\n".join(body) + "\n</svg>\n")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="100%" role="img" '
+        f'font-family="sans-serif" style="max-width:{w}px">\n'
+        + f"<title>{escape(alt)}</title>\n"
+        + "\n".join(body)
+        + "\n</svg>\n"
+    )
 
 
 def _alt(n_clean: int, n_silent: int, n_loud: int) -> str:
-    return (f"Flow diagram: seeded instances go to the oracle; its runs are kept clean ({n_clean}) or given one injected "
-            f"fault, silent ({n_silent}) or loud ({n_loud}); all go to the judges.")
+    return (
+        f"Flow diagram: seeded instances go to the oracle; its runs are kept clean ({n_clean}) or given one injected "
+        f"fault, silent ({n_silent}) or loud ({n_loud}); all go to the judges."
+    )

@@ -74,8 +74,15 @@ def _book_root() -> Path:
     return repo_root()
 
 
-def record_table(frame: pd.DataFrame, *, name: str, caption: str, decimals: int | Mapping[str, int],
-                 counts: Sequence[str], index: bool) -> None:
+def record_table(
+    frame: pd.DataFrame,
+    *,
+    name: str,
+    caption: str,
+    decimals: int | Mapping[str, int],
+    counts: Sequence[str],
+    index: bool,
+) -> None:
     """Record the table ``name`` during a build: ``tables/<name>.csv`` (the frame's values as the function
     returned them, before the book's formatting), ``tables/<name>.json`` (the same values, pandas'
     ``split`` layout, with the caption, the function, the data files and the display's decimals) and
@@ -85,9 +92,16 @@ def record_table(frame: pd.DataFrame, *, name: str, caption: str, decimals: int 
     if records_dir() is None:
         return
     made_by, files = _origin(frame)
-    meta = {"name": name, "caption": caption, "made_by": made_by, "files": _file_rows(files, _book_root()),
-            "index_levels": frame.index.nlevels, "column_levels": frame.columns.nlevels,
-            "decimals": decimals if isinstance(decimals, int) else dict(decimals), "counts": list(counts)}
+    meta = {
+        "name": name,
+        "caption": caption,
+        "made_by": made_by,
+        "files": _file_rows(files, _book_root()),
+        "index_levels": frame.index.nlevels,
+        "column_levels": frame.columns.nlevels,
+        "decimals": decimals if isinstance(decimals, int) else dict(decimals),
+        "counts": list(counts),
+    }
     values = json.loads(frame.to_json(orient="split", default_handler=str))
     write_record(f"tables/{name}.csv", frame.to_csv())
     write_record(f"tables/{name}.json", json.dumps({**meta, **values}, indent=1, ensure_ascii=False) + "\n")
@@ -133,22 +147,35 @@ def short_commit(commit: str) -> str:
 
 
 def _sha(path: str, sha256: str) -> str:
-    return (f'<code class="tj-sha" data-path="{html.escape(path)}" data-sha256="{sha256}" '
-            f'title="sha256 {sha256}">{sha256[:SHORT]}</code>')
+    return (
+        f'<code class="tj-sha" data-path="{html.escape(path)}" data-sha256="{sha256}" '
+        f'title="sha256 {sha256}">{sha256[:SHORT]}</code>'
+    )
 
 
 def provenance_html(made_by: str | None, files: Sequence[Mapping[str, Any]], state: BuildState, chapter: str) -> str:
     """The folded line under a table or figure: the function, the data files read by then with their
     short sha256, the package version and commit, and the chapter's notebook."""
-    who = (f"Computed by <code>{html.escape(made_by)}</code>" if made_by
-           else "Computed in a cell of this chapter's notebook")
-    reads = "; ".join(f'<code>{html.escape(f["path"])}</code> {_sha(f["path"], f["sha256"])}' for f in files)
-    reads = f"; the data files the chapter had read by the time it showed this: {reads}" if reads else "; the chapter had read no data file by then"
+    who = (
+        f"Computed by <code>{html.escape(made_by)}</code>"
+        if made_by
+        else "Computed in a cell of this chapter's notebook"
+    )
+    reads = "; ".join(f"<code>{html.escape(f['path'])}</code> {_sha(f['path'], f['sha256'])}" for f in files)
+    reads = (
+        f"; the data files the chapter had read by the time it showed this: {reads}"
+        if reads
+        else "; the chapter had read no data file by then"
+    )
     nb = f"notebooks/{chapter}.ipynb"
-    link = f'<a href="{html.escape(state.notebook_base + nb)}">{nb}</a>' if state.notebook_base else f"<code>{nb}</code>"
+    link = (
+        f'<a href="{html.escape(state.notebook_base + nb)}">{nb}</a>' if state.notebook_base else f"<code>{nb}</code>"
+    )
     commit = html.escape(state.commit)
-    return (f'<details class="tj-provenance"><summary>{SUMMARY}</summary>\n<p>{who}{reads}. '
-            f"trajectory-judge {html.escape(state.version)}, commit <code>{commit}</code>; notebook {link}.</p>\n</details>\n")
+    return (
+        f'<details class="tj-provenance"><summary>{SUMMARY}</summary>\n<p>{who}{reads}. '
+        f"trajectory-judge {html.escape(state.version)}, commit <code>{commit}</code>; notebook {link}.</p>\n</details>\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -162,14 +189,16 @@ class Download:
 
 
 def _size(n: int) -> str:
-    return f"{n} B" if n < 1024 else f"{n / 1024:.0f} kB" if n < 1024 ** 2 else f"{n / 1024 ** 2:.1f} MB"
+    return f"{n} B" if n < 1024 else f"{n / 1024:.0f} kB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
 
 
 def _item(d: Download) -> str:
     if not d.href:  # a file outside the book and the reader's folder (the release's cache): named, not copied
-        return f'<code>{html.escape(d.label)}</code> ({_size(d.size)}, sha256 {_sha(d.label, d.sha256)}; not copied into the site)'
-    return (f'<a class="tj-download" href="{html.escape(d.href)}" download>{html.escape(d.label)}</a> '
-            f'({_size(d.size)}, sha256 {_sha(d.href, d.sha256)})')
+        return f"<code>{html.escape(d.label)}</code> ({_size(d.size)}, sha256 {_sha(d.label, d.sha256)}; not copied into the site)"
+    return (
+        f'<a class="tj-download" href="{html.escape(d.href)}" download>{html.escape(d.label)}</a> '
+        f"({_size(d.size)}, sha256 {_sha(d.href, d.sha256)})"
+    )
 
 
 def publishable(path: str | Path, root: str | Path) -> bool:
@@ -185,8 +214,10 @@ def publishable(path: str | Path, root: str | Path) -> bool:
     return any(p.is_relative_to(f) for f in folders)
 
 
-TABLES_INTRO = ("Each table of this page as the package's function returned it, before the page formats it: "
-                "numbers unrounded, a value printed with its interval as that text.")
+TABLES_INTRO = (
+    "Each table of this page as the package's function returned it, before the page formats it: "
+    "numbers unrounded, a value printed with its interval as that text."
+)
 DATA_INTRO = "The data files this chapter read:"
 
 

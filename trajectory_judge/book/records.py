@@ -31,8 +31,18 @@ a record left by an earlier build into the same folder is never taken for this b
 KERNEL_RECORD = "kernel.json"
 """A chapter's record of its kernel (:func:`kernel_record`), rewritten after each data file it reads."""
 
-KEY_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "seaborn", "pydantic", "myst-nb", "jupyter-book",
-                "sphinx", "trajectory-judge")
+KEY_PACKAGES = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "matplotlib",
+    "seaborn",
+    "pydantic",
+    "myst-nb",
+    "jupyter-book",
+    "sphinx",
+    "trajectory-judge",
+)
 """The packages whose versions the execution page shows, as each chapter's kernel saw them."""
 
 FRESH_EACH_RUN = ("tables", "figures")
@@ -98,10 +108,14 @@ def kernel_record() -> dict:
     global _versions
     if _versions is None:
         _versions = package_versions()
-    return {"chapter": _chapter, "build": os.environ.get(BUILD_ENV), "python": platform.python_version(),
-            "packages": dict(_versions),
-            "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()],
-            "shared": dict(_shared)}
+    return {
+        "chapter": _chapter,
+        "build": os.environ.get(BUILD_ENV),
+        "python": platform.python_version(),
+        "packages": dict(_versions),
+        "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()],
+        "shared": dict(_shared),
+    }
 
 
 def note_shared(name: str, reused: bool) -> None:

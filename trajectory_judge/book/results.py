@@ -110,11 +110,13 @@ def baseline_design(rep: Report) -> str:
     """What the baselines score on ``rep``'s design, in words (for a sentence of the chapter)."""
     every, nothing = (next(b for b in rep.baselines if b.flags is f) for f in (True, False))
     clean = every.n - every.faults
-    return (f"On this design ({plural(every.faults, 'fault')} and {plural(clean, 'clean run')}) a judge that "
-            f"flags every trajectory has recall {format_number(every.metrics['recall'])} and F1 "
-            f"{format_number(every.metrics['f1'])} without detecting anything, at a false-alarm rate of "
-            f"{format_number(every.metrics['false_alarm_rate'])}; one that flags nothing has recall and F1 "
-            f"{format_number(nothing.metrics['f1'])}")  # fmt: skip
+    return (
+        f"On this design ({plural(every.faults, 'fault')} and {plural(clean, 'clean run')}) a judge that "
+        f"flags every trajectory has recall {format_number(every.metrics['recall'])} and F1 "
+        f"{format_number(every.metrics['f1'])} without detecting anything, at a false-alarm rate of "
+        f"{format_number(every.metrics['false_alarm_rate'])}; one that flags nothing has recall and F1 "
+        f"{format_number(nothing.metrics['f1'])}"
+    )
 
 
 def _words(n: int) -> str:
@@ -130,13 +132,15 @@ def above_baseline(rep: Report, whose: str) -> str:
     above = [j for j, v in f1.items() if round(v, 3) > round(floor, 3)]
     n, k = len(f1), len(above)
     if n == 1:
-        (j, v), = f1.items()
+        ((j, v),) = f1.items()
         return f"{whose.capitalize()} one judge, {judge_name(j)}, {'exceeds' if k else 'does not exceed'} it (F1 {format_number(v)})"
     named = list_text([f"{judge_name(j)} at {format_number(f1[j])}" for j in above])
     if not above:
         best = max(f1, key=f1.__getitem__)
-        return (f"Of {whose} {_words(n)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
-                f"{format_number(f1[best])})")  # fmt: skip
+        return (
+            f"Of {whose} {_words(n)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
+            f"{format_number(f1[best])})"
+        )
     if k == n:
         return f"Of {whose} {_words(n)} judges, all {_words(n)} exceed it ({named})"
     return f"Of {whose} {_words(n)} judges, {_words(k)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
@@ -176,10 +180,12 @@ def anchor_example(rep: Report, judge: str, whose: str) -> str:
     anchors = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}
     anchors = {t: a for t, a in anchors.items() if a is not None}
     hi, lo = max(anchors, key=anchors.__getitem__), min(anchors, key=anchors.__getitem__)
-    return (f"{whose} {judge_name(judge).partition(' · ')[0].lower()} judge on {judge_name(judge).partition(' · ')[2]} flags "
-            f"{format_number(anchors[hi], 3)} of the clean parents of {label(hi).lower()} faults and "
-            f"{format_number(anchors[lo], 3)} of those of {label(lo).lower()} faults, against a false-alarm rate of "
-            f"{format_number(jr.metrics['false_alarm_rate'], 3)} on all clean runs")  # fmt: skip
+    return (
+        f"{whose} {judge_name(judge).partition(' · ')[0].lower()} judge on {judge_name(judge).partition(' · ')[2]} flags "
+        f"{format_number(anchors[hi], 3)} of the clean parents of {label(hi).lower()} faults and "
+        f"{format_number(anchors[lo], 3)} of those of {label(lo).lower()} faults, against a false-alarm rate of "
+        f"{format_number(jr.metrics['false_alarm_rate'], 3)} on all clean runs"
+    )
 
 
 # --- long frames for the figures -------------------------------------------------------------
@@ -224,19 +230,45 @@ def recall_figure(rep: Report) -> Any:
                 continue
             r = r.iloc[0]
             y = i + (k - 0.5) * 0.38
-            ax.barh(y, r["recall"], height=0.36, color=colour, alpha=1.0 if s == "silent" else 0.45,
-                    hatch=None if s == "silent" else "//", edgecolor="black", linewidth=0.6)  # fmt: skip
-            ax.errorbar(r["recall"], y, xerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]], color="black", capsize=3, lw=1)
-        ax.scatter(rep.judges[j].metrics["false_alarm_rate"], i, s=70, zorder=5, color=FALSE_ALARM["color"], marker=FALSE_ALARM["marker"])
+            ax.barh(
+                y,
+                r["recall"],
+                height=0.36,
+                color=colour,
+                alpha=1.0 if s == "silent" else 0.45,
+                hatch=None if s == "silent" else "//",
+                edgecolor="black",
+                linewidth=0.6,
+            )
+            ax.errorbar(
+                r["recall"],
+                y,
+                xerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]],
+                color="black",
+                capsize=3,
+                lw=1,
+            )
+        ax.scatter(
+            rep.judges[j].metrics["false_alarm_rate"],
+            i,
+            s=70,
+            zorder=5,
+            color=FALSE_ALARM["color"],
+            marker=FALSE_ALARM["marker"],
+        )
     ax.set_yticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
     ax.invert_yaxis()
     ax.set(xlabel="Recall (false-alarm rate for the cross)", xlim=(0, 1.02))
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
-    handles = [Patch(facecolor="grey", edgecolor="black", label="Silent faults"),
-               Patch(facecolor="grey", alpha=0.45, hatch="//", edgecolor="black", label="Loud faults"),
-               plt.Line2D([], [], color="black", marker="x", ls="", markersize=8, label=FALSE_ALARM["label"])]  # fmt: skip
-    fig.legend(handles=handles, loc="outside upper center", ncol=3, columnspacing=1.0, handlelength=1.4)  # above the data
+    handles = [
+        Patch(facecolor="grey", edgecolor="black", label="Silent faults"),
+        Patch(facecolor="grey", alpha=0.45, hatch="//", edgecolor="black", label="Loud faults"),
+        plt.Line2D([], [], color="black", marker="x", ls="", markersize=8, label=FALSE_ALARM["label"]),
+    ]
+    fig.legend(
+        handles=handles, loc="outside upper center", ncol=3, columnspacing=1.0, handlelength=1.4
+    )  # above the data
     return fig
 
 
@@ -254,8 +286,17 @@ def reliability_figure(rep: Report) -> Any:
         bins = bins[bins["n"] > 0]
         st = judge_style(j)
         hollow = not parse_judge_id(j).is_llm
-        ax.scatter(bins["confidence"], bins["accuracy"], s=500 * bins["n"] / jr.n, alpha=0.75, linewidths=1.5, marker=st["marker"],
-                   facecolors="none" if hollow else st["color"], edgecolors=st["color"], label=f"{st['label']} (n = {jr.n})")  # fmt: skip
+        ax.scatter(
+            bins["confidence"],
+            bins["accuracy"],
+            s=500 * bins["n"] / jr.n,
+            alpha=0.75,
+            linewidths=1.5,
+            marker=st["marker"],
+            facecolors="none" if hollow else st["color"],
+            edgecolors=st["color"],
+            label=f"{st['label']} (n = {jr.n})",
+        )
     ax.set(xlabel="Stated confidence (bin mean)", ylabel="Observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
     leg = fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1)
     for h in leg.legend_handles:
@@ -278,8 +319,17 @@ def signal_table(rep: Report) -> pd.DataFrame:
         pdisc = jr.paired_discrimination
         above = [t for t in FAILURE_TYPES if t in pdisc and pdisc[t].value is not None and pdisc[t].value > 0]
         sil, loud = jr.metrics["silent_recall"], jr.metrics["loud_recall"]
-        rows.append((j, jr.n, far, None if sil is None or far is None else sil - far,
-                     None if loud is None or far is None else loud - far, len(above), ", ".join(above)))  # fmt: skip
+        rows.append(
+            (
+                j,
+                jr.n,
+                far,
+                None if sil is None or far is None else sil - far,
+                None if loud is None or far is None else loud - far,
+                len(above),
+                ", ".join(above),
+            )
+        )
     cols = ["judge", "n", "false_alarm_rate", "silent_minus_far", "loud_minus_far", "types_above_anchor", "which"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
@@ -292,7 +342,9 @@ def confidence_table(rep: Report) -> pd.DataFrame:
         sup = rep.confidence_support(j)
         top = sup.idxmax() if len(sup) else None
         rows.append((j, jr.n, len(sup), top, sup.max() / sup.sum() if len(sup) else None))
-    return pd.DataFrame(rows, columns=["judge", "n", "distinct", "most_frequent", "share_at_most_frequent"]).set_index("judge")
+    return pd.DataFrame(rows, columns=["judge", "n", "distinct", "most_frequent", "share_at_most_frequent"]).set_index(
+        "judge"
+    )
 
 
 @computes
@@ -302,14 +354,20 @@ def signal_summary(reports: dict[str, Report]) -> pd.DataFrame:
     parts = []
     for source, rep in reports.items():
         sig = signal_table(rep)[["n", "types_above_anchor"]]
-        parts.append(with_source(sig.rename(columns={"types_above_anchor": "Types flagged above their clean parents"}), source))
+        parts.append(
+            with_source(sig.rename(columns={"types_above_anchor": "Types flagged above their clean parents"}), source)
+        )
     return pd.concat(parts)
 
 
 @computes
 def confidence_summary(reports: dict[str, Report]) -> pd.DataFrame:
     """:func:`confidence_table` of every report, grouped by source, with headers in words."""
-    names = {"distinct": "Distinct values", "most_frequent": "Most frequent", "share_at_most_frequent": "Share at the most frequent"}
+    names = {
+        "distinct": "Distinct values",
+        "most_frequent": "Most frequent",
+        "share_at_most_frequent": "Share at the most frequent",
+    }
     parts = [with_source(confidence_table(rep).rename(columns=names), source) for source, rep in reports.items()]
     return pd.concat(parts)
 

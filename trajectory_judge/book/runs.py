@@ -20,13 +20,33 @@ NOT_REPORTED = "not reported"
 NOT_APPLICABLE = "\u2013"
 """What a decoding setting reads for a judge that decodes nothing (a Python judge)."""
 
-SETTING_COLUMNS: tuple[str, ...] = ("model", "ensemble", "model_sha256", "server", "temperature", "seed", "num_ctx", "max_tokens")
+SETTING_COLUMNS: tuple[str, ...] = (
+    "model",
+    "ensemble",
+    "model_sha256",
+    "server",
+    "temperature",
+    "seed",
+    "num_ctx",
+    "max_tokens",
+)
 """What must stay fixed for a judge across its runs (the build is listed, not compared: see run_summary)."""
 
 
 RUN_COLUMNS: tuple[str, ...] = (
-    "judge", "model", "ensemble", "model_sha256", "server", "build", "temperature", "seed", "num_ctx", "max_tokens", "verdicts", "started",
-)  # fmt: skip
+    "judge",
+    "model",
+    "ensemble",
+    "model_sha256",
+    "server",
+    "build",
+    "temperature",
+    "seed",
+    "num_ctx",
+    "max_tokens",
+    "verdicts",
+    "started",
+)
 
 
 @computes
@@ -48,14 +68,38 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
             if not per.get("verdicts"):
                 continue
             if parse_judge_id(judge).family == PYTHON:
-                rows.append((judge, NOT_APPLICABLE, 1, NOT_APPLICABLE, "Python judge", NOT_APPLICABLE, *[NOT_APPLICABLE] * 4,
-                             per.get("verdicts"), rec.get("started")))  # fmt: skip
+                rows.append(
+                    (
+                        judge,
+                        NOT_APPLICABLE,
+                        1,
+                        NOT_APPLICABLE,
+                        "Python judge",
+                        NOT_APPLICABLE,
+                        *[NOT_APPLICABLE] * 4,
+                        per.get("verdicts"),
+                        rec.get("started"),
+                    )
+                )
                 continue
             sha = srv.get("model_sha256")
             temp, seed = judge_decoding(judge, dec)
-            rows.append((judge, rec.get("model"), parse_judge_id(judge).ensemble, sha[:12] if sha else None, srv.get("server"), build,
-                         temp, seed, dec.get("num_ctx") or srv.get("n_ctx"),
-                         dec.get("max_tokens"), per.get("verdicts"), rec.get("started")))  # fmt: skip
+            rows.append(
+                (
+                    judge,
+                    rec.get("model"),
+                    parse_judge_id(judge).ensemble,
+                    sha[:12] if sha else None,
+                    srv.get("server"),
+                    build,
+                    temp,
+                    seed,
+                    dec.get("num_ctx") or srv.get("n_ctx"),
+                    dec.get("max_tokens"),
+                    per.get("verdicts"),
+                    rec.get("started"),
+                )
+            )
     frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
     settings = [c for c in RUN_COLUMNS if c not in ("judge", "ensemble", "verdicts", "started")]
     return frame.astype({c: object for c in settings}).fillna({c: NOT_REPORTED for c in settings})
@@ -73,7 +117,10 @@ def run_summary(settings: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     keyed = settings.astype({c: str for c in SETTING_COLUMNS})
     out = keyed.groupby(["judge", *SETTING_COLUMNS], sort=False, dropna=False).agg(
-        runs=("started", "size"), verdicts=("verdicts", "sum"), first=("started", "min"), last=("started", "max"),
+        runs=("started", "size"),
+        verdicts=("verdicts", "sum"),
+        first=("started", "min"),
+        last=("started", "max"),
         builds=("build", lambda b: ", ".join(sorted({str(x) for x in b}))),
     )
     return out.reset_index()[cols]
@@ -88,7 +135,9 @@ def settings_sentence(summary: pd.DataFrame) -> str:
     changed = sorted(counts.index[counts > 1])
     if changed:
         return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
-    n_samples = sum(sample_settings(j) is not None for j in counts.index)  # an ensemble's samples have rows of their own
+    n_samples = sum(
+        sample_settings(j) is not None for j in counts.index
+    )  # an ensemble's samples have rows of their own
     n_judges = len(counts) - n_samples
     who = {1: "The one LLM judge", 2: "Both LLM judges"}.get(n_judges, f"Each of the {n_judges} LLM judges")
     if n_samples:
@@ -107,7 +156,8 @@ def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
         return "The data holds no LLM judge, so no decoding settings apply"
     if not missing:
         return {1: "The run records cover the one LLM judge", 2: "The run records cover both LLM judges"}.get(
-            len(llm), f"The run records cover all {len(llm)} LLM judges")
+            len(llm), f"The run records cover all {len(llm)} LLM judges"
+        )
     from trajectory_judge.book.style import judge_name, list_text
 
     text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
@@ -121,12 +171,16 @@ def greedy_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
         return "No single-pass LLM judge has a run record"
     sampled = sorted({j for j, t in zip(single["judge"], single["temperature"]) if t != 0})
     if not sampled:
-        return ("Single-pass judges decode greedily at a fixed seed, so a rerun against the same model file and "
-                "server build reproduces their verdicts")
+        return (
+            "Single-pass judges decode greedily at a fixed seed, so a rerun against the same model file and "
+            "server build reproduces their verdicts"
+        )
     from trajectory_judge.book.style import judge_name, list_text
 
-    return (f"These single-pass judges sampled above temperature zero in some run, so a rerun may give other "
-            f"verdicts: {list_text([judge_name(j) for j in sampled])}")
+    return (
+        f"These single-pass judges sampled above temperature zero in some run, so a rerun may give other "
+        f"verdicts: {list_text([judge_name(j) for j in sampled])}"
+    )
 
 
 def _minute(stamp: str) -> str:
@@ -149,17 +203,25 @@ def settings_frame(summary: pd.DataFrame) -> pd.DataFrame:
     out = summary.set_index("judge")[["model_sha256", "temperature", "seed", "num_ctx", "max_tokens"]].copy()
     out["seed"] = out["seed"].str.replace(",", ", ")
     # a soft hyphen lets the longest header break, so the table fits the text column
-    return out.rename(columns={"model_sha256": "model file (SHA-256)", "temperature": "temper\u00adature", "num_ctx": "context"})
+    return out.rename(
+        columns={"model_sha256": "model file (SHA-256)", "temperature": "temper\u00adature", "num_ctx": "context"}
+    )
 
 
 def builds_sentence(summary: pd.DataFrame) -> str:
     """The servers the run records name, in one sentence; the build strings stay in ``runs.jsonl``."""
     served = summary[summary["server"] != "Python judge"] if not summary.empty else summary
     unknown = {"None", "nan", NOT_REPORTED}
-    servers = sorted({str(x) for x in served["server"] if x is not None and str(x) not in unknown}) if not served.empty else []
+    servers = (
+        sorted({str(x) for x in served["server"] if x is not None and str(x) not in unknown})
+        if not served.empty
+        else []
+    )
     if not servers:
         return "No run record names a server"
-    builds = sorted({b.strip() for bs in served["builds"] for b in str(bs).split(",") if b.strip() and b.strip() not in unknown})
+    builds = sorted(
+        {b.strip() for bs in served["builds"] for b in str(bs).split(",") if b.strip() and b.strip() not in unknown}
+    )
     where = "each run's record in runs.jsonl names its build"
     if not builds:
         where = "no run record reports its build"
@@ -179,7 +241,7 @@ def task_name(task: str) -> str:
         return kinds.capitalize()
     words = []
     for kind in kinds.split("+"):
-        head, k = kind.rstrip("0123456789"), kind[len(kind.rstrip("0123456789")):]
+        head, k = kind.rstrip("0123456789"), kind[len(kind.rstrip("0123456789")) :]
         name = FAMILY_NAMES.get(head, head).lower()
         words.append(name + (f" \u00d7{k}" if k else ""))
     return f"{' + '.join(words).capitalize()} \u00b7 {model_name(model)}"
@@ -199,4 +261,6 @@ def member_settings_agree(settings: pd.DataFrame, temperature: float, seeds: Seq
     members = settings[settings["judge"].map(lambda j: sample_settings(j) is not None)]
     if members.empty:
         return True
-    return bool((members["temperature"].astype(float) == temperature).all()) and set(members["seed"].astype(int)) == set(seeds)
+    return bool((members["temperature"].astype(float) == temperature).all()) and set(
+        members["seed"].astype(int)
+    ) == set(seeds)

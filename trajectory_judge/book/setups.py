@@ -16,7 +16,15 @@ from trajectory_judge.book.style import FAMILIES, FAMILY_NAMES, judge_name, mode
 from trajectory_judge.provenance.computed import computes
 
 
-COMPARE_METRICS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece", "s_per_traj")
+COMPARE_METRICS: tuple[str, ...] = (
+    "f1",
+    "silent_recall",
+    "loud_recall",
+    "false_alarm_rate",
+    "type_macro_f1",
+    "ece",
+    "s_per_traj",
+)
 
 
 @computes
@@ -26,8 +34,15 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     for source, rep in (("edition", ours), ("release", release)):
         for j, jr in rep.judges.items():
             family = parse_judge_id(j).family  # selfcons3: selfcons; a Python judge: python
-            rows.append({"family": family, "source": source, "judge": j, "n": jr.n,
-                         **{m: jr.metrics.get(m) for m in COMPARE_METRICS}})  # fmt: skip
+            rows.append(
+                {
+                    "family": family,
+                    "source": source,
+                    "judge": j,
+                    "n": jr.n,
+                    **{m: jr.metrics.get(m) for m in COMPARE_METRICS},
+                }
+            )
     df = pd.DataFrame(rows)
     rank = {f: i for i, f in enumerate(FAMILIES)}
     df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
@@ -43,14 +58,18 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
     if (d / "runs.jsonl").exists():
         return read_run_records(d)
     if (d / "run-settings.jsonl").exists():  # the projection of the release's run.json
-        return [json.loads(ln) for ln in (d / "run-settings.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()]
+        return [
+            json.loads(ln) for ln in (d / "run-settings.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()
+        ]
     if (d / "run.json").exists():
         return list(json.loads((d / "run.json").read_text(encoding="utf-8")).get("runs", []))
     return []
 
 
 @computes
-def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def setup_frame(
+    runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
     """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
 
     Temperature and seed are each judge's own (:func:`~trajectory_judge.book.judges.judge_decoding`):
@@ -70,13 +89,18 @@ def setup_frame(runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[
         ctx = dec.get("num_ctx", server.get("n_ctx"))
         if ctx is None and stated and ids:
             ctx = f"{stated['num_ctx']}{STATED}"
-        rows.append({
-            "source": source, "judges": ", ".join(_run_judge_name(j) for j in ids) or KIND_NAMES.get(kind, kind),
-            "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
-            "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
-            "host": r.get("host") or NOT_RECORDED, "context": _setting(ctx),
-            "temperature": "; ".join(temps), "seed": "; ".join(seeds),
-        })  # fmt: skip
+        rows.append(
+            {
+                "source": source,
+                "judges": ", ".join(_run_judge_name(j) for j in ids) or KIND_NAMES.get(kind, kind),
+                "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
+                "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
+                "host": r.get("host") or NOT_RECORDED,
+                "context": _setting(ctx),
+                "temperature": "; ".join(temps),
+                "seed": "; ".join(seeds),
+            }
+        )
     cols = ["source", "judges", "model", "server", "host", "context", "temperature", "seed"]
     return pd.DataFrame(rows, columns=cols).drop_duplicates().reset_index(drop=True)
 
@@ -103,7 +127,9 @@ def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | N
     if parse_judge_id(judge).ensemble > 1:
         seeds = stated["selfcons_seeds"]
         if record.get("seed") != seeds[0] or record.get("k") != len(seeds):
-            raise ValueError(f"release run settings: seed {record.get('seed')}, k {record.get('k')} differ from the paper's text")
+            raise ValueError(
+                f"release run settings: seed {record.get('seed')}, k {record.get('k')} differ from the paper's text"
+            )
         return f"{stated['selfcons_temperature']:g}{STATED}", ",".join(map(str, seeds)) + STATED
     return f"{stated['temperature']:g}{STATED}", record.get("seed")
 
@@ -127,5 +153,3 @@ def _run_judge_name(judge: str) -> str:
         return judge_name(judge).split(" \u00b7 ")[0]
     except ValueError:
         return judge
-
-

@@ -121,7 +121,9 @@ def views_present(judge_ids: Sequence[str]) -> list[str]:
     return [v for v in VIEWS if v in used]
 
 
-def family_pairs(judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]] = COMPARISONS) -> list[tuple[str, str]]:
+def family_pairs(
+    judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]] = COMPARISONS
+) -> list[tuple[str, str]]:
     """``(a, b)`` judge pairs of the same model whose families form one of ``comparisons``."""
     specs = [parse_judge_id(j) for j in judge_ids]
     out = []
@@ -135,7 +137,11 @@ def family_pairs(judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]
 
 # --- names a reader sees -----------------------------------------------------------------------
 FAMILY_NAMES: dict[str, str] = {
-    RULES: "Rules", "outcome": "Outcome", "step": "Step", "reply": "Reply", "selfcons": "Self-consistency",
+    RULES: "Rules",
+    "outcome": "Outcome",
+    "step": "Step",
+    "reply": "Reply",
+    "selfcons": "Self-consistency",
     PYTHON: "Python judge",
 }
 """How each judge family is written."""
@@ -152,20 +158,50 @@ SOURCES: dict[str, str] = {"release": "Paper (release)", "edition": "This editio
 """Where a row's numbers come from: the paper's released verdicts or this edition's own run."""
 
 LABELS: dict[str, str] = {
-    "precision": "Precision", "recall": "Recall", "f1": "F1",
-    "silent_recall": "Silent recall", "loud_recall": "Loud recall", "false_alarm_rate": "False-alarm rate",
-    "step_exact": "Step exact", "step_exact_n": "Loc. n", "step_within_one": "Step \u00b11",
-    "type_macro_f1": "Type macro-F1", "ece": "ECE", "brier": "Brier", "s_per_traj": "s / traj.",
-    "prompt_tokens_mean": "Prompt tokens", "completion_tokens_mean": "Completion tokens",
-    "wrong_tool": "Wrong tool", "hallucinated_argument": "Hallucinated argument",
-    "skipped_precondition": "Skipped precondition", "ignored_observation": "Ignored observation",
-    "premature_stop": "Premature stop", "unsupported_claim": "Unsupported claim",
-    "all": "All faults", "loud": "Loud", "silent": "Silent", "clean": "Clean", "missed": "Missed",
-    "reaches_input": "Reaches the input", "hidden_from_input": "Hidden from the input",
-    "loud_minus_silent": "Loud \u2212 silent", "paired": "Paired discrimination", "n_pairs": "Pairs",
-    "judge": "Judge", "judge_id": "Judge id", "family": "Family", "view": "View", "model": "Model",
-    "ensemble": "Samples", "n": "n", "source": "Source", "model_sha256": "Model SHA-256",
-    "n_ctx": "Context", "package": "Package", "version": "Version", "python": "Python",
+    "precision": "Precision",
+    "recall": "Recall",
+    "f1": "F1",
+    "silent_recall": "Silent recall",
+    "loud_recall": "Loud recall",
+    "false_alarm_rate": "False-alarm rate",
+    "step_exact": "Step exact",
+    "step_exact_n": "Loc. n",
+    "step_within_one": "Step \u00b11",
+    "type_macro_f1": "Type macro-F1",
+    "ece": "ECE",
+    "brier": "Brier",
+    "s_per_traj": "s / traj.",
+    "prompt_tokens_mean": "Prompt tokens",
+    "completion_tokens_mean": "Completion tokens",
+    "wrong_tool": "Wrong tool",
+    "hallucinated_argument": "Hallucinated argument",
+    "skipped_precondition": "Skipped precondition",
+    "ignored_observation": "Ignored observation",
+    "premature_stop": "Premature stop",
+    "unsupported_claim": "Unsupported claim",
+    "all": "All faults",
+    "loud": "Loud",
+    "silent": "Silent",
+    "clean": "Clean",
+    "missed": "Missed",
+    "reaches_input": "Reaches the input",
+    "hidden_from_input": "Hidden from the input",
+    "loud_minus_silent": "Loud \u2212 silent",
+    "paired": "Paired discrimination",
+    "n_pairs": "Pairs",
+    "judge": "Judge",
+    "judge_id": "Judge id",
+    "family": "Family",
+    "view": "View",
+    "model": "Model",
+    "ensemble": "Samples",
+    "n": "n",
+    "source": "Source",
+    "model_sha256": "Model SHA-256",
+    "n_ctx": "Context",
+    "package": "Package",
+    "version": "Version",
+    "python": "Python",
 }
 """Human names of the metric, failure-type, group and column keys used by the analysis."""
 
@@ -270,7 +306,17 @@ def list_text(items: Sequence[str], empty: str = "none") -> str:
 
 
 @computes
-def versions_table(packages: Sequence[str] = ("trajectory-judge", "numpy", "pandas", "matplotlib", "seaborn", "myst-nb", "jupyter-book")) -> pd.DataFrame:
+def versions_table(
+    packages: Sequence[str] = (
+        "trajectory-judge",
+        "numpy",
+        "pandas",
+        "matplotlib",
+        "seaborn",
+        "myst-nb",
+        "jupyter-book",
+    ),
+) -> pd.DataFrame:
     """Python and the installed version of each package ("not installed" when absent)."""
     rows = [("python", platform.python_version())]
     for p in packages:
@@ -283,12 +329,20 @@ def versions_table(packages: Sequence[str] = ("trajectory-judge", "numpy", "pand
 
 # --- testbed and organic names (added for the testbed, judges, metrics, organic and seeds chapters) ---
 STRATUM_NAMES: dict[str, str] = {
-    "happy": "Full price", "restocking": "Restocking fee", "expired": "Expired window",
-    "non_refundable": "Non-refundable", "wrong_customer": "Other customer's order", "already_refunded": "Already refunded",
+    "happy": "Full price",
+    "restocking": "Restocking fee",
+    "expired": "Expired window",
+    "non_refundable": "Non-refundable",
+    "wrong_customer": "Other customer's order",
+    "already_refunded": "Already refunded",
 }
 """How each instance stratum of the support desk is written."""
 
-ENDING_NAMES: dict[str, str] = {"replied": "Replied", "max_steps": "Step limit", "unparseable_action": "Unparseable action"}
+ENDING_NAMES: dict[str, str] = {
+    "replied": "Replied",
+    "max_steps": "Step limit",
+    "unparseable_action": "Unparseable action",
+}
 """How an organic episode's ending is written."""
 
 
@@ -306,10 +360,19 @@ def _register_names() -> None:
     LABELS.update(STRATUM_NAMES)
     LABELS.update(ENDING_NAMES)
     LABELS.update({c: design_cell_name(c) for c in DESIGN_CELLS if "/" in c})
-    LABELS.update({
-        "wall_h": "Wall hours", "cpu_h": "CPU hours", "cpu_runs": "Runs with CPU time", "written": "Written", "total": "Total", "kind": "Kind",
-        "interval_width": "One seed's interval width", "range_over_width": "Range / width", "sd": "SD",
-    })
+    LABELS.update(
+        {
+            "wall_h": "Wall hours",
+            "cpu_h": "CPU hours",
+            "cpu_runs": "Runs with CPU time",
+            "written": "Written",
+            "total": "Total",
+            "kind": "Kind",
+            "interval_width": "One seed's interval width",
+            "range_over_width": "Range / width",
+            "sd": "SD",
+        }
+    )
 
 
 _register_names()

@@ -50,7 +50,9 @@ def _column_key(column: Any) -> Any:
     return column[-1] if isinstance(column, tuple) else column
 
 
-def format_frame(frame: pd.DataFrame, *, decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = ()) -> pd.DataFrame:
+def format_frame(
+    frame: pd.DataFrame, *, decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = ()
+) -> pd.DataFrame:
     """Every cell of ``frame`` as text, column by column: counts (integer dtype, a key of
     :data:`~trajectory_judge.book.style.COUNT_KEYS` or of ``counts``) as integers, other numbers with
     the column's decimals (``decimals`` per key, else :data:`~trajectory_judge.book.style.DECIMALS`,
@@ -93,9 +95,20 @@ def true_minus(cell: Any) -> Any:
     return _HYPHEN_MINUS.sub("\u2212", cell) if isinstance(cell, str) else cell
 
 
-_BREAKS: tuple[str, ...] = ("Halluci|nated", "pre|condition", "Pre|condition", "obser|vation", "Obser|vation",
-                            "discrimi|nation", "Discrimi|nation", "Repli|cate", "Trajec|tories", "trajec|tories", "Unsup|ported",
-                            "unsup|ported")
+_BREAKS: tuple[str, ...] = (
+    "Halluci|nated",
+    "pre|condition",
+    "Pre|condition",
+    "obser|vation",
+    "Obser|vation",
+    "discrimi|nation",
+    "Discrimi|nation",
+    "Repli|cate",
+    "Trajec|tories",
+    "trajec|tories",
+    "Unsup|ported",
+    "unsup|ported",
+)
 SOFT_HYPHENS: dict[str, str] = {w.replace("|", ""): w.replace("|", "\u00ad") for w in _BREAKS}
 """Where a long header word may break on a narrow screen (a soft hyphen, shown only at a break)."""
 
@@ -133,7 +146,8 @@ def text_columns(text: pd.DataFrame) -> list[Any]:
 
 
 _INTERVAL_CELL = re.compile(
-    r"(<td\b[^>]*>)([<>≤≥]?\s?[\-−]?\d[\d.,]*%?)\s(\([\-−]?\d[\d.,]*(?:–| to )[\-−]?\d[\d.,]*\)[*†‡]?)(</td>)")
+    r"(<td\b[^>]*>)([<>≤≥]?\s?[\-−]?\d[\d.,]*%?)\s(\([\-−]?\d[\d.,]*(?:–| to )[\-−]?\d[\d.,]*\)[*†‡]?)(</td>)"
+)
 """A cell holding a value and its interval, ``0.616 (0.59–0.64)`` or ``−0.180 (−0.28 to −0.08)†``."""
 
 
@@ -160,7 +174,9 @@ _DATA_CELL = re.compile(r'<td id="T_[^"]*_row\d+_col(\d+)" class="data ')
 def _stacked(html_text: str, columns: Sequence[Any]) -> str:
     """The table marked ``tj-stack``, each data cell carrying its column header as ``data-label``."""
     out = html_text.replace('class="tj-table', 'class="tj-table tj-stack', 1)
-    return _DATA_CELL.sub(lambda m: f'<td data-label="{html.escape(str(columns[int(m.group(1))]))}"{m.group(0)[3:]}', out)
+    return _DATA_CELL.sub(
+        lambda m: f'<td data-label="{html.escape(str(columns[int(m.group(1))]))}"{m.group(0)[3:]}', out
+    )
 
 
 def row_groups(index: pd.Index) -> list[Any] | None:
@@ -196,8 +212,10 @@ def _group_rows(html_text: str, groups: list[Any], width: int) -> str:
     for i, (row, group) in enumerate(zip(rows, groups)):
         if i == 0 or group != groups[i - 1]:
             label = html.escape(str(group))
-            out.append(f'    <tr class="tj-group">\n      <th class="tj-group-label" colspan="{width}">'
-                       f'<span>{label}</span></th>\n    </tr>\n')
+            out.append(
+                f'    <tr class="tj-group">\n      <th class="tj-group-label" colspan="{width}">'
+                f"<span>{label}</span></th>\n    </tr>\n"
+            )
         out.append(row)
     return head + sep + "".join(out) + end + tail
 
@@ -219,8 +237,9 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     styler = frame.style.set_uuid(uid).set_table_attributes('class="tj-table"')
     left = text_columns(frame)
     if left:
-        styler = styler.set_table_styles({c: [{"selector": "td, th", "props": "text-align: left;"}] for c in left},
-                                         overwrite=False)
+        styler = styler.set_table_styles(
+            {c: [{"selector": "td, th", "props": "text-align: left;"}] for c in left}, overwrite=False
+        )
     if not show_index:
         styler = styler.hide(axis="index")
     elif frame.index.nlevels > 1:
@@ -242,8 +261,17 @@ def _notes_html(text: pd.DataFrame) -> str:
     return f'<p class="tj-table-notes">{items}.</p>\n'
 
 
-def table(frame: pd.DataFrame, *, name: str, caption: str, head: int | None = HEAD_ROWS, index: bool = True,
-          decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = (), more: str | None = None) -> BookTable:
+def table(
+    frame: pd.DataFrame,
+    *,
+    name: str,
+    caption: str,
+    head: int | None = HEAD_ROWS,
+    index: bool = True,
+    decimals: int | Mapping[str, int] = 3,
+    counts: Sequence[str] = (),
+    more: str | None = None,
+) -> BookTable:
     """``frame`` as the book's numbered "Table N" named ``name`` (for ``{numref}``) with ``caption``.
 
     Rows beyond ``head`` go into a dropdown below the first ones (``head=None`` shows all);
@@ -261,8 +289,16 @@ def table(frame: pd.DataFrame, *, name: str, caption: str, head: int | None = HE
     return BookTable(head_div + "".join(parts) + "</div>\n", name, caption)
 
 
-def dropdown_table(frame: pd.DataFrame, *, name: str, caption: str, summary: str, index: bool = True,
-                   decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = ()) -> BookTable:
+def dropdown_table(
+    frame: pd.DataFrame,
+    *,
+    name: str,
+    caption: str,
+    summary: str,
+    index: bool = True,
+    decimals: int | Mapping[str, int] = 3,
+    counts: Sequence[str] = (),
+) -> BookTable:
     """Like :func:`table`, numbered and captioned, but every row sits in a dropdown whose summary
     line is ``summary`` (for long material shown after its summary, e.g. a full audit)."""
     text = readable(frame, decimals=decimals, counts=counts)

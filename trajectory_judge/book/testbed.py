@@ -37,7 +37,9 @@ def instances_for(trajs: Sequence[Trajectory], seed: int) -> dict[str, Instance]
     for t in trajs:
         inst = by_id.get(t.instance_id)
         if inst is None or inst.goal != t.goal:
-            raise ValueError(f"{t.trajectory_id}: goal does not match instance {t.instance_id} generated with seed {seed}")
+            raise ValueError(
+                f"{t.trajectory_id}: goal does not match instance {t.instance_id} generated with seed {seed}"
+            )
     return by_id
 
 
@@ -71,7 +73,9 @@ def strata_by_type(trajs: Sequence[Trajectory]) -> dict[str, set[str]]:
 @computes
 def strata_table(trajs: Sequence[Trajectory], instances: dict[str, Instance]) -> pd.DataFrame:
     """Instance stratum x trajectory kind (clean or failure type), with row totals."""
-    df = pd.DataFrame({"instance stratum": [instances[t.instance_id].stratum for t in trajs], "kind": [_kind(t) for t in trajs]})
+    df = pd.DataFrame(
+        {"instance stratum": [instances[t.instance_id].stratum for t in trajs], "kind": [_kind(t) for t in trajs]}
+    )
     tab = pd.crosstab(df["instance stratum"], df["kind"])
     tab = tab.reindex(columns=[k for k in ("clean", *FAILURE_TYPES) if k in tab.columns])
     order = list(dict.fromkeys(inst.stratum for inst in sorted(instances.values(), key=lambda i: i.index)))
@@ -137,8 +141,12 @@ def family_table(fam: dict[str, Trajectory]) -> pd.DataFrame:
     rows = []
     for kind, t in fam.items():
         lab = t.label
-        rows.append((kind, lab.failure_step if lab else None, stratum(lab) if lab else "", len(t.steps), t.final_answer))
-    df = pd.DataFrame(rows, columns=["kind", "labelled step", "outcome stratum", "steps", "final answer"]).set_index("kind")
+        rows.append(
+            (kind, lab.failure_step if lab else None, stratum(lab) if lab else "", len(t.steps), t.final_answer)
+        )
+    df = pd.DataFrame(rows, columns=["kind", "labelled step", "outcome stratum", "steps", "final answer"]).set_index(
+        "kind"
+    )
     df["labelled step"] = df["labelled step"].astype("Int64")
     return df
 

@@ -31,12 +31,26 @@ from trajectory_judge.inspect_tasks.scoring import TRUNCATED
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.prompts import build_prompt, prompt_digests
 from trajectory_judge.judges.selfcons import aggregate, member_id
-from trajectory_judge.models import (DataError, Trajectory, Verdict, check_judge_id, check_verdict_step,
-                                     load_trajectories)
+from trajectory_judge.models import (
+    DataError,
+    Trajectory,
+    Verdict,
+    check_judge_id,
+    check_verdict_step,
+    load_trajectories,
+)
 from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run.record import base_record, now
-from trajectory_judge.run.store import (MEMBERS, RUNS, TRAJECTORIES, VERDICTS, VerdictWriter, append_run_record,
-                                        data_dir_lock, keys_on_disk)
+from trajectory_judge.run.store import (
+    MEMBERS,
+    RUNS,
+    TRAJECTORIES,
+    VERDICTS,
+    VerdictWriter,
+    append_run_record,
+    data_dir_lock,
+    keys_on_disk,
+)
 
 TASK_KEY = "trajectory_judge"
 """The key of a task's metadata (``{"view": ...}``) that marks a log as one of ours."""
@@ -68,13 +82,22 @@ def _tokens(sample: EvalSample) -> tuple[int, int]:
 def sample_verdict(sample: EvalSample, traj: Trajectory, view: str, judge_id: str, where: str) -> Verdict:
     """The verdict of one sample on ``traj``, validated; DataError naming the sample when it is not that trajectory's."""
     if isinstance(sample.input, str) and sample.input != build_prompt(view, traj):
-        raise DataError(f"{where}: the prompt in the log is not trajectory {traj.trajectory_id!r} of this folder "
-                        "as the task renders it (another data folder, or another version of the prompts)")
+        raise DataError(
+            f"{where}: the prompt in the log is not trajectory {traj.trajectory_id!r} of this folder "
+            "as the task renders it (another data folder, or another version of the prompts)"
+        )
     prompt, completion = _tokens(sample)
     note = TRUNCATED if sample.output.stop_reason == "max_tokens" else None
-    v = coerce(sample.output.completion, trajectory_id=traj.trajectory_id, judge_id=judge_id,
-               step_indices=[s.index for s in traj.steps], latency_s=round(float(sample.working_time or 0.0), 6),
-               prompt_tokens=prompt, completion_tokens=completion, note=note)
+    v = coerce(
+        sample.output.completion,
+        trajectory_id=traj.trajectory_id,
+        judge_id=judge_id,
+        step_indices=[s.index for s in traj.steps],
+        latency_s=round(float(sample.working_time or 0.0), 6),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        note=note,
+    )
     check_verdict_step(v, traj)
     return v
 
@@ -94,8 +117,10 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
     where = str(log.location)
     view = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("view")
     if view not in ("outcome", "step", "reply", "selfcons"):
-        raise DataError(f"{where}: task {log.eval.task!r} is not one of trajectory_judge's tasks "
-                        "(outcome_judge, step_judge, reply_judge, selfcons_judge)")
+        raise DataError(
+            f"{where}: task {log.eval.task!r} is not one of trajectory_judge's tasks "
+            "(outcome_judge, step_judge, reply_judge, selfcons_judge)"
+        )
     judge_id, sampling = _judge_ids(log, view, model_name)
     out = LogVerdicts(log=where, view=view)
     by_traj: dict[str, dict[int, Verdict]] = defaultdict(dict)
@@ -109,7 +134,10 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
             out.errored += 1
             continue
         if sampling:
-            temp, seed = float(s.metadata.get("temperature", sampling[0][0])), int(s.metadata.get("seed", sampling[s.epoch - 1][1]))
+            temp, seed = (
+                float(s.metadata.get("temperature", sampling[0][0])),
+                int(s.metadata.get("seed", sampling[s.epoch - 1][1])),
+            )
             jid = check_judge_id(member_id(model_name, temperature=temp, seed=seed))
         else:
             jid = judge_id
@@ -171,8 +199,9 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
-def run_record(log: EvalLog, got: LogVerdicts, result: ImportResult, model_name: str,
-               written: Sequence[Verdict]) -> dict[str, Any]:
+def run_record(
+    log: EvalLog, got: LogVerdicts, result: ImportResult, model_name: str, written: Sequence[Verdict]
+) -> dict[str, Any]:
     """The run record of one imported log: model, provider, decoding, tokens, times, the log's ids."""
     ensemble = [v.judge_id for v in got.verdicts[:1]] if got.view == "selfcons" else []
     members = sorted({m.judge_id for m in got.members})
@@ -185,22 +214,47 @@ def run_record(log: EvalLog, got: LogVerdicts, result: ImportResult, model_name:
         p = per[v.judge_id]
         p[0], p[1], p[2], p[3] = p[0] + 1, p[1] + v.latency_s, p[2] + v.prompt_tokens, p[3] + v.completion_tokens
     usage = {m: u.model_dump(exclude_none=True) for m, u in (log.stats.model_usage or {}).items()}
-    rec.update({
-        "backend": "inspect_ai", "provider": log.eval.model.split("/", 1)[0], "model": log.eval.model,
-        "judge_model_name": model_name, "base_url": log.eval.model_base_url,
-        "limit": log.eval.config.limit or (log.eval.task_args or {}).get("limit"),
-        "decoding": {"temperature": cfg.temperature, "seed": cfg.seed, "max_tokens": cfg.max_tokens,
-                     "selfcons": {"temperature": meta.get("temperature"), "seeds": meta.get("seeds")} if ensemble else None},
-        "server": {"server": f"inspect_ai {log.eval.packages.get('inspect_ai', '')} ({log.eval.model.split('/', 1)[0]})".strip()},
-        "prompt_sha256": prompt_digests(), "started": log.stats.started_at or rec["started"], "ended": log.stats.completed_at or now(),
-        "wall_s": _seconds(log.stats.started_at, log.stats.completed_at), "model_usage": usage,
-        "inspect": {"log": got.log, "eval_id": log.eval.eval_id, "run_id": log.eval.run_id, "task": log.eval.task,
-                    "task_args": log.eval.task_args, "status": log.status},
-        "status": "ok" if log.status == "success" else str(log.status),
-        "written": result.written, "skipped": result.skipped, "errored": result.errored, "unparseable": result.unparseable,
-        "per_judge": {j: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
-                      for j, (n, lat, pt, ct) in per.items()},
-    })
+    rec.update(
+        {
+            "backend": "inspect_ai",
+            "provider": log.eval.model.split("/", 1)[0],
+            "model": log.eval.model,
+            "judge_model_name": model_name,
+            "base_url": log.eval.model_base_url,
+            "limit": log.eval.config.limit or (log.eval.task_args or {}).get("limit"),
+            "decoding": {
+                "temperature": cfg.temperature,
+                "seed": cfg.seed,
+                "max_tokens": cfg.max_tokens,
+                "selfcons": {"temperature": meta.get("temperature"), "seeds": meta.get("seeds")} if ensemble else None,
+            },
+            "server": {
+                "server": f"inspect_ai {log.eval.packages.get('inspect_ai', '')} ({log.eval.model.split('/', 1)[0]})".strip()
+            },
+            "prompt_sha256": prompt_digests(),
+            "started": log.stats.started_at or rec["started"],
+            "ended": log.stats.completed_at or now(),
+            "wall_s": _seconds(log.stats.started_at, log.stats.completed_at),
+            "model_usage": usage,
+            "inspect": {
+                "log": got.log,
+                "eval_id": log.eval.eval_id,
+                "run_id": log.eval.run_id,
+                "task": log.eval.task,
+                "task_args": log.eval.task_args,
+                "status": log.status,
+            },
+            "status": "ok" if log.status == "success" else str(log.status),
+            "written": result.written,
+            "skipped": result.skipped,
+            "errored": result.errored,
+            "unparseable": result.unparseable,
+            "per_judge": {
+                j: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
+                for j, (n, lat, pt, ct) in per.items()
+            },
+        }
+    )
     return rec
 
 
@@ -238,7 +292,9 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
     try:
         log = read_eval_log(str(log_path))
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a file that is not a log
-        raise DataError(f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
+        raise DataError(
+            f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+        ) from None
     got = log_verdicts(log, trajs, judge_model_name or log.eval.model)
     result = ImportResult(log=str(log_path), errored=got.errored)
     with data_dir_lock(data):
@@ -258,10 +314,14 @@ def cli_import_inspect(args: Any) -> int:
     """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr."""
     for path in args.logs:
         r = import_log(path, args.data, judge_model_name=args.judge_model_name)
-        errored = (f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)"
-                   if r.errored else "")
-        print(f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
-              f"{r.unparseable} unparseable{errored}", file=sys.stderr)
+        errored = (
+            f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)" if r.errored else ""
+        )
+        print(
+            f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
+            f"{r.unparseable} unparseable{errored}",
+            file=sys.stderr,
+        )
     if note := stale_manifest_note(args.data, "the imported verdicts"):
         print(note, file=sys.stderr)
     return 0

@@ -52,12 +52,22 @@ def trajectory_sample(view: str, traj: Trajectory, key: bytes) -> Sample:
         raise DataError(f"trajectory {traj.trajectory_id!r} has no label; a task scores against labels")
     lab = traj.label
     meta: dict[str, Any] = {
-        "trajectory_id": traj.trajectory_id, "design_cell": design_cell(lab), "stratum": stratum(lab),
-        "faulty": lab.faulty, "failure_type": lab.failure_type, "failure_step": lab.failure_step,
-        "outcome_correct": lab.outcome_correct, "steps": [s.index for s in traj.steps], "view": view,
+        "trajectory_id": traj.trajectory_id,
+        "design_cell": design_cell(lab),
+        "stratum": stratum(lab),
+        "faulty": lab.faulty,
+        "failure_type": lab.failure_type,
+        "failure_step": lab.failure_step,
+        "outcome_correct": lab.outcome_correct,
+        "steps": [s.index for s in traj.steps],
+        "view": view,
     }
-    return Sample(id=sample_id(traj, key), input=build_prompt(view, judge_view(traj, key)), target=lab.model_dump_json(),
-                  metadata=meta)
+    return Sample(
+        id=sample_id(traj, key),
+        input=build_prompt(view, judge_view(traj, key)),
+        target=lab.model_dump_json(),
+        metadata=meta,
+    )
 
 
 def load_dataset(view: str, data: str | Path, limit: int | None = None) -> MemoryDataset:
@@ -67,5 +77,8 @@ def load_dataset(view: str, data: str | Path, limit: int | None = None) -> Memor
     trajs: Sequence[Trajectory] = load_trajectories(Path(data) / TRAJECTORIES)
     trajs = trajs[:limit] if limit is not None else trajs
     key = folder_key(Path(data) / TRAJECTORIES)
-    return MemoryDataset([trajectory_sample(view, t, key) for t in trajs], name=f"trajectory-judge-{view}",
-                         location=str(Path(data) / TRAJECTORIES))
+    return MemoryDataset(
+        [trajectory_sample(view, t, key) for t in trajs],
+        name=f"trajectory-judge-{view}",
+        location=str(Path(data) / TRAJECTORIES),
+    )

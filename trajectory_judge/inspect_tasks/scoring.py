@@ -28,35 +28,53 @@ TRUNCATED = "output truncated at max_tokens"
 
 def label_of(metadata: dict[str, Any]) -> Label:
     """The label a sample's metadata describes."""
-    return Label(faulty=metadata["faulty"], failure_type=metadata["failure_type"],
-                 failure_step=metadata["failure_step"], outcome_correct=metadata["outcome_correct"])
+    return Label(
+        faulty=metadata["faulty"],
+        failure_type=metadata["failure_type"],
+        failure_step=metadata["failure_step"],
+        outcome_correct=metadata["outcome_correct"],
+    )
 
 
 def said(v: Verdict) -> str:
     """A verdict in words: ``clean`` or ``faulty: TYPE at step K``."""
     if not v.faulty:
         return "clean"
-    return "faulty" + (f": {v.failure_type}" if v.failure_type else "") + \
-        (f" at step {v.failure_step}" if v.failure_step is not None else "")
+    return (
+        "faulty"
+        + (f": {v.failure_type}" if v.failure_type else "")
+        + (f" at step {v.failure_step}" if v.failure_step is not None else "")
+    )
 
 
 def verdict_score(v: Verdict, label: Label) -> Score:
     """The score of one verdict against its label (value: detection, step, type as 0 or 1)."""
-    value = {"detection": int(v.faulty == label.faulty), "step": int(v.failure_step == label.failure_step),
-             "type": int(v.failure_type == label.failure_type)}
-    return Score(value=value, answer=said(v), explanation=(v.error or v.rationale or "")[:500],
-                 metadata={"verdict": v.model_dump(mode="json"), "label": label.model_dump(mode="json")})
+    value = {
+        "detection": int(v.faulty == label.faulty),
+        "step": int(v.failure_step == label.failure_step),
+        "type": int(v.failure_type == label.failure_type),
+    }
+    return Score(
+        value=value,
+        answer=said(v),
+        explanation=(v.error or v.rationale or "")[:500],
+        metadata={"verdict": v.model_dump(mode="json"), "label": label.model_dump(mode="json")},
+    )
 
 
 def _pairs(scores: Sequence[SampleScore]) -> list[tuple[Label, Verdict]]:
-    return [(Label.model_validate(s.score.metadata["label"]), Verdict.model_validate(s.score.metadata["verdict"]))
-            for s in scores if s.score.metadata]
+    return [
+        (Label.model_validate(s.score.metadata["label"]), Verdict.model_validate(s.score.metadata["verdict"]))
+        for s in scores
+        if s.score.metadata
+    ]
 
 
 def _over_pairs(compute: Callable[[list[tuple[Label, Verdict]]], float | None]) -> Metric:
     def m(scores: list[SampleScore]) -> float:
         got = compute(_pairs(scores))
         return float("nan") if got is None else float(got)
+
     return m
 
 
@@ -93,20 +111,29 @@ def type_macro_f1() -> Metric:
 @scorer(metrics=[f1(), recall(), false_alarm_rate(), step_exact(), type_macro_f1()])
 def verdict_scorer() -> Scorer:
     """Parse the answer into a verdict (our coercion rules) and score it against the label."""
+
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         note = TRUNCATED if state.output.stop_reason == "max_tokens" else None
-        v = coerce(state.output.completion, trajectory_id=meta["trajectory_id"], judge_id=f"{meta['view']}:{state.model}",
-                   step_indices=meta["steps"], note=note)
+        v = coerce(
+            state.output.completion,
+            trajectory_id=meta["trajectory_id"],
+            judge_id=f"{meta['view']}:{state.model}",
+            step_indices=meta["steps"],
+            note=note,
+        )
         return verdict_score(v, label_of(meta))
+
     return score
 
 
 @score_reducer(name="majority")
 def majority() -> Callable[[list[Score]], Score]:
     """The self-consistency vote over epochs: the strict-majority aggregate of the members' verdicts."""
+
     def reduce(scores: list[Score]) -> Score:
         members = [Verdict.model_validate(s.metadata["verdict"]) for s in scores if s.metadata]
         agg = aggregate(members, trajectory_id=members[0].trajectory_id, judge_id=members[0].judge_id)
         return verdict_score(agg, Label.model_validate(scores[0].metadata["label"]))  # type: ignore[index]
+
     return reduce

@@ -30,9 +30,15 @@ MAX_TOKENS = 512
 def view_task(view: str, data: str, limit: int | None) -> Task:
     """The single-pass judge of ``view``: one greedy answer per trajectory under the view's schema."""
     return Task(
-        dataset=load_dataset(view, data, limit), solver=generate(), scorer=verdict_scorer(),
-        config=GenerateConfig(temperature=DEFAULT_TEMPERATURE, seed=DEFAULT_SEED, max_tokens=MAX_TOKENS,
-                              response_schema=response_format(view)),
+        dataset=load_dataset(view, data, limit),
+        solver=generate(),
+        scorer=verdict_scorer(),
+        config=GenerateConfig(
+            temperature=DEFAULT_TEMPERATURE,
+            seed=DEFAULT_SEED,
+            max_tokens=MAX_TOKENS,
+            response_schema=response_format(view),
+        ),
         metadata={"trajectory_judge": {"view": view, "data": data, "limit": limit}},
     )
 
@@ -73,16 +79,19 @@ def reply_judge(data: str = "data/", limit: int | None = None) -> Task:
 @solver
 def seeded_sample(temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS) -> Solver:
     """One sample of the step prompt per epoch, epoch ``e`` at ``seeds[e - 1]`` (recorded as the sample's ``seed``)."""
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         seed = seeds[(state.epoch - 1) % len(seeds)]
         state.metadata["seed"], state.metadata["temperature"] = seed, temperature
         return await generate(state, temperature=temperature, seed=seed)
+
     return solve
 
 
 @task
-def selfcons_judge(data: str = "data/", limit: int | None = None, temperature: float = TEMPERATURE,
-                   seeds: Sequence[int] = SEEDS) -> Task:
+def selfcons_judge(
+    data: str = "data/", limit: int | None = None, temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS
+) -> Task:
     """Self-consistency: the step prompt sampled once per seed, reduced by strict majority.
 
     Args:
@@ -95,9 +104,18 @@ def selfcons_judge(data: str = "data/", limit: int | None = None, temperature: f
     if len(seeds) % 2 == 0:
         raise ValueError(f"need an odd number of seeds for a strict majority, got {len(seeds)}")
     return Task(
-        dataset=load_dataset("step", data, limit), solver=seeded_sample(temperature, seeds), scorer=verdict_scorer(),
+        dataset=load_dataset("step", data, limit),
+        solver=seeded_sample(temperature, seeds),
+        scorer=verdict_scorer(),
         epochs=Epochs(len(seeds), majority()),
         config=GenerateConfig(max_tokens=MAX_TOKENS, response_schema=response_format("step")),
-        metadata={"trajectory_judge": {"view": "selfcons", "data": data, "limit": limit,
-                                       "temperature": temperature, "seeds": list(seeds)}},
+        metadata={
+            "trajectory_judge": {
+                "view": "selfcons",
+                "data": data,
+                "limit": limit,
+                "temperature": temperature,
+                "seeds": list(seeds),
+            }
+        },
     )

@@ -10,9 +10,19 @@ import importlib
 from typing import Any
 
 _EXPORTS: dict[str, str] = {
-    **{name: "trajectory_judge.backends.clients" for name in (
-        "Completion", "JudgeClientError", "ModelClient", "OllamaClient", "OpenAIClient", "PromptTooLongError",
-        "ServerRejectedError", "TransportError")},
+    **{
+        name: "trajectory_judge.backends.clients"
+        for name in (
+            "Completion",
+            "JudgeClientError",
+            "ModelClient",
+            "OllamaClient",
+            "OpenAIClient",
+            "PromptTooLongError",
+            "ServerRejectedError",
+            "TransportError",
+        )
+    },
     "Judge": "trajectory_judge.judges.base",
     "Blinder": "trajectory_judge.judges.blind",
     "judge_view": "trajectory_judge.judges.blind",
@@ -27,7 +37,7 @@ _EXPORTS: dict[str, str] = {
     "SelfConsistencyJudge": "trajectory_judge.judges.selfcons",
     "VIEWS": "trajectory_judge.judges.views",
     "render_view": "trajectory_judge.judges.views",
-}  # fmt: skip
+}
 
 __all__ = sorted(_EXPORTS)
 

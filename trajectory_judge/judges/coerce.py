@@ -65,8 +65,15 @@ def coerce(
         if note:
             error = f"{error}; {note}"
         return Verdict(
-            trajectory_id=trajectory_id, judge_id=judge_id, faulty=False, failure_step=None,
-            failure_type=None, confidence=CONFIDENCE_MIN, rationale=str(text)[:2000], error=error, **cost,
+            trajectory_id=trajectory_id,
+            judge_id=judge_id,
+            faulty=False,
+            failure_step=None,
+            failure_type=None,
+            confidence=CONFIDENCE_MIN,
+            rationale=str(text)[:2000],
+            error=error,
+            **cost,
         )
     faulty: bool = obj["faulty"]
     confidence = min(CONFIDENCE_MAX, max(CONFIDENCE_MIN, float(obj["confidence"])))
@@ -77,7 +84,13 @@ def coerce(
     failure_step = step if faulty and isinstance(step, int) and not isinstance(step, bool) and step in valid else None
     reasoning = obj.get("reasoning")
     return Verdict(
-        trajectory_id=trajectory_id, judge_id=judge_id, faulty=faulty, failure_step=failure_step,
-        failure_type=failure_type, confidence=confidence,
-        rationale=reasoning if isinstance(reasoning, str) else "", error=note, **cost,
+        trajectory_id=trajectory_id,
+        judge_id=judge_id,
+        faulty=faulty,
+        failure_step=failure_step,
+        failure_type=failure_type,
+        confidence=confidence,
+        rationale=reasoning if isinstance(reasoning, str) else "",
+        error=note,
+        **cost,
     )

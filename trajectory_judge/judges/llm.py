@@ -19,9 +19,14 @@ def completion_verdict(c: Completion, *, trajectory_id: str, judge_id: str, traj
     """Coerce one completion into a verdict; an output cut at ``max_tokens`` is noted in ``error``."""
     note = "output truncated at max_tokens" if c.finish_reason == "length" else None
     return coerce(
-        c.text, trajectory_id=trajectory_id, judge_id=judge_id,
-        step_indices=[s.index for s in traj.steps], latency_s=c.latency_s,
-        prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, note=note,
+        c.text,
+        trajectory_id=trajectory_id,
+        judge_id=judge_id,
+        step_indices=[s.index for s in traj.steps],
+        latency_s=c.latency_s,
+        prompt_tokens=c.prompt_tokens,
+        completion_tokens=c.completion_tokens,
+        note=note,
     )
 
 
@@ -32,8 +37,15 @@ class LLMJudge:
     ``qwen2.5-coder:1.5b``) independently of what the server calls it.
     """
 
-    def __init__(self, view: str, client: ModelClient, model_name: str, *,
-                 temperature: float = DEFAULT_TEMPERATURE, seed: int = DEFAULT_SEED) -> None:
+    def __init__(
+        self,
+        view: str,
+        client: ModelClient,
+        model_name: str,
+        *,
+        temperature: float = DEFAULT_TEMPERATURE,
+        seed: int = DEFAULT_SEED,
+    ) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
         self.view = view
@@ -46,6 +58,7 @@ class LLMJudge:
 
     def judge(self, traj: Trajectory) -> Verdict:
         """One request, one verdict (client failures propagate; they are never verdicts)."""
-        c = self.client.complete(build_prompt(self.view, traj), self.schema,
-                                 temperature=self.temperature, seed=self.seed)
+        c = self.client.complete(
+            build_prompt(self.view, traj), self.schema, temperature=self.temperature, seed=self.seed
+        )
         return completion_verdict(c, trajectory_id=traj.trajectory_id, judge_id=self.judge_id, traj=traj)

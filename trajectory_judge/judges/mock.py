@@ -52,8 +52,14 @@ class MockJudge:
             step = traj.steps[d[9] % len(traj.steps)].index
             ftype = FAILURE_TYPES[d[10] % len(FAILURE_TYPES)]
         return Verdict(
-            trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=faulty,
-            failure_step=step, failure_type=ftype, confidence=round(confidence, 4),
-            rationale=f"mock verdict (sha256 {d[:4].hex()})", latency_s=time.perf_counter() - t0,
-            prompt_tokens=0, completion_tokens=0,
+            trajectory_id=traj.trajectory_id,
+            judge_id=self.judge_id,
+            faulty=faulty,
+            failure_step=step,
+            failure_type=ftype,
+            confidence=round(confidence, 4),
+            rationale=f"mock verdict (sha256 {d[:4].hex()})",
+            latency_s=time.perf_counter() - t0,
+            prompt_tokens=0,
+            completion_tokens=0,
         )

@@ -40,7 +40,9 @@ def cli_check(args: Any) -> int:
     trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
     print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
     for kind, n, flagged, typed in checker_table(trajs):
-        print(f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled') else float('nan'):>8.3f}")
+        print(
+            f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled') else float('nan'):>8.3f}"
+        )
     if args.out:
         judge = ProgrammaticJudge()
         write_jsonl(args.out, [judge.judge(t) for t in trajs])

@@ -81,8 +81,9 @@ def aggregate(members: Sequence[Verdict], *, trajectory_id: str, judge_id: str) 
 class SelfConsistencyJudge:
     """The step judge run ``len(seeds)`` times at ``temperature``; id ``f"selfcons{k}:{model_name}"``."""
 
-    def __init__(self, client: ModelClient, model_name: str, *,
-                 temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS) -> None:
+    def __init__(
+        self, client: ModelClient, model_name: str, *, temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS
+    ) -> None:
         if len(seeds) % 2 == 0:
             raise ValueError(f"need an odd number of members for a strict majority, got {len(seeds)}")
         self.client = client
@@ -99,7 +100,9 @@ class SelfConsistencyJudge:
         return [
             completion_verdict(
                 self.client.complete(prompt, self.schema, temperature=self.temperature, seed=seed),
-                trajectory_id=traj.trajectory_id, judge_id=mid, traj=traj,
+                trajectory_id=traj.trajectory_id,
+                judge_id=mid,
+                traj=traj,
             )
             for seed, mid in zip(self.seeds, self.member_ids)
         ]

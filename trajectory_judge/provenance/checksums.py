@@ -1,5 +1,4 @@
-"""SHA-256 digests of files: plain, and cached beside large files (model weights).
-"""
+"""SHA-256 digests of files: plain, and cached beside large files (model weights)."""
 
 from __future__ import annotations
 

@@ -36,8 +36,10 @@ def read_manifest(directory: str | Path) -> dict[str, str] | None:
             raise DataError(f"{path}:{lineno}: expected '<sha256>  <file name>'")
         name = parts[1].lstrip("*")
         if name in (".", "..") or "/" in name or "\\" in name:
-            raise DataError(f"{path}:{lineno}: {name!r} is not a file name of this folder; a manifest lists only "
-                            "the files beside it (no directories, no '..')")
+            raise DataError(
+                f"{path}:{lineno}: {name!r} is not a file name of this folder; a manifest lists only "
+                "the files beside it (no directories, no '..')"
+            )
         out[name] = parts[0].lower()
     return out
 
@@ -109,8 +111,11 @@ def check_manifest(directory: str | Path) -> int:
     listed = read_manifest(d)
     if not listed:
         what = "has no " + MANIFEST if listed is None else f"{MANIFEST} lists no files"
-        print(f"trajectory-judge manifest: error: {d} {what}; nothing to check "
-              f"(write one with `trajectory-judge manifest --data {d}`)", file=sys.stderr)
+        print(
+            f"trajectory-judge manifest: error: {d} {what}; nothing to check "
+            f"(write one with `trajectory-judge manifest --data {d}`)",
+            file=sys.stderr,
+        )
         return 1
     verify_manifest(d)
     print(f"{d / MANIFEST}: all listed files verify ({len(listed)} files)")
@@ -136,5 +141,7 @@ def stale_manifest_note(data: Path | str, what: str) -> str | None:
     d = Path(data)
     if not (d / MANIFEST).exists():
         return None
-    return (f"trajectory-judge: note: {d / MANIFEST} pins this folder's files and report verifies it; "
-            f"`trajectory-judge manifest --data {d}` pins {what}")
+    return (
+        f"trajectory-judge: note: {d / MANIFEST} pins this folder's files and report verifies it; "
+        f"`trajectory-judge manifest --data {d}` pins {what}"
+    )

@@ -23,7 +23,12 @@ from typing import Iterable
 from trajectory_judge.models import DataError
 
 DATA_NAMES: tuple[str, ...] = (
-    "trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl", "SHA256SUMS",
+    "trajectories.jsonl",
+    "verdicts.jsonl",
+    "members.jsonl",
+    "runs.jsonl",
+    "organic.jsonl",
+    "SHA256SUMS",
 )
 """The files of a data directory that no whole-file output may land on (but their own verb's)."""
 
@@ -47,8 +52,9 @@ def is_data_file(path: str | Path) -> bool:
     return path.exists() or path.is_symlink() or any((path.parent / n).exists() for n in DATA_NAMES)
 
 
-def guard_output(out: str | Path, *, inputs: Iterable[str | Path] = (), outputs: Iterable[str | Path] = (),
-                 own: Iterable[str] = ()) -> None:
+def guard_output(
+    out: str | Path, *, inputs: Iterable[str | Path] = (), outputs: Iterable[str | Path] = (), own: Iterable[str] = ()
+) -> None:
     """Raise :class:`DataError` if writing ``out`` would overwrite an input, another output or a data file.
 
     ``own`` names the data files this verb legitimately regenerates (``manifest`` its
@@ -64,8 +70,9 @@ def guard_output(out: str | Path, *, inputs: Iterable[str | Path] = (), outputs:
         if same_file(out, other):
             raise DataError(f"refusing to write {out}: the output {other} is the same file; give two paths")
     if out.name not in set(own) and is_data_file(out):
-        raise DataError(f"refusing to write {out}: it is the {out.name} of the data directory "
-                        f"{out.parent}; write outputs elsewhere")
+        raise DataError(
+            f"refusing to write {out}: it is the {out.name} of the data directory {out.parent}; write outputs elsewhere"
+        )
 
 
 def _ids_per_line(path: Path) -> dict[str, bytes]:
@@ -100,5 +107,7 @@ def guard_referenced(path: str | Path, new_text: str, referrers: Iterable[str | 
     for ref in referrers:
         hit = sorted(changed & set(_ids_per_line(Path(ref))))
         if hit:
-            raise DataError(f"refusing to replace {path}: {len(hit)} trajectories that verdicts in {ref} refer to "
-                            f"would change or disappear (e.g. {hit[0]}); use --force, or --out another directory")
+            raise DataError(
+                f"refusing to replace {path}: {len(hit)} trajectories that verdicts in {ref} refer to "
+                f"would change or disappear (e.g. {hit[0]}); use --force, or --out another directory"
+            )

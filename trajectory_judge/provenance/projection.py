@@ -173,8 +173,10 @@ def project_run(text: str, path: Path | str = RUN) -> str:
         raise DataError(f"{path}: not valid JSON ({exc.msg})") from None
     check(settings, "run")
     keep = ("model", "judges")  # identifiers; every other field kept only when it is a number
-    rows = [{k: v for k, v in sorted(run.items()) if k in keep or (isinstance(v, (int, float)) and not isinstance(v, bool))}
-            for run in settings.get("runs", [])]
+    rows = [
+        {k: v for k, v in sorted(run.items()) if k in keep or (isinstance(v, (int, float)) and not isinstance(v, bool))}
+        for run in settings.get("runs", [])
+    ]
     return "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in rows)
 
 

@@ -19,9 +19,7 @@ from trajectory_judge.provenance.checksums import sha256_file
 RELEASE_COMMIT = "4a60c595c018b759f2914a159c7b2bc3f0392ff2"
 
 
-RELEASE_URL = (
-    f"https://raw.githubusercontent.com/mohammadi-hadi/trajectory-judge/{RELEASE_COMMIT}/results/raw"
-)
+RELEASE_URL = f"https://raw.githubusercontent.com/mohammadi-hadi/trajectory-judge/{RELEASE_COMMIT}/results/raw"
 
 
 RELEASE_SHA256: dict[str, str] = {

@@ -33,29 +33,37 @@ def _float(text: str) -> float:
 
 def _ranged(parse: Callable[[str], Any], ok: Callable[[Any], bool], need: str, doc: str) -> Callable[[str], Any]:
     """A converter: ``parse`` the text, then require ``ok(value)`` ("must be <need>, got <text>")."""
+
     def convert(text: str) -> Any:
         value = parse(text)
         if not ok(value):
             raise argparse.ArgumentTypeError(f"must be {need}, got {text.strip()}")
         return value
+
     convert.__doc__ = doc
     return convert
 
 
 positive_int = _ranged(_int, lambda v: v >= 1, "at least 1", "An integer >= 1.")
 nonnegative_int = _ranged(_int, lambda v: v >= 0, "0 or more", "An integer >= 0.")
-multiple_of_8 = _ranged(_int, lambda v: v >= 8 and v % 8 == 0,
-                        "a positive multiple of 8 (a quarter clean, six equal fault types)",
-                        "A positive multiple of 8 (a quarter clean, six equal fault types).")
+multiple_of_8 = _ranged(
+    _int,
+    lambda v: v >= 8 and v % 8 == 0,
+    "a positive multiple of 8 (a quarter clean, six equal fault types)",
+    "A positive multiple of 8 (a quarter clean, six equal fault types).",
+)
 positive_float = _ranged(_float, lambda v: v > 0, "greater than 0", "A finite number > 0.")
 nonnegative_float = _ranged(_float, lambda v: v >= 0, "0 or more", "A finite number >= 0.")
 MAX_RESAMPLES = 100_000
 """The most bootstrap replicates ``report`` draws: all are held in memory (indices and statistics),
 about 0.5 GB at 10,000 on 400 trajectories and 15 judges, so ten times that is the ceiling."""
-resamples = _ranged(_int, lambda v: 1 <= v <= MAX_RESAMPLES,
-                    f"from 1 to {MAX_RESAMPLES} (every replicate is held in memory; 10000, the default, puts the "
-                    "Monte Carlo error of an interval's end well below its last printed digit)",
-                    "Bootstrap replicates, 1-100000.")
+resamples = _ranged(
+    _int,
+    lambda v: 1 <= v <= MAX_RESAMPLES,
+    f"from 1 to {MAX_RESAMPLES} (every replicate is held in memory; 10000, the default, puts the "
+    "Monte Carlo error of an interval's end well below its last printed digit)",
+    "Bootstrap replicates, 1-100000.",
+)
 port = _ranged(_int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535", "A TCP port, 1-65535.")
 
 
@@ -84,8 +92,10 @@ def env_name(text: str) -> str:
     """The name of an environment variable (letters, digits and ``_``, not starting with a digit)."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         # the text is not echoed: it may be the key itself, given by mistake
-        raise argparse.ArgumentTypeError("expected the name of an environment variable holding the key "
-                                         "(letters, digits and _, such as OPENAI_API_KEY), not the key itself")
+        raise argparse.ArgumentTypeError(
+            "expected the name of an environment variable holding the key "
+            "(letters, digits and _, such as OPENAI_API_KEY), not the key itself"
+        )
     return text
 
 
@@ -103,7 +113,9 @@ def name_list(known: Sequence[str]) -> Callable[[str], str]:
             raise argparse.ArgumentTypeError(f"empty name in {text!r}; expected some of {', '.join(known)}")
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise argparse.ArgumentTypeError(f"unknown {', '.join(map(repr, unknown))}; expected some of {', '.join(known)}")
+            raise argparse.ArgumentTypeError(
+                f"unknown {', '.join(map(repr, unknown))}; expected some of {', '.join(known)}"
+            )
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise argparse.ArgumentTypeError(f"{', '.join(map(repr, repeated))} named more than once")

@@ -38,42 +38,90 @@ def launch_record(base_url: str, server: dict[str, Any]) -> dict[str, Any] | Non
 # --- the command line ------------------------------------------------------------------------
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge run``."""
-    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl; verdicts.jsonl and runs.jsonl are appended there")
-    p.add_argument("--judges", type=A.name_list(JUDGE_FAMILIES), default="outcome,step,reply",
-                   help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)")
-    p.add_argument("--backend", choices=["ollama", "openai"], default="openai",
-                   help="ollama (native /api/generate) or openai (BASE/chat/completions: llama-server, vLLM, hosted APIs)")
-    p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080",
-                   help="the server's URL; for openai the OpenAI base URL, as the OpenAI SDK takes it (requests go to "
-                        "BASE/chat/completions; a URL with no path gets /v1 only if the server answers there) "
-                        "(default http://127.0.0.1:8080)")
-    p.add_argument("--api-key-env", type=A.env_name, default=None, metavar="NAME",
-                   help="send the API key held in environment variable NAME as a Bearer token (never written or printed)")
-    p.add_argument("--llama-cpp", action="store_true",
-                   help="the openai server is llama.cpp's llama-server: send its own fields (cache_prompt, /tokenize); "
-                        "detected through its /props when not given")
+    p.add_argument(
+        "--data",
+        default="data/",
+        help="directory with trajectories.jsonl; verdicts.jsonl and runs.jsonl are appended there",
+    )
+    p.add_argument(
+        "--judges",
+        type=A.name_list(JUDGE_FAMILIES),
+        default="outcome,step,reply",
+        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=["ollama", "openai"],
+        default="openai",
+        help="ollama (native /api/generate) or openai (BASE/chat/completions: llama-server, vLLM, hosted APIs)",
+    )
+    p.add_argument(
+        "--base-url",
+        type=A.url,
+        default="http://127.0.0.1:8080",
+        help="the server's URL; for openai the OpenAI base URL, as the OpenAI SDK takes it (requests go to "
+        "BASE/chat/completions; a URL with no path gets /v1 only if the server answers there) "
+        "(default http://127.0.0.1:8080)",
+    )
+    p.add_argument(
+        "--api-key-env",
+        type=A.env_name,
+        default=None,
+        metavar="NAME",
+        help="send the API key held in environment variable NAME as a Bearer token (never written or printed)",
+    )
+    p.add_argument(
+        "--llama-cpp",
+        action="store_true",
+        help="the openai server is llama.cpp's llama-server: send its own fields (cache_prompt, /tokenize); "
+        "detected through its /props when not given",
+    )
     p.add_argument("--model", type=A.model_name, required=True, help="model name sent to the server")
-    p.add_argument("--judge-model-name", type=A.model_name, default=None,
-                   help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model")
-    p.add_argument("--limit", type=A.positive_int, default=None, help="judge only the first N trajectories (a stratified prefix)")
+    p.add_argument(
+        "--judge-model-name",
+        type=A.model_name,
+        default=None,
+        help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model",
+    )
+    p.add_argument(
+        "--limit", type=A.positive_int, default=None, help="judge only the first N trajectories (a stratified prefix)"
+    )
     p.add_argument("--concurrency", type=A.positive_int, default=1, help="requests in flight (default 1)")
-    p.add_argument("--num-ctx", type=A.positive_int, default=8192, help="context window, always explicit (default 8192)")
+    p.add_argument(
+        "--num-ctx", type=A.positive_int, default=8192, help="context window, always explicit (default 8192)"
+    )
     p.add_argument("--max-tokens", type=A.positive_int, default=512, help="output budget per request (default 512)")
     p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
     p.add_argument("--timeout", type=A.positive_float, default=600.0, help="seconds per request (default 600)")
-    p.add_argument("--retries", type=A.nonnegative_int, default=3,
-                   help="retries of a request that failed (connection, timeout, HTTP 5xx), with jittered backoff (default 3)")
-    p.add_argument("--retry-budget", type=A.nonnegative_float, default=600.0, metavar="SECONDS",
-                   help="seconds one request may spend waiting on backoff and rate limits (HTTP 429/503, Retry-After "
-                        "honoured) before the run stops, keeping what it wrote (default 600)")
-    p.add_argument("--cache-prompt", choices=["off", "prefix", "on", "unset"], default="off",
-                   help="llama-server prompt caching, the same for every request: 'off' recomputes every prompt; "
-                        "'prefix' restores the saved shared prefix of the prompt's view before each request "
-                        "(needs --slot-save-path and --concurrency 1); 'on' reuses whatever the previous request "
-                        "left (fast, but verdicts then depend on request order); 'unset' sends nothing (default off)")
-    p.add_argument("--retry-unparseable", action="store_true",
-                   help="judge again the verdicts of these judges stored as unparseable (moved to retried.jsonl first)")
+    p.add_argument(
+        "--retries",
+        type=A.nonnegative_int,
+        default=3,
+        help="retries of a request that failed (connection, timeout, HTTP 5xx), with jittered backoff (default 3)",
+    )
+    p.add_argument(
+        "--retry-budget",
+        type=A.nonnegative_float,
+        default=600.0,
+        metavar="SECONDS",
+        help="seconds one request may spend waiting on backoff and rate limits (HTTP 429/503, Retry-After "
+        "honoured) before the run stops, keeping what it wrote (default 600)",
+    )
+    p.add_argument(
+        "--cache-prompt",
+        choices=["off", "prefix", "on", "unset"],
+        default="off",
+        help="llama-server prompt caching, the same for every request: 'off' recomputes every prompt; "
+        "'prefix' restores the saved shared prefix of the prompt's view before each request "
+        "(needs --slot-save-path and --concurrency 1); 'on' reuses whatever the previous request "
+        "left (fast, but verdicts then depend on request order); 'unset' sends nothing (default off)",
+    )
+    p.add_argument(
+        "--retry-unparseable",
+        action="store_true",
+        help="judge again the verdicts of these judges stored as unparseable (moved to retried.jsonl first)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(check_args=check_run_args)
 
@@ -104,10 +152,16 @@ def make_client(args: argparse.Namespace) -> Any:
     """The model client of ``--backend``."""
     from trajectory_judge.backends.clients import OllamaClient, OpenAIClient
 
-    common = dict(num_ctx=args.num_ctx, max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries,
-                  retry_budget_s=getattr(args, "retry_budget", 600.0), concurrency=getattr(args, "concurrency", 1),
-                  api_key=api_key(getattr(args, "api_key_env", None)),
-                  on_event=None if getattr(args, "quiet", False) else say)
+    common = dict(
+        num_ctx=args.num_ctx,
+        max_tokens=args.max_tokens,
+        timeout=args.timeout,
+        retries=args.retries,
+        retry_budget_s=getattr(args, "retry_budget", 600.0),
+        concurrency=getattr(args, "concurrency", 1),
+        api_key=api_key(getattr(args, "api_key_env", None)),
+        on_event=None if getattr(args, "quiet", False) else say,
+    )
     if args.backend == "ollama":
         return OllamaClient(args.base_url, args.model, **common)
     common["llama_cpp"] = True if getattr(args, "llama_cpp", False) else None
@@ -132,8 +186,9 @@ def api_key(env_name: str | None) -> str | None:
     return key
 
 
-def run_record(args: argparse.Namespace, judges: Sequence[Judge], client: Any, names: Sequence[str],
-               model_name: str) -> dict[str, Any]:
+def run_record(
+    args: argparse.Namespace, judges: Sequence[Judge], client: Any, names: Sequence[str], model_name: str
+) -> dict[str, Any]:
     """The settings half of a run record: judges, server, decoding, prompt digests, code version."""
     from trajectory_judge.judges.prompts import prompt_digests
 
@@ -191,8 +246,16 @@ def cli_run(args: argparse.Namespace) -> int:
         client.close()
 
 
-def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any], judges: Sequence[Judge],
-                      client: Any, names: Sequence[str], model_name: str, known: Sequence[str] | None = None) -> int:
+def _judge_and_record(
+    args: argparse.Namespace,
+    data: Path,
+    trajs: Sequence[Any],
+    judges: Sequence[Judge],
+    client: Any,
+    names: Sequence[str],
+    model_name: str,
+    known: Sequence[str] | None = None,
+) -> int:
     """Run the judges (holding the directory's lock) and append the run record however they end."""
     from trajectory_judge.backends.clients import JudgeClientError, RetryBudgetExhausted
 
@@ -200,32 +263,52 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
     code = 0
     result = RunResult()
     try:
-        result = run_judges(trajs, judges, data / VERDICTS, members_path=data / MEMBERS,
-                            concurrency=args.concurrency, progress=not args.quiet, abort=client.abort,
-                            retry_unparseable=getattr(args, "retry_unparseable", False), run_record=record,
-                            known_ids=known)
+        result = run_judges(
+            trajs,
+            judges,
+            data / VERDICTS,
+            members_path=data / MEMBERS,
+            concurrency=args.concurrency,
+            progress=not args.quiet,
+            abort=client.abort,
+            retry_unparseable=getattr(args, "retry_unparseable", False),
+            run_record=record,
+            known_ids=known,
+        )
     except RetryBudgetExhausted as exc:  # the server is busy or down: one line, a code a script can wait on
         result = getattr(exc, "run_result", result)
-        print(f"trajectory-judge: error: {exc}; {result.written} verdicts written by this run are kept, "
-              f"rerun the same command later to resume.", file=sys.stderr)
+        print(
+            f"trajectory-judge: error: {exc}; {result.written} verdicts written by this run are kept, "
+            f"rerun the same command later to resume.",
+            file=sys.stderr,
+        )
         code = EX_TEMPFAIL
     except JudgeClientError as exc:
         result = getattr(exc, "run_result", result)
-        print(f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
-              f"rerun the same command to resume.", file=sys.stderr)
+        print(
+            f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
+            f"rerun the same command to resume.",
+            file=sys.stderr,
+        )
         code = 1
     except (KeyboardInterrupt, Interrupted) as exc:
         result = getattr(exc, "run_result", result)
-        print(f"trajectory-judge: interrupted ({exc}); {result.written} verdicts written are kept; "
-              f"rerun the same command to resume.", file=sys.stderr)
+        print(
+            f"trajectory-judge: interrupted ({exc}); {result.written} verdicts written are kept; "
+            f"rerun the same command to resume.",
+            file=sys.stderr,
+        )
         code = exit_code(exc)
     except Exception as exc:
         result = getattr(exc, "run_result", result)
         result.status, result.message = "failed", f"{type(exc).__name__}: {exc}"
         if not is_disk_full(exc):
             raise
-        print(f"trajectory-judge: error: {data}: no space left on the device; {result.written} verdicts kept; "
-              "free space and rerun to resume.", file=sys.stderr)
+        print(
+            f"trajectory-judge: error: {data}: no space left on the device; {result.written} verdicts kept; "
+            "free space and rerun to resume.",
+            file=sys.stderr,
+        )
         code = 1
     if code == 0:
         slowed = client.gate.summary() if hasattr(client, "gate") else None
@@ -238,9 +321,16 @@ def _judge_and_record(args: argparse.Namespace, data: Path, trajs: Sequence[Any]
 def summary_line(result: RunResult) -> str:
     """What a finished run did, in one line (with each judge's seconds per verdict)."""
     per = ", ".join(f"{k} {v['s_per_verdict']:.2f} s/verdict" for k, v in result.per_judge.items())
-    rechecked = "".join(f"; {k} recomputed on disk: {v['same']} same, {v['different']} different"
-                        for k, v in result.rechecked.items())
-    retried = (f"{result.retried} unparseable verdict{'s' if result.retried != 1 else ''} judged again "
-               f"(the old ones are in {RETRIED}); " if result.retried else "")
-    return (f"trajectory-judge: {retried}{result.written} written, {result.skipped} already on disk, "
-            f"{result.unparseable} unparseable{'; ' + per if per else ''}{rechecked}")
+    rechecked = "".join(
+        f"; {k} recomputed on disk: {v['same']} same, {v['different']} different" for k, v in result.rechecked.items()
+    )
+    retried = (
+        f"{result.retried} unparseable verdict{'s' if result.retried != 1 else ''} judged again "
+        f"(the old ones are in {RETRIED}); "
+        if result.retried
+        else ""
+    )
+    return (
+        f"trajectory-judge: {retried}{result.written} written, {result.skipped} already on disk, "
+        f"{result.unparseable} unparseable{'; ' + per if per else ''}{rechecked}"
+    )

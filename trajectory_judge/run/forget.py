@@ -54,8 +54,11 @@ def _ids(line: str) -> tuple[str | None, str | None]:
 def _member_of(judge_id: str, member: str | None) -> bool:
     """Whether ``member`` is a member id of the ensemble ``judge_id`` (same model)."""
     try:
-        return (member is not None and judge_kind(member) == "member"
-                and member.partition(":")[2] == judge_id.partition(":")[2])
+        return (
+            member is not None
+            and judge_kind(member) == "member"
+            and member.partition(":")[2] == judge_id.partition(":")[2]
+        )
     except ValueError:
         return False
 
@@ -105,8 +108,10 @@ def forget_verdicts(data_dir: str | Path, judge_id: str, trajectory_ids: Sequenc
 def _nothing(vpath: Path, judge_id: str, scope: set[str] | None) -> str:
     judges = sorted({j for line in read_text(vpath).split("\n") if line.strip() for j in [_ids(line)[0]] if j})
     where = f" on {', '.join(sorted(scope))}" if scope is not None else ""
-    return (f"{vpath}: no verdict of judge {judge_id!r}{where}; nothing changed "
-            f"(judges there: {', '.join(judges) if judges else 'none'})")
+    return (
+        f"{vpath}: no verdict of judge {judge_id!r}{where}; nothing changed "
+        f"(judges there: {', '.join(judges) if judges else 'none'})"
+    )
 
 
 def cli_forget(args: argparse.Namespace) -> int:
@@ -118,8 +123,11 @@ def cli_forget(args: argparse.Namespace) -> int:
             raise ValueError("--trajectories: give one or more trajectory ids, separated by commas")
     r = forget_verdicts(args.data, args.judge, scope)
     members = f" and {r.members} member verdict{'s' if r.members != 1 else ''}" if r.members else ""
-    print(f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members} of {args.judge!r}; "
-          f"the lines are kept in {r.backup}; `trajectory-judge run` judges them again", file=sys.stderr)
+    print(
+        f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members} of {args.judge!r}; "
+        f"the lines are kept in {r.backup}; `trajectory-judge run` judges them again",
+        file=sys.stderr,
+    )
     if note := stale_manifest_note(args.data, "what is left"):
         print(note, file=sys.stderr)
     return 0

@@ -23,8 +23,16 @@ from trajectory_judge.testbed.agent import AGENT_SEED, AGENT_TEMPERATURE, ORGANI
 from trajectory_judge.testbed.env import Instance, generate_instances
 
 
-def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: str | Path, *, agent_model: str,
-                 temperature: float = AGENT_TEMPERATURE, seed: int = AGENT_SEED, progress: bool = True) -> list[Episode]:
+def run_episodes(
+    instances: Sequence[Instance],
+    client: ModelClient,
+    out_path: str | Path,
+    *,
+    agent_model: str,
+    temperature: float = AGENT_TEMPERATURE,
+    seed: int = AGENT_SEED,
+    progress: bool = True,
+) -> list[Episode]:
     """Play every instance this model has not played yet in ``out_path``; append each episode as it finishes.
 
     Episodes are keyed by (instance, agent model) from their fields, so episodes written under the
@@ -37,7 +45,11 @@ def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: s
     msg = repair_torn_tail(out_path, Episode)
     if msg:
         print(f"trajectory-judge: {msg}", file=sys.stderr)
-    done = {(e.trajectory.instance_id, e.agent_model) for e in parse_jsonl(out_path, Episode)} if out_path.exists() else set()
+    done = (
+        {(e.trajectory.instance_id, e.agent_model) for e in parse_jsonl(out_path, Episode)}
+        if out_path.exists()
+        else set()
+    )
     todo = [i for i in instances if (i.instance_id, agent_model) not in done]
     bar = Progress(len(todo), desc=f"organic:{agent_model}", enabled=progress, unit="episode")
     new: list[Episode] = []
@@ -61,12 +73,16 @@ def run_episodes(instances: Sequence[Instance], client: ModelClient, out_path: s
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge agent``."""
     p.add_argument("--data", default="data/", help="output directory: organic.jsonl and runs.jsonl (default data/)")
-    p.add_argument("--episodes", type=A.positive_int, default=60, help="number of episodes, the first N instances (default 60)")
+    p.add_argument(
+        "--episodes", type=A.positive_int, default=60, help="number of episodes, the first N instances (default 60)"
+    )
     p.add_argument("--instance-seed", type=A.nonnegative_int, default=7, help="instance generation seed (default 7)")
     p.add_argument("--backend", choices=["ollama", "openai"], default="openai")
     p.add_argument("--base-url", type=A.url, default="http://127.0.0.1:8080")
     p.add_argument("--model", type=A.model_name, required=True, help="model name sent to the server")
-    p.add_argument("--agent-model-name", type=A.model_name, default=None, help="model name recorded in episodes (default --model)")
+    p.add_argument(
+        "--agent-model-name", type=A.model_name, default=None, help="model name recorded in episodes (default --model)"
+    )
     p.add_argument("--num-ctx", type=A.positive_int, default=8192)
     p.add_argument("--max-tokens", type=A.positive_int, default=512)
     p.add_argument("--temperature", type=A.nonnegative_float, default=AGENT_TEMPERATURE)
@@ -116,10 +132,19 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
     from trajectory_judge.run.store import append_run_record
 
     record: dict[str, Any] = {
-        "started": _now(), "argv": sys.argv[1:], "kind": "organic", "agent_model": name, "backend": args.backend,
-        "base_url": args.base_url, "model": args.model, "episodes": args.episodes, "instance_seed": args.instance_seed,
+        "started": _now(),
+        "argv": sys.argv[1:],
+        "kind": "organic",
+        "agent_model": name,
+        "backend": args.backend,
+        "base_url": args.base_url,
+        "model": args.model,
+        "episodes": args.episodes,
+        "instance_seed": args.instance_seed,
         "decoding": {**client.decoding(), "temperature": args.temperature, "seed": args.seed},
-        "package_version": _dist_version("trajectory-judge"), "git_commit": git_commit(), "server": client.server_info(),
+        "package_version": _dist_version("trajectory-judge"),
+        "git_commit": git_commit(),
+        "server": client.server_info(),
     }
     record["server_launch"] = launch_record(args.base_url, record["server"])
     meter = CpuMeter(record["server_launch"])
@@ -127,8 +152,17 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
     code, status, message, written = 0, "ok", None, 0
     instances = generate_instances(args.episodes, args.instance_seed)
     try:
-        written = len(run_episodes(instances, client, data / ORGANIC, agent_model=name,
-                                   temperature=args.temperature, seed=args.seed, progress=not args.quiet))
+        written = len(
+            run_episodes(
+                instances,
+                client,
+                data / ORGANIC,
+                agent_model=name,
+                temperature=args.temperature,
+                seed=args.seed,
+                progress=not args.quiet,
+            )
+        )
     except BaseException as exc:
         written = getattr(exc, "episodes_written", 0)
         ended = _how_it_ended(exc, data, written)
@@ -136,8 +170,14 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
             raise
         code, status, message = ended
     finally:
-        record.update(status=status, message=message, written=written, ended=_now(),
-                      wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
+        record.update(
+            status=status,
+            message=message,
+            written=written,
+            ended=_now(),
+            wall_s=round(time.monotonic() - t0, 3),
+            cpu_s=meter.read(),
+        )
         try:
             append_run_record(data, record)
         except OSError as exc:
@@ -159,7 +199,9 @@ def _how_it_ended(exc: BaseException, data: Path, written: int) -> tuple[int, st
         print(f"trajectory-judge: interrupted ({exc}); {kept}; rerun to resume.", file=sys.stderr)
         return exit_code(exc), "interrupted", message
     if is_disk_full(exc):
-        print(f"trajectory-judge: error: {data}: no space left on the device; {kept}; "
-              "free space and rerun to resume.", file=sys.stderr)
+        print(
+            f"trajectory-judge: error: {data}: no space left on the device; {kept}; free space and rerun to resume.",
+            file=sys.stderr,
+        )
         return 1, "failed", message
     return None

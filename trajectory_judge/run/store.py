@@ -85,7 +85,7 @@ def append_line(fd: int, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     except BaseException:
         try:
             os.ftruncate(fd, start)
@@ -213,9 +213,11 @@ class VerdictWriter:
         except FileNotFoundError:
             replaced = True
         if replaced:
-            print(f"trajectory-judge: warning: {self.path} was replaced or removed by another process "
-                  "while this run appended to it; reopening it (check that no verdicts were lost)",
-                  file=sys.stderr)
+            print(
+                f"trajectory-judge: warning: {self.path} was replaced or removed by another process "
+                "while this run appended to it; reopening it (check that no verdicts were lost)",
+                file=sys.stderr,
+            )
             with self._lock:
                 old, self._fd = self._fd, self._open()
                 os.fsync(old)
@@ -263,8 +265,13 @@ RETRIED = "retried.jsonl"
 """Verdicts set aside by ``run --retry-unparseable`` (kept, never deleted), beside the verdicts."""
 
 
-def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequence[str],
-                          ensembles: Mapping[str, Sequence[str]], trajectory_ids: Sequence[str]) -> int:
+def set_aside_unparseable(
+    path: str | Path,
+    mpath: str | Path,
+    judge_ids: Sequence[str],
+    ensembles: Mapping[str, Sequence[str]],
+    trajectory_ids: Sequence[str],
+) -> int:
     """Move the unparseable verdicts of ``judge_ids`` on ``trajectory_ids`` out of the verdict files;
     return the (trajectory, judge) pairs moved.
 
@@ -280,10 +287,16 @@ def set_aside_unparseable(path: str | Path, mpath: str | Path, judge_ids: Sequen
     owner = {m: e for e, ms in ensembles.items() for m in ms}
     verdicts = parse_jsonl(path, Verdict)
     members = parse_jsonl(mpath, Verdict) if ensembles and mpath.exists() else []
-    retry = {(v.trajectory_id, v.judge_id) for v in verdicts
-             if v.judge_id in wanted and v.trajectory_id in scope and v.unparseable}
-    retry |= {(m.trajectory_id, owner[m.judge_id]) for m in members
-              if m.judge_id in owner and m.trajectory_id in scope and m.unparseable}
+    retry = {
+        (v.trajectory_id, v.judge_id)
+        for v in verdicts
+        if v.judge_id in wanted and v.trajectory_id in scope and v.unparseable
+    }
+    retry |= {
+        (m.trajectory_id, owner[m.judge_id])
+        for m in members
+        if m.judge_id in owner and m.trajectory_id in scope and m.unparseable
+    }
     if not retry:
         return 0
     keep_v = [v for v in verdicts if (v.trajectory_id, v.judge_id) not in retry]

@@ -60,15 +60,20 @@ def judge_task(judge: Judge, traj: Trajectory, blinder: Blinder) -> list[Verdict
     except BaseException as exc:  # noqa: BLE001 - sorted just below
         if _stops_the_run(exc):
             raise
-        return failed_verdicts(judge, traj, f"the judge raised {type(exc).__name__}: {exc}",
-                               round(time.perf_counter() - t0, 6))
+        return failed_verdicts(
+            judge, traj, f"the judge raised {type(exc).__name__}: {exc}", round(time.perf_counter() - t0, 6)
+        )
     took = round(time.perf_counter() - t0, 6)
     try:
         checked = _check_verdicts(vs, seen, traj, judge)
     except ValueError as exc:
         return failed_verdicts(judge, traj, str(exc), took)
-    return [blinder.unblind(v).model_copy(update={"latency_s": took}) if "latency_s" not in v.model_fields_set
-            else blinder.unblind(v) for v in checked]
+    return [
+        blinder.unblind(v).model_copy(update={"latency_s": took})
+        if "latency_s" not in v.model_fields_set
+        else blinder.unblind(v)
+        for v in checked
+    ]
 
 
 def failed_verdicts(judge: Judge, traj: Trajectory, reason: str, latency_s: float = 0.0) -> list[Verdict]:
@@ -76,9 +81,18 @@ def failed_verdicts(judge: Judge, traj: Trajectory, reason: str, latency_s: floa
     verdict at confidence 0.5 whose ``error`` is :data:`JUDGE_FAILED` and ``reason`` (an unparseable
     answer is stored alike)."""
     reason = reason if len(reason) <= 500 else reason[:497] + "..."
-    return [Verdict(trajectory_id=traj.trajectory_id, judge_id=jid, faulty=False, confidence=0.5, rationale=None,
-                    latency_s=latency_s, error=f"{JUDGE_FAILED}{reason}")
-            for jid in (*member_ids(judge), judge.judge_id)]
+    return [
+        Verdict(
+            trajectory_id=traj.trajectory_id,
+            judge_id=jid,
+            faulty=False,
+            confidence=0.5,
+            rationale=None,
+            latency_s=latency_s,
+            error=f"{JUDGE_FAILED}{reason}",
+        )
+        for jid in (*member_ids(judge), judge.judge_id)
+    ]
 
 
 def _check_verdicts(vs: Sequence[Verdict], seen: Trajectory, traj: Trajectory, judge: Judge) -> list[Verdict]:
@@ -103,10 +117,10 @@ def _check_verdicts(vs: Sequence[Verdict], seen: Trajectory, traj: Trajectory, j
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
-            raise ValueError(f"invalid verdict from {v.judge_id!r}: {where + ': ' if where else ''}"
-                             f"{err['msg'].removeprefix('Value error, ')}") from None
+            raise ValueError(
+                f"invalid verdict from {v.judge_id!r}: {where + ': ' if where else ''}"
+                f"{err['msg'].removeprefix('Value error, ')}"
+            ) from None
         check_verdict_step(v, traj)
         out.append(v)
     return out
-
-

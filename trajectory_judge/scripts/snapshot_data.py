@@ -39,8 +39,12 @@ def accounted(data: Path) -> dict[str, list[str]]:
             budget[judge] += per.get("verdicts", 0)
     kept = {name: accounted_verdicts(data / name, budget) for name in ("verdicts.jsonl", "members.jsonl")}
     n_eps = sum(r.get("written", 0) for r in recs if r.get("kind") in ("agent", "organic"))
-    return {"trajectories.jsonl": complete_lines(data / "trajectories.jsonl"), **kept,
-            "runs.jsonl": runs, "organic.jsonl": complete_lines(data / "organic.jsonl")[:n_eps]}
+    return {
+        "trajectories.jsonl": complete_lines(data / "trajectories.jsonl"),
+        **kept,
+        "runs.jsonl": runs,
+        "organic.jsonl": complete_lines(data / "organic.jsonl")[:n_eps],
+    }
 
 
 def accounted_verdicts(path: Path, budget: Counter) -> list[str]:
@@ -64,8 +68,9 @@ def accounted_verdicts(path: Path, budget: Counter) -> list[str]:
 
 def stage(repo: Path, rel: str, path: Path) -> None:
     """Put the bytes of ``path`` into git's index as ``rel`` (the working tree is not touched)."""
-    blob = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", str(path)], check=True,
-                          capture_output=True, text=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", str(path)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     subprocess.run(["git", "-C", str(repo), "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}"], check=True)
 
 
@@ -88,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             if (out / name).exists():
                 stage(ROOT, f"data/{name}", out / name)
     counts = Counter(json.loads(ln)["judge_id"] for ln in complete_lines(out / "verdicts.jsonl"))
-    print(f"snapshot in {out}: {dict(counts)}, {len(complete_lines(out / 'organic.jsonl'))} organic episodes",
-          file=sys.stderr)
+    print(
+        f"snapshot in {out}: {dict(counts)}, {len(complete_lines(out / 'organic.jsonl'))} organic episodes",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -17,8 +17,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-FIELDS = ("faulty", "failure_step", "failure_type", "confidence", "rationale", "prompt_tokens",
-          "completion_tokens", "error")
+FIELDS = (
+    "faulty",
+    "failure_step",
+    "failure_type",
+    "confidence",
+    "rationale",
+    "prompt_tokens",
+    "completion_tokens",
+    "error",
+)
 
 
 def main() -> int:
@@ -40,9 +48,29 @@ def main() -> int:
             recorded[(v["trajectory_id"], v["judge_id"])] = v
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "trajectories.jsonl").write_text("\n".join(lines) + "\n")
-        cmd = [str(Path(sys.executable).with_name("trajectory-judge")), "run", "--data", tmp, "--judges", a.judges,
-               "--model", a.model, "--judge-model-name", a.model, "--base-url", a.base_url,
-               "--cache-prompt", a.cache_prompt, "--temperature", "0", "--seed", "7", "--num-ctx", "8192", "--quiet"]
+        cmd = [
+            str(Path(sys.executable).with_name("trajectory-judge")),
+            "run",
+            "--data",
+            tmp,
+            "--judges",
+            a.judges,
+            "--model",
+            a.model,
+            "--judge-model-name",
+            a.model,
+            "--base-url",
+            a.base_url,
+            "--cache-prompt",
+            a.cache_prompt,
+            "--temperature",
+            "0",
+            "--seed",
+            "7",
+            "--num-ctx",
+            "8192",
+            "--quiet",
+        ]
         subprocess.run(cmd, check=True)
         fresh = [json.loads(ln) for ln in (Path(tmp) / "verdicts.jsonl").read_text().splitlines()]
     same, differ, missing = 0, [], 0
@@ -56,8 +84,15 @@ def main() -> int:
             differ.append({"trajectory_id": v["trajectory_id"], "judge_id": v["judge_id"], "fields": diff})
         else:
             same += 1
-    result = {"judges": a.judges, "model": a.model, "n": a.n, "cache_prompt": a.cache_prompt,
-              "identical": same, "different": differ, "not_recorded": missing}
+    result = {
+        "judges": a.judges,
+        "model": a.model,
+        "n": a.n,
+        "cache_prompt": a.cache_prompt,
+        "identical": same,
+        "different": differ,
+        "not_recorded": missing,
+    }
     print(json.dumps(result, indent=2))
     if a.out:
         with open(a.out, "a") as fh:

@@ -82,7 +82,9 @@ class Action(BaseModel):
 
     thought: str = Field(max_length=300)
     """Why this tool, now (generated first)."""
-    tool: Literal["get_customer", "lookup_order", "get_policy", "check_eligibility", "issue_refund", "escalate", "reply"]
+    tool: Literal[
+        "get_customer", "lookup_order", "get_policy", "check_eligibility", "issue_refund", "escalate", "reply"
+    ]
     """The tool to call."""
     email: str = Field(max_length=120)
     """Argument of get_customer."""
@@ -113,7 +115,7 @@ AGENT_PREFIX = (
     f"Tools:\n{TOOL_HELP}\n\n"
     "You act one step at a time. Below are the request and the steps you have taken so far, each with "
     "the result the tool returned. Decide the single next step. Answer with one JSON action: in "
-    "\"thought\" say what you will do next and why, given the results so far; then the tool, and its "
+    '"thought" say what you will do next and why, given the results so far; then the tool, and its '
     "arguments in the matching fields. Fill the fields the tool does not use with an empty string (or 0 "
     "for amount_eur). Use only values from the request or from earlier results.\n\n"
 )
@@ -133,8 +135,10 @@ def render_history(steps: Sequence[Step]) -> str:
 
 def agent_prompt(goal: str, steps: Sequence[Step]) -> str:
     """The prompt for the next action: shared instructions, the request, the steps so far."""
-    return (f"{AGENT_PREFIX}REQUEST: {goal}\n\nSTEPS TAKEN SO FAR ({len(steps)}):\n{render_history(steps)}\n\n"
-            f"Your next action (step {len(steps)}):\n")
+    return (
+        f"{AGENT_PREFIX}REQUEST: {goal}\n\nSTEPS TAKEN SO FAR ({len(steps)}):\n{render_history(steps)}\n\n"
+        f"Your next action (step {len(steps)}):\n"
+    )
 
 
 def action_call(action: dict[str, Any]) -> ToolCall:
@@ -143,8 +147,15 @@ def action_call(action: dict[str, Any]) -> ToolCall:
     return ToolCall(tool=tool, args={k: action.get(k) for k in TOOL_ARGS[tool]})
 
 
-def play(instance: Instance, client: ModelClient, *, agent_model: str, temperature: float = AGENT_TEMPERATURE, seed: int = AGENT_SEED,
-         max_steps: int = MAX_STEPS) -> Episode:
+def play(
+    instance: Instance,
+    client: ModelClient,
+    *,
+    agent_model: str,
+    temperature: float = AGENT_TEMPERATURE,
+    seed: int = AGENT_SEED,
+    max_steps: int = MAX_STEPS,
+) -> Episode:
     """Let the model drive one episode on a fresh environment, then label it."""
     env = SupportDesk(instance)
     schema = action_schema()
@@ -172,8 +183,13 @@ def play(instance: Instance, client: ModelClient, *, agent_model: str, temperatu
     final = env.replies[-1] if env.replies else ""
     got, expected = env.outcome(), instance.expected_outcome
     correct = outcome_matches(got, expected)
-    traj = Trajectory(trajectory_id=episode_id(instance.instance_id, agent_model), instance_id=instance.instance_id,
-                      goal=instance.goal, steps=steps, final_answer=final)
+    traj = Trajectory(
+        trajectory_id=episode_id(instance.instance_id, agent_model),
+        instance_id=instance.instance_id,
+        goal=instance.goal,
+        steps=steps,
+        final_answer=final,
+    )
     violations = check(traj)
     first = violations[0] if violations else None
     traj.label = Label(
@@ -183,10 +199,20 @@ def play(instance: Instance, client: ModelClient, *, agent_model: str, temperatu
         outcome_correct=correct,
     )
     return Episode(
-        episode_id=traj.trajectory_id, stratum=instance.stratum, agent_model=agent_model, trajectory=traj,
-        violations=[{"step": v.step, "rule": v.rule, "failure_type": v.failure_type, "detail": v.detail} for v in violations],
-        outcome=got.__dict__, expected=expected.__dict__, stop=stop, error=error,  # type: ignore[arg-type]
-        latency_s=latency, prompt_tokens=ptok, completion_tokens=ctok,
+        episode_id=traj.trajectory_id,
+        stratum=instance.stratum,
+        agent_model=agent_model,
+        trajectory=traj,
+        violations=[
+            {"step": v.step, "rule": v.rule, "failure_type": v.failure_type, "detail": v.detail} for v in violations
+        ],
+        outcome=got.__dict__,
+        expected=expected.__dict__,
+        stop=stop,
+        error=error,  # type: ignore[arg-type]
+        latency_s=latency,
+        prompt_tokens=ptok,
+        completion_tokens=ctok,
     )
 
 
@@ -211,7 +237,9 @@ def summarise(episodes: Iterable[Episode]) -> dict[str, Any]:
         "rule_visible_types": dict(Counter(lb.failure_type for lb in labels if lb.failure_type)),
         "faulty_by_stratum": dict(Counter(e.stratum for e in eps if e.trajectory.label.faulty)),
         "escalate_calls": sum(s.call.tool == "escalate" for e in eps for s in e.trajectory.steps),
-        "episodes_with_eligibility_check": sum(any(s.call.tool == "check_eligibility" for s in e.trajectory.steps) for e in eps),
+        "episodes_with_eligibility_check": sum(
+            any(s.call.tool == "check_eligibility" for s in e.trajectory.steps) for e in eps
+        ),
         "stops": dict(Counter(e.stop for e in eps)),
         "mean_steps": sum(len(e.trajectory.steps) for e in eps) / len(eps) if eps else 0.0,
     }

@@ -111,10 +111,22 @@ def check(traj: Trajectory) -> list[Violation]:
         tool, args, obs = s.call.tool, s.call.args, s.observation
         for name in TRACED_ARGS.get(tool, ()):
             if name in args and not pool.grounds(args[name]):
-                found.append(_violation(s.index, "R1_ungrounded_argument", f"{tool}.{name}={args[name]!r} appears neither in the goal nor in an earlier observation"))
+                found.append(
+                    _violation(
+                        s.index,
+                        "R1_ungrounded_argument",
+                        f"{tool}.{name}={args[name]!r} appears neither in the goal nor in an earlier observation",
+                    )
+                )
         order_id = str(args.get("order_id", ""))
         if tool == "check_eligibility" and order_id not in looked_up:
-            found.append(_violation(s.index, "R2_eligibility_without_lookup", f"eligibility checked on {order_id!r} before looking the order up"))
+            found.append(
+                _violation(
+                    s.index,
+                    "R2_eligibility_without_lookup",
+                    f"eligibility checked on {order_id!r} before looking the order up",
+                )
+            )
         if tool == "issue_refund":
             found.extend(_refund_violations(s.index, args, order_id, verified, looked_up, authorised, refunded))
         if obs.ok:
@@ -143,14 +155,30 @@ def _refund_violations(
 ) -> list[Violation]:
     out: list[Violation] = []
     if order_id not in authorised:
-        out.append(_violation(index, "R3_refund_without_eligibility", f"refund on {order_id!r} with no passing eligibility check on record"))
+        out.append(
+            _violation(
+                index,
+                "R3_refund_without_eligibility",
+                f"refund on {order_id!r} with no passing eligibility check on record",
+            )
+        )
     else:
         amount = args.get("amount_eur")
         if not isinstance(amount, (int, float)) or abs(float(amount) - authorised[order_id]) >= AMOUNT_TOLERANCE_EUR:
-            out.append(_violation(index, "R4_amount_mismatch", f"refund of {amount!r} but the check authorised {authorised[order_id]:.2f}"))
+            out.append(
+                _violation(
+                    index,
+                    "R4_amount_mismatch",
+                    f"refund of {amount!r} but the check authorised {authorised[order_id]:.2f}",
+                )
+            )
     owner = looked_up.get(order_id, {}).get("customer_id")
     if owner is not None and verified is not None and owner != verified:
-        out.append(_violation(index, "R5_identity_mismatch", f"order {order_id!r} belongs to {owner}, not the verified {verified}"))
+        out.append(
+            _violation(
+                index, "R5_identity_mismatch", f"order {order_id!r} belongs to {owner}, not the verified {verified}"
+            )
+        )
     if order_id in refunded or looked_up.get(order_id, {}).get("status") == "refunded":
         out.append(_violation(index, "R6_already_refunded", f"order {order_id!r} was already refunded"))
     return out
@@ -158,14 +186,19 @@ def _refund_violations(
 
 def _ending_violations(traj: Trajectory) -> list[Violation]:
     if not traj.steps:
-        return [_violation(0, "R7_reply_placement", "no steps at all, so no reply"), _violation(0, "R8_no_terminal_action", "no steps at all")]
+        return [
+            _violation(0, "R7_reply_placement", "no steps at all, so no reply"),
+            _violation(0, "R8_no_terminal_action", "no steps at all"),
+        ]
     last = traj.steps[-1].index
     replies = [s.index for s in traj.steps if s.call.tool == "reply"]
     out: list[Violation] = []
     if not replies:
         out.append(_violation(last, "R7_reply_placement", "the trajectory never replies to the customer"))
     elif len(replies) > 1:
-        out.append(_violation(replies[1], "R7_reply_placement", f"{len(replies)} replies where exactly one is expected"))
+        out.append(
+            _violation(replies[1], "R7_reply_placement", f"{len(replies)} replies where exactly one is expected")
+        )
     elif replies[0] != last:
         out.append(_violation(replies[0], "R7_reply_placement", "the reply is not the last step"))
     if not any(s.call.tool in ("issue_refund", "escalate") for s in traj.steps):
@@ -186,7 +219,3 @@ def checker_table(trajectories: list[Trajectory]) -> list[tuple[str, int, int, i
         rows[(kind, "typed")] += bool(v) and t.label is not None and v[0].failure_type == t.label.failure_type
     kinds = [k for k in ("clean", *FAILURE_TYPES, "unlabelled") if rows[(k, "n")]]
     return [(k, rows[(k, "n")], rows[(k, "flagged")], rows[(k, "typed")]) for k in kinds]
-
-
-
-

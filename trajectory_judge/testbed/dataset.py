@@ -101,8 +101,12 @@ def cli_build_dataset(args: Any) -> int:
     guard_output(out, own=("trajectories.jsonl",))
     trajs = build_dataset(args.n, args.seed)
     text = "".join(dumps(t) + "\n" for t in trajs)
-    guard_referenced(out, text, [Path(args.out) / "verdicts.jsonl", Path(args.out) / "members.jsonl"],
-                     force=getattr(args, "force", False))
+    guard_referenced(
+        out,
+        text,
+        [Path(args.out) / "verdicts.jsonl", Path(args.out) / "members.jsonl"],
+        force=getattr(args, "force", False),
+    )
     atomic_write_text(out, text)
     print(f"wrote {len(trajs)} trajectories to {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0

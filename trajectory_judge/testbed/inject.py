@@ -77,9 +77,13 @@ def mutate_calls(instance: Instance, failure_type: str, seed: int = 7) -> tuple[
         calls[2] = PlannedCall("Read the refund rules for the item.", "get_policy", {"sku": sku})
     elif failure_type == "skipped_precondition":
         del calls[3]
-        calls[3] = PlannedCall("Refund what the customer paid.", "issue_refund", {"order_id": order_id, "amount_eur": total})
+        calls[3] = PlannedCall(
+            "Refund what the customer paid.", "issue_refund", {"order_id": order_id, "amount_eur": total}
+        )
     elif failure_type == "ignored_observation":
-        calls[4] = PlannedCall("Refund the full price of the order.", "issue_refund", {"order_id": order_id, "amount_eur": total})
+        calls[4] = PlannedCall(
+            "Refund the full price of the order.", "issue_refund", {"order_id": order_id, "amount_eur": total}
+        )
     elif failure_type == "premature_stop":
         return calls[:4], HOLDING_ANSWER
     elif failure_type == "unsupported_claim":

@@ -57,7 +57,12 @@ def oracle_calls(instance: Instance) -> list[PlannedCall]:
     elig = do("Check eligibility before any money moves.", "check_eligibility", order_id=order_id)
     if elig["eligible"]:
         amount = elig["max_refund_eur"]
-        do("Eligible: refund exactly the amount the check allowed.", "issue_refund", order_id=order_id, amount_eur=amount)
+        do(
+            "Eligible: refund exactly the amount the check allowed.",
+            "issue_refund",
+            order_id=order_id,
+            amount_eur=amount,
+        )
         text = refund_reply(who["name"], amount, order_id)
     else:
         do("Not eligible, so a human has to take this one.", "escalate", reason=elig["reason"])
