@@ -65,14 +65,13 @@ def paper_report():
 # --- nbval's kernels, forked from a warm process ----------------------------------------------------
 def pytest_collection_finish(session):
     """When nbval re-runs the chapters, fork their kernels from one process that imported the book's
-    libraries once (trajectory_judge.book.kernelfork, as the book's build does): each chapter saves the
+    libraries once (trajectory_judge.book.build.kernelfork, as the book's build does): each chapter saves the
     2 s of Python start and imports. The outputs are those of a kernel started anew
     (tests/test_kernelfork.py); TJ_BOOK_FORK=0 starts each anew. The Binder-like rerun check
     (tests/test_rerun.py) runs nbval in an environment of its own, with kernels started anew."""
     if not any(type(item).__module__.startswith("nbval") for item in session.items):
         return
-    from trajectory_judge.book import kernelfork
-
+    from trajectory_judge.book.build import kernelfork
     try:
         import nbval.kernel
     except ImportError:
@@ -84,6 +83,5 @@ def pytest_collection_finish(session):
 
 
 def pytest_unconfigure(config):
-    from trajectory_judge.book import kernelfork
-
+    from trajectory_judge.book.build import kernelfork
     kernelfork.stop_server()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import os
 import shutil
 import subprocess
@@ -44,11 +45,11 @@ def test_import_contracts_hold():
 
 def test_an_upward_import_breaks_the_layers_contract(scratch):
     metrics = scratch / "trajectory_judge" / "analysis" / "metrics.py"
-    metrics.write_text(metrics.read_text() + "\nfrom trajectory_judge.book import style  # noqa: E402\n")
+    metrics.write_text(metrics.read_text() + "\nfrom trajectory_judge.book.render import style  # noqa: E402\n")
     r = lint(scratch)
     assert r.returncode == 1
     assert "Layers depend downward only BROKEN" in r.stdout
-    assert "trajectory_judge.analysis.metrics -> trajectory_judge.book.style" in r.stdout
+    assert "trajectory_judge.analysis.metrics -> trajectory_judge.book.render.style" in r.stdout
 
 
 def test_plotting_outside_the_book_breaks_the_forbidden_contract(scratch):
@@ -62,10 +63,14 @@ def _modules():
     return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_every_chapter_has_its_book_module_and_imports_it():
+def test_every_chapter_imports_its_helpers_module_which_names_it():
+    """Each notebook imports one module of ``book/chapters`` whose docstring names the notebook."""
+    chapters = PKG / "book" / "chapters"
     for md in sorted((ROOT / "notebooks").glob("*.md")):
-        module = PKG / "book" / f"{md.stem}.py"
-        assert module.exists(), f"{md.name} has no trajectory_judge/book/{md.stem}.py"
-        assert f"from trajectory_judge.book.{md.stem} import" in md.read_text(), md.name
-        doc = ast.get_docstring(ast.parse(module.read_text())) or ""
-        assert f"notebooks/{md.stem}.md" in doc, f"{module.name}'s docstring does not name its chapter"
+        text = md.read_text()
+        mine = [
+            m
+            for m in re.findall(r"from trajectory_judge\.book\.chapters\.(\w+) import", text)
+            if f"notebooks/{md.stem}.md" in (ast.get_docstring(ast.parse((chapters / f"{m}.py").read_text())) or "")
+        ]
+        assert mine, f"{md.name} imports no module of trajectory_judge/book/chapters whose docstring names it"

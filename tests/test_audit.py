@@ -1,4 +1,4 @@
-"""Book helpers of the paired, organic, appendix and audit chapters (trajectory_judge.book.audit)."""
+"""Book helpers of the paired, organic, appendix and audit chapters (trajectory_judge.book.chapters.audit)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from analysis_synth import design, random_verdicts
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.loading import load_paper_data
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book import appendix, audit, organic, paired
+from trajectory_judge.book.chapters import appendix
+from trajectory_judge.book.chapters import audit
+from trajectory_judge.book.chapters import organic_faults as organic
+from trajectory_judge.book.chapters import discrimination as paired
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.checker import RULES
 from trajectory_judge.testbed.env import STRATA, TOOLS
@@ -227,7 +230,7 @@ def test_outcome_gaps_count_each_wrong_field():
 
 
 def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_and_says_so():
-    from trajectory_judge.book.judges import PAPER_DECODING
+    from trajectory_judge.book.chapters.judge_panel import PAPER_DECODING
 
     rows = audit.setup_frame(
         [
@@ -243,7 +246,7 @@ def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_a
 
 
 def test_setup_frame_refuses_a_release_ensemble_whose_record_contradicts_the_papers_text():
-    from trajectory_judge.book.judges import PAPER_DECODING
+    from trajectory_judge.book.chapters.judge_panel import PAPER_DECODING
 
     with pytest.raises(ValueError, match="release run settings: seed 5, k 3 differ from the paper's text"):
         audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "m", "seed": 5}], "release", PAPER_DECODING)

@@ -20,7 +20,7 @@ import pytest
 from book_folders import FOLDERS, MODEL, make_folder
 from trajectory_judge.analysis.loading import judge_order, load_data
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book.missing import Quantity, cannot_compute, no_parent_judged
+from trajectory_judge.book.render.missing import Quantity, cannot_compute, no_parent_judged
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTCOME, STEP = f"outcome:{MODEL}", f"step:{MODEL}"
@@ -76,7 +76,7 @@ def test_cannot_compute_says_each_reason_once_and_nothing_when_all_is_there():
 # --- the paired chapter's camera-ready numbers -------------------------------------------------------
 @pytest.mark.parametrize("name", ["n10", "n40", "unparseable"])
 def test_camera_ready_numbers_say_which_types_lack_a_judged_parent_on_a_small_folder(folders, name):
-    from trajectory_judge.book.paired import camera_ready_frame, camera_ready_gaps, camera_ready_quantities
+    from trajectory_judge.book.chapters.discrimination import camera_ready_frame, camera_ready_gaps, camera_ready_quantities
 
     data, rep = _report(folders[name])
     qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP)  # today's TypeError on abs(None)
@@ -91,7 +91,7 @@ def test_camera_ready_numbers_say_which_types_lack_a_judged_parent_on_a_small_fo
 
 @pytest.mark.slow  # judges all 400 trajectories through the stand-in server
 def test_camera_ready_numbers_are_complete_on_all_400(folders):
-    from trajectory_judge.book.paired import camera_ready_gaps, camera_ready_quantities
+    from trajectory_judge.book.chapters.discrimination import camera_ready_gaps, camera_ready_quantities
 
     data, rep = _report(folders["n400"])
     qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP)
@@ -101,7 +101,7 @@ def test_camera_ready_numbers_are_complete_on_all_400(folders):
 
 @pytest.mark.parametrize("name", ["n40", pytest.param("n400", marks=pytest.mark.slow)])  # n400: 1,200 stand-in calls
 def test_paired_numbers_by_outcome_survival_carry_an_interval_around_the_value(folders, name):
-    from trajectory_judge.book.paired import camera_ready_frame, camera_ready_quantities
+    from trajectory_judge.book.chapters.discrimination import camera_ready_frame, camera_ready_quantities
 
     data, rep = _report(folders[name])
     qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP, data.verdicts)
@@ -115,8 +115,8 @@ def test_paired_numbers_by_outcome_survival_carry_an_interval_around_the_value(f
 
 # --- the other chapters' guards ---------------------------------------------------------------------
 def test_confusion_figure_shows_a_python_judge_when_the_folder_has_no_rule_engine(folders):
-    from trajectory_judge.book.analysis import confusion_judges
-    from trajectory_judge.book.style import llm_judges
+    from trajectory_judge.book.chapters.view_analysis import confusion_judges
+    from trajectory_judge.book.render.style import llm_judges
 
     data, rep = _report(folders["python-only"])
     judges = judge_order(data.verdicts)
@@ -125,7 +125,7 @@ def test_confusion_figure_shows_a_python_judge_when_the_folder_has_no_rule_engin
 
 
 def test_calibration_edge_sentence_reads_when_no_verdict_sits_on_an_edge(folders):
-    from trajectory_judge.book.metrics import edge_sentence, interior_edges
+    from trajectory_judge.book.chapters.uncertainty import edge_sentence, interior_edges
 
     data = load_data(folders["n40"])  # the stand-in states 0.55 ... 0.95: never an edge
     said = edge_sentence(interior_edges([v.confidence for v in data.verdicts]), len(data.verdicts))
@@ -135,7 +135,7 @@ def test_calibration_edge_sentence_reads_when_no_verdict_sits_on_an_edge(folders
 def test_organic_sentences_read_on_a_folder_without_episodes():
     import pandas as pd
 
-    from trajectory_judge.book.organic import gap_sentence, outcome_gaps, repeat_sentence, repeated_calls
+    from trajectory_judge.book.chapters.organic_faults import gap_sentence, outcome_gaps, repeat_sentence, repeated_calls
 
     assert repeat_sentence(repeated_calls([])) == "No episode repeats a call verbatim"
     assert gap_sentence(outcome_gaps([]), 0).startswith("With no episode in the data")
@@ -145,7 +145,7 @@ def test_organic_sentences_read_on_a_folder_without_episodes():
 
 @pytest.mark.parametrize("name", ["n40", "python-only", "unparseable"])
 def test_seed_chapter_says_why_without_members(folders, name):
-    from trajectory_judge.book.seeds import glue_values, prose_values
+    from trajectory_judge.book.chapters.seed_variance import glue_values, prose_values
 
     values = {**glue_values(None, [], 40), **prose_values(None, [])}
     for key in ("spread", "deltas", "votes_text"):
@@ -154,8 +154,8 @@ def test_seed_chapter_says_why_without_members(folders, name):
 
 # --- the folder's own wording -------------------------------------------------------------------------
 def test_chapters_name_a_readers_folder_and_its_judges(folders, in_book):
-    from trajectory_judge.book.editions import folder_note, ours_wording
-    from trajectory_judge.book.style import source_name
+    from trajectory_judge.book.chapters.editions import folder_note, ours_wording
+    from trajectory_judge.book.render.style import source_name
 
     in_book.setenv("TJ_DATA", str(folders["n40"]))
     assert source_name("edition") == "Your folder (n40)" and ours_wording().judges == "your judges"
@@ -165,7 +165,7 @@ def test_chapters_name_a_readers_folder_and_its_judges(folders, in_book):
 
 
 def test_landing_and_results_speak_of_your_judges_not_our_smaller_models(folders, in_book):
-    from trajectory_judge.book.editions import ours_phrases
+    from trajectory_judge.book.chapters.editions import ours_phrases
 
     in_book.setenv("TJ_DATA", str(folders["python-only"]))
     said = ours_phrases(load_data(folders["python-only"]))
@@ -177,8 +177,8 @@ def test_landing_and_results_speak_of_your_judges_not_our_smaller_models(folders
 
 
 def test_chapters_keep_this_editions_wording_on_the_books_own_data(in_book):
-    from trajectory_judge.book.editions import ours_phrases, ours_wording
-    from trajectory_judge.book.style import source_name
+    from trajectory_judge.book.chapters.editions import ours_phrases, ours_wording
+    from trajectory_judge.book.render.style import source_name
 
     in_book.delenv("TJ_DATA", raising=False)
     assert source_name("edition") == "This edition" and not ours_wording().own

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.execute import name_repository
+from trajectory_judge.book.build.execute_notebooks import name_repository
 
 pytestmark = pytest.mark.slow  # a whole (one-chapter) book build: .ci/run's slow tier
 
@@ -80,7 +80,7 @@ kernelspec: {display_name: Python 3, language: python, name: python3}
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from trajectory_judge.book.page import setup, show, table
+from trajectory_judge.book.chapters.page import setup, show, table
 setup()
 ```
 
@@ -135,8 +135,7 @@ def built(tmp_path_factory) -> Path:
 
 
 def test_landing_cite_section_is_bibtex_from_the_citation_file_of_the_configured_repository(built):
-    from trajectory_judge.book import cite
-
+    from trajectory_judge.book.build import citation as cite
     text = html.unescape(re.sub(r"<[^>]+>", "", (built / "book" / "intro.html").read_text()))
     cff = cite.load_citation(built.parents[1])
     assert cff["repository-code"] == REPO

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from trajectory_judge.book import judges, runs
+from trajectory_judge.book.chapters import judge_panel as judges
 
-
+from trajectory_judge.book.chapters import edition_runs as runs
 def _runs(tmp_path, *records):
     (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return tmp_path
@@ -79,7 +79,7 @@ def test_paper_judges_table_refuses_a_run_record_that_contradicts_the_papers_tex
 
 
 def test_pipeline_figure_is_drawn_from_the_counts_it_is_given():
-    from trajectory_judge.book.pipeline import pipeline_svg
+    from trajectory_judge.book.render.pipeline_figure import pipeline_svg
 
     svg = pipeline_svg(3, 5, 7, 6, 6, 5)
     assert svg.startswith("<svg") and "n = 3" in svg and "n = 5" in svg and "n = 7" in svg and "<title>" in svg
@@ -89,7 +89,7 @@ def test_pipeline_figure_is_drawn_from_the_counts_it_is_given():
 # --- the paper's claims on its own verdicts (the committed projection; offline) -------------------
 from pathlib import Path  # noqa: E402
 
-from trajectory_judge.book import claims as C  # noqa: E402
+from trajectory_judge.book.render import claim_text as C  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -201,7 +201,7 @@ def test_signal_phrase_is_number_aware(n, k, text):
 
 
 def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claims):
-    from trajectory_judge.book.audit import contradictions_markdown
+    from trajectory_judge.book.chapters.audit import contradictions_markdown
 
     md = contradictions_markdown(paper_claims)
     assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
@@ -241,15 +241,15 @@ def test_sentences_built_from_data_have_no_template_seams(nb):
 
 
 def test_true_minus_signs_every_negative_number_and_nothing_else():
-    from trajectory_judge.book.appendix import true_minus
+    from trajectory_judge.book.chapters.appendix import true_minus
 
     assert true_minus("-0.600‡") == "\u22120.600‡" and true_minus("0.1 (-0.2 to 0.3)") == "0.1 (\u22120.2 to 0.3)"
     assert true_minus("pre-2024 a-1") == "pre-2024 a-1"
 
 
 def test_a_group_of_tables_explains_its_marks_once_under_the_last():
-    from trajectory_judge.book.results import notes_once
-    from trajectory_judge.book.tables import BookTable
+    from trajectory_judge.book.chapters.results import notes_once
+    from trajectory_judge.book.render.tables import BookTable
 
     def t(name, marks):
         notes = f'<p class="tj-table-notes">{"; ".join(marks)}.</p>\n' if marks else ""
@@ -263,7 +263,7 @@ def test_a_group_of_tables_explains_its_marks_once_under_the_last():
 def test_no_signal_clause_reads_like_a_sentence_for_none_one_and_several_judges():
     import pandas as pd
 
-    from trajectory_judge.book.results import no_signal_clause
+    from trajectory_judge.book.chapters.results import no_signal_clause
 
     sig = pd.DataFrame({"silent_minus_far": [0.2, -0.1, 0.0]}, index=["step:a", "outcome:b", "reply:c"])
     assert no_signal_clause(sig.iloc[:1]) == "no judge has silent recall at or below its false-alarm rate"

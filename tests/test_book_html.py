@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.style import MARKS
+from trajectory_judge.book.render.style import MARKS
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -75,7 +75,7 @@ def _seed_records(data) -> list[str]:
     """The seeds chapter's records: each ensemble sample's metrics and the paired differences between samples."""
     from trajectory_judge.analysis.seeds import load_members, seed_variance
     from trajectory_judge.book.paths import data_dir
-    from trajectory_judge.book.style import format_interval
+    from trajectory_judge.book.render.style import format_interval
 
     members = load_members(data_dir(), [t.trajectory_id for t in data.trajectories])
     sv = seed_variance(data.trajectories, data.verdicts, members, resamples=10_000, seed=7) if members else None
@@ -94,9 +94,9 @@ def _seed_records(data) -> list[str]:
 def quantity_records() -> set[tuple[str, str, str]]:
     """(value, low, high) as printed, of every quantity record: each judge's metrics, per-type recalls, paired
     deltas and gaps in both editions' reports, and every estimate of the claims register."""
-    from trajectory_judge.book.claims import paper_claims
-    from trajectory_judge.book.editions import load_editions
-    from trajectory_judge.book.style import format_interval
+    from trajectory_judge.book.render.claim_text import paper_claims
+    from trajectory_judge.book.chapters.editions import load_editions
+    from trajectory_judge.book.render.style import format_interval
 
     ed = load_editions(10_000, 7)  # the book's replicates and seed
     texts = []
@@ -230,7 +230,7 @@ def test_a_downloaded_csv_parses_back_to_the_values_of_the_table_shown():
 
     import pandas as pd
 
-    from trajectory_judge.book.tables import readable
+    from trajectory_judge.book.render.tables import readable
 
     page = HTML / "notebooks" / "results.html"
     soup = _soup(page)
@@ -312,8 +312,7 @@ def test_execution_page_run_times_are_positive_and_add_up_to_its_total_and_name_
 def test_execution_page_says_the_chapters_kernels_were_forked_from_the_warm_process_on_a_multi_core_linux():
     import os
 
-    from trajectory_judge.book import kernelfork
-
+    from trajectory_judge.book.build import kernelfork
     if (
         not kernelfork.enabled()
         or len(os.sched_getaffinity(0)) < 2
@@ -329,7 +328,7 @@ def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_reposi
     import hashlib
     import subprocess
 
-    from trajectory_judge.book.execution import COMMIT_ROW, LOCK_ROW
+    from trajectory_judge.book.build.execution_page import COMMIT_ROW, LOCK_ROW
 
     env = {label: cells for label, _, cells in _execution_table("tbl-execution-environment")}
     assert env[LOCK_ROW][0] == hashlib.sha256((ROOT / ".ci" / "requirements.lock").read_bytes()).hexdigest()
@@ -341,7 +340,7 @@ def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_reposi
 def test_execution_page_versions_are_the_installed_ones_as_every_chapter_saw_them():
     import platform
 
-    from trajectory_judge.book.records import KEY_PACKAGES, package_versions
+    from trajectory_judge.book.build.records import KEY_PACKAGES, package_versions
 
     env = {}
     for label, _, cells in _execution_table("tbl-execution-environment"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajectory_judge.book import appendix as A
+from trajectory_judge.book.chapters import appendix as A
 from trajectory_judge.testbed import agent, checker, env
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from trajectory_judge import load_trajectories
-from trajectory_judge.book import judges
+from trajectory_judge.book.chapters import judge_panel as judges
 from trajectory_judge.book.paths import data_dir
-from trajectory_judge.book.testbed import example_instance_id, family
+from trajectory_judge.book.chapters.support_desk import example_instance_id, family
 from trajectory_judge.judges.prompts import SHARED_PREFIX
 
 

@@ -9,7 +9,13 @@ from html import escape
 import pandas as pd
 import pytest
 
-from trajectory_judge.book import config, figures, style, tables
+from trajectory_judge.book.build import hosting as config
+
+from trajectory_judge.book.render import figures
+
+from trajectory_judge.book.render import style
+
+from trajectory_judge.book.render import tables
 
 
 # --- names -----------------------------------------------------------------------------------
@@ -175,7 +181,7 @@ def test_one_setting_gives_binder_and_colab_addresses():
 
 
 def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):
-    from trajectory_judge.book.execute import main
+    from trajectory_judge.book.build.execute_notebooks import main
 
     assert main(["config", "--repository", "ftp://example.org/x"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -191,7 +197,7 @@ def test_row_labels_that_are_names_stay_as_written():
 
 
 def test_a_self_consistency_member_id_is_a_judge_of_its_view_with_its_seed():
-    from trajectory_judge.book.style import judge_name, parse_judge_id
+    from trajectory_judge.book.render.style import judge_name, parse_judge_id
 
     spec = parse_judge_id("step@T0.7/seed8:qwen2.5-coder:1.5b")
     assert (spec.view, spec.model, spec.ensemble, spec.is_llm) == ("step", "qwen2.5-coder:1.5b", 1, True)

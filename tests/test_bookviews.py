@@ -1,4 +1,4 @@
-"""The book's report views (trajectory_judge.book.results): judges parsed from ids, formatting, figures.
+"""The book's report views (trajectory_judge.book.chapters.results): judges parsed from ids, formatting, figures.
 
 Verdict sets are built in memory from the 400-trajectory dataset with simple synthetic judges
 (flag everything, copy the label, flag nothing), so every expected value follows from the design.
@@ -13,7 +13,12 @@ import pandas as pd
 import pytest
 
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book import analysis, judges, metrics, results, runs, style
+from trajectory_judge.book.chapters import view_analysis as analysis
+from trajectory_judge.book.chapters import judge_panel as judges
+from trajectory_judge.book.chapters import uncertainty as metrics
+from trajectory_judge.book.chapters import results
+from trajectory_judge.book.chapters import edition_runs as runs
+from trajectory_judge.book.render import style
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt
 from trajectory_judge.models import DESIGN_CELLS, Verdict, design_cell
 
@@ -259,7 +264,7 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
 def test_landing_hidden_sentence_counts_pairs_in_words_a_person_would_write():
     import pandas as pd
 
-    from trajectory_judge.book.analysis import landing_hidden_sentence
+    from trajectory_judge.book.chapters.view_analysis import landing_hidden_sentence
 
     one = landing_hidden_sentence(pd.DataFrame({"n_hidden": [1]}, index=["outcome:m"]))
     assert "our outcome judge has judged one fault–parent pair whose input" in one and "1 fault" not in one

@@ -1,4 +1,4 @@
-"""The build's shared results (``trajectory_judge.book.buildcache``): keyed by the data and the package
+"""The build's shared results (``trajectory_judge.book.build.shared_results``): keyed by the data and the package
 source, safe with two writers, never used outside a build, emptied at the start of every build."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book import buildcache
-from trajectory_judge.book.buildcache import CACHE_ENV, cached
+from trajectory_judge.book.build import shared_results as buildcache
+from trajectory_judge.book.build.shared_results import CACHE_ENV, cached
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
 

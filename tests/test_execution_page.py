@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book import records
-from trajectory_judge.book.execution import (
+from trajectory_judge.book.build import records
+from trajectory_judge.book.build.execution_page import (
     LOCK_ROW,
     ExecutionReport,
     build_commit,
@@ -18,7 +18,7 @@ from trajectory_judge.book.execution import (
     file_sha256,
     read_kernel_records,
 )
-from trajectory_judge.book.tables import table
+from trajectory_judge.book.render.tables import table
 from trajectory_judge.models import read_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,8 +227,7 @@ def test_how_the_kernels_started_is_said_only_when_the_warm_process_launched_the
 
 
 def test_a_chapter_that_reused_a_shared_result_from_the_build_cache_is_said_so(tmp_path, monkeypatch):
-    from trajectory_judge.book import buildcache
-
+    from trajectory_judge.book.build import shared_results as buildcache
     monkeypatch.setenv(records.RECORDS_ENV, str(tmp_path / "rec"))
     monkeypatch.setenv(buildcache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(records, "_shared", {})

@@ -8,7 +8,7 @@ import pytest
 from analysis_synth import design, random_verdicts
 
 from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
-from trajectory_judge.book.style import PYTHON, judge_name, llm_judges, parse_judge_id
+from trajectory_judge.book.render.style import PYTHON, judge_name, llm_judges, parse_judge_id
 from trajectory_judge.cli import main
 from trajectory_judge.models import DataError, dumps, judge_kind
 
@@ -124,7 +124,7 @@ def test_unparseable_sentence_when_every_answer_parsed():
 
 
 def test_a_python_judges_axis_label_names_it_not_the_rules():
-    from trajectory_judge.book.style import judge_label
+    from trajectory_judge.book.render.style import judge_label
 
     assert judge_label("length:v1", 16) == "length:v1\nPython judge\nn=16"
     assert judge_label("programmatic") == "programmatic\nrules"
@@ -145,7 +145,7 @@ def _record(judge: str, backend: str, server: dict, verdicts: int = 4) -> dict:
 
 
 def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run(tmp_path):
-    from trajectory_judge.book.runs import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
+    from trajectory_judge.book.chapters.edition_runs import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
 
     records = [
         _record("outcome:hosted", "openai", {"server": "openai-compatible"}),
@@ -167,7 +167,7 @@ def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run
 def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
     import pandas as pd
 
-    from trajectory_judge.book.runs import RUN_COLUMNS, greedy_sentence
+    from trajectory_judge.book.chapters.edition_runs import RUN_COLUMNS, greedy_sentence
 
     row = dict.fromkeys(RUN_COLUMNS, None)
     settings = pd.DataFrame(
@@ -182,8 +182,8 @@ def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
 
 
 def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
-    from trajectory_judge.book.judges import holdings_sentence
-    from trajectory_judge.book.style import judges_frame
+    from trajectory_judge.book.chapters.judge_panel import holdings_sentence
+    from trajectory_judge.book.render.style import judges_frame
 
     ids = ["programmatic", "step:a", "reply:a", "length:v1"]
     assert holdings_sentence(judges_frame(ids), ids[1:3], 400) == (
@@ -197,7 +197,7 @@ def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
 def test_settings_sentence_counts_only_judges_that_decode():
     import pandas as pd
 
-    from trajectory_judge.book.runs import settings_sentence
+    from trajectory_judge.book.chapters.edition_runs import settings_sentence
 
     def summary(judges, servers):
         return pd.DataFrame({"judge": judges, "server": servers})

@@ -1,4 +1,4 @@
-"""Kernels forked from the build's warm process (trajectory_judge.book.kernelfork) behave as fresh ones."""
+"""Kernels forked from the build's warm process (trajectory_judge.book.build.kernelfork) behave as fresh ones."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import time
 import nbformat
 import pytest
 
-from trajectory_judge.book import kernelfork
-
+from trajectory_judge.book.build import kernelfork
 pytest.importorskip("nbclient")
 pytestmark = pytest.mark.skipif(
     not kernelfork.enabled(), reason="kernels are forked on Linux only (TJ_BOOK_FORK=0 off)"
@@ -217,7 +216,7 @@ def test_the_warm_process_preloads_every_module_a_chapter_imports():
     import re
     from pathlib import Path
 
-    from trajectory_judge.book.kernelserver import PRELOAD
+    from trajectory_judge.book.build.kernelserver import PRELOAD
 
     for name in PRELOAD:
         importlib.import_module(name)

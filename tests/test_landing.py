@@ -1,4 +1,4 @@
-"""The landing page's finding (trajectory_judge.book.landing): one sentence of computed numbers and a
+"""The landing page's finding (trajectory_judge.book.chapters.landing): one sentence of computed numbers and a
 verdict read from the claims, never decided here."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from trajectory_judge.book.landing import FINDING_KEYS, register_counts_sentence, verdict_sentence
+from trajectory_judge.book.chapters.landing import FINDING_KEYS, register_counts_sentence, verdict_sentence
 
 
 @dataclass(frozen=True)

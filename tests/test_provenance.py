@@ -15,9 +15,9 @@ import pytest
 
 import trajectory_judge.book as book_pkg
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book import records
-from trajectory_judge.book.provenance import BuildState, display_path, provenance_html, short_commit, site_data_path
-from trajectory_judge.book.style import by_source
+from trajectory_judge.book.build import records
+from trajectory_judge.book.build.provenance_lines import BuildState, display_path, provenance_html, short_commit, site_data_path
+from trajectory_judge.book.render.style import by_source
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
 from trajectory_judge.provenance.computed import computed, computes, is_tagging
@@ -95,13 +95,13 @@ STATE = BuildState("0.1.0", "0123456789ab", "https://github.com/o/r/blob/main/")
 def test_the_line_names_function_files_short_sha_version_commit_and_notebook():
     sha = "ab" * 32
     line = provenance_html(
-        "trajectory_judge.book.results.main_table",
+        "trajectory_judge.book.chapters.results.main_table",
         [{"path": "data/verdicts.jsonl", "sha256": sha, "size": 9}],
         STATE,
         "results",
     )
     assert line.startswith('<details class="tj-provenance"><summary>How this was made</summary>')
-    assert "<code>trajectory_judge.book.results.main_table</code>" in line
+    assert "<code>trajectory_judge.book.chapters.results.main_table</code>" in line
     assert f'data-path="data/verdicts.jsonl" data-sha256="{sha}"' in line and f">{sha[:12]}</code>" in line
     assert "trajectory-judge 0.1.0, commit <code>0123456789ab</code>" in line
     assert '<a href="https://github.com/o/r/blob/main/notebooks/results.ipynb">notebooks/results.ipynb</a>' in line
@@ -141,7 +141,7 @@ def test_the_commit_is_shown_by_its_first_twelve_digits_and_keeps_its_dirty_mark
 
 
 def test_a_table_records_its_values_only_during_a_build(tmp_path, monkeypatch):
-    from trajectory_judge.book.tables import table
+    from trajectory_judge.book.render.tables import table
 
     monkeypatch.chdir(ROOT / "notebooks")
     monkeypatch.delenv(records.RECORDS_ENV, raising=False)

@@ -1,9 +1,9 @@
-"""The results chapter's baseline rows and sentences (trajectory_judge.book.results)."""
+"""The results chapter's baseline rows and sentences (trajectory_judge.book.chapters.results)."""
 
 from analysis_synth import design, random_verdicts, verdict
 
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book.results import above_baseline, baseline_design, main_table
+from trajectory_judge.book.chapters.results import above_baseline, baseline_design, main_table
 
 
 def _rep(verdicts, trajs):

@@ -1,13 +1,12 @@
-"""The book-only table helpers (trajectory_judge.book.testbed), on the 400-trajectory set built in memory."""
+"""The book-only table helpers (trajectory_judge.book.chapters.support_desk), on the 400-trajectory set built in memory."""
 
 from __future__ import annotations
 
 import pytest
 
 from trajectory_judge import FAILURE_TYPES
-from trajectory_judge.book import style, testbed
-
-
+from trajectory_judge.book.render import style
+from trajectory_judge.book.chapters import support_desk as testbed
 @pytest.fixture(scope="module")
 def instances(dataset):
     return testbed.instances_for(dataset, 7)
@@ -79,7 +78,7 @@ def test_strata_by_type_splits_only_skipped_precondition(dataset):
 def test_a_row_label_never_spans_the_heading_row_between_two_groups():
     import pandas as pd
 
-    from trajectory_judge.book.tables import table
+    from trajectory_judge.book.render.tables import table
 
     idx = pd.MultiIndex.from_tuples(
         [
@@ -96,7 +95,7 @@ def test_a_row_label_never_spans_the_heading_row_between_two_groups():
 def test_a_source_heads_its_rows_even_when_each_source_holds_one_row():
     import pandas as pd
 
-    from trajectory_judge.book.tables import row_groups
+    from trajectory_judge.book.render.tables import row_groups
 
     index = pd.MultiIndex.from_tuples(
         [("Paper (release)", "outcome:a"), ("This edition", "outcome:b")], names=["source", "judge"]

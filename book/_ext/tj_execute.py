@@ -14,14 +14,14 @@ cwd and options, compared in full); anything else (a notebook changed by another
 per-notebook override, a forked parallel reader) executes as myst-nb would, serially.
 
 Each kernel is forked from one warm process that imported ipykernel, numpy, pandas, matplotlib and
-the book's modules once, as the configuration was read (:mod:`trajectory_judge.book.kernelfork`), so
+the book's modules once, as the configuration was read (:mod:`trajectory_judge.book.build.kernelfork`), so
 that no chapter pays 1 to 2 s of Python start and imports; ``TJ_BOOK_FORK=0`` starts each anew.
 
 The number of kernels: ``TJ_BOOK_JOBS`` if set, else the ``tj_execute_jobs`` setting, else the CPUs
 this process may use; 1 switches the pool off.
 
 It also names, and empties at the start of every build, the folder where chapters share results
-computed once per build (``TJ_BUILD_CACHE``, ``<build>/.tj-cache``; :mod:`trajectory_judge.book.buildcache`).
+computed once per build (``TJ_BUILD_CACHE``, ``<build>/.tj-cache``; :mod:`trajectory_judge.book.build.shared_results`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from typing import Any
 
 from sphinx.util import logging
 
-from trajectory_judge.book import kernelfork
-
+from trajectory_judge.book.build import kernelfork
 logger = logging.getLogger(__name__)
 
 KERNEL = "python3"
@@ -203,7 +202,7 @@ def _start(app, env, docnames: list[str]) -> None:
 
 
 def _start_fork_server(app, config) -> None:
-    """Start the build's warm process (:mod:`trajectory_judge.book.kernelfork`) as soon as the
+    """Start the build's warm process (:mod:`trajectory_judge.book.build.kernelfork`) as soon as the
     configuration is read, so that its imports overlap Sphinx's own start, when notebooks will be
     executed side by side and the kernel is ipykernel's launcher."""
     if (
@@ -243,7 +242,7 @@ def _finish(app, exc) -> None:
 
 
 def cache_folder(app) -> Path:
-    """The build's cache of shared results (:mod:`trajectory_judge.book.buildcache`), inside the build folder."""
+    """The build's cache of shared results (:mod:`trajectory_judge.book.build.shared_results`), inside the build folder."""
     return Path(app.outdir).parent / ".tj-cache"
 
 
@@ -251,7 +250,7 @@ def _empty_cache(app, config) -> None:
     """Name the cache for the kernels and empty it: results are shared within one build, never across."""
     import shutil
 
-    from trajectory_judge.book.buildcache import CACHE_ENV
+    from trajectory_judge.book.build.shared_results import CACHE_ENV
 
     root = cache_folder(app)
     shutil.rmtree(root, ignore_errors=True)

@@ -2,7 +2,7 @@
 
 ``{tj-execution} summary`` becomes the page's computed sentence; ``{tj-execution} chapters``,
 ``files`` and ``environment`` (with ``:name:`` and ``:caption:``) become numbered tables
-(:class:`trajectory_judge.book.execution.ExecutionReport`). At read time each table is a placeholder
+(:class:`trajectory_judge.book.build.execution_page.ExecutionReport`). At read time each table is a placeholder
 that ``tj_tables`` numbers like any other; at ``doctree-resolved``, after every document was read
 (serially or in parallel), the placeholder is replaced by the table built from myst-nb's execution
 data (``env.nb_metadata``, merged across parallel readers by myst-nb) and the kernels' records on disk
@@ -23,7 +23,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from tj_records import records_root
-from trajectory_judge.book.records import BUILD_ENV
+from trajectory_judge.book.build.records import BUILD_ENV
 
 PAGE_KEY = "tj_execution_page"
 """Key of a page holding the directive in myst-nb's per-document metadata (merged by myst-nb)."""
@@ -75,7 +75,7 @@ def _book_order(env) -> list[str]:
 def _report(app):
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    from trajectory_judge.book.execution import (
+    from trajectory_judge.book.build.execution_page import (
         ExecutionReport,
         build_commit,
         chapter_run,
@@ -109,7 +109,7 @@ def _report(app):
         if meta.get(doc, {}).get("exec_data")
     ]
     reading = getattr(app, "tj_reading", None)
-    from trajectory_judge.book.kernelfork import LAUNCHES
+    from trajectory_judge.book.build.kernelfork import LAUNCHES
 
     return ExecutionReport(
         tuple(runs),
@@ -129,7 +129,7 @@ def _fill(app, doctree, docname) -> None:
 
     if not NbMetadataCollector.get_doc_data(app.env).get(docname, {}).get(PAGE_KEY):
         return
-    from trajectory_judge.book.tables import table
+    from trajectory_judge.book.render.tables import table
 
     report = _report(app)
     for node in list(doctree.findall(execution_summary)):

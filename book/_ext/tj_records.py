@@ -1,9 +1,9 @@
 """The build's records directory: where each executing chapter leaves what the pages need.
 
-Sets ``TJ_BUILD_RECORDS`` (:data:`trajectory_judge.book.records.RECORDS_ENV`) to
+Sets ``TJ_BUILD_RECORDS`` (:data:`trajectory_judge.book.build.records.RECORDS_ENV`) to
 ``<build>/.tj-records`` before any notebook executes, so every kernel myst-nb starts inherits it
-(with ``TJ_BUILD_ID``, :data:`trajectory_judge.book.records.BUILD_ENV`, naming this build);
-a chapter's records land in ``.tj-records/<chapter>/`` (:func:`trajectory_judge.book.records.write_record`).
+(with ``TJ_BUILD_ID``, :data:`trajectory_judge.book.build.records.BUILD_ENV`, naming this build);
+a chapter's records land in ``.tj-records/<chapter>/`` (:func:`trajectory_judge.book.build.records.write_record`).
 Extensions that render provenance lines, downloads or the execution page read them from
 :func:`records_root`.
 """
@@ -14,7 +14,7 @@ import os
 import time
 from pathlib import Path
 
-from trajectory_judge.book.records import BUILD_ENV, RECORDS_ENV
+from trajectory_judge.book.build.records import BUILD_ENV, RECORDS_ENV
 
 
 def records_root(app) -> Path:

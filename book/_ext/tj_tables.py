@@ -1,11 +1,11 @@
 """Sphinx extension of the book: code-cell tables numbered as tables, and alt text for figures.
 
-* A cell output made by ``trajectory_judge.book.tables.table`` (a ``div.tj-table-block`` carrying
+* A cell output made by ``trajectory_judge.book.render.tables.table`` (a ``div.tj-table-block`` carrying
   ``data-name`` and ``data-caption``) becomes a numbered table: "Table N", caption above, a target
   that ``{numref}`` finds. A myst-nb figure given the class ``numbered-table`` in the cell metadata
   (``mystnb: figure: {classes: numbered-table}``) is numbered as a table in the same way. Tables
   share one counter with MyST ``{table}`` directives; figures keep "Fig. N".
-* An image without alt text gets the ``<title>`` of its SVG (``trajectory_judge.book.figures.show``
+* An image without alt text gets the ``<title>`` of its SVG (``trajectory_judge.book.render.figures.show``
   writes it) or, failing that, the caption of the figure that holds it.
 """
 

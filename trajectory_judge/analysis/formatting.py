@@ -196,3 +196,11 @@ class TextTable:
         strcols.insert(0, [""] + [x.ljust(width) for x in index])
         widths = [max(len(x) for x in col) + 1 for col in strcols[:-1]] + [max(len(x) for x in strcols[-1])]
         return "\n".join("".join(x.ljust(w) for x, w in zip(line, widths)) for line in zip(*strcols))
+
+
+def list_text(items: Sequence[str], empty: str = "none") -> str:
+    """``a``, ``a and b``, ``a, b and c``; ``empty`` for no items."""
+    items = list(items)
+    if not items:
+        return empty
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

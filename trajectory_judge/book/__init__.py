@@ -1,6 +1,11 @@
-"""The Jupyter Book edition: one module of helpers per chapter, a shared style, data paths, execution.
+"""The Jupyter Book edition, in three rooms.
 
-Each chapter's notebook imports its tables and figures from the module named after it
-(``notebooks/results.md`` from :mod:`trajectory_judge.book.results`, and so on). Plotting
-libraries are imported only inside this package.
+- :mod:`~trajectory_judge.book.chapters`: one module of helpers per chapter (``notebooks/results.md``
+  imports :mod:`trajectory_judge.book.chapters.results`); each calls :mod:`trajectory_judge.analysis`
+  for its numbers and hands the records to the renderers.
+- :mod:`~trajectory_judge.book.render`: how judges, numbers, tables, figures and sentences are written.
+- :mod:`~trajectory_judge.book.build`: executing the notebooks and what the Sphinx extensions in
+  ``book/_ext`` put on the pages (provenance, downloads, the execution page, the citation).
+
+Plotting libraries are imported only inside this package.
 """

@@ -2,6 +2,6 @@
 
 import sys
 
-from trajectory_judge.book.execute import main
+from trajectory_judge.book.build.execute_notebooks import main
 
 sys.exit(main())

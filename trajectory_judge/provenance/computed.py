@@ -5,7 +5,7 @@ the function's dotted name. A frame keeps the tag in ``DataFrame.attrs``, which
 pandas carries through renaming, selection, ``assign``, ``concat`` of frames with the same tag and
 the like; any other result (a matplotlib figure) carries it as an attribute. The outermost decorated
 function wins, so a table made by ``main_table`` names ``main_table``, not the helper it called.
-The book shows the tag under each table and figure (:mod:`trajectory_judge.book.provenance`).
+The book shows the tag under each table and figure (:mod:`trajectory_judge.book.build.provenance_lines`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Computed:
 
 
 def dotted_name(func: Callable[..., Any]) -> str:
-    """``module.qualname`` of ``func`` (``trajectory_judge.book.results.main_table``)."""
+    """``module.qualname`` of ``func`` (``trajectory_judge.book.chapters.results.main_table``)."""
     return f"{func.__module__}.{func.__qualname__}"
 
 

@@ -120,7 +120,7 @@ def kernel_record() -> dict:
 
 def note_shared(name: str, reused: bool) -> None:
     """Record that this chapter took the shared result ``name`` from the build's cache (``reused``) or
-    computed it (:func:`trajectory_judge.book.buildcache.cached`); the execution page says which."""
+    computed it (:func:`trajectory_judge.book.build.shared_results.cached`); the execution page says which."""
     if _shared.get(name) != "reused":  # once reused, the chapter's outputs rest on another chapter's run
         _shared[name] = "reused" if reused else "computed"
     _write_kernel_record()

@@ -17,7 +17,7 @@ from trajectory_judge.analysis.claims import BORNE_OUT, NOT_BORNE_OUT, NOT_CHECK
 from trajectory_judge.analysis.estimates import metric
 from trajectory_judge.analysis.register import paper_register
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.style import MARKS, MISSING, format_interval, format_number
+from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
 from trajectory_judge.provenance.computed import computes
 
 __all__ = [
@@ -182,7 +182,7 @@ def verdict_table(claims: Claims) -> pd.DataFrame:
 
 def edition_headline(rep: Report) -> str:
     """This edition's counterpart of the headline, for the first model with both an outcome and a step judge."""
-    from trajectory_judge.book.style import family_pairs, judge_name, model_name, parse_judge_id
+    from trajectory_judge.book.render.style import family_pairs, judge_name, model_name, parse_judge_id
 
     pairs = family_pairs(list(rep.judges), [("outcome", "step")])
     if not pairs:
@@ -247,7 +247,7 @@ def scope_phrase(counts: list[int], total: int) -> str:
 
 def contradicted_sentence(claims: Claims) -> str:
     """Which statements of the paper's text its verdicts contradict, in one sentence."""
-    from trajectory_judge.book.style import list_text
+    from trajectory_judge.book.render.style import list_text
 
     bad = claims.contradicted()
     if not bad:

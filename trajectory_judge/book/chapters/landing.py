@@ -2,7 +2,7 @@
 the paper's own verdicts bear it out (``book/intro.md``, glued from the paired chapter).
 
 :func:`finding_sentence` writes the finding from the report of the paper's verdicts and the
-camera-ready quantities (:func:`trajectory_judge.book.paired.camera_ready_numbers`);
+camera-ready quantities (:func:`trajectory_judge.book.chapters.discrimination.camera_ready_numbers`);
 :func:`verdict_sentence` reads the verdicts of the claims it rests on (:data:`FINDING_KEYS`) from the
 claims register. Nothing here decides a verdict.
 """
@@ -13,8 +13,8 @@ from typing import Any, Iterable, Mapping
 
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.claims import number_word
-from trajectory_judge.book.style import format_number, model_name, parse_judge_id
+from trajectory_judge.book.render.claim_text import number_word
+from trajectory_judge.book.render.style import format_number, model_name, parse_judge_id
 
 FINDING_KEYS: tuple[str, ...] = (
     "outcome_loud",

@@ -1,10 +1,10 @@
 """How each table and figure was made, and the files a reader can download: records and their HTML.
 
-While a chapter executes in a build, :func:`~trajectory_judge.book.tables.table` records each table
+While a chapter executes in a build, :func:`~trajectory_judge.book.render.tables.table` records each table
 (:func:`record_table`: its frame as CSV and JSON, and a note of the function that computed it, see
 :mod:`trajectory_judge.provenance.computed`, and the data files the chapter had read by the time it
 showed the table, with their sha256: an upper bound of what the table was computed from) and
-:func:`~trajectory_judge.book.figures.show` each figure (:func:`record_figure`). The book's extension
+:func:`~trajectory_judge.book.render.figures.show` each figure (:func:`record_figure`). The book's extension
 ``book/_ext/tj_provenance.py`` turns the notes into a folded "How this was made" line under each
 table and figure (:func:`provenance_html`), copies the tables and the chapter's data files into the
 site and lists them, with their sha256, in a "Downloads" section (:func:`table_links_html`, :func:`data_files_html`). Nothing
@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.records import write_record
+from trajectory_judge.book.build.records import write_record
 from trajectory_judge.fileio import FileRead, files_read
 from trajectory_judge.provenance.computed import computed
 
@@ -87,7 +87,7 @@ def record_table(
     returned them, before the book's formatting), ``tables/<name>.json`` (the same values, pandas'
     ``split`` layout, with the caption, the function, the data files and the display's decimals) and
     ``tables/<name>.meta.json`` (that description alone, for the extension)."""
-    from trajectory_judge.book.records import records_dir
+    from trajectory_judge.book.build.records import records_dir
 
     if records_dir() is None:
         return
@@ -116,7 +116,7 @@ def figure_key(alt: str) -> str:
 def record_figure(fig: Any, alt: str, made_by: str | None = None) -> None:
     """Record, during a build, the function that computed figure ``fig`` (or ``made_by``, for a figure
     drawn as text) and the files read by then."""
-    from trajectory_judge.book.records import records_dir
+    from trajectory_judge.book.build.records import records_dir
 
     if records_dir() is None:
         return
@@ -139,7 +139,7 @@ class BuildState:
 
 
 def short_commit(commit: str) -> str:
-    """:func:`trajectory_judge.book.execution.build_commit`'s answer with the hash cut to :data:`SHORT` digits."""
+    """:func:`trajectory_judge.book.build.execution_page.build_commit`'s answer with the hash cut to :data:`SHORT` digits."""
     head, sep, rest = commit.partition(",")
     if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
         head = head[:SHORT]

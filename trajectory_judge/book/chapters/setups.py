@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
-from trajectory_judge.book.judges import judge_decoding
-from trajectory_judge.book.style import FAMILIES, FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
+from trajectory_judge.book.chapters.judge_panel import judge_decoding
+from trajectory_judge.book.render.style import FAMILIES, FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
 from trajectory_judge.provenance.computed import computes
 
 
@@ -72,10 +72,10 @@ def setup_frame(
 ) -> pd.DataFrame:
     """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
 
-    Temperature and seed are each judge's own (:func:`~trajectory_judge.book.judges.judge_decoding`):
+    Temperature and seed are each judge's own (:func:`~trajectory_judge.book.chapters.judge_panel.judge_decoding`):
     an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
     A setting the record does not state is taken from ``stated`` (the paper's text,
-    :data:`~trajectory_judge.book.judges.PAPER_DECODING`) and marked so (§), else shown as "–" (not recorded).
+    :data:`~trajectory_judge.book.chapters.judge_panel.PAPER_DECODING`) and marked so (§), else shown as "–" (not recorded).
     """
     rows = []
     for r in runs:

@@ -48,7 +48,7 @@ def folder_note(ours: Dataset) -> str:
     """On a reader's folder, one paragraph saying the page is about that folder, the paper's verdicts beside it
     as the reference; empty for this edition's own run."""
     from trajectory_judge.analysis.loading import judge_order
-    from trajectory_judge.book.style import judge_name, list_text
+    from trajectory_judge.book.render.style import judge_name, list_text
 
     words = ours_wording()
     if not words.own:
@@ -66,7 +66,7 @@ def ours_phrases(ours: Dataset) -> dict[str, str]:
     """The phrases that say whose verdicts stand beside the paper's, for glue: ``ours_verdicts`` (what
     and where they are), ``ours_source`` (their tables' group), ``ours_origin`` (how they were made)."""
     from trajectory_judge.analysis.loading import judge_order
-    from trajectory_judge.book.style import judge_name, list_text, source_name
+    from trajectory_judge.book.render.style import judge_name, list_text, source_name
 
     words = ours_wording()
     if not words.own:
@@ -98,8 +98,8 @@ class Editions(NamedTuple):
 
 def load_editions(resamples: int = 10_000, seed: int = 7) -> Editions:
     """Load both verdict sets (each verified against its manifest) and build both reports; during a
-    build, once for every chapter that asks with the same data (:mod:`trajectory_judge.book.buildcache`)."""
-    from trajectory_judge.book.buildcache import cached
+    build, once for every chapter that asks with the same data (:mod:`trajectory_judge.book.build.shared_results`)."""
+    from trajectory_judge.book.build.shared_results import cached
 
     folders = (paper_data_dir(), paper_trajectories_dir(), data_dir())
     return cached("editions", lambda: _load_editions(resamples, seed), args=(resamples, seed), folders=folders)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.style import format_interval, format_number, judge_name, label, model_name, with_source
+from trajectory_judge.book.render.style import format_interval, format_number, judge_name, label, model_name, with_source
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.agent import MAX_STEPS

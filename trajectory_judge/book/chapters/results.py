@@ -11,8 +11,8 @@ import pandas as pd
 
 from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
-from trajectory_judge.book.style import (
+from trajectory_judge.book.render.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
+from trajectory_judge.book.render.style import (
     MARKS,
     _missing,
     format_interval,
@@ -24,7 +24,7 @@ from trajectory_judge.book.style import (
     source_name,
     with_source,
 )
-from trajectory_judge.book.tables import BookTable
+from trajectory_judge.book.render.tables import BookTable
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.provenance.computed import computes
 
@@ -174,7 +174,7 @@ def per_type_table(reports: dict[str, Report], types: tuple[str, ...]) -> pd.Dat
 def anchor_example(rep: Report, judge: str, whose: str) -> str:
     """A sentence: the failure types on which ``judge``'s anchor is highest and lowest, against its
     overall false-alarm rate (``whose``: "the paper's")."""
-    from trajectory_judge.book.style import label
+    from trajectory_judge.book.render.style import label
 
     jr = rep.judges[judge]
     anchors = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}

@@ -1,6 +1,6 @@
 """Helpers of the audit (``notebooks/audit.md``): every published number recomputed from the
 paper's verdicts, with a verdict per number (the comparison of our run's set-up with the release's is
-in :mod:`trajectory_judge.book.setups`, re-exported here).
+in :mod:`trajectory_judge.book.chapters.setups`, re-exported here).
 
 Each row of :func:`audit_frame` ends in one of :data:`VERDICTS`: *reproduces* (equal at the printed
 precision), *within Monte-Carlo noise, measured* (an interval bound off in its last digit whose
@@ -18,16 +18,16 @@ import pandas as pd
 
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.register_body import quoted_miss
-from trajectory_judge.book.appendix import total_hours, true_minus
-from trajectory_judge.book.paired import camera_ready_numbers, reply_unchanged_types
-from trajectory_judge.book.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
+from trajectory_judge.book.chapters.appendix import total_hours, true_minus
+from trajectory_judge.book.chapters.discrimination import camera_ready_numbers, reply_unchanged_types
+from trajectory_judge.book.chapters.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
     NOT_RECORDED,
     STATED,
     comparison_frame,
     read_runs,
     setup_frame,
 )
-from trajectory_judge.book.style import LABELS, _missing, format_number, judge_name, label
+from trajectory_judge.book.render.style import LABELS, _missing, format_number, judge_name, label
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 from trajectory_judge.provenance.computed import computes
 

@@ -53,7 +53,7 @@ def series(items: Iterable[str]) -> str:
 
 def no_parent_judged(types: Iterable[str]) -> str:
     """The reason a paired value is missing: no fault of these types has a judged clean parent."""
-    from trajectory_judge.book.style import label
+    from trajectory_judge.book.render.style import label
 
     names = [label(t).lower() for t in types]
     return f"no fault of type {series(names)} has its clean parent judged {HERE}"
@@ -61,7 +61,7 @@ def no_parent_judged(types: Iterable[str]) -> str:
 
 def none_judged(types: Iterable[str]) -> str:
     """The reason a per-type recall is missing: no fault of these types was judged."""
-    from trajectory_judge.book.style import label
+    from trajectory_judge.book.render.style import label
 
     return f"no fault of type {series([label(t).lower() for t in types])} was judged {HERE}"
 

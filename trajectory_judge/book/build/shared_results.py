@@ -1,6 +1,6 @@
 """Results computed once per build and shared by the chapters that need them.
 
-Six chapters open with :func:`trajectory_judge.book.editions.load_editions`: both verdict sets
+Six chapters open with :func:`trajectory_judge.book.chapters.editions.load_editions`: both verdict sets
 loaded and verified, and both bootstrapped reports (1.3 s of each chapter's run). During
 ``jupyter-book build`` the ``tj_execute`` extension sets :data:`CACHE_ENV` to an empty folder under
 the build directory, emptied at the start of every build; :func:`cached` keeps a result there under
@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
-from trajectory_judge.book.records import note_shared
+from trajectory_judge.book.build.records import note_shared
 from trajectory_judge.fileio import atomic_write_bytes, files_read, note_read
 
 CACHE_ENV = "TJ_BUILD_CACHE"

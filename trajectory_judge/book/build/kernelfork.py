@@ -4,7 +4,7 @@ A chapter's kernel normally starts as ``python -m ipykernel_launcher -f CONNECTI
 interpreter that imports ipykernel, then numpy, pandas, matplotlib and the book's modules, about 2 s of
 CPU before the chapter's first line runs, paid again by each of the 11 chapters. During
 ``jupyter-book build`` the ``tj_execute`` extension instead starts one :class:`ForkServer`: a Python
-process that imports those modules once (:data:`trajectory_judge.book.kernelserver.PRELOAD`) and then
+process that imports those modules once (:data:`trajectory_judge.book.build.kernelserver.PRELOAD`) and then
 does nothing but fork. Each kernel is a child forked from it, which goes on exactly as ``ipykernel_launcher`` would (the same argv,
 environment, working directory and a session of its own), so it starts in a few milliseconds with
 the modules already imported. Nothing has run in the warm process but imports: no kernel, no
@@ -20,7 +20,7 @@ running; a kernel whose server is gone exits too (ipykernel's parent poller).
 Anything the server can't serve (another kernel command, a server that failed to start or died)
 launches the normal way. ``TJ_BOOK_FORK=0`` switches the server off.
 
-The warm process itself is :mod:`trajectory_judge.book.kernelserver`.
+The warm process itself is :mod:`trajectory_judge.book.build.kernelserver`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from trajectory_judge.book import kernelserver
-from trajectory_judge.book.kernelserver import LAUNCHER
+from trajectory_judge.book.build import kernelserver
+from trajectory_judge.book.build.kernelserver import LAUNCHER
 
 FORK_ENV = "TJ_BOOK_FORK"
 """Environment variable: ``0`` launches every kernel the normal way (no warm process)."""

@@ -2,7 +2,7 @@
 
 Two sources, both written while the book builds: myst-nb's execution data for each notebook (its run
 time, whether it succeeded, whether it came from a cache: ``env.nb_metadata[docname]["exec_data"]``)
-and each chapter kernel's own record (:data:`trajectory_judge.book.records.KERNEL_RECORD`: Python, the
+and each chapter kernel's own record (:data:`trajectory_judge.book.build.records.KERNEL_RECORD`: Python, the
 key packages' versions, the data files it read with their sha256). The Sphinx extension
 ``book/_ext/tj_execution.py`` collects them once every document has been read and renders
 :class:`ExecutionReport` as the page's tables and sentence; nothing on the page is typed.
@@ -19,14 +19,14 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.records import KERNEL_RECORD, KEY_PACKAGES
-from trajectory_judge.book.style import list_text
+from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
+from trajectory_judge.analysis.formatting import list_text
 
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
 
 SHARED_NAMES = {"editions": "the verified verdicts and their bootstrapped reports"}
-"""How a result shared through the build's cache (:mod:`trajectory_judge.book.buildcache`) is named on the page."""
+"""How a result shared through the build's cache (:mod:`trajectory_judge.book.build.shared_results`) is named on the page."""
 
 LOCK_ROW, COMMIT_ROW = "Lock (SHA-256)", "Commit"
 """The environment table's rows for the lock's checksum and the build's commit."""
@@ -96,7 +96,7 @@ class ExecutionReport:
     """Wall time of the build's reading phase, in which the chapters execute (``None``: not measured)."""
     kernels: tuple[int, int] | None = None
     """Kernels forked from the build's warm process and kernels started anew
-    (:mod:`trajectory_judge.book.kernelfork`; ``None``: not through it)."""
+    (:mod:`trajectory_judge.book.build.kernelfork`; ``None``: not through it)."""
 
     @property
     def executed(self) -> tuple[ChapterRun, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.seeds import EnsembleCheck, SeedVariance, parse_member_id
-from trajectory_judge.book.style import format_interval, plural
+from trajectory_judge.book.render.style import format_interval, plural
 from trajectory_judge.provenance.computed import computes
 
 METRIC_LABELS: dict[str, str] = {
@@ -247,8 +247,8 @@ def glue_values(sv: SeedVariance | None, checks: list[EnsembleCheck], n_trajecto
 
 
 def _cannot(what: str, why: str) -> str:
-    """The book's one sentence for a quantity this folder cannot give (:func:`trajectory_judge.book.missing.cannot_compute`)."""
-    from trajectory_judge.book.missing import Quantity, cannot_compute
+    """The book's one sentence for a quantity this folder cannot give (:func:`trajectory_judge.book.render.missing.cannot_compute`)."""
+    from trajectory_judge.book.render.missing import Quantity, cannot_compute
 
     return cannot_compute({what: Quantity.missing(why)})
 
@@ -354,7 +354,7 @@ def seed_figure(sv: SeedVariance) -> Any:
     self-consistency colour with one marker per seed, and the greedy step judge beside them."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.figures import FAMILY_COLOURS, PHONE_WIDTH_IN, judge_style
+    from trajectory_judge.book.render.figures import FAMILY_COLOURS, PHONE_WIDTH_IN, judge_style
 
     metrics = list(quality_metrics(sv).index)
     judges = [*sv.members, *([sv.greedy] if sv.greedy else [])]

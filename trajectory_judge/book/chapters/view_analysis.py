@@ -13,7 +13,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.style import (
+from trajectory_judge.book.render.style import (
     family_pairs,
     format_interval,
     format_number,
@@ -164,8 +164,8 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from trajectory_judge.book.figures import PHONE_WIDTH_IN
-    from trajectory_judge.book.style import label
+    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN
+    from trajectory_judge.book.render.style import label
 
     ncols = min(2, max(1, len(judges)))
     nrows = max(1, math.ceil(len(judges) / ncols))
@@ -320,7 +320,7 @@ def hidden_sentence(hidden: dict[str, pd.DataFrame]) -> str:
 def claim_above_sentence(summaries: dict[str, pd.DataFrame]) -> str:
     """Per source, which LLM judges catch ``unsupported_claim`` more often than they flag those faults'
     clean parents (rows of :func:`claim_summary`)."""
-    from trajectory_judge.book.claims import number_word
+    from trajectory_judge.book.render.claim_text import number_word
 
     parts = []
     for source, frame in summaries.items():
@@ -366,8 +366,8 @@ FLOOR_HEADERS: dict[str, str] = {
 @computes
 def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     """:func:`floor_table` (with ``completion_tokens``) as shown: counts, rates, headers in words."""
-    from trajectory_judge.book.appendix import true_minus
-    from trajectory_judge.book.style import MISSING
+    from trajectory_judge.book.chapters.appendix import true_minus
+    from trajectory_judge.book.render.style import MISSING
 
     cols = [
         "flagged",
@@ -395,7 +395,7 @@ def top_flagger(floor: pd.DataFrame) -> str | None:
 def floor_sentence(floor: pd.DataFrame, whose: str) -> str:
     """The LLM judge of ``whose`` set (``The paper's``, ``Our``) that flags the most: its count,
     recall minus false-alarm rate and paired discrimination."""
-    from trajectory_judge.book.appendix import true_minus
+    from trajectory_judge.book.chapters.appendix import true_minus
 
     j = top_flagger(floor)
     if j is None:
@@ -423,7 +423,7 @@ def cost_sentence(ratios: dict[str, dict[str, float | None]]) -> str:
 
 def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     """Per source, for how many judges typing macro-F1 falls below detection recall."""
-    from trajectory_judge.book.claims import number_word
+    from trajectory_judge.book.render.claim_text import number_word
 
     parts = []
     for source, frame in naming.items():
@@ -438,8 +438,8 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
 def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     """For the landing page: the fault–parent pairs with an identical outcome view that the outcome judges
     of ``TJ_DATA`` judged (this source's rows of :func:`hidden_fault_table`), and their paired zero."""
-    from trajectory_judge.book.claims import number_word
-    from trajectory_judge.book.editions import ours_wording
+    from trajectory_judge.book.render.claim_text import number_word
+    from trajectory_judge.book.chapters.editions import ours_wording
 
     whose = "your" if ours_wording().own else "our"
     n, k = len(frame), int(frame["n_hidden"].sum()) if len(frame) else 0

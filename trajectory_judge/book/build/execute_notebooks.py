@@ -49,12 +49,12 @@ def notebook_sources(names: Sequence[str] = ()) -> list[Path]:
 
 
 COLAB_SETUP_ID = "colab-setup"
-"""The cell id of the Colab set-up cell (:func:`trajectory_judge.book.config.colab_cell`)."""
+"""The cell id of the Colab set-up cell (:func:`trajectory_judge.book.build.hosting.colab_cell`)."""
 
 
 def is_colab_setup(cell) -> bool:
     """Whether ``cell`` is the Colab set-up cell that opens a chapter."""
-    from trajectory_judge.book.config import COLAB_MARKER
+    from trajectory_judge.book.build.hosting import COLAB_MARKER
 
     source = cell.get("source", "")  # a string in memory, a list of lines in a notebook file
     return cell.get("cell_type") == "code" and "".join(source).startswith(COLAB_MARKER)
@@ -170,8 +170,8 @@ def sync_ipynb_cell(md: Path, index: int) -> bool:
 
 def name_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
     """Name the hosting repository in ``_config.yml`` and in every notebook's set-up cell, ``.md``
-    and executed ``.ipynb`` (:func:`trajectory_judge.book.config.set_repository`); the files rewritten."""
-    from trajectory_judge.book.config import set_repository
+    and executed ``.ipynb`` (:func:`trajectory_judge.book.build.hosting.set_repository`); the files rewritten."""
+    from trajectory_judge.book.build.hosting import set_repository
 
     root = Path(book) if book is not None else repo_root()
     written = set_repository(url, branch, book=root)

@@ -24,6 +24,7 @@ from trajectory_judge.analysis.formatting import (  # noqa: F401 - re-exported: 
     format_interval,
     format_number,
     is_missing as _missing,
+    list_text,
     marks_in,
 )
 from trajectory_judge.judges.views import VIEWS
@@ -295,14 +296,6 @@ def judge_label(judge_id: str, n: int | None = None) -> str:
     if s.family == PYTHON:
         head, tail = judge_id, "Python judge"
     return f"{head}\n{tail}" + (f"\nn={n}" if n is not None else "")
-
-
-def list_text(items: Sequence[str], empty: str = "none") -> str:
-    """``a``, ``a and b``, ``a, b and c``; ``empty`` for no items."""
-    items = list(items)
-    if not items:
-        return empty
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 @computes

@@ -1,8 +1,8 @@
 """Tables as the book shows them: formatted text, human headers, numbered "Table N", one HTML form.
 
 :func:`table` turns a DataFrame into the HTML every chapter displays. Numbers are written by
-:func:`trajectory_judge.book.style.format_number` (``–`` for missing, integers for counts, fixed
-decimals), headers and row labels by :func:`trajectory_judge.book.style.label`, and the marks of
+:func:`trajectory_judge.book.render.style.format_number` (``–`` for missing, integers for counts, fixed
+decimals), headers and row labels by :func:`trajectory_judge.book.render.style.label`, and the marks of
 any interval are explained in a note under the table. The HTML is rendered by a pandas ``Styler``
 with a fixed id, so re-executing a notebook writes the same bytes (nbval compares them).
 
@@ -25,8 +25,8 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.provenance import record_table
-from trajectory_judge.book.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, MISSING, format_number, label, marks_in
+from trajectory_judge.book.build.provenance_lines import record_table
+from trajectory_judge.book.render.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, MISSING, format_number, label, marks_in
 
 HEAD_ROWS = 12
 """A table longer than this shows its first rows and puts the rest in a dropdown (by default)."""
@@ -54,8 +54,8 @@ def format_frame(
     frame: pd.DataFrame, *, decimals: int | Mapping[str, int] = 3, counts: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Every cell of ``frame`` as text, column by column: counts (integer dtype, a key of
-    :data:`~trajectory_judge.book.style.COUNT_KEYS` or of ``counts``) as integers, other numbers with
-    the column's decimals (``decimals`` per key, else :data:`~trajectory_judge.book.style.DECIMALS`,
+    :data:`~trajectory_judge.book.render.style.COUNT_KEYS` or of ``counts``) as integers, other numbers with
+    the column's decimals (``decimals`` per key, else :data:`~trajectory_judge.book.render.style.DECIMALS`,
     else the default), missing values as ``–``, text unchanged."""
     default = decimals if isinstance(decimals, int) else 3
     per_key = {**DECIMALS, **({} if isinstance(decimals, int) else dict(decimals))}

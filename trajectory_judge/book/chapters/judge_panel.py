@@ -1,6 +1,6 @@
 """Helpers of the chapter "The judges" (``notebooks/judges.md``): the paper's judges, the judges
 found in the verdicts, the prompts' parts, and each judge's own decoding settings (which
-:mod:`trajectory_judge.book.runs` tabulates per run).
+:mod:`trajectory_judge.book.chapters.edition_runs` tabulates per run).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from trajectory_judge.analysis.seeds import parse_member_id
-from trajectory_judge.book.style import PYTHON, parse_judge_id
+from trajectory_judge.book.render.style import PYTHON, parse_judge_id
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
 from trajectory_judge.provenance.computed import computes
 
@@ -66,7 +66,7 @@ def holdings_sentence(
 ) -> str:
     """What kinds of judge a verdict set holds, in one sentence opening with ``subject`` (``judges``
     from :func:`~.style.judges_frame`)."""
-    from trajectory_judge.book.style import RULES, list_text
+    from trajectory_judge.book.render.style import RULES, list_text
 
     def count(n: int, noun: str) -> str:
         return f"{'one' if n == 1 else n} {noun}{'' if n == 1 else 's'}"
@@ -105,7 +105,7 @@ an explicit 8192-token context, a 600 s timeout and no retries; the ensemble sam
 def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """The paper's judges (counterpart of its Table 2): view, model, samples, trajectories judged, and
     the decoding the paper states for each, checked against what its run record keeps."""
-    from trajectory_judge.book.style import judge_name
+    from trajectory_judge.book.render.style import judge_name
 
     for r in runs:  # the release keeps the seed and k; both must be the ones the paper states
         if r.get("seed") != PAPER_DECODING["seed"] or r.get("k") != len(PAPER_DECODING["selfcons_seeds"]):
@@ -144,7 +144,7 @@ def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
     """The judges of a verdict set parsed from their ids (:func:`~.style.judges_frame`, in report
     order), with the trajectories each judged and its verdicts from answers that did not parse."""
     from trajectory_judge.analysis.loading import judge_order, unparseable_counts
-    from trajectory_judge.book.style import judges_frame
+    from trajectory_judge.book.render.style import judges_frame
 
     ids = judge_order(verdicts)
     judged: dict[str, int] = {}
@@ -161,7 +161,7 @@ def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
 def judges_view(judges: pd.DataFrame) -> pd.DataFrame:
     """The parsed-ids table as shown: the judge's name (view and model in words), its id, samples and
     verdicts (and the unparseable ones, when counted)."""
-    from trajectory_judge.book.style import judge_name
+    from trajectory_judge.book.render.style import judge_name
 
     out = pd.DataFrame(
         {

@@ -2,31 +2,31 @@
 
 A chapter's first code cell (tagged ``remove-cell``) is::
 
-    from trajectory_judge.book.page import setup, show, table
+    from trajectory_judge.book.chapters.page import setup, show, table
     setup()
 
-after which :func:`~trajectory_judge.book.tables.table` gives a numbered table and
-:func:`~trajectory_judge.book.figures.show` an SVG figure with alt text.
+after which :func:`~trajectory_judge.book.render.tables.table` gives a numbered table and
+:func:`~trajectory_judge.book.render.figures.show` an SVG figure with alt text.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from trajectory_judge.book.figures import judge_style, legend_outside, setup_figures, show
-from trajectory_judge.book.tables import table
+from trajectory_judge.book.render.figures import judge_style, legend_outside, setup_figures, show
+from trajectory_judge.book.render.tables import table
 
 __all__ = ["judge_style", "legend_outside", "setup", "show", "table"]
 
 
 def setup(chapter: str | None = None) -> None:
-    """Name the chapter (its notebook's stem, for the build's records: :mod:`trajectory_judge.book.records`)
+    """Name the chapter (its notebook's stem, for the build's records: :mod:`trajectory_judge.book.build.records`)
     and set the book's display options: SVG figures with fixed sizes and palette, and pandas reprs that
     never truncate silently nor use e-notation (for any frame shown without :func:`table`).
 
     Built on a reader's folder (``TJ_DATA``), it shows the note that says so
-    (:func:`trajectory_judge.book.editions.folder_note`); on this edition's data it shows nothing."""
-    from trajectory_judge.book.records import set_chapter
+    (:func:`trajectory_judge.book.chapters.editions.folder_note`); on this edition's data it shows nothing."""
+    from trajectory_judge.book.build.records import set_chapter
 
     set_chapter(chapter)
     setup_figures()
@@ -48,7 +48,7 @@ def folder_note() -> None:
     from IPython.display import Markdown, display
 
     from trajectory_judge.analysis.loading import load_data
-    from trajectory_judge.book.editions import folder_note as note
+    from trajectory_judge.book.chapters.editions import folder_note as note
     from trajectory_judge.book.paths import data_dir
 
     display(Markdown("> " + note(load_data(data_dir()))))

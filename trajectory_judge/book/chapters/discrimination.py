@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.paired import clean_parents, paired_discrimination, unchanged_types
-from trajectory_judge.book.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
-from trajectory_judge.book.style import by_source
+from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
+from trajectory_judge.book.render.style import by_source
 from trajectory_judge.models import Trajectory, Verdict
 from trajectory_judge.provenance.computed import computes
 
@@ -84,8 +84,8 @@ def paired_figure(detail: pd.DataFrame):
     above the panels, one judge a line, so the figure stays narrow enough for a phone."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.figures import PHONE_WIDTH_IN, judge_style
-    from trajectory_judge.book.style import label
+    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
+    from trajectory_judge.book.render.style import label
 
     judges = list(dict.fromkeys(detail["judge"]))
     fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 5.4 + 0.2 * len(judges)), sharex=True)
@@ -264,7 +264,7 @@ def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
     """What the data say about recall on faults hidden from an outcome view, judge by judge."""
     if hidden.empty:
         return "No judge with an outcome view is in the data yet, so the claim cannot be checked here."
-    from trajectory_judge.book.style import format_number, judge_name
+    from trajectory_judge.book.render.style import format_number, judge_name
 
     parts = []
     for j, r in hidden.iterrows():
@@ -317,12 +317,12 @@ CAMERA_READY_COUNTS: frozenset[str] = frozenset(
 @computes
 def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     """Quantity (in words) by column (``numbers``' keys): counts as integers, rates with three decimals."""
-    from trajectory_judge.book.style import format_number
+    from trajectory_judge.book.render.style import format_number
 
     keys = list(next(iter(numbers.values())))
-    from trajectory_judge.book.appendix import true_minus
+    from trajectory_judge.book.chapters.appendix import true_minus
 
-    from trajectory_judge.book.style import format_interval
+    from trajectory_judge.book.render.style import format_interval
 
     def text(x, count: bool) -> str:
         if isinstance(x, Quantity) and x.low is not None:

@@ -13,8 +13,8 @@ import io
 import re
 from typing import Any
 
-from trajectory_judge.book.provenance import record_figure
-from trajectory_judge.book.style import RULES, judge_name, parse_judge_id
+from trajectory_judge.book.build.provenance_lines import record_figure
+from trajectory_judge.book.render.style import RULES, judge_name, parse_judge_id
 
 OKABE_ITO: dict[str, str] = {
     "orange": "#E69F00",

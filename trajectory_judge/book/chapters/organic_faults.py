@@ -194,7 +194,7 @@ def outcome_gaps(episodes: Sequence) -> pd.Series:
 
 def repeat_sentence(repeats: pd.Series) -> str:
     """Which tool the verbatim repeats of :func:`repeated_calls` mostly call, as a sentence (no final stop)."""
-    from trajectory_judge.book.style import format_number
+    from trajectory_judge.book.render.style import format_number
 
     if not len(repeats):
         return "No episode repeats a call verbatim"
@@ -221,7 +221,7 @@ def gap_sentence(gaps: pd.Series, n_wrong: int) -> str:
 # --- how the chapter shows them ---------------------------------------------------------------
 def _source_column(column: str) -> str:
     """``ours (model)`` as ``This edition · Model``, ``published (model)`` as ``Paper · Model``."""
-    from trajectory_judge.book.style import model_name
+    from trajectory_judge.book.render.style import model_name
 
     who, _, rest = column.partition(" (")
     model = rest.rstrip(")")
@@ -233,7 +233,7 @@ def _source_column(column: str) -> str:
 def counts_view(counts: pd.DataFrame) -> pd.DataFrame:
     """:func:`organic_counts` with its columns named by source and model and its rows in words."""
     out = counts.rename(columns=_source_column)
-    from trajectory_judge.book.style import LABELS
+    from trajectory_judge.book.render.style import LABELS
 
     out.index = pd.Index([LABELS.get(m, m[:1].upper() + m[1:]) for m in out.index], name="measure")
     return out

@@ -1,8 +1,8 @@
-"""The warm process of :mod:`trajectory_judge.book.kernelfork`: it imports :data:`PRELOAD` once, then forks
+"""The warm process of :mod:`trajectory_judge.book.build.kernelfork`: it imports :data:`PRELOAD` once, then forks
 a kernel for each request the build sends it, and kills the kernels still running when the build closes
 its pipe.
 
-    python -m trajectory_judge.book.kernelserver RESPONSE_FD   # started by kernelfork.ForkServer only
+    python -m trajectory_judge.book.build.kernelserver RESPONSE_FD   # started by kernelfork.ForkServer only
 
 Requests come one JSON line each on stdin (``id``, the launcher's ``args``, ``env``, ``cwd``, ``quiet``);
 answers and exits go back one JSON line each on ``RESPONSE_FD`` (``{"ready": pid}``, ``{"id", "pid"}``,
@@ -34,27 +34,27 @@ PRELOAD: tuple[str, ...] = (
     "matplotlib.backends.backend_svg",
     "seaborn",
     "myst_nb",
-    "trajectory_judge.book.page",
-    "trajectory_judge.book.editions",
-    "trajectory_judge.book.claims",
-    "trajectory_judge.book.landing",
-    "trajectory_judge.book.pipeline",
+    "trajectory_judge.book.chapters.page",
+    "trajectory_judge.book.chapters.editions",
+    "trajectory_judge.book.render.claim_text",
+    "trajectory_judge.book.chapters.landing",
+    "trajectory_judge.book.render.pipeline_figure",
     "trajectory_judge.judges.schema",
     "trajectory_judge.judges.selfcons",
-    "trajectory_judge.book.figures",
-    "trajectory_judge.book.tables",
-    "trajectory_judge.book.style",
-    "trajectory_judge.book.analysis",
-    "trajectory_judge.book.appendix",
-    "trajectory_judge.book.audit",
-    "trajectory_judge.book.judges",
-    "trajectory_judge.book.metrics",
-    "trajectory_judge.book.organic",
-    "trajectory_judge.book.paired",
-    "trajectory_judge.book.results",
-    "trajectory_judge.book.runs",
-    "trajectory_judge.book.seeds",
-    "trajectory_judge.book.testbed",
+    "trajectory_judge.book.render.figures",
+    "trajectory_judge.book.render.tables",
+    "trajectory_judge.book.render.style",
+    "trajectory_judge.book.chapters.view_analysis",
+    "trajectory_judge.book.chapters.appendix",
+    "trajectory_judge.book.chapters.audit",
+    "trajectory_judge.book.chapters.judge_panel",
+    "trajectory_judge.book.chapters.uncertainty",
+    "trajectory_judge.book.chapters.organic_faults",
+    "trajectory_judge.book.chapters.discrimination",
+    "trajectory_judge.book.chapters.results",
+    "trajectory_judge.book.chapters.edition_runs",
+    "trajectory_judge.book.chapters.seed_variance",
+    "trajectory_judge.book.chapters.support_desk",
 )
 """Modules the warm process imports before it forks: what the chapters' kernels import (a test checks
 that every module a chapter imports is among them or theirs). Importing has

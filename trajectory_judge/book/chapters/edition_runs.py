@@ -10,8 +10,8 @@ from typing import Sequence
 import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
-from trajectory_judge.book.judges import judge_decoding, sample_settings
-from trajectory_judge.book.style import PYTHON, parse_judge_id
+from trajectory_judge.book.chapters.judge_panel import judge_decoding, sample_settings
+from trajectory_judge.book.render.style import PYTHON, parse_judge_id
 from trajectory_judge.provenance.computed import computes
 
 NOT_REPORTED = "not reported"
@@ -158,7 +158,7 @@ def runs_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
         return {1: "The run records cover the one LLM judge", 2: "The run records cover both LLM judges"}.get(
             len(llm), f"The run records cover all {len(llm)} LLM judges"
         )
-    from trajectory_judge.book.style import judge_name, list_text
+    from trajectory_judge.book.render.style import judge_name, list_text
 
     text = f"The run records cover {len(covered)} of the {len(llm)} LLM judges"
     return text + f"; none covers {list_text([judge_name(j) for j in missing])}"
@@ -175,7 +175,7 @@ def greedy_sentence(settings: pd.DataFrame, llm: Sequence[str]) -> str:
             "Single-pass judges decode greedily at a fixed seed, so a rerun against the same model file and "
             "server build reproduces their verdicts"
         )
-    from trajectory_judge.book.style import judge_name, list_text
+    from trajectory_judge.book.render.style import judge_name, list_text
 
     return (
         f"These single-pass judges sampled above temperature zero in some run, so a rerun may give other "
@@ -234,7 +234,7 @@ def builds_sentence(summary: pd.DataFrame) -> str:
 
 def task_name(task: str) -> str:
     """A row of the compute table (``outcome+step+reply · qwen2.5-coder:1.5b``) in words."""
-    from trajectory_judge.book.style import FAMILY_NAMES, model_name
+    from trajectory_judge.book.render.style import FAMILY_NAMES, model_name
 
     kinds, sep, model = task.partition(" \u00b7 ")
     if not sep:
