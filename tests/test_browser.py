@@ -532,3 +532,56 @@ def test_smallest_figure_text_at_phone_width_is_legible(measured):
 )
 def test_seam_patterns_catch_template_seams_and_spare_real_sentences(text, seam):
     assert any(re.search(p, text) for p in SEAMS) is seam, text
+
+
+DIFF_JS = r"""
+() => {
+  const rgb = s => (s.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+  const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const pres = [...document.querySelectorAll('div.highlight-diff pre')];
+  const lines = [...document.querySelectorAll('div.highlight-diff .gd, div.highlight-diff .gi')];
+  return {
+    diffs: pres.length,
+    scrolling: pres.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.scrollWidth - p.clientWidth),
+    min_contrast: Math.min(...lines.map(l => { const s = getComputedStyle(l); return ratio(rgb(s.color), rgb(s.backgroundColor)); })),
+  };
+}
+"""
+
+
+@needs_book
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_testbed_diffs_wrap_and_keep_their_contrast(base_url, width, scheme):
+    """Every line of a clean-against-mutant diff is read in place (nothing scrolls, at desk or phone width)
+    and each changed line's colour stands out from its background by WCAG's 4.5:1, in light and dark mode."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
+        try:
+            context = browser.new_context(color_scheme=scheme, viewport=dict(zip(("width", "height"), WIDTHS[width])))
+            page = context.new_page()
+            page.goto(base_url + "notebooks/testbed.html", wait_until="networkidle")
+            m = page.evaluate(DIFF_JS)
+        finally:
+            browser.close()
+    assert m["diffs"], "the testbed chapter shows no diff"
+    assert not m["scrolling"], f"{len(m['scrolling'])} diffs scroll sideways, by {m['scrolling']} px"
+    assert m["min_contrast"] >= 4.5, m
+
+
+@needs_book
+def test_no_page_shows_raw_role_markup():
+    """A MyST role inside maths (``{term}`ECE```) is not parsed there and would show as raw text."""
+    leaks = {}
+    for path in sorted(HTML.rglob("*.html")):
+        text = re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8"))
+        found = re.findall(r"\{(?:term|cite|ref|numref|glue:text)\}`", text)
+        if found:
+            leaks[str(path.relative_to(HTML))] = len(found)
+    assert not leaks, leaks

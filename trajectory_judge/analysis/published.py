@@ -255,6 +255,17 @@ PUBLISHED_COUNTS: Mapping[str, PublishedCount] = MappingProxyType(
 """name -> a count or single rate quoted in the text."""
 
 
+PUBLISHED_ORGANIC_SETTINGS: Mapping[str, PublishedCount] = MappingProxyType(
+    {
+        "temperature": PublishedCount(0, "paper Appendix G", "the organic agent's sampling temperature"),
+        "seed": PublishedCount(7, "paper Appendix G", "the organic agent's sampling seed"),
+        "step_limit": PublishedCount(10, "paper Appendix G", "the most steps an organic episode may take"),
+    }
+)
+"""The organic agent's decoding settings as Appendix G states them (not counts of anything: they set up
+the episodes, so the audit does not recompute them)."""
+
+
 REPLY_UNCHANGED_TYPES: tuple[str, ...] = (
     "wrong_tool",
     "hallucinated_argument",
@@ -395,6 +406,7 @@ __all__ = [
     "PUBLISHED_JUDGES",
     "PUBLISHED_MAIN",
     "PUBLISHED_MODEL",
+    "PUBLISHED_ORGANIC_SETTINGS",
     "PUBLISHED_PAIRED",
     "PUBLISHED_PER_TYPE",
     "PUBLISHED_STRATA",

@@ -15,7 +15,14 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.render.style import format_interval, format_number, judge_name, label, model_name, with_source
+from trajectory_judge.book.render.style import (
+    format_interval,
+    format_number,
+    judge_name,
+    label,
+    model_name,
+    with_source,
+)
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.agent import MAX_STEPS
@@ -322,12 +329,15 @@ ORGANIC_SETTINGS: tuple[tuple[str, str], ...] = (
 
 @computes
 def organic_settings_table(records: Sequence[dict], published_model: str, published_episodes: int) -> pd.DataFrame:
-    """Appendix G: the organic agent's settings, the paper's (what §8 states) beside each model of ours.
+    """Appendix G: the organic agent's settings, the paper's (what §8 and Appendix G state) beside each model of ours.
 
     ``records`` are the ``organic`` run records of ``runs.jsonl``; a model's column reads its last
     record that wrote an episode. The step limit is the agent's own (:data:`MAX_STEPS`), not recorded.
     """
-    cols = {"Paper (§8)": {"model": model_name(published_model), "episodes": published_episodes}}
+    from trajectory_judge.analysis.published import PUBLISHED_ORGANIC_SETTINGS
+
+    paper = {k: c.value for k, c in PUBLISHED_ORGANIC_SETTINGS.items()}
+    cols = {"Paper (§8, Appendix G)": {"model": model_name(published_model), "episodes": published_episodes, **paper}}
     for rec in records:
         if rec.get("kind") == "organic" and rec.get("written"):
             dec = rec.get("decoding") or {}
