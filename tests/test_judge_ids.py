@@ -44,6 +44,9 @@ def test_every_documented_judge_id_form_is_accepted_with_its_kind(judge_id, kind
 def test_a_judge_id_outside_the_grammar_says_what_is_wrong(judge_id, why):
     with pytest.raises(ValueError, match=why):
         judge_kind(judge_id)
+    with pytest.raises(ValueError, match=why) as raised:
+        JudgeSpec.parse(judge_id)
+    assert not judge_id or repr(judge_id) in str(raised.value)  # the message names the id
 
 
 def test_a_python_judge_is_a_family_of_its_own_not_an_llm_view():

@@ -1,4 +1,4 @@
-"""The data model: trajectories, labels, verdicts and organic episodes, with JSONL I/O.
+"""The data model: trajectories, labels, verdicts, organic episodes and judge ids, with JSONL I/O.
 
 Field names and types match the published release exactly, so its files load unchanged.
 """

@@ -1,8 +1,9 @@
 """The book's shared style: how judges are named and numbers written on every page.
 
-Judge ids (``family[k]:model``, or ``programmatic`` for the rule engine) are parsed once here,
-so every chapter names, orders and groups judges the same way; intervals are formatted in one
-way; the versions table closes the book's pages.
+Judges are named, coloured and grouped from the fields of their id's record
+(:class:`trajectory_judge.models.JudgeSpec`, parsed once in the data model), so every chapter
+names, orders and groups judges the same way; intervals are formatted in one way; the versions
+table closes the book's pages.
 """
 
 from __future__ import annotations
