@@ -21,11 +21,12 @@ from trajectory_judge.testbed.env import STRATA, TOOLS
 
 
 def test_family_and_model_are_read_from_the_id():
+    # the family every other chapter reads (JudgeSpec.family): the ensemble's is selfcons, whatever its size
     assert (
-        paired.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons3"
+        paired.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons"
         and paired.model_of("step:llama3.1:8b") == "llama3.1:8b"
     )
-    assert paired.model_of("programmatic") is None
+    assert paired.model_of("programmatic") is None and paired.model_of("length:heuristic") is None
     assert paired.judges_of(["programmatic", "step:a", "outcome:b", "step:c"], "step") == ["step:a", "step:c"]
 
 

@@ -25,8 +25,10 @@ def test_judges_are_named_as_a_person_writes_them():
     assert style.judge_name("step:llama3.1:8b") == "Step \u00b7 Llama 3.1 8B"
     assert style.judge_name("selfcons3:qwen2.5:14b") == "Self-consistency \u00d73 \u00b7 Qwen2.5 14B"
     assert style.judge_name("programmatic") == "Rules"
-    with pytest.raises(ValueError, match="not a judge id"):
-        style.judge_name("false_alarm_rate")
+    assert style.judge_name("short-run") == "short-run (Python judge)"  # NAME alone is a Python judge's id
+    with pytest.raises(ValueError, match="is not a judge name"):
+        style.judge_name("Step:m")
+    assert style.label("false_alarm_rate") == "False-alarm rate"  # a bare key is labelled as a key, not a judge
 
 
 def test_every_metric_key_of_the_analysis_has_a_human_label():

@@ -59,10 +59,10 @@ def rep(dataset, verdicts):
 
 # --- judges -----------------------------------------------------------------------------------
 def test_parse_judge_id_reads_family_view_model_and_ensemble():
-    assert style.parse_judge_id("programmatic") == style.JudgeSpec("programmatic", "programmatic", "rules", None, 1)
-    assert style.parse_judge_id("outcome:qwen2.5-coder:1.5b") == style.JudgeSpec(
-        "outcome:qwen2.5-coder:1.5b", "outcome", "outcome", "qwen2.5-coder:1.5b", 1
-    )
+    r = style.parse_judge_id("programmatic")
+    assert (r.family, r.view, r.model, r.ensemble, r.is_llm) == ("programmatic", "rules", None, 1, False)
+    o = style.parse_judge_id("outcome:qwen2.5-coder:1.5b")
+    assert (o.family, o.view, o.model, o.ensemble, o.is_llm) == ("outcome", "outcome", "qwen2.5-coder:1.5b", 1, True)
     s = style.parse_judge_id("selfcons3:qwen2.5:14b")
     assert (s.family, s.view, s.model, s.ensemble, s.is_llm) == ("selfcons", "step", "qwen2.5:14b", 3, True)
     assert style.parse_judge_id("reply:m").view == "reply"

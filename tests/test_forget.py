@@ -123,11 +123,12 @@ def test_forget_removes_one_judges_verdicts_keeping_a_backup_and_every_other_lin
 
 def test_forgetting_an_ensemble_forgets_its_members(folder, dataset):
     _plant(folder, dataset, [_v(dataset[0], "selfcons3:m"), _v(dataset[0], "step:m")])
-    members = [_v(dataset[0], f"step@T0.7/seed{s}:m") for s in (7, 8, 9)] + [_v(dataset[0], "step@T0.7/seed7:other")]
-    (folder / "members.jsonl").write_text("".join(m + "\n" for m in members))
+    members = [_v(dataset[0], f"step@T0.7/seed{s}:m") for s in (7, 8, 9)]
+    others = [_v(dataset[0], "step@T0.7/seed7:other"), _v(dataset[0], "outcome@T0.7/seed7:m")]  # another model, view
+    (folder / "members.jsonl").write_text("".join(m + "\n" for m in members + others))
     r = forget_verdicts(folder, "selfcons3:m")
     assert (r.verdicts, r.members) == (1, 3)
-    assert (folder / "members.jsonl").read_text().splitlines() == [members[-1]]
+    assert (folder / "members.jsonl").read_text().splitlines() == others
 
 
 def test_forget_of_a_judge_with_no_verdict_is_one_line_listing_the_judges(folder, dataset, capsys):

@@ -10,7 +10,7 @@ from analysis_synth import design, random_verdicts
 from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.book.render.style import PYTHON, judge_name, llm_judges, parse_judge_id
 from trajectory_judge.cli import main
-from trajectory_judge.models import DataError, dumps, judge_kind
+from trajectory_judge.models import DataError, JudgeSpec, check_judge_id, dumps, judge_kind
 
 
 @pytest.mark.parametrize(
@@ -44,6 +44,9 @@ def test_every_documented_judge_id_form_is_accepted_with_its_kind(judge_id, kind
 def test_a_judge_id_outside_the_grammar_says_what_is_wrong(judge_id, why):
     with pytest.raises(ValueError, match=why):
         judge_kind(judge_id)
+    with pytest.raises(ValueError, match=why) as raised:
+        JudgeSpec.parse(judge_id)
+    assert not judge_id or repr(judge_id) in str(raised.value)  # the message names the id
 
 
 def test_a_python_judge_is_a_family_of_its_own_not_an_llm_view():
@@ -51,6 +54,175 @@ def test_a_python_judge_is_a_family_of_its_own_not_an_llm_view():
     assert (spec.family, spec.view, spec.model, spec.is_llm) == (PYTHON, PYTHON, None, False)
     assert llm_judges(["programmatic", "length:heuristic", "step:m"]) == ["step:m"]
     assert judge_name("length:heuristic") == "length:heuristic (Python judge)"
+
+
+# --- one record, read by every consumer ---------------------------------------------------------
+# Every shape of README's grammar ("Judge ids"), with what the id says: kind, family, the view it is
+# shown (the rules, the ensemble and a Python judge read the full trajectory, rendered as the step view),
+# model, ensemble size, and (temperature, seed) for a member.
+SHAPES = [
+    ("programmatic", "rules", "programmatic", "step", None, 1, None),
+    ("outcome:gpt-4o-mini", "llm", "outcome", "outcome", "gpt-4o-mini", 1, None),
+    ("step:qwen2.5:14b", "llm", "step", "step", "qwen2.5:14b", 1, None),
+    ("reply:qwen2.5-coder:1.5b", "llm", "reply", "reply", "qwen2.5-coder:1.5b", 1, None),
+    ("selfcons3:qwen2.5:14b", "ensemble", "selfcons", "step", "qwen2.5:14b", 3, None),
+    ("selfcons11:m", "ensemble", "selfcons", "step", "m", 11, None),
+    ("step@T0.7/seed7:qwen2.5-coder:1.5b", "member", "step", "step", "qwen2.5-coder:1.5b", 1, (0.7, 7)),
+    ("outcome@T0.7/seed7:M", "member", "outcome", "outcome", "M", 1, (0.7, 7)),
+    ("reply@T1/seed0:openai/gpt-4o-mini", "member", "reply", "reply", "openai/gpt-4o-mini", 1, (1.0, 0)),
+    ("length:heuristic", "python", "python", "step", None, 1, None),
+    ("short-run", "python", "python", "step", None, 1, None),
+    ("my_judge2:v1.0", "python", "python", "step", None, 1, None),
+    ("mock-step:seed7", "python", "python", "step", None, 1, None),
+]
+IDS = [shape[0] for shape in SHAPES]
+
+
+def _rebuilt(spec: JudgeSpec) -> JudgeSpec | None:
+    """The record built back from its fields by the constructors (None for a Python judge: it has none)."""
+    if spec.kind == "rules":
+        return JudgeSpec.rules()
+    if spec.kind == "llm":
+        return JudgeSpec.llm(spec.view, str(spec.model))
+    if spec.kind == "ensemble":
+        return JudgeSpec.self_consistency(spec.ensemble, str(spec.model))
+    if spec.kind == "member":
+        return JudgeSpec.member(spec.view, float(spec.temperature or 0), int(spec.seed or 0), str(spec.model))
+    return None
+
+
+@pytest.mark.parametrize("judge_id, kind, family, shown, model, k, sampled", SHAPES, ids=IDS)
+def test_every_consumer_reads_the_same_kind_family_view_model_and_memberness_from_an_id(
+    judge_id, kind, family, shown, model, k, sampled
+):
+    from trajectory_judge.analysis.comparisons import split_judge_id
+    from trajectory_judge.analysis.seeds import parse_member_id
+    from trajectory_judge.book.chapters.discrimination import family_of, model_of
+    from trajectory_judge.book.chapters.judge_panel import sample_settings
+    from trajectory_judge.book.render.figures import FAMILY_COLOURS, OKABE_ITO, judge_style
+    from trajectory_judge.book.render.style import judges_frame
+    from trajectory_judge.judges.views import view_of_judge
+    from trajectory_judge.run.record import base_record
+
+    spec = JudgeSpec.parse(judge_id)
+    # the record, and the id back exactly: from the record, and from its fields
+    assert (spec.kind, spec.family, spec.rendered_view, spec.model, spec.ensemble) == (kind, family, shown, model, k)
+    assert str(spec) == judge_id and JudgeSpec.parse(str(spec)) == spec
+    assert _rebuilt(spec) in (spec, None) and (_rebuilt(spec) is None) == (kind == "python")
+    assert spec.is_member == (sampled is not None) and (spec.temperature, spec.seed) == (sampled or (None, None))
+    # the data model and the runner
+    assert judge_kind(judge_id) == kind and check_judge_id(judge_id) == judge_id
+    assert base_record([judge_id], {}, concurrency=1)["judge_kinds"] == {judge_id: kind}
+    # views and paired discrimination's groups
+    assert view_of_judge(judge_id) == shown
+    # comparisons: the model (None for the rules and a Python judge, whose DETAIL names no model)
+    assert split_judge_id(judge_id)[1] == model
+    # the book's styles: family, view and model in the judges table, the colour of the family, the name
+    assert parse_judge_id(judge_id) == spec
+    row = judges_frame([judge_id]).loc[judge_id]
+    assert (row["family"], row["view"]) == (family, spec.view)
+    assert row["model"] == (model or ("(none: rules)" if kind == "rules" else "(none: Python)"))
+    assert llm_judges([judge_id]) == ([judge_id] if kind not in ("rules", "python") else [])
+    assert judge_style(judge_id)["color"] == FAMILY_COLOURS.get(family, OKABE_ITO["vermillion"])
+    assert judge_name(judge_id)
+    assert family_of(judge_id) == family and model_of(judge_id) == model
+    # seeds: a member's temperature and seed, and nothing for any other judge
+    assert sample_settings(judge_id) == sampled
+    if sampled is None:
+        with pytest.raises(ValueError, match="is not a member id"):
+            parse_member_id(judge_id)
+    else:
+        member = parse_member_id(judge_id)
+        assert (member.view, member.model, member.temperature, member.seed) == (shown, model, *sampled)
+        assert f"seed {sampled[1]}" in judge_name(judge_id)
+
+
+@pytest.mark.parametrize("judge_id", [j for j, kind, *_ in SHAPES if kind in ("llm", "ensemble", "member")])
+def test_inspect_import_names_a_judge_by_the_id_the_record_gives(judge_id):
+    from types import SimpleNamespace
+
+    from trajectory_judge.inspect_tasks.logs import TASK_KEY, _judge_ids
+    from trajectory_judge.judges.selfcons import member_id
+
+    spec = JudgeSpec.parse(judge_id)
+    model = str(spec.model)
+    if spec.is_member:  # an epoch of the ensemble's task, or a sample of another view
+        assert member_id(model, temperature=float(spec.temperature or 0), seed=int(spec.seed or 0), view=spec.view) == (
+            judge_id
+        )
+        return
+    task = "selfcons" if spec.kind == "ensemble" else spec.view
+    meta = {"view": task, "temperature": 0.7, "seeds": list(range(7, 7 + spec.ensemble))}
+    log = SimpleNamespace(eval=SimpleNamespace(metadata={TASK_KEY: meta}))
+    got, sampling = _judge_ids(log, task, model)
+    assert got == judge_id and len(sampling) == (spec.ensemble if spec.kind == "ensemble" else 0)
+    assert all(JudgeSpec.parse(member_id(model, temperature=t, seed=s)).model == model for t, s in sampling)
+
+
+def test_an_outcome_member_is_shown_the_outcome_view_so_a_silent_fault_is_hidden_from_it():
+    from analysis_synth import clean, fault
+
+    from trajectory_judge.analysis.paired import paired_discrimination, reaches_input
+
+    parent, silent = clean("i1"), fault("i1", "wrong_tool", loud=False)
+    assert reaches_input("outcome:M", silent, parent) is reaches_input("outcome@T0.7/seed7:M", silent, parent) is False
+    assert reaches_input("step@T0.7/seed7:M", silent, parent) is True
+    for member, group in (("outcome@T0.7/seed7:M", "hidden_from_input"), ("step@T0.7/seed7:M", "reaches_input")):
+        verdicts = {t.trajectory_id: verdict_of(t, member) for t in (parent, silent)}
+        assert paired_discrimination(member, [parent, silent], verdicts)[group].n == 1
+
+
+def verdict_of(traj, judge_id):
+    from analysis_synth import verdict
+
+    return verdict(traj.trajectory_id, judge_id, traj.label.faulty)
+
+
+def test_the_runner_stores_and_records_every_id_shape_under_its_kind(tmp_path):
+    from analysis_synth import design
+
+    from trajectory_judge.analysis.cost import read_run_records
+    from trajectory_judge.models import Verdict, load_verdicts
+    from trajectory_judge.run.runner import run_judges
+
+    class Fixed:
+        def __init__(self, judge_id):
+            self.judge_id = judge_id
+
+        def judge(self, traj):
+            return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.5)
+
+    out = tmp_path / "verdicts.jsonl"
+    run_judges(design(1)[:2], [Fixed(j) for j in IDS], out, progress=False)
+    assert sorted({v.judge_id for v in load_verdicts(out)}) == sorted(IDS)
+    (record,) = read_run_records(tmp_path)
+    assert record["judge_kinds"] == {j: kind for j, kind, *_ in SHAPES}
+
+
+def test_report_order_reads_the_family_with_members_and_python_judges_last():
+    from analysis_synth import verdict
+
+    from trajectory_judge.analysis.loading import judge_order
+
+    shuffled = ["short-run", "step@T0.7/seed7:m", "selfcons3:m", "reply:m", "step2:x", "step:m", "outcome:m"]
+    order = judge_order([verdict("t", j, False) for j in [*shuffled, "programmatic"]])
+    # step2:x is a Python judge (NAME step2), not the step view: it sorts with the Python judges
+    last = ["short-run", "step@T0.7/seed7:m", "step2:x"]  # in first appearance
+    assert order == ["programmatic", "outcome:m", "step:m", "reply:m", "selfcons3:m", *last]
+
+
+@pytest.mark.parametrize(
+    "build, why",
+    [
+        (lambda: JudgeSpec.llm("selfcons3", "m"), "'selfcons3:m' names a ensemble judge, not a llm judge"),
+        (lambda: JudgeSpec.self_consistency(1, "m"), "names its size, 2 or more"),
+        (lambda: JudgeSpec.member("step", 1e-5, 7, "m"), "is not a judge name"),
+        (lambda: JudgeSpec.llm("step", "a b"), "must not contain spaces"),
+    ],
+)
+def test_a_constructor_refuses_an_id_its_kind_cannot_have_and_names_it(build, why):
+    with pytest.raises(ValueError, match=why):
+        build()
 
 
 def _folder(tmp_path, verdicts):
@@ -145,7 +317,13 @@ def _record(judge: str, backend: str, server: dict, verdicts: int = 4) -> dict:
 
 
 def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run(tmp_path):
-    from trajectory_judge.book.chapters.edition_runs import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
+    from trajectory_judge.book.chapters.edition_runs import (
+        NOT_REPORTED,
+        builds_sentence,
+        run_settings,
+        run_summary,
+        runs_sentence,
+    )
 
     records = [
         _record("outcome:hosted", "openai", {"server": "openai-compatible"}),

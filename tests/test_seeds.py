@@ -79,6 +79,23 @@ def test_every_ensemble_verdict_is_rederived_from_its_members():
     assert check.different == () and check.without_ensemble == ()
 
 
+def test_samples_of_the_outcome_view_are_not_checked_as_the_step_ensemble_of_their_model():
+    trajs = design(2)
+    members, ens = members_and_ensembles(trajs)
+    outcome = [v for s in (7, 8, 9) for v in random_verdicts(trajs, f"outcome@T0.7/seed{s}:{MODEL}", seed=s)]
+    (check,) = check_ensembles(ens, members + outcome)  # selfcons3 is the step view's ensemble only
+    assert check.members == tuple(IDS) and check.same == len(trajs)
+
+
+def test_seed_variance_of_outcome_samples_sets_them_beside_the_greedy_outcome_judge():
+    trajs = design(4)
+    ids = [f"outcome@T0.7/seed{s}:{MODEL}" for s in (7, 8, 9)]
+    members = [v for i, m in enumerate(ids) for v in random_verdicts(trajs, m, seed=i)]
+    greedy = [*random_verdicts(trajs, f"outcome:{MODEL}", seed=5), *random_verdicts(trajs, f"step:{MODEL}", seed=6)]
+    sv = seed_variance(trajs, greedy, members, resamples=200, seed=1)
+    assert sv.members == tuple(ids) and sv.greedy == f"outcome:{MODEL}"
+
+
 def test_an_ensemble_verdict_its_members_do_not_give_is_reported():
     trajs = design(2)
     members, ens = members_and_ensembles(trajs)

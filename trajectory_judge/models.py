@@ -1,4 +1,4 @@
-"""The data model: trajectories, labels, verdicts and organic episodes, with JSONL I/O.
+"""The data model: trajectories, labels, verdicts, organic episodes and judge ids, with JSONL I/O.
 
 Field names and types match the published release exactly, so its files load unchanged.
 """
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, TypeVar, get_args
 
@@ -71,45 +73,144 @@ JUDGE_ID_GRAMMAR = (
     "(NAME lower-case letters, digits, '_' or '-', starting with a letter)"
 )
 """The judge-id grammar in one phrase, for error messages (README's "Judge ids" says it at length)."""
-_NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons([2-9]|[1-9]\d+)")
-_MEMBER = re.compile(r"(outcome|step|reply)@T\d+(\.\d+)?/seed\d+")
+_NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons(?P<k>[2-9]|[1-9]\d+)")
+_MEMBER = re.compile(r"(?P<view>outcome|step|reply)@T(?P<temperature>\d+(\.\d+)?)/seed(?P<seed>\d+)")
+
+JudgeKind = Literal["rules", "llm", "ensemble", "member", "python"]
+"""What a judge id names: the rule engine, a single-pass LLM judge, the self-consistency ensemble,
+one sampled member of an ensemble, or a judge written in Python."""
+
+ENSEMBLE_FAMILY, ENSEMBLE_VIEW, PYTHON_FAMILY = "selfcons", "step", "python"
+"""The family of the self-consistency ensemble and the view its samples read, and the family of every
+judge written in Python."""
 
 
-def judge_kind(judge_id: str) -> Literal["rules", "llm", "ensemble", "member", "python"]:
-    """What a judge id names (:data:`JUDGE_ID_GRAMMAR`; ``python`` for a Python judge), or a ValueError saying why."""
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A judge id parsed once (:meth:`parse`): what kind of judge it names, what it reads, and which model.
+
+    ``str(spec)`` is the id exactly as written. The one parser of the grammar (README, "Judge ids";
+    :data:`JUDGE_ID_GRAMMAR`); every part of the package that groups, names or renders judges reads
+    these fields rather than the text.
+    """
+
+    judge_id: str
+    """The id as it appears in the verdicts."""
+    kind: JudgeKind
+    """``rules``, ``llm``, ``ensemble``, ``member`` or ``python``."""
+    family: str
+    """``programmatic``, ``outcome``, ``step``, ``reply``, ``selfcons`` or ``python``; a member's family is
+    the view it samples (a member is one sampled pass of that view's judge)."""
+    view: str
+    """What it reads: ``rules`` (the whole trajectory, by rule), one of :data:`LLM_VIEWS`, or ``python`` (its own)."""
+    model: str | None = None
+    """The model behind an LLM judge (everything after the first ``:``); None for the rules and a Python judge."""
+    ensemble: int = 1
+    """Samples per verdict: k for ``selfconsK``, 1 for every other judge (a member is one sample)."""
+    temperature: float | None = None
+    """A member's sampling temperature (``@T0.7``); None for any other judge."""
+    seed: int | None = None
+    """A member's seed (``/seed7``); None for any other judge."""
+    detail: str | None = None
+    """A Python judge's ``DETAIL`` (after the first ``:``), or None."""
+
+    def __str__(self) -> str:
+        return self.judge_id
+
+    @property
+    def head(self) -> str:
+        """The id before its model or detail: ``step``, ``selfcons3``, ``step@T0.7/seed7``, a Python judge's NAME."""
+        return self.judge_id.partition(":")[0]
+
+    @property
+    def is_llm(self) -> bool:
+        """True for every judge that is not the rule engine or a Python judge."""
+        return self.kind not in ("rules", "python")
+
+    @property
+    def is_member(self) -> bool:
+        """True for one sampled member of an ensemble (``VIEW@T<temperature>/seed<n>:MODEL``)."""
+        return self.kind == "member"
+
+    @property
+    def rendered_view(self) -> str:
+        """The view of a trajectory it is shown (:func:`trajectory_judge.judges.views.render_view`): its own
+        LLM view; the full trajectory (``step``) for the rules, the ensemble and a Python judge."""
+        return self.view if self.view in LLM_VIEWS else "step"
+
+    @classmethod
+    def parse(cls, judge_id: str) -> JudgeSpec:
+        """The record of ``judge_id``, or :class:`ValueError` naming the id and what is wrong with it."""
+        return _parse_judge_id(judge_id)
+
+    @classmethod
+    def rules(cls) -> JudgeSpec:
+        """The rule engine, ``programmatic``."""
+        return cls.parse(RULES_ID)
+
+    @classmethod
+    def llm(cls, view: str, model: str) -> JudgeSpec:
+        """A single-pass LLM judge, ``VIEW:MODEL``."""
+        return cls._kind_of(f"{view}:{model}", "llm")
+
+    @classmethod
+    def self_consistency(cls, k: int, model: str) -> JudgeSpec:
+        """The self-consistency ensemble of ``k`` samples of the step view, ``selfconsK:MODEL``."""
+        return cls._kind_of(f"{ENSEMBLE_FAMILY}{k}:{model}", "ensemble")
+
+    @classmethod
+    def member(cls, view: str, temperature: float, seed: int, model: str) -> JudgeSpec:
+        """One sample of an ensemble, ``VIEW@T<temperature>/seed<n>:MODEL`` (the temperature written shortest, ``:g``)."""
+        return cls._kind_of(f"{view}@T{temperature:g}/seed{seed}:{model}", "member")
+
+    @classmethod
+    def _kind_of(cls, judge_id: str, kind: JudgeKind) -> JudgeSpec:
+        spec = cls.parse(judge_id)
+        if spec.kind != kind:
+            raise ValueError(f"judge id {judge_id!r} names a {spec.kind} judge, not a {kind} judge")
+        return spec
+
+
+@lru_cache(maxsize=4096)
+def _parse_judge_id(judge_id: str) -> JudgeSpec:
+    """:meth:`JudgeSpec.parse`, once per distinct id (a file holds a few ids on many lines; the record is immutable)."""
     check_name(judge_id)
     if judge_id == RULES_ID:
-        return "rules"
+        return JudgeSpec(judge_id, "rules", RULES_ID, "rules")
     if any(c.isspace() for c in judge_id):
         raise ValueError(f"judge id {judge_id!r} must not contain spaces; expected {JUDGE_ID_GRAMMAR}")
     head, sep, detail = judge_id.partition(":")
     if sep and not detail:
         raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
-    kind = (
-        "llm"
-        if head in LLM_VIEWS
-        else "member"
-        if _MEMBER.fullmatch(head)
-        else "ensemble"
-        if _ENSEMBLE.fullmatch(head)
-        else None
-    )
-    if kind and not sep:
+    member, ensemble = _MEMBER.fullmatch(head), _ENSEMBLE.fullmatch(head)
+    if (head in LLM_VIEWS or member or ensemble) and not sep:
         raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
-    if kind:
-        return kind  # type: ignore[return-value]
-    if head.startswith("selfcons"):
+    if head in LLM_VIEWS:
+        return JudgeSpec(judge_id, "llm", head, head, detail)
+    if member:
+        view = member["view"]
+        return JudgeSpec(
+            judge_id, "member", view, view, detail, temperature=float(member["temperature"]), seed=int(member["seed"])
+        )
+    if ensemble:
+        return JudgeSpec(judge_id, "ensemble", ENSEMBLE_FAMILY, ENSEMBLE_VIEW, detail, ensemble=int(ensemble["k"]))
+    if head.startswith(ENSEMBLE_FAMILY):
         raise ValueError(f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL)")
     if head == RULES_ID:
         raise ValueError(f"judge id {judge_id!r}: the rule engine takes no model (its id is 'programmatic')")
     if not _NAME.fullmatch(head):
         raise ValueError(f"judge id {judge_id!r}: {head!r} is not a judge name; expected {JUDGE_ID_GRAMMAR}")
-    return "python"
+    return JudgeSpec(judge_id, "python", PYTHON_FAMILY, PYTHON_FAMILY, detail=detail or None)
+
+
+def judge_kind(judge_id: str) -> JudgeKind:
+    """What a judge id names (:attr:`JudgeSpec.kind`), or a ValueError saying why it breaks the grammar."""
+    return JudgeSpec.parse(judge_id).kind
 
 
 def check_judge_id(value: str) -> str:
-    """``value`` if it follows the judge-id grammar (:func:`judge_kind`), else :class:`ValueError`."""
-    judge_kind(value)
+    """``value`` if it follows the judge-id grammar (:meth:`JudgeSpec.parse`), else :class:`ValueError`."""
+    JudgeSpec.parse(value)
     return value
 
 

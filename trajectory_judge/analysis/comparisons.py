@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from trajectory_judge.models import judge_kind
+from trajectory_judge.models import JudgeSpec
 
 KINDS: tuple[str, ...] = ("reference", "same model", "same view")
 """Why a pair is compared, in the order the report lists them (a pair that fits two is listed under the first)."""
@@ -31,12 +31,11 @@ class Comparison:
 
 
 def split_judge_id(judge_id: str) -> tuple[str, str | None]:
-    """``(view, model)`` of a judge id; the model is None for the rule engine and for a Python judge,
-    whose ``NAME:DETAIL`` names no model (:func:`trajectory_judge.models.judge_kind`)."""
-    view, sep, model = judge_id.partition(":")
-    if judge_kind(judge_id) in ("rules", "python"):
-        return judge_id, None
-    return view, (model if sep and model else None)
+    """``(setup, model)`` of a judge id (:class:`~trajectory_judge.models.JudgeSpec`): for an LLM judge its
+    :attr:`~trajectory_judge.models.JudgeSpec.head` (``step``, ``selfcons3``, ``step@T0.7/seed7``) and its
+    model; the whole id and None for the rule engine and a Python judge, whose ``NAME:DETAIL`` names no model."""
+    spec = JudgeSpec.parse(judge_id)
+    return (spec.head, spec.model) if spec.is_llm else (judge_id, None)
 
 
 def compared_pairs(judges: Sequence[str], reference: str | None = None) -> tuple[Comparison, ...]:

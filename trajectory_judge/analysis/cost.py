@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajectory_judge.models import DataError, read_text
+from trajectory_judge.models import DataError, JudgeSpec, read_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,6 +98,11 @@ def check_run_record(rec: dict[str, Any]) -> None:
         "a list of judge ids",
         judges,
     )
+    for j in judges or []:
+        try:
+            JudgeSpec.parse(j)
+        except ValueError as exc:
+            raise ValueError(f"field 'judges': {exc}") from None
     for key, inner in (("per_judge", ("verdicts",)), ("rechecked", ("same", "different"))):
         val = rec.get(key)
         _expect(val is None or isinstance(val, dict), key, "an object keyed by judge id", val)
@@ -119,7 +124,7 @@ def run_task(rec: dict[str, Any]) -> str:
     """What a run did, as a label: ``outcome+step+reply · MODEL``, ``organic agent · MODEL``."""
     if rec.get("kind") in ("organic", "agent") or "agent_model" in rec:
         return f"organic agent · {rec.get('agent_model') or rec.get('model')}"
-    heads = [str(j).partition(":")[0] for j in rec.get("judges") or []]
+    heads = [JudgeSpec.parse(j).head for j in rec.get("judges") or []]
     model = (
         rec.get("judge_model_name") or rec.get("model") or ("Python judge" if rec.get("backend") == "python" else None)
     )

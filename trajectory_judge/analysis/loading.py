@@ -14,6 +14,7 @@ from typing import NamedTuple, Sequence
 
 from trajectory_judge.models import (
     DataError,
+    JudgeSpec,
     Trajectory,
     Verdict,
     check_judge_id,
@@ -159,8 +160,12 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
 def judge_order(verdicts: Sequence[Verdict]) -> list[str]:
     """Judge ids by family rank, then first appearance."""
     first = list(dict.fromkeys(v.judge_id for v in verdicts))
-    rank = lambda j: _FAMILY_RANK.get(j.split(":", 1)[0].rstrip("0123456789"), len(_FAMILY_RANK))  # noqa: E731
-    return sorted(first, key=lambda j: (rank(j), first.index(j)))
+    return sorted(first, key=lambda j: (_rank(JudgeSpec.parse(j)), first.index(j)))
+
+
+def _rank(spec: JudgeSpec) -> int:
+    """A judge's family in report order; ensemble members and Python judges after every other judge."""
+    return len(_FAMILY_RANK) if spec.is_member else _FAMILY_RANK.get(spec.family, len(_FAMILY_RANK))
 
 
 def unparseable_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from trajectory_judge.judges.views import VIEWS, render_view, view_of_judge
-from trajectory_judge.models import DataError, Label, Trajectory, Verdict, stratum
+from trajectory_judge.models import DataError, JudgeSpec, Label, Trajectory, Verdict, stratum
 
 KINDS: tuple[str, ...] = ("miss", "false alarm")
 """The two kinds of mistake, in the order they are listed."""
@@ -118,8 +118,8 @@ class Mistakes:
             if self.clean
             else "had no clean runs to raise a false alarm on"
         )
-        family = self.judge_id.split(":", 1)[0]
-        reads = f"{self.view} view" if family in VIEWS else "reads the full trajectory"
+        spec = JudgeSpec.parse(self.judge_id)
+        reads = f"{self.view} view" if spec.family in VIEWS else "reads the full trajectory"
         return f"{self.judge_id} ({reads}) judged {_count(self.judged, 'trajectory')}: it {missed} and {alarms}."
 
     def to_frame(self) -> pd.DataFrame:

@@ -14,7 +14,6 @@ several single-pass sampled judges for free. This module
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
@@ -25,7 +24,7 @@ import numpy as np
 
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.analysis.report import MAIN_COLUMNS, build_report
-from trajectory_judge.models import DataError, Trajectory, Verdict, load_verdicts, stratum
+from trajectory_judge.models import ENSEMBLE_VIEW, DataError, JudgeSpec, Trajectory, Verdict, load_verdicts, stratum
 from trajectory_judge.provenance.manifest import verify_manifest
 
 if TYPE_CHECKING:
@@ -34,29 +33,23 @@ if TYPE_CHECKING:
 MEMBERS_FILE = "members.jsonl"
 """Where the runner keeps ensemble members, beside ``verdicts.jsonl``."""
 
-_MEMBER = re.compile(r"^(?P<view>[a-z]+)@T(?P<temperature>[0-9.]+)/seed(?P<seed>\d+):(?P<model>.+)$")
-
 SEED_METRICS: tuple[str, ...] = tuple(m for m in MAIN_COLUMNS if m != "step_exact_n")
 """The main table's metrics, compared across seeds."""
 
 
-@dataclass(frozen=True)
-class MemberSpec:
-    """What a member judge id says: the view it read, its temperature, seed and model."""
-
-    judge_id: str
-    view: str
-    temperature: float
-    seed: int
-    model: str
-
-
-def parse_member_id(judge_id: str) -> MemberSpec:
-    """Split ``view@T<temperature>/seed<n>:model``; a ValueError names the id otherwise."""
-    m = _MEMBER.match(judge_id)
-    if not m:
+def parse_member_id(judge_id: str) -> JudgeSpec:
+    """The record of a member id ``view@T<temperature>/seed<n>:model`` (:meth:`JudgeSpec.parse`, whose
+    ``view``, ``temperature``, ``seed`` and ``model`` are then set); a ValueError names any other id."""
+    spec = JudgeSpec.parse(judge_id)
+    if not spec.is_member:
         raise ValueError(f"{judge_id!r} is not a member id (expected view@T<temperature>/seed<n>:model)")
-    return MemberSpec(judge_id, m["view"], float(m["temperature"]), int(m["seed"]), m["model"])
+    return spec
+
+
+def _member_key(s: JudgeSpec) -> tuple[str, str, float, int]:
+    """Model, view, temperature and seed of a member's record (all set for a member)."""
+    assert s.model is not None and s.temperature is not None and s.seed is not None
+    return s.model, s.view, s.temperature, s.seed
 
 
 def load_members(directory: str | Path, trajectory_ids: Sequence[str] | None = None) -> list[Verdict]:
@@ -78,7 +71,7 @@ def load_members(directory: str | Path, trajectory_ids: Sequence[str] | None = N
 def member_ids(members: Sequence[Verdict]) -> list[str]:
     """Member judge ids ordered by model, then seed."""
     specs = {parse_member_id(v.judge_id) for v in members}
-    return [s.judge_id for s in sorted(specs, key=lambda s: (s.model, s.view, s.temperature, s.seed))]
+    return [s.judge_id for s in sorted(specs, key=_member_key)]
 
 
 def complete_ids(members: Sequence[Verdict], ids: Sequence[str]) -> list[str]:
@@ -150,8 +143,11 @@ def check_ensembles(
 ) -> list[EnsembleCheck]:
     """Re-derive every ensemble verdict from its members (:func:`trajectory_judge.judges.selfcons.aggregate`).
 
-    With the data's run records (``runs``), each check also carries how many ensemble verdicts
-    were already on disk when their members were sampled again, and whether they came out the same.
+    Members are grouped by model, view and temperature; a group is checked against the ensemble id
+    the grammar gives it (``selfconsK:MODEL``, K its members), so only groups of two or more samples of
+    the ensemble's view (step) are checked. With the data's run records (``runs``), each check also
+    carries how many ensemble verdicts were already on disk when their members were sampled again, and
+    whether they came out the same.
     """
     from trajectory_judge.judges.selfcons import (
         aggregate,
@@ -160,12 +156,14 @@ def check_ensembles(
     reruns = rerun_counts(runs)
     groups: dict[tuple[str, str, float], list[str]] = defaultdict(list)
     for mid in member_ids(members):
-        s = parse_member_id(mid)
-        groups[(s.model, s.view, s.temperature)].append(mid)
+        model, view, temperature, _seed = _member_key(parse_member_id(mid))
+        groups[(model, view, temperature)].append(mid)
     by_key = {(v.trajectory_id, v.judge_id): v for v in [*verdicts, *members]}
     checks = []
-    for (model, _view, _t), ids in groups.items():
-        ensemble = f"selfcons{len(ids)}:{model}"
+    for (model, view, _t), ids in groups.items():
+        if view != ENSEMBLE_VIEW or len(ids) < 2:
+            continue  # no ensemble id of the grammar names samples of another view, or a single sample
+        ensemble = JudgeSpec.self_consistency(len(ids), model).judge_id
         same, different, missing = 0, [], []
         done = complete_ids(members, ids)
         for tid in done:
@@ -326,18 +324,19 @@ def seed_variance(
     resamples: int = 10_000,
     seed: int = 7,
 ) -> SeedVariance | None:
-    """Score every member of one model's ensemble (and its greedy step judge) on the trajectories all
-    members judged, with the same report as the book's other tables. None when there are no members."""
+    """Score every member of one model's ensemble (and the greedy judge of the same model and view) on the
+    trajectories all members judged, with the same report as the book's other tables. The members are those
+    of ``model`` (default: the first member's) and of the first such member's view. None when there are no members."""
     ids = [m for m in member_ids(members) if model is None or parse_member_id(m).model == model]
     if not ids:
         return None
     import pandas as pd
 
-    model = parse_member_id(ids[0]).model
-    ids = [m for m in ids if parse_member_id(m).model == model]
+    model, view, _t, _seed = _member_key(parse_member_id(ids[0]))
+    ids = [m for m in ids if _member_key(parse_member_id(m))[:2] == (model, view)]
     common = set(complete_ids(members, ids))
     trajs = [t for t in trajectories if t.trajectory_id in common]
-    greedy = f"step:{model}"
+    greedy = JudgeSpec.llm(view, model).judge_id
     chosen = [v for v in members if v.judge_id in ids and v.trajectory_id in common]
     gverdicts = [v for v in verdicts if v.judge_id == greedy and v.trajectory_id in common]
     has_greedy = len(gverdicts) == len(trajs) and len(trajs) > 0

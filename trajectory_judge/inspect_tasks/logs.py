@@ -32,10 +32,12 @@ from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.prompts import build_prompt, prompt_digests
 from trajectory_judge.judges.selfcons import aggregate, member_id
 from trajectory_judge.models import (
+    ENSEMBLE_FAMILY,
+    LLM_VIEWS,
     DataError,
+    JudgeSpec,
     Trajectory,
     Verdict,
-    check_judge_id,
     check_verdict_step,
     load_trajectories,
 )
@@ -105,18 +107,18 @@ def sample_verdict(sample: EvalSample, traj: Trajectory, view: str, judge_id: st
 def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tuple[float, int]]]:
     """The log's judge id and, for the ensemble, its members' (temperature, seed)."""
     meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
-    if view != "selfcons":
-        return check_judge_id(f"{view}:{model_name}"), []
+    if view != ENSEMBLE_FAMILY:
+        return JudgeSpec.llm(view, model_name).judge_id, []
     seeds = [int(s) for s in meta.get("seeds") or []]
     temp = float(meta.get("temperature"))
-    return check_judge_id(f"selfcons{len(seeds)}:{model_name}"), [(temp, s) for s in seeds]
+    return JudgeSpec.self_consistency(len(seeds), model_name).judge_id, [(temp, s) for s in seeds]
 
 
 def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:
     """Every verdict (and member) the samples of ``log`` give, in the folder's trajectory order."""
     where = str(log.location)
     view = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("view")
-    if view not in ("outcome", "step", "reply", "selfcons"):
+    if view not in (*LLM_VIEWS, ENSEMBLE_FAMILY):
         raise DataError(
             f"{where}: task {log.eval.task!r} is not one of trajectory_judge's tasks "
             "(outcome_judge, step_judge, reply_judge, selfcons_judge)"
@@ -138,10 +140,10 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
                 float(s.metadata.get("temperature", sampling[0][0])),
                 int(s.metadata.get("seed", sampling[s.epoch - 1][1])),
             )
-            jid = check_judge_id(member_id(model_name, temperature=temp, seed=seed))
+            jid = member_id(model_name, temperature=temp, seed=seed)
         else:
             jid = judge_id
-        by_traj[tid][s.epoch] = sample_verdict(s, trajectories[tid], "step" if sampling else view, jid, at)
+        by_traj[tid][s.epoch] = sample_verdict(s, trajectories[tid], JudgeSpec.parse(jid).rendered_view, jid, at)
         sids[tid] = str(s.id)
     for tid in (t for t in trajectories if t in by_traj):
         epochs = sorted(by_traj[tid])
@@ -203,7 +205,7 @@ def run_record(
     log: EvalLog, got: LogVerdicts, result: ImportResult, model_name: str, written: Sequence[Verdict]
 ) -> dict[str, Any]:
     """The run record of one imported log: model, provider, decoding, tokens, times, the log's ids."""
-    ensemble = [v.judge_id for v in got.verdicts[:1]] if got.view == "selfcons" else []
+    ensemble = [v.judge_id for v in got.verdicts[:1] if JudgeSpec.parse(v.judge_id).kind == "ensemble"]
     members = sorted({m.judge_id for m in got.members})
     ids = sorted({v.judge_id for v in got.verdicts}) or ensemble
     rec = base_record(ids, {e: members for e in ensemble}, concurrency=1)

@@ -7,7 +7,7 @@ from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.prompts import build_prompt
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.judges.views import VIEWS
-from trajectory_judge.models import Trajectory, Verdict
+from trajectory_judge.models import JudgeSpec, Trajectory, Verdict
 
 DEFAULT_TEMPERATURE = 0.0
 
@@ -53,7 +53,7 @@ class LLMJudge:
         self.model_name = model_name
         self.temperature = temperature
         self.seed = seed
-        self.judge_id = f"{view}:{model_name}"
+        self.judge_id = JudgeSpec.llm(view, model_name).judge_id
         self.schema = response_schema(view)
 
     def judge(self, traj: Trajectory) -> Verdict:

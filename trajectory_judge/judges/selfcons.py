@@ -26,7 +26,7 @@ from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.judges.llm import completion_verdict
 from trajectory_judge.judges.prompts import build_prompt
 from trajectory_judge.judges.schema import response_schema
-from trajectory_judge.models import Trajectory, Verdict
+from trajectory_judge.models import JudgeSpec, Trajectory, Verdict
 
 K = 3
 
@@ -41,8 +41,9 @@ T = TypeVar("T")
 
 
 def member_id(model_name: str, *, temperature: float = TEMPERATURE, seed: int, view: str = "step") -> str:
-    """The judge id of one ensemble member: ``f"{view}@T{temperature:g}/seed{seed}:{model_name}"``."""
-    return f"{view}@T{temperature:g}/seed{seed}:{model_name}"
+    """The judge id of one ensemble member, ``f"{view}@T{temperature:g}/seed{seed}:{model_name}"``
+    (:meth:`~trajectory_judge.models.JudgeSpec.member`)."""
+    return JudgeSpec.member(view, temperature, seed, model_name).judge_id
 
 
 def _mode(values: Sequence[T | None]) -> T | None:
@@ -90,7 +91,7 @@ class SelfConsistencyJudge:
         self.model_name = model_name
         self.temperature = temperature
         self.seeds = tuple(seeds)
-        self.judge_id = f"selfcons{len(self.seeds)}:{model_name}"
+        self.judge_id = JudgeSpec.self_consistency(len(self.seeds), model_name).judge_id
         self.member_ids = tuple(member_id(model_name, temperature=temperature, seed=s) for s in self.seeds)
         self.schema = response_schema("step")
 

@@ -7,10 +7,10 @@ the evidence). The rule engine and the self-consistency ensemble read the full t
 
 from __future__ import annotations
 
-from trajectory_judge.models import Trajectory
+from trajectory_judge.models import LLM_VIEWS, JudgeSpec, Trajectory
 from trajectory_judge.testbed.render import render_steps
 
-VIEWS: tuple[str, ...] = ("outcome", "step", "reply")
+VIEWS: tuple[str, ...] = LLM_VIEWS
 
 
 def render_view(view: str, traj: Trajectory) -> str:
@@ -23,10 +23,10 @@ def render_view(view: str, traj: Trajectory) -> str:
 
 
 def view_of_judge(judge_id: str) -> str:
-    """The view a judge reads, from its id (``outcome:M``, ``step:M``, ``reply:M``, ``selfcons3:M``, ``programmatic``).
+    """The view a judge is shown, from its id (:attr:`~trajectory_judge.models.JudgeSpec.rendered_view`).
 
-    Judges whose family is not a known view (the rule engine, ensembles, user judges) are
-    taken to read the full trajectory.
+    An LLM judge or an ensemble member reads its own view (``outcome@T0.7/seed7:M`` reads ``outcome``); the
+    rule engine, the self-consistency ensemble and a Python judge read the full trajectory (``step``).
+    Raises :class:`ValueError` for an id outside the grammar.
     """
-    family = judge_id.split(":", 1)[0]
-    return family if family in VIEWS else "step"
+    return JudgeSpec.parse(judge_id).rendered_view

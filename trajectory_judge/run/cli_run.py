@@ -16,13 +16,13 @@ from typing import Any, Sequence
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run import argtypes as A
-from trajectory_judge.models import load_trajectories
+from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS, load_trajectories
 from trajectory_judge.run.progress import say
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
 from trajectory_judge.run.store import MEMBERS, RETRIED, TRAJECTORIES, VERDICTS, data_dir_lock
 
-JUDGE_FAMILIES: tuple[str, ...] = ("outcome", "step", "reply", "selfcons")
+JUDGE_FAMILIES: tuple[str, ...] = (*LLM_VIEWS, ENSEMBLE_FAMILY)
 EX_TEMPFAIL = 75
 """Exit code when the server kept failing or rate-limiting past the retry budget (sysexits' EX_TEMPFAIL)."""
 

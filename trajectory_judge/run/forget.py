@@ -5,7 +5,7 @@ refuses): under the folder's writer lock, the lines of ``--judge`` (on ``--traje
 all of them) are first appended to ``forgotten.jsonl`` beside the verdicts (fsynced), then
 ``verdicts.jsonl`` is replaced whole without them, through a temporary file; so a crash leaves
 each line in one file or both, never in neither. Forgetting a self-consistency ensemble forgets
-its members too (``members.jsonl``: the member ids of the same model), so that a rerun judges
+its members too (``members.jsonl``: the member ids of the same model and view), so that a rerun judges
 both again. Lines are matched by their ``judge_id`` and ``trajectory_id`` fields as JSON, so a
 line that no longer validates as a verdict can still be removed; nothing else is rewritten.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from trajectory_judge.fileio import atomic_write_text
-from trajectory_judge.models import DataError, judge_kind, read_text
+from trajectory_judge.models import DataError, JudgeSpec, read_text
 from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run.store import MEMBERS, VERDICTS, append_line, data_dir_lock
 
@@ -51,16 +51,23 @@ def _ids(line: str) -> tuple[str | None, str | None]:
     return obj.get("judge_id"), obj.get("trajectory_id")
 
 
-def _member_of(judge_id: str, member: str | None) -> bool:
-    """Whether ``member`` is a member id of the ensemble ``judge_id`` (same model)."""
+def _spec(judge_id: str | None) -> JudgeSpec | None:
+    """The record of ``judge_id``, or None for an id outside the grammar (its lines can be forgotten all the same)."""
     try:
-        return (
-            member is not None
-            and judge_kind(member) == "member"
-            and member.partition(":")[2] == judge_id.partition(":")[2]
-        )
+        return JudgeSpec.parse(judge_id) if judge_id is not None else None
     except ValueError:
-        return False
+        return None
+
+
+def _member_of(ensemble: JudgeSpec | None, member: str | None) -> bool:
+    """Whether ``member`` is a member id of ``ensemble``: a sample of its view by its model."""
+    spec = _spec(member)
+    return (
+        ensemble is not None
+        and spec is not None
+        and spec.is_member
+        and (spec.model, spec.view) == (ensemble.model, ensemble.view)
+    )
 
 
 def _split(path: Path, wanted, scope: set[str] | None) -> tuple[list[str], list[str]]:
@@ -88,8 +95,9 @@ def forget_verdicts(data_dir: str | Path, judge_id: str, trajectory_ids: Sequenc
     scope = set(trajectory_ids) if trajectory_ids is not None else None
     with data_dir_lock(d):
         keep_v, drop_v = _split(vpath, lambda j: j == judge_id, scope)
-        ensemble = judge_id.startswith("selfcons")
-        keep_m, drop_m = _split(mpath, lambda j: j == judge_id or (ensemble and _member_of(judge_id, j)), scope)
+        spec = _spec(judge_id)
+        ensemble = spec is not None and spec.kind == "ensemble"
+        keep_m, drop_m = _split(mpath, lambda j: j == judge_id or (ensemble and _member_of(spec, j)), scope)
         if not drop_v and not drop_m:
             raise DataError(_nothing(vpath, judge_id, scope))
         fd = os.open(backup, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)

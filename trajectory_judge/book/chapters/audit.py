@@ -27,7 +27,7 @@ from trajectory_judge.book.chapters.setups import (  # noqa: F401  (re-exported:
     read_runs,
     setup_frame,
 )
-from trajectory_judge.book.render.style import LABELS, _missing, format_number, judge_name, label
+from trajectory_judge.book.render.style import LABELS, _missing, format_number, judge_name, label, parse_judge_id
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 from trajectory_judge.provenance.computed import computes
 
@@ -363,7 +363,14 @@ VERDICT_MARKS: dict[str, str] = {
 }
 """The one-character verdict of an audit row: reproduces, within noise, differs, cannot be recomputed."""
 
-_JUDGE_ID = re.compile(r"\b(programmatic|[a-z]+\d*:[\w.\-]+:[\w.]+)")
+
+def _is_judge(word: str) -> bool:
+    """Whether a word of a quantity is the id of the rules or an LLM judge (``recall:wrong_tool`` is a metric,
+    though the grammar would read it as a Python judge)."""
+    try:
+        return parse_judge_id(word).kind != "python"
+    except ValueError:
+        return False
 
 
 def quantity_name(quantity: str) -> str:
@@ -376,7 +383,7 @@ def quantity_name(quantity: str) -> str:
     words = []
     for w in quantity.split(" "):
         key, colon = (w[:-1], ":") if w.endswith(":") else (w, "")
-        if _JUDGE_ID.fullmatch(key):
+        if _is_judge(key):
             words.append(judge_name(key) + (colon or ""))
         elif key.startswith("recall:") or key in LABELS:
             words.append(label(key).lower() + colon)

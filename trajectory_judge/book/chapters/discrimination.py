@@ -11,7 +11,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.paired import clean_parents, paired_discrimination, unchanged_types
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
-from trajectory_judge.book.render.style import by_source
+from trajectory_judge.book.render.style import by_source, parse_judge_id
 from trajectory_judge.models import Trajectory, Verdict
 from trajectory_judge.provenance.computed import computes
 
@@ -21,13 +21,14 @@ PAIRED_VIEW_GROUPS: tuple[str, ...] = ("loud", "silent", "reaches_input", "hidde
 
 
 def family_of(judge_id: str) -> str:
-    """The family of a judge id: ``step:qwen2.5:14b`` -> ``step``."""
-    return judge_id.split(":", 1)[0]
+    """The family of a judge id (:attr:`~trajectory_judge.models.JudgeSpec.family`): ``step:qwen2.5:14b`` ->
+    ``step``, ``selfcons3:qwen2.5:14b`` -> ``selfcons``."""
+    return parse_judge_id(judge_id).family
 
 
 def model_of(judge_id: str) -> str | None:
-    """The model of a judge id, ``None`` for the rule engine."""
-    return judge_id.split(":", 1)[1] if ":" in judge_id else None
+    """The model of a judge id, ``None`` for the rule engine and a Python judge."""
+    return parse_judge_id(judge_id).model
 
 
 def judges_of(judges: Iterable[str], family: str) -> list[str]:

@@ -9,7 +9,6 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from trajectory_judge.analysis.seeds import parse_member_id
 from trajectory_judge.book.render.style import PYTHON, parse_judge_id
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
 from trajectory_judge.provenance.computed import computes
@@ -52,13 +51,12 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def sample_settings(judge: str) -> tuple[float, int] | None:
-    """(temperature, seed) named by a member id (:func:`~trajectory_judge.analysis.seeds.parse_member_id`),
-    or None for any other judge id."""
-    try:
-        member = parse_member_id(judge)
-    except ValueError:
+    """(temperature, seed) named by a member id (:class:`~trajectory_judge.models.JudgeSpec`), or None for
+    any other judge id; a ValueError for an id outside the grammar."""
+    spec = parse_judge_id(judge)
+    if spec.temperature is None or spec.seed is None:
         return None
-    return member.temperature, member.seed
+    return spec.temperature, spec.seed
 
 
 def holdings_sentence(

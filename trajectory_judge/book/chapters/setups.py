@@ -12,7 +12,15 @@ import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.chapters.judge_panel import judge_decoding
-from trajectory_judge.book.render.style import FAMILIES, FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
+from trajectory_judge.book.render.style import (
+    FAMILIES,
+    FAMILY_NAMES,
+    judge_name,
+    model_name,
+    parse_judge_id,
+    source_name,
+)
+from trajectory_judge.models import ENSEMBLE_FAMILY, RULES_ID, JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 
@@ -83,7 +91,9 @@ def setup_frame(
         judges = r.get("judges")
         ids = judges if isinstance(judges, list) else [_release_id(j, r) for j in str(judges or "").split(",") if j]
         ids = ids if kind == "judges" else []
-        decoding = {judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if j != "programmatic"}
+        decoding = {
+            judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if parse_judge_id(j).kind != "rules"
+        }
         temps = sorted({_setting(t) for t, _ in decoding}) or [NOT_RECORDED]
         seeds = sorted({_setting(s).replace(",", ", ") for _, s in decoding}) or [NOT_RECORDED]
         ctx = dec.get("num_ctx", server.get("n_ctx"))
@@ -114,10 +124,11 @@ KIND_NAMES: dict[str, str] = {"agent": "agent runs (no judge)", "organic": "orga
 
 def _release_id(family: str, record: Mapping[str, Any]) -> str:
     """A judge id from the release's run record (``selfcons`` with ``k`` samples as ``selfcons3:model``)."""
-    if family == "programmatic":
-        return family
-    k = record.get("k") if family == "selfcons" else None
-    return f"{family}{k or ''}:{record.get('model')}"
+    if family == RULES_ID:
+        return JudgeSpec.rules().judge_id
+    if family == ENSEMBLE_FAMILY:
+        return JudgeSpec.self_consistency(int(record.get("k") or 0), str(record.get("model"))).judge_id
+    return JudgeSpec.llm(family, str(record.get("model"))).judge_id
 
 
 def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | None) -> tuple[Any, Any]:

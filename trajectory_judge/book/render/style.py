@@ -1,15 +1,14 @@
 """The book's shared style: how judges are named and numbers written on every page.
 
-Judge ids (``family[k]:model``, or ``programmatic`` for the rule engine) are parsed once here,
-so every chapter names, orders and groups judges the same way; intervals are formatted in one
-way; the versions table closes the book's pages.
+Judges are named, coloured and grouped from the fields of their id's record
+(:class:`trajectory_judge.models.JudgeSpec`, parsed once in the data model), so every chapter
+names, orders and groups judges the same way; intervals are formatted in one way; the versions
+table closes the book's pages.
 """
 
 from __future__ import annotations
 
 import platform
-import re
-from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Sequence
 
@@ -28,18 +27,18 @@ from trajectory_judge.analysis.formatting import (  # noqa: F401 - re-exported: 
     marks_in,
 )
 from trajectory_judge.judges.views import VIEWS
-from trajectory_judge.models import judge_kind
+from trajectory_judge.models import ENSEMBLE_FAMILY, PYTHON_FAMILY, RULES_ID, JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
-RULES = "programmatic"
+RULES = RULES_ID
 """Judge id (and family) of the rule engine."""
 
 
-PYTHON = "python"
+PYTHON = PYTHON_FAMILY
 """Family (and view) of a judge written in Python (any id of the grammar's ``NAME[:DETAIL]`` form)."""
 
 
-FAMILIES: tuple[str, ...] = (RULES, "outcome", "step", "reply", "selfcons", PYTHON)
+FAMILIES: tuple[str, ...] = (RULES, *VIEWS, ENSEMBLE_FAMILY, PYTHON)
 """Judge families, in report order."""
 
 
@@ -47,66 +46,22 @@ COMPARISONS: tuple[tuple[str, str], ...] = (("outcome", "step"), ("step", "reply
 """Pairs of families compared at the same model, as ``(a, b)`` read ``b - a``."""
 
 
-_FAMILY = re.compile(r"^([a-z_]+?)(\d*)$")
-
-
 # --- judges ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class JudgeSpec:
-    """What a judge id says about the judge."""
-
-    judge_id: str
-    """The id as it appears in the verdicts."""
-    family: str
-    """``programmatic``, ``outcome``, ``step``, ``reply``, ``selfcons``, or ``python`` (a judge written in Python)."""
-    view: str
-    """What it reads: ``rules`` (the whole trajectory, by rule), a view of :data:`VIEWS`, or ``python`` (its own)."""
-    model: str | None
-    """The model behind an LLM judge; None for the rule engine and a Python judge."""
-    ensemble: int
-    """Samples per verdict (1 for a single pass, k for ``selfconsk``)."""
-
-    @property
-    def is_llm(self) -> bool:
-        """True for every judge that is not the rule engine or a Python judge."""
-        return self.family not in (RULES, PYTHON)
-
-
-_MEMBER_HEAD = re.compile(r"^([a-z]+)@T([0-9.]+)/seed(\d+)$")
-"""The head of an ensemble member's id, ``view@T<temperature>/seed<n>``."""
-
-
 def parse_judge_id(judge_id: str) -> JudgeSpec:
-    """Split ``family[k]:model`` (or ``programmatic``) into family, view, model and ensemble size.
+    """The record of a judge id (:meth:`trajectory_judge.models.JudgeSpec.parse`): family, view, model,
+    ensemble size and, for a member, its temperature and seed. Raises :class:`ValueError` for an id
+    outside the grammar."""
+    return JudgeSpec.parse(judge_id)
 
-    The self-consistency ensemble reads the step view; any other ``NAME[:DETAIL]`` is a Python
-    judge. Raises :class:`ValueError` for an id outside the grammar (:func:`~trajectory_judge.models.judge_kind`).
-    """
-    if judge_kind(judge_id) == "python":
-        return JudgeSpec(judge_id, PYTHON, PYTHON, None, 1)
-    head, sep, model = judge_id.partition(":")
-    member = _MEMBER_HEAD.match(head)
-    if member is not None and sep and model:  # a self-consistency member: one sampled pass of a view
-        return JudgeSpec(judge_id, head, member.group(1), model, 1)
-    m = _FAMILY.match(head)
-    if m is None:
-        raise ValueError(f"judge id {judge_id!r}: family {head!r} is not lower-case letters")
-    family, k = m.group(1), m.group(2)
-    if family == RULES:
-        if sep:
-            raise ValueError(f"judge id {judge_id!r}: the rule engine takes no model")
-        return JudgeSpec(judge_id, RULES, "rules", None, 1)
-    if not sep or not model:
-        raise ValueError(f"judge id {judge_id!r}: expected 'family:model'")
-    view = family if family in VIEWS else "step"
-    return JudgeSpec(judge_id, family, view, model, int(k) if k else 1)
+
+_FRAME_FIELDS = ("judge_id", "family", "view", "model", "ensemble")
 
 
 @computes
 def judges_frame(judge_ids: Sequence[str]) -> pd.DataFrame:
     """One row per judge: family, view, model and ensemble size, indexed by judge id."""
-    rows = [parse_judge_id(j).__dict__ for j in judge_ids]
-    df = pd.DataFrame(rows, columns=["judge_id", "family", "view", "model", "ensemble"]).set_index("judge_id")
+    rows = [{f: getattr(parse_judge_id(j), f) for f in _FRAME_FIELDS} for j in judge_ids]
+    df = pd.DataFrame(rows, columns=list(_FRAME_FIELDS)).set_index("judge_id")
     df.loc[df["family"] == PYTHON, "model"] = "(none: Python)"
     return df.rename_axis("judge").fillna({"model": "(none: rules)"})
 
@@ -125,8 +80,9 @@ def views_present(judge_ids: Sequence[str]) -> list[str]:
 def family_pairs(
     judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]] = COMPARISONS
 ) -> list[tuple[str, str]]:
-    """``(a, b)`` judge pairs of the same model whose families form one of ``comparisons``."""
-    specs = [parse_judge_id(j) for j in judge_ids]
+    """``(a, b)`` judge pairs of the same model whose families form one of ``comparisons`` (ensemble members,
+    samples of a judge rather than judges compared, are left out)."""
+    specs = [s for s in map(parse_judge_id, judge_ids) if not s.is_member]
     out = []
     for fa, fb in comparisons:
         for a in specs:
@@ -222,8 +178,9 @@ def label(key: Any) -> str:
         return LABELS[key]
     if key.startswith("recall:"):
         return label(key.split(":", 1)[1])
-    try:
-        return judge_name(key)
+    try:  # a bare word is a key, not a Python judge's NAME: only ids with a ':' and the rules' are judges here
+        if ":" in key or key == RULES:
+            return judge_name(key)
     except ValueError:
         pass
     text = key.replace("_", " ")
@@ -240,18 +197,15 @@ def model_name(model: str) -> str:
 
 def judge_name(judge_id: str) -> str:
     """A judge as a person writes it: ``Step \u00b7 Qwen2.5-Coder 1.5B``, ``Self-consistency \u00d73 \u00b7 ...``,
-    ``Rules``. Raises :class:`ValueError` for a string that is not a judge id."""
-    if ":" not in judge_id and judge_id != RULES:
-        raise ValueError(f"{judge_id!r} is not a judge id")
+    ``Rules``, ``short-run (Python judge)``. Raises :class:`ValueError` for a string that is not a judge id."""
     spec = parse_judge_id(judge_id)
     if spec.family == PYTHON:
         return f"{judge_id} ({FAMILY_NAMES[PYTHON]})"
     if not spec.is_llm:
         return FAMILY_NAMES[RULES]
-    member = _MEMBER_HEAD.match(spec.family)
-    if member is not None:
-        view, temperature, seed = member.groups()
-        return f"{FAMILY_NAMES.get(view, view)} (T {temperature}, seed {seed}) \u00b7 {model_name(spec.model or '')}"
+    if spec.is_member:
+        view = FAMILY_NAMES.get(spec.view, spec.view)
+        return f"{view} (T {spec.temperature:g}, seed {spec.seed}) \u00b7 {model_name(spec.model or '')}"
     family = FAMILY_NAMES.get(spec.family, spec.family.capitalize())
     if spec.ensemble > 1:
         family += f" \u00d7{spec.ensemble}"
@@ -291,7 +245,7 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
 def judge_label(judge_id: str, n: int | None = None) -> str:
     """A two-line axis label: family (and ensemble size), then the model and ``n``."""
     s = parse_judge_id(judge_id)
-    head = s.family + (f" x{s.ensemble}" if s.ensemble > 1 else "")
+    head = (s.head if s.is_member else s.family) + (f" x{s.ensemble}" if s.ensemble > 1 else "")
     tail = s.model or "rules"
     if s.family == PYTHON:
         head, tail = judge_id, "Python judge"
