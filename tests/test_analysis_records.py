@@ -180,3 +180,17 @@ def small_report():
 def test_paired_estimate_is_none_for_a_judge_without_verdicts(small_report):
     trajs, vs, rep = small_report
     assert paired_estimate(rep, trajs, vs, "step:nobody", "silent") is None
+
+
+def test_organic_tables_are_records_whose_frames_index_by_their_naming_field():
+    from trajectory_judge.analysis.organic import Count, Table, organic_endings, organic_tools, repeat_share
+    from trajectory_judge.testbed.env import TOOLS
+
+    t = Table((Count("a", 3), Count("b", 1)), "what", {"what": "tool", "count": "repeated steps"})
+    assert t.to_frame().to_dict() == {"repeated steps": {"a": 3, "b": 1}} and t.to_frame().index.name == "tool"
+    s = t.to_series()
+    assert s.name == "repeated steps" and s.index.name == "tool" and s.dtype == "int64"
+    assert repeat_share(s) == repeat_share(r.count for r in t.rows) == 0.75 and repeat_share([]) is None
+    assert list(organic_tools([]).to_frame().index) == list(TOOLS)
+    endings = organic_endings([]).to_frame()
+    assert list(endings.index) == ["replied", "max_steps", "unparseable_action"] and (endings["episodes"] == 0).all()

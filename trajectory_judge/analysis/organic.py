@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -129,52 +129,128 @@ def organic_counts(episodes: Sequence | None) -> OrganicCounts:
     return OrganicCounts(ours, published_counts())
 
 
+@dataclass(frozen=True)
+class Table:
+    """Rows of one kind (frozen dataclasses) with the frame the organic chapter prints them as."""
+
+    rows: tuple[Any, ...]
+    """The records, one per row, in the table's order."""
+    index: str
+    """The field of a row that names it (the frame's index)."""
+    names: Mapping[str, str]
+    """Field -> the column (or index) name the frame gives it."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per record, indexed by :attr:`index`, columns renamed by :attr:`names`."""
+        fields = [f for f in self.names if f != self.index]
+        df = pd.DataFrame(
+            [[getattr(r, f) for f in fields] for r in self.rows],
+            columns=[self.names[f] for f in fields],
+            index=pd.Index([getattr(r, self.index) for r in self.rows], name=self.names[self.index]),
+        )
+        return df
+
+    def to_series(self) -> pd.Series:
+        """A table of one value column as a series (``int64``), named by that column."""
+        (col,) = [f for f in self.names if f != self.index]
+        return pd.Series(
+            {getattr(r, self.index): getattr(r, col) for r in self.rows}, dtype="int64", name=self.names[col]
+        ).rename_axis(self.names[self.index])
+
+
+@dataclass(frozen=True)
+class StratumRow:
+    """The organic episodes of one instance stratum."""
+
+    stratum: str
+    """The instance stratum."""
+    episodes: int
+    """Episodes on its instances."""
+    faulty: int
+    """Those the checker flagged or that end in a wrong outcome."""
+    loud: int
+    """Those with a wrong outcome."""
+    silent: int
+    """Faulty ones whose outcome is correct."""
+    published: str
+    """The paper's count of faulty episodes in that stratum (``3 of 10``), empty where it prints none."""
+
+
 _PUBLISHED_STRATA = {"already_refunded": "organic_already_refunded", "wrong_customer": "organic_wrong_customer"}
 
 
-def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
-    """Instance stratum x (episodes, faulty, loud, silent), strata in generator order, with the published counts quoted."""
-    rows = []
-    for s in STRATA:
-        eps = [e for e in episodes if e.stratum == s]
-        labs = [e.trajectory.label for e in eps]
-        rows.append(
-            (
-                s,
-                len(eps),
-                sum(lb.faulty for lb in labs),
-                sum(not lb.outcome_correct for lb in labs),
-                sum(lb.faulty and lb.outcome_correct for lb in labs),
-            )
-        )
-    df = pd.DataFrame(rows, columns=["instance stratum", "episodes", "faulty", "loud", "silent"]).set_index(
-        "instance stratum"
-    )
+def organic_by_stratum(episodes: Sequence) -> Table:
+    """One :class:`StratumRow` per instance stratum that has episodes, in generator order, with the published counts."""
     pub = {
-        s: (P.PUBLISHED_COUNTS[f"{k}_failed"].value, P.PUBLISHED_COUNTS[f"{k}_n"].value)
+        s: f"{P.PUBLISHED_COUNTS[f'{k}_failed'].value} of {P.PUBLISHED_COUNTS[f'{k}_n'].value}"
         for s, k in _PUBLISHED_STRATA.items()
     }
-    df[f"published faulty ({P.PUBLISHED_MODEL})"] = [
-        f"{pub[s][0]} of {pub[s][1]}" if s in pub else "" for s in df.index
-    ]
-    return df[df["episodes"] > 0]
+    rows = []
+    for s in STRATA:
+        labs = [e.trajectory.label for e in episodes if e.stratum == s]
+        if labs:
+            rows.append(
+                StratumRow(
+                    s,
+                    len(labs),
+                    sum(lb.faulty for lb in labs),
+                    sum(not lb.outcome_correct for lb in labs),
+                    sum(lb.faulty and lb.outcome_correct for lb in labs),
+                    pub.get(s, ""),
+                )
+            )
+    names = {
+        "stratum": "instance stratum",
+        "episodes": "episodes",
+        "faulty": "faulty",
+        "loud": "loud",
+        "silent": "silent",
+        "published": f"published faulty ({P.PUBLISHED_MODEL})",
+    }
+    return Table(tuple(rows), "stratum", names)
 
 
-def organic_types(episodes: Sequence) -> pd.DataFrame:
-    """Rule-visible failure type (the checker's first violation) -> episodes; ``outcome only`` when no rule fired."""
+@dataclass(frozen=True)
+class Count:
+    """One thing counted over the organic episodes."""
+
+    what: str
+    """What is counted (a failure type, a tool, an outcome field)."""
+    count: int
+    """How many."""
+
+
+def organic_types(episodes: Sequence) -> Table:
+    """Rule-visible failure type (the checker's first violation) -> faulty episodes; ``outcome only`` when no rule
+    fired."""
     c = Counter(e.trajectory.label.failure_type or "outcome only" for e in episodes if e.trajectory.label.faulty)
     order = [t for t in (*FAILURE_TYPES, "outcome only") if t in c]
-    return pd.DataFrame({"episodes": [c[t] for t in order]}, index=pd.Index(order, name="first violation"))
+    return Table(tuple(Count(t, c[t]) for t in order), "what", {"what": "first violation", "count": "episodes"})
 
 
-def organic_tools(episodes: Sequence) -> pd.DataFrame:
-    """Per tool: calls, failed calls, and episodes that call it at least once."""
+@dataclass(frozen=True)
+class ToolRow:
+    """How the organic episodes use one tool."""
+
+    tool: str
+    """The tool."""
+    calls: int
+    """Calls to it."""
+    failed: int
+    """Calls whose observation is not ok."""
+    episodes_using: int
+    """Episodes that call it at least once."""
+
+
+def organic_tools(episodes: Sequence) -> Table:
+    """One :class:`ToolRow` per tool, in the environment's order."""
     rows = []
     for tool in TOOLS:
         calls = [s for e in episodes for s in e.trajectory.steps if s.call.tool == tool]
         used = sum(any(s.call.tool == tool for s in e.trajectory.steps) for e in episodes)
-        rows.append((tool, len(calls), sum(not s.observation.ok for s in calls), used))
-    return pd.DataFrame(rows, columns=["tool", "calls", "failed", "episodes using it"]).set_index("tool")
+        rows.append(ToolRow(tool, len(calls), sum(not s.observation.ok for s in calls), used))
+    names = {"tool": "tool", "calls": "calls", "failed": "failed", "episodes_using": "episodes using it"}
+    return Table(tuple(rows), "tool", names)
 
 
 def longest_repeat(steps: Sequence) -> int:
@@ -186,18 +262,32 @@ def longest_repeat(steps: Sequence) -> int:
     return best
 
 
-def organic_endings(episodes: Sequence) -> pd.DataFrame:
-    """How episodes ended (reply, step limit, unparseable action), with repeated calls and outcomes.
+@dataclass(frozen=True)
+class EndingRow:
+    """The organic episodes that ended one way."""
 
-    ``repeating a call`` counts episodes with at least two consecutive identical calls; ``longest
-    repeat`` is the longest such run in any of them.
-    """
+    ended_by: str
+    """``replied``, ``max_steps`` or ``unparseable_action``."""
+    episodes: int
+    """Episodes that ended so."""
+    repeating: int
+    """Of those, episodes with at least two consecutive identical calls."""
+    longest_repeat: int
+    """The longest such run in any of them (0 with no episode)."""
+    outcome_correct: int
+    """Of those, episodes reaching the expected outcome."""
+    mean_steps: float
+    """Their mean number of steps (NaN with no episode)."""
+
+
+def organic_endings(episodes: Sequence) -> Table:
+    """How episodes ended (reply, step limit, unparseable action), with repeated calls and outcomes."""
     rows = []
     for stop in ("replied", "max_steps", "unparseable_action"):
         eps = [e for e in episodes if e.stop == stop]
         runs = [longest_repeat(e.trajectory.steps) for e in eps]
         rows.append(
-            (
+            EndingRow(
                 stop,
                 len(eps),
                 sum(r > 1 for r in runs),
@@ -206,11 +296,18 @@ def organic_endings(episodes: Sequence) -> pd.DataFrame:
                 sum(len(e.trajectory.steps) for e in eps) / len(eps) if eps else float("nan"),
             )
         )
-    cols = ["episodes", "repeating a call", "longest repeat", "outcome correct", "mean steps"]
-    return pd.DataFrame([r[1:] for r in rows], columns=cols, index=pd.Index([r[0] for r in rows], name="ended by"))
+    names = {
+        "ended_by": "ended by",
+        "episodes": "episodes",
+        "repeating": "repeating a call",
+        "longest_repeat": "longest repeat",
+        "outcome_correct": "outcome correct",
+        "mean_steps": "mean steps",
+    }
+    return Table(tuple(rows), "ended_by", names)
 
 
-def repeated_calls(episodes: Sequence) -> pd.Series:
+def repeated_calls(episodes: Sequence) -> Table:
     """Per tool, the steps that repeat the previous step's call verbatim (most repeated first)."""
     c = Counter(
         cur.call.tool
@@ -218,14 +315,19 @@ def repeated_calls(episodes: Sequence) -> pd.Series:
         for prev, cur in zip(e.trajectory.steps, e.trajectory.steps[1:])
         if (cur.call.tool, cur.call.args) == (prev.call.tool, prev.call.args)
     )
-    return pd.Series(dict(c.most_common()), dtype="int64", name="repeated steps").rename_axis("tool")
+    return Table(tuple(Count(t, n) for t, n in c.most_common()), "what", {"what": "tool", "count": "repeated steps"})
 
 
-def outcome_gaps(episodes: Sequence) -> pd.Series:
+def repeat_share(counts: Iterable[int]) -> float | None:
+    """The share of all verbatim repeats that call the most repeated tool: the first of :func:`repeated_calls`'
+    counts (most repeated first) over their sum; None with no repeat."""
+    values = [int(c) for c in counts]
+    total = sum(values)
+    return values[0] / total if total else None
+
+
+def outcome_gaps(episodes: Sequence) -> Table:
     """Per customer-visible outcome field (refund, escalation, reply), the episodes that get it wrong."""
     keys = sorted({k for e in episodes for k in e.expected})
-    return pd.Series(
-        {k: sum(e.outcome.get(k) != e.expected.get(k) for e in episodes) for k in keys},
-        dtype="int64",
-        name="episodes wrong",
-    ).rename_axis("outcome field")
+    rows = tuple(Count(k, sum(e.outcome.get(k) != e.expected.get(k) for e in episodes)) for k in keys)
+    return Table(rows, "what", {"what": "outcome field", "count": "episodes wrong"})

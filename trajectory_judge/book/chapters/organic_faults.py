@@ -34,37 +34,37 @@ def organic_counts(episodes: Sequence | None) -> pd.DataFrame:
 @computes
 def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
     """:func:`trajectory_judge.analysis.organic.organic_by_stratum`."""
-    return O.organic_by_stratum(episodes)
+    return O.organic_by_stratum(episodes).to_frame()
 
 
 @computes
 def organic_types(episodes: Sequence) -> pd.DataFrame:
     """:func:`trajectory_judge.analysis.organic.organic_types`."""
-    return O.organic_types(episodes)
+    return O.organic_types(episodes).to_frame()
 
 
 @computes
 def organic_tools(episodes: Sequence) -> pd.DataFrame:
     """:func:`trajectory_judge.analysis.organic.organic_tools`."""
-    return O.organic_tools(episodes)
+    return O.organic_tools(episodes).to_frame()
 
 
 @computes
 def organic_endings(episodes: Sequence) -> pd.DataFrame:
     """:func:`trajectory_judge.analysis.organic.organic_endings`."""
-    return O.organic_endings(episodes)
+    return O.organic_endings(episodes).to_frame()
 
 
 @computes
 def repeated_calls(episodes: Sequence) -> pd.Series:
     """:func:`trajectory_judge.analysis.organic.repeated_calls`."""
-    return O.repeated_calls(episodes)
+    return O.repeated_calls(episodes).to_series()
 
 
 @computes
 def outcome_gaps(episodes: Sequence) -> pd.Series:
     """:func:`trajectory_judge.analysis.organic.outcome_gaps`."""
-    return O.outcome_gaps(episodes)
+    return O.outcome_gaps(episodes).to_series()
 
 
 def repeat_sentence(repeats: pd.Series) -> str:
@@ -73,7 +73,7 @@ def repeat_sentence(repeats: pd.Series) -> str:
 
     if not len(repeats):
         return "No episode repeats a call verbatim"
-    share = format_number(float(repeats.iloc[0] / repeats.sum()), 2)
+    share = format_number(O.repeat_share(repeats), 2)
     return (
         f"Of all verbatim repeats, a share of {share} are calls to {repeats.index[0]}, made again instead of "
         "moving on to the closing reply"
