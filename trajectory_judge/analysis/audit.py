@@ -11,8 +11,9 @@ or *cannot be recomputed* (``why``). The audit chapter renders these records.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,7 +123,7 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
     J, labels = rep.judges, [t.label for t in data.trajectories]
     m_out, m_step = J[P.OUTCOME].metrics, J[P.STEP].metrics
     rules_conf = sorted(J[P.RULES].confidence_support, key=float)
-    pct = lambda x: 100 * x  # noqa: E731
+    pct = lambda x: 100 * x
     return {
         "abstract_outcome_loud_pct": lambda: pct(m_out["loud_recall"]),
         "abstract_outcome_silent_pct": lambda: pct(m_out["silent_recall"]),
@@ -216,7 +217,7 @@ def audit_summary(audit: pd.DataFrame) -> dict[str, int]:
     return {"total": len(audit), **{v: int(counts.get(v, 0)) for v in VERDICTS}}
 
 
-def check_published(rep: Report, data, spread: "BoundSpread | pd.DataFrame | None" = None) -> Audit:
+def check_published(rep: Report, data, spread: BoundSpread | pd.DataFrame | None = None) -> Audit:
     """Every number in :mod:`trajectory_judge.analysis.published` beside its value recomputed from ``rep`` (on ``data``).
 
     Point estimates reproduce when equal at the printed precision; an interval bound or delta that

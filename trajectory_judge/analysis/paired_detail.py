@@ -9,8 +9,8 @@ procedure (faults resampled within their design cell, the report's replicates an
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -99,7 +99,7 @@ def paired_estimate(
     interval by the report's procedure (faults resampled within their design cell, the report's replicates and
     seed); ``None`` when no fault of the group has its clean parent judged by ``judge``."""
     if group in FAILURE_TYPES:
-        pick: Callable[[Trajectory, Trajectory], bool] = lambda t, p: t.label.failure_type == group  # type: ignore[union-attr]  # noqa: E731
+        pick: Callable[[Trajectory, Trajectory], bool] = lambda t, p: t.label.failure_type == group  # type: ignore[union-attr]
     elif group in _GROUPS:
         pick = _GROUPS[group]
     else:

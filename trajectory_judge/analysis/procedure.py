@@ -8,7 +8,7 @@ The chapter shows the procedure with these; the bootstrap and the metrics' imple
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

@@ -13,7 +13,7 @@ computed with the report's procedure). No verdict is written anywhere: each is d
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from trajectory_judge.analysis.claims import Estimate, Register
 from trajectory_judge.analysis.estimates import metric as _metric

@@ -19,7 +19,7 @@ def camera_ready_claims(rep: Report, traj, verd) -> list[Claim]:
     """The camera-ready abstract: the four reply-unchanged types, paired discrimination, the step judge's bound."""
     O, S = P.OUTCOME, P.STEP
     four = E.hidden_types(traj, O)
-    hidden = lambda t, p: t.label.failure_type in four  # noqa: E731
+    hidden = lambda t, p: t.label.failure_type in four
     rec = {t: E.metric(rep, O, f"recall:{t}", t.replace("_", " ")) for t in four}
     lo_t, hi_t = min(four, key=lambda t: rec[t].value), max(four, key=lambda t: rec[t].value)
     by_step = {v.trajectory_id: v for v in verd if v.judge_id == S}

@@ -9,11 +9,11 @@ from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.register.common import (
     DP2,
     DP3,
+    S8,
+    SC,
     O,
     R,
     S,
-    S8,
-    SC,
     count_value,
     flagged_count,
     published_main,
