@@ -74,3 +74,34 @@ def test_every_chapter_imports_its_helpers_module_which_names_it():
             if f"notebooks/{md.stem}.md" in (ast.get_docstring(ast.parse((chapters / f"{m}.py").read_text())) or "")
         ]
         assert mine, f"{md.name} imports no module of trajectory_judge/book/chapters whose docstring names it"
+
+
+BOOK_FORBIDDEN = (
+    "trajectory_judge.analysis.bootstrap",
+    "trajectory_judge.analysis.metrics",
+    "trajectory_judge.analysis.plan",
+    "trajectory_judge.analysis.estimates",
+)
+"""What the book never imports: the bootstrap and the metrics' internals (it renders the analysis's records)."""
+
+
+def test_a_book_import_of_the_bootstrap_breaks_the_records_contract(scratch):
+    style = scratch / "trajectory_judge" / "book" / "render" / "style.py"
+    style.write_text(style.read_text() + "\nfrom trajectory_judge.analysis import bootstrap  # noqa: E402,F401\n")
+    r = lint(scratch)
+    assert r.returncode == 1
+    assert (
+        "BROKEN" in r.stdout and "trajectory_judge.book.render.style -> trajectory_judge.analysis.bootstrap" in r.stdout
+    )
+
+
+def test_no_notebook_imports_the_bootstrap_or_the_metrics_internals():
+    pattern = re.compile(
+        r"^\s*(?:from\s+(trajectory_judge\.analysis(?:\.\w+)?)\s+import\s+([\w, ]+)|import\s+(trajectory_judge\.analysis\.\w+))",
+        re.M,
+    )
+    for md in sorted((ROOT / "notebooks").glob("*.md")):
+        for frm, names, imp in pattern.findall(md.read_text()):
+            mods = [imp] if imp else [frm] + [f"{frm}.{n.strip()}" for n in names.split(",")]
+            bad = [m for m in mods if m in BOOK_FORBIDDEN]
+            assert not bad, f"{md.name} imports {', '.join(bad)}: route it through a record of the analysis"

@@ -158,7 +158,7 @@ RELEASE = Path(os.environ.get("TJ_RELEASE_DIR", ROOT.parent / "shared" / "upstre
 )
 def test_invented_promise_groups_match_the_release_one_to_one_by_trajectory_id(paper):
     from trajectory_judge.analysis.estimates import promise_groups
-    from trajectory_judge.analysis.register_abstracts import QUOTED_MISS_PROMISE
+    from trajectory_judge.analysis.register import QUOTED_MISS_PROMISE
     from trajectory_judge.testbed.inject import INVENTED_PROMISES
 
     rows = [json.loads(x) for x in (RELEASE / "trajectories.jsonl").read_text().splitlines() if x.strip()]

@@ -163,7 +163,13 @@ def test_terminal_tables_print_byte_for_byte_as_their_pandas_versions_did():
     )
 
 
-def test_sums_from_distinct_columns_equal_the_full_product_bit_for_bit():
+def test_sums_from_distinct_columns_are_the_full_product_exactly_in_exact_arithmetic_and_reproducibly():
+    """The distinct-column product is ``w @ data``: in exact arithmetic (checked against sums of Fractions), to
+    the last bit on integer-valued columns (counts, whose sums are exact in any order), with repeated columns
+    getting identical bits, and the same bits on every call. Bit-for-bit equality with BLAS's own product of
+    the full matrix is not the claim: BLAS fixes no summation order for float columns."""
+    from fractions import Fraction
+
     import numpy as np
 
     from trajectory_judge.analysis.bootstrap import count_weights, distinct_columns, replicate_sums, stratified_indices
@@ -178,13 +184,28 @@ def test_sums_from_distinct_columns_equal_the_full_product_bit_for_bit():
     plan = make_plan(trajs, vs)
     distinct, inverse = distinct_columns(plan.data)
     assert distinct.shape[1] < plan.data.shape[1] and (distinct[:, inverse] == plan.data).all()
-    assert not np.equal(
-        plan.data, np.round(plan.data)
-    ).all()  # float columns (confidence, latency): summation order matters
+    integral = np.equal(plan.data, np.round(plan.data)).all(axis=0)
+    assert integral.any() and not integral.all()  # counts and float columns (confidence, latency) both present
     idx = stratified_indices(plan.cells, resamples=3000, rng=np.random.default_rng(1))
     for part in (idx[:1000], idx[1000:], idx):
         w = count_weights(part, len(trajs))
-        assert np.array_equal(replicate_sums(distinct, inverse, w), w @ plan.data)
+        got = replicate_sums(distinct, inverse, w)
+        assert np.array_equal(got, replicate_sums(distinct, inverse, w))  # the same bits run to run
+        full = w @ plan.data
+        assert np.array_equal(got[:, integral], full[:, integral])  # integer sums are exact in any order
+        bound = len(trajs) * np.finfo(float).eps * (np.abs(w) @ np.abs(plan.data))  # a sum of n terms rounds by < n eps
+        assert (np.abs(got - full) <= bound).all()
+        first = {}
+        for j, d in enumerate(inverse):  # a repeated column is one dot product spread back: identical bits
+            assert np.array_equal(got[:, j], got[:, first.setdefault(d, j)])
+    rows = (0, 999, 2999)  # exact arithmetic on a few replicates: the float sums round the exact ones
+    w = count_weights(idx, len(trajs))
+    got = replicate_sums(distinct, inverse, w)
+    for r in rows:
+        for j in np.flatnonzero(~integral):
+            exact = sum(Fraction(int(a)) * Fraction(float(b)) for a, b in zip(w[r], plan.data[:, j]))
+            scale = sum(abs(Fraction(int(a)) * Fraction(float(b))) for a, b in zip(w[r], plan.data[:, j]))
+            assert abs(Fraction(float(got[r, j])) - exact) <= len(trajs) * Fraction(np.finfo(float).eps) * scale
 
 
 def test_weights_from_each_strata_draws_equal_the_counts_of_the_index_matrix():

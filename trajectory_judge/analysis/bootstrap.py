@@ -163,7 +163,8 @@ def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def replicate_sums(distinct: np.ndarray, inverse: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """``weights @ data``, ``(B, k)``, multiplying only the distinct columns of ``data`` (:func:`distinct_columns`)
     and spreading them back. Each sum is the same dot product over the same rows in the same order,
-    so the result is the full product's bit for bit (a test checks it on the machine it runs on)."""
+    so the result is the full product in exact arithmetic, to the last bit on integer-valued columns, and the same bits
+    on every call (BLAS fixes no summation order, so float columns may differ from its full product in the last bits)."""
     return (weights @ distinct)[:, inverse]
 
 

@@ -216,3 +216,8 @@ def compute_spent(data_dir: str | Path) -> ComputeSpent:
     return ComputeSpent(
         tuple(ComputeRow(t, int(a[0]), int(a[1]), a[2], a[3] if a[4] else None, int(a[4])) for t, a in acc.items())
     )
+
+
+def total_hours(rep) -> float:
+    """Judge time over every verdict of a report, in hours."""
+    return float(sum(jr.metrics["s_per_traj"] * jr.n for jr in rep.judges.values()) / 3600)

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from trajectory_judge.analysis.cost import total_hours  # noqa: F401  (re-exported: the appendix chapter imports it from here)
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.render.style import (
     format_interval,
@@ -149,11 +150,6 @@ def cost_frame(rep) -> pd.DataFrame:
     df = rep.metrics_table()[["s_per_traj", "prompt_tokens_mean", "completion_tokens_mean"]].copy()
     df["hours"] = [jr.metrics["s_per_traj"] * jr.n / 3600 for jr in rep.judges.values()]
     return df.astype(float)
-
-
-def total_hours(rep) -> float:
-    """Judge time over every verdict, in hours."""
-    return float(sum(jr.metrics["s_per_traj"] * jr.n for jr in rep.judges.values()) / 3600)
 
 
 # --- the appendix's tables as a reader sees them -------------------------------------------------

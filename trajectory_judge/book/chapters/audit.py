@@ -11,15 +11,27 @@ data settle an inconsistency of the text, said in ``why``), or *cannot be recomp
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping
 
-import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis import published as P
-from trajectory_judge.analysis.register_body import quoted_miss
-from trajectory_judge.book.chapters.appendix import total_hours, true_minus
-from trajectory_judge.book.chapters.discrimination import camera_ready_numbers, reply_unchanged_types
+from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are re-exported: the chapter imports them)
+    DIFFERS,
+    EXPLAINED,
+    NOISE,
+    NOT_RECOMPUTABLE,
+    REPRODUCES,
+    VERDICTS,
+    BoundSpread,
+    SeedDeltas,
+    audit_summary,
+    check_published,
+    delta_distribution,
+    seed_deltas,
+    seed_reports,
+)
+from trajectory_judge.analysis.audit import seed_spread as compute_seed_spread
+from trajectory_judge.book.chapters.appendix import true_minus
 from trajectory_judge.book.chapters.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
     NOT_RECORDED,
     STATED,
@@ -28,329 +40,40 @@ from trajectory_judge.book.chapters.setups import (  # noqa: F401  (re-exported:
     setup_frame,
 )
 from trajectory_judge.book.render.style import LABELS, _missing, format_number, judge_name, label, parse_judge_id
-from trajectory_judge.models import FAILURE_TYPES, design_cell
 from trajectory_judge.provenance.computed import computes
 
-# --- auditing the published numbers ----------------------------------------------------------------
-REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
-    "reproduces",
-    "within Monte-Carlo noise, measured",
-    "differs, explained",
-    "cannot be recomputed",
-    "differs",
-)
-VERDICTS: tuple[str, ...] = (REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS)
-"""The verdicts of an audit row; ``differs`` (unexplained) should never occur."""
 
-
-def _printed_decimals(x: float) -> int:
-    s = repr(float(x))
-    return 0 if float(x).is_integer() else len(s.split(".")[1])
-
-
-def _row(
-    what: str, source: str, published: float, got: float | None, tolerance: str, verdict: str, why: str = ""
-) -> dict:
-    got = np.nan if got is None else float(got)
-    return dict(
-        quantity=what,
-        source=source,
-        published=float(published),
-        recomputed=got,
-        tolerance=tolerance,
-        verdict=verdict,
-        why=why,
-    )
-
-
-def _point_row(what: str, source: str, published: float | None, got: float | None, digits: int, why: str = "") -> dict:
-    if published is None:  # printed "n/a": reproduced when there is nothing to compute either
-        ok = got is None or (isinstance(got, float) and np.isnan(got))
-        return dict(
-            quantity=what,
-            source=source,
-            published=np.nan,
-            recomputed=np.nan,
-            tolerance="n/a both",
-            verdict=REPRODUCES if ok else DIFFERS,
-            why=why,
-        )
-    if got is None or (isinstance(got, float) and np.isnan(got)):
-        return _row(what, source, published, None, "", NOT_RECOMPUTABLE, why)
-    same = round(float(got), digits) == round(float(published), digits)
-    return _row(what, source, published, got, f"{digits} decimals", REPRODUCES if same else DIFFERS, why)
-
-
-def _bound_row(what: str, source: str, published: float, got: float) -> dict:
-    d = _printed_decimals(published)
-    same = round(float(got), d) == round(float(published), d)
-    return _row(what, source, published, got, f"{d} decimals", REPRODUCES if same else DIFFERS)
-
-
-def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
-    J = rep.judges
-
-    def flagged(j: str) -> float:
-        m, s = J[j].metrics, J[j].strata
-        return round(m["recall"] * (s["silent"] + s["loud"]) + m["false_alarm_rate"] * s["clean"])
-
-    out: dict[str, Callable[[], float]] = {
-        "step_flagged": lambda: flagged(P.STEP),
-        "step_flagged_faulty": lambda: round(
-            J[P.STEP].metrics["recall"] * (J[P.STEP].strata["silent"] + J[P.STEP].strata["loud"])
-        ),
-        "step_exact_n": lambda: J[P.STEP].metrics["step_exact_n"],
-        "step_exact": lambda: J[P.STEP].metrics["step_exact"],
-        "pooled_recall_outcome": lambda: J[P.OUTCOME].metrics["recall"],
-        "step8_flagged": lambda: flagged(P.STEP8),
-        "step8_precision": lambda: J[P.STEP8].metrics["precision"],
-        "step8_completion_tokens": lambda: J[P.STEP8].metrics["completion_tokens_mean"],
-        "step_completion_tokens": lambda: J[P.STEP].metrics["completion_tokens_mean"],
-        "selfcons_at_two_thirds": lambda: J[P.SELFCONS].confidence_support.get("0.666667", 0),
-        "selfcons_at_one": lambda: J[P.SELFCONS].confidence_support.get("1.0", 0),
-        "outcome_at_0.92": lambda: J[P.OUTCOME].confidence_support.get("0.92", 0),
-        "confusion_hallucinated_as_wrong_tool": lambda: rep.confusion(P.STEP).loc[
-            "hallucinated_argument", "wrong_tool"
-        ],
-        "confusion_premature_correct": lambda: rep.confusion(P.STEP).loc["premature_stop", "premature_stop"],
-        "confusion_premature_as_claim": lambda: rep.confusion(P.STEP).loc["premature_stop", "unsupported_claim"],
-        "confusion_premature_as_skipped": lambda: rep.confusion(P.STEP).loc["premature_stop", "skipped_precondition"],
-        "confusion_claim_missed": lambda: rep.confusion(P.STEP).loc["unsupported_claim", "missed"],
-        "step8_mass_at_0.90": lambda: rep.confidence_support(P.STEP8).get(0.9, 0) / J[P.STEP8].n,
-        "judge_hours": lambda: total_hours(rep),
-    }
-    for j in P.PUBLISHED_JUDGES:
-        out[f"confidence_support:{j}"] = lambda j=j: len(J[j].confidence_support)
-    return out
-
-
-def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
-    J, labels = rep.judges, [t.label for t in data.trajectories]
-    m_out, m_step = J[P.OUTCOME].metrics, J[P.STEP].metrics
-    rules_conf = sorted(J[P.RULES].confidence_support, key=float)
-    pct = lambda x: 100 * x  # noqa: E731
-    return {
-        "abstract_outcome_loud_pct": lambda: pct(m_out["loud_recall"]),
-        "abstract_outcome_silent_pct": lambda: pct(m_out["silent_recall"]),
-        "abstract_outcome_far_pct": lambda: pct(m_out["false_alarm_rate"]),
-        "abstract_step_silent_pct": lambda: pct(m_step["silent_recall"]),
-        "abstract_step_cost_ratio": lambda: m_step["s_per_traj"] / m_out["s_per_traj"],
-        "abstract_claim_evades_step_pct": lambda: pct(1 - J[P.STEP].per_type_recall["unsupported_claim"]),
-        "abstract_selfcons_cost_ratio": lambda: J[P.SELFCONS].metrics["s_per_traj"] / m_step["s_per_traj"],
-        "design_trajectories": lambda: rep.n_trajectories,
-        "design_clean": lambda: rep.design["clean"],
-        "design_silent": lambda: rep.design["silent"],
-        "design_loud": lambda: rep.design["loud"],
-        "design_per_type": lambda: min(sum(1 for x in labels if x.failure_type == t) for t in FAILURE_TYPES),
-        "design_skipped_silent": lambda: sum(
-            1 for x in labels if x.failure_type == "skipped_precondition" and x.outcome_correct
-        ),
-        "verdicts_total": lambda: len(data.verdicts),
-        "verdicts_unparseable": lambda: sum(1 for v in data.verdicts if v.error),
-        "rules_confidence_fired": lambda: float(rules_conf[-1]),
-        "rules_confidence_quiet": lambda: float(rules_conf[0]),
-        "rules_silent_missed_pct": lambda: pct(1 - J[P.RULES].metrics["silent_recall"]),
-        "step8_base_rate": lambda: (rep.design["silent"] + rep.design["loud"]) / rep.n_trajectories,
-        "section71_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
-        "abstract_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
-        "readme_pooled_recall_outcome": lambda: m_out["recall"],
-        "readme_step8_completion_tokens": lambda: J[P.STEP8].metrics["completion_tokens_mean"],
-        "section72_example_confidence": lambda: (lambda e: float("nan") if e is None else e.value)(
-            quoted_miss(data.trajectories, data.verdicts)
-        ),
-    }
-
-
-_EXPLAINED = {
-    "section71_reply_unchanged_types": "§7.1 says three types leave the reply unchanged; the camera-ready abstract says four, and "
-    "the data agree with it: every wrong_tool, hallucinated_argument, skipped_precondition and ignored_observation fault "
-    "shows the outcome view of its clean parent",
-    "readme_pooled_recall_outcome": "the README's design notes say 0.68, the paper (§1, §7.1) says 0.61; the data give the "
-    "paper's value (faults flagged over all faults), so the README is the one in error",
-    "readme_step8_completion_tokens": "the measured mean lies between 56 and 57: the paper rounds it, the README truncates it",
-}
-
-_NOT_RECOMPUTABLE = {
-    "organic": "the release holds no organic episodes (its verdicts and run settings only)",
-    "reply": "the release holds no reply-only judge: its verdicts are not released",
-}
+# --- the audit's records as frames --------------------------------------------------------------
+@computes
+def audit_frame(rep, data, spread: pd.DataFrame | BoundSpread | None = None) -> pd.DataFrame:
+    """:func:`trajectory_judge.analysis.audit.check_published` as the frame the chapter's tables read: columns
+    quantity, source, published, recomputed, tolerance, verdict (one of :data:`VERDICTS`) and why."""
+    return check_published(rep, data, spread).to_frame()
 
 
 @computes
-def audit_frame(rep, data, spread: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every number in :mod:`trajectory_judge.analysis.published` beside its value recomputed from ``rep`` (on ``data``).
-
-    Point estimates reproduce when equal at the printed precision; an interval bound or delta that
-    is not is *within Monte-Carlo noise* when ``spread`` (:func:`seed_spread`) shows other seeds of
-    the stated procedure printing the published value. Columns: quantity, source, published,
-    recomputed, tolerance, verdict (one of :data:`VERDICTS`) and why.
-    """
-    rows: list[dict] = []
-    main = rep.main_table()
-    for j, row in P.PUBLISHED_MAIN.items():
-        for m, v in row.items():
-            rows.append(_point_row(f"{j} {m}", P.MAIN_SOURCE, v, float(main.loc[j, m]), 1 if m == "s_per_traj" else 3))
-    per_type = rep.per_type_table()
-    for j, row in P.PUBLISHED_PER_TYPE.items():
-        for t, v in row.items():
-            rows.append(_point_row(f"{j} recall {t}", P.PER_TYPE_SOURCE, v, float(per_type.loc[t, j]), 2))
-    for j, row in P.PUBLISHED_STRATA.items():
-        rows += [
-            _point_row(f"{j} judged {s}", "README strata table", v, rep.judges[j].strata[s], 0) for s, v in row.items()
-        ]
-    rows += _interval_rows(rep)
-    cr = camera_ready_numbers(rep, data.trajectories, P.OUTCOME, P.STEP)
-    rows += _fact_rows(P.PUBLISHED_COUNTS, _count_recomputers(rep))
-    rows += _fact_rows(P.PUBLISHED_PAIRED, {k: (lambda k=k: cr[k]) for k in cr})
-    rows += _fact_rows(P.PUBLISHED_TEXT, _text_recomputers(rep, data))
-    df = pd.DataFrame(rows, columns=["quantity", "source", "published", "recomputed", "tolerance", "verdict", "why"])
-    return _classify(df, spread)
-
-
-def _interval_rows(rep) -> list[dict]:
-    rows = []
-    for q in P.PUBLISHED_INTERVALS:
-        jr = rep.judges[q.judge]
-        if q.metric.startswith("recall:"):
-            t = q.metric.split(":", 1)[1]
-            v, iv = jr.per_type_recall[t], jr.per_type_intervals[t]
-        else:
-            v, iv = jr.metrics[q.metric], jr.intervals[q.metric]
-        what = f"{q.judge} {q.metric}"
-        rows.append(_point_row(what, q.source, q.value, v, max(2, _printed_decimals(q.value))))
-        rows += [
-            _bound_row(f"{what} low", q.source, q.low, iv.low),
-            _bound_row(f"{what} high", q.source, q.high, iv.high),
-        ]
-    for d in P.PUBLISHED_DELTAS:
-        got = rep.delta(d.a, d.b, d.metric)
-        what = f"{d.metric}: {d.b} − {d.a}"
-        rows += [
-            _bound_row(what, d.source, d.value, got.value),
-            _bound_row(f"{what} low", d.source, d.low, got.low),
-            _bound_row(f"{what} high", d.source, d.high, got.high),
-        ]
-    for g in P.PUBLISHED_GAPS:
-        got = next(x for x in rep.gaps if x.judge == g.judge)
-        what = f"{g.judge} loud − silent recall"
-        rows += [
-            _bound_row(what, g.source, g.value, got.value),
-            _bound_row(f"{what} low", g.source, g.low, got.low),
-            _bound_row(f"{what} high", g.source, g.high, got.high),
-        ]
-    return rows
-
-
-def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
-    """Explained differences, and the seed rule for interval bounds and deltas: one *reproduces* when our seed prints
-    it and so do at least half of the seeds in ``spread``; it is *within noise* when some seed prints it otherwise."""
-    df = df.copy()
-    for i, r in df.iterrows():
-        key = r["quantity"].split(" (", 1)[0]
-        if r["verdict"] == DIFFERS and key in _EXPLAINED:
-            df.loc[i, ["verdict", "why"]] = [EXPLAINED, _EXPLAINED[key]]
-        elif spread is not None and r["quantity"] in spread.index and r["verdict"] in (REPRODUCES, DIFFERS):
-            s = spread.loc[r["quantity"]]
-            k, n = int(s["seeds printing it"]), int(s["seeds"])
-            seeds = f"{k} of {n} seeds print the published value"
-            if r["verdict"] == REPRODUCES and 2 * k >= n:
-                continue
-            if s["within range"] or r["verdict"] == REPRODUCES:  # our seed printing it is one seed that does
-                df.loc[i, ["verdict", "why"]] = [NOISE, seeds]
-    return df
-
-
-def _fact_rows(facts: Mapping[str, P.PublishedCount], recompute: Mapping[str, Callable[[], float]]) -> list[dict]:
-    rows = []
-    for key, fact in facts.items():
-        what = f"{key} ({fact.what})"
-        if key in recompute:
-            rows.append(
-                _point_row(what, fact.source, fact.value, float(recompute[key]()), _printed_decimals(fact.value))
-            )
-        else:
-            why = _NOT_RECOMPUTABLE.get(key) or _NOT_RECOMPUTABLE["organic" if key.startswith("organic") else "reply"]
-            rows.append(_point_row(what, fact.source, fact.value, None, 0, why))
-    return rows
-
-
-def audit_summary(audit: pd.DataFrame) -> dict[str, int]:
-    """Rows per verdict (every one of :data:`VERDICTS`, zeros included) and the total."""
-    counts = audit["verdict"].value_counts()
-    return {"total": len(audit), **{v: int(counts.get(v, 0)) for v in VERDICTS}}
-
-
-def seed_reports(trajectories, verdicts, *, seeds: Sequence[int], resamples: int = 10_000) -> dict[int, Any]:
-    """One report per bootstrap seed, the rest of the procedure unchanged."""
-    from trajectory_judge.analysis.report import build_report
-
-    return {s: build_report(trajectories, verdicts, resamples=resamples, seed=s) for s in seeds}
+def seed_spread(reports: Mapping[int, Any], data=None) -> pd.DataFrame:
+    """:func:`trajectory_judge.analysis.audit.seed_spread` as a frame indexed by quantity."""
+    return compute_seed_spread(reports, data).to_frame()
 
 
 @computes
 def bound_spread(reports: Mapping[int, Any], a: str, b: str, metric: str) -> pd.DataFrame:
-    """The paired delta ``b - a`` and its interval in each of ``reports`` (seed -> report)."""
-    rows = [(s, d.value, d.low, d.high) for s, d in ((s, r.delta(a, b, metric)) for s, r in reports.items())]
-    return pd.DataFrame(rows, columns=["seed", "value", "low", "high"]).set_index("seed")
+    """:func:`trajectory_judge.analysis.audit.seed_deltas` as a frame: the delta ``b - a`` and its interval per seed."""
+    return seed_deltas(reports, a, b, metric).to_frame()
 
 
 @computes
-def upper_bound_counts(spread: pd.DataFrame) -> pd.DataFrame:
-    """How many seeds of :func:`bound_spread`'s ``spread`` give each upper bound (to three decimals)."""
-    return spread["high"].round(3).value_counts().sort_index().rename("Seeds").rename_axis("Upper bound").to_frame()
+def upper_bound_counts(deltas: SeedDeltas) -> pd.DataFrame:
+    """How many seeds of :func:`~trajectory_judge.analysis.audit.seed_deltas`' record give each upper bound (to three
+    decimals)."""
+    return deltas.upper_bound_counts()
 
 
 @computes
 def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int = 400_000, seed: int = 0) -> pd.Series:
-    """Distribution of the paired silent-recall delta under the paper's cell-stratified bootstrap, at large B.
-
-    Only silent faults enter the statistic, so the replicate is drawn over the silent design cells
-    alone (same cell sizes as the full design). Returns P(delta <= x) at each attainable value x.
-    """
-    fa = {v.trajectory_id: int(v.faulty) for v in verdicts if v.judge_id == a}
-    fb = {v.trajectory_id: int(v.faulty) for v in verdicts if v.judge_id == b}
-    silent = [
-        t
-        for t in trajectories
-        if t.label and t.label.faulty and t.label.outcome_correct and t.trajectory_id in fa and t.trajectory_id in fb
-    ]
-    rng = np.random.default_rng(seed)
-    total = np.zeros(resamples)
-    for cell in sorted({design_cell(t.label) for t in silent}):
-        diffs = np.array([fb[t.trajectory_id] - fa[t.trajectory_id] for t in silent if design_cell(t.label) == cell])
-        total += diffs[rng.integers(0, len(diffs), size=(resamples, len(diffs)))].sum(axis=1)
-    counts = pd.Series(total).value_counts().sort_index()
-    return pd.Series(counts.cumsum().to_numpy() / resamples, index=counts.index / len(silent), name="cdf").rename_axis(
-        "delta"
-    )
-
-
-@computes
-def seed_spread(reports: Mapping[int, Any], data) -> pd.DataFrame:
-    """Every published interval bound and delta recomputed in each of ``reports`` (seed -> report): range, and how often it prints the same.
-
-    Shows whether a bound that differs from the published one is within Monte-Carlo noise of the
-    stated procedure (same resamples, another seed) rather than a different procedure.
-    """
-    cols, published = {}, None
-    for s, rep in reports.items():
-        rows = pd.DataFrame(_interval_rows(rep)).set_index("quantity")
-        cols[s], published = rows["recomputed"], rows["published"]
-    df = pd.DataFrame(cols)
-    digits = published.map(_printed_decimals)
-    rounded = df.apply(lambda col: pd.Series([round(v, d) for v, d in zip(col, digits)], index=col.index))
-    lo = [round(v, d) for v, d in zip(df.min(axis=1), digits)]
-    hi = [round(v, d) for v, d in zip(df.max(axis=1), digits)]
-    return pd.DataFrame(
-        {
-            "published": published,
-            "min": df.min(axis=1),
-            "max": df.max(axis=1),
-            "seeds printing it": rounded.eq(published, axis=0).sum(axis=1),
-            "seeds": len(reports),
-            "within range": (published >= lo) & (published <= hi),
-        }
-    )
+    """:func:`trajectory_judge.analysis.audit.delta_distribution` as P(delta <= x) indexed by x."""
+    return delta_distribution(trajectories, verdicts, a, b, resamples=resamples, seed=seed).to_series()
 
 
 # --- the audit as the book shows it -----------------------------------------------------------------

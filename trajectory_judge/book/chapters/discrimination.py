@@ -9,7 +9,9 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.paired import clean_parents, paired_discrimination, unchanged_types
+from trajectory_judge.analysis.paired_detail import CAMERA_READY_KEYS, DETAIL_GROUPS, CameraReady, camera_ready
+from trajectory_judge.analysis.paired_detail import paired_detail as compute_paired_detail
+from trajectory_judge.analysis.paired_detail import reply_unchanged_types  # noqa: F401  (re-exported for the chapter)
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
 from trajectory_judge.book.render.style import by_source, parse_judge_id
 from trajectory_judge.models import Trajectory, Verdict
@@ -38,35 +40,14 @@ def judges_of(judges: Iterable[str], family: str) -> list[str]:
 
 @computes
 def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> pd.DataFrame:
-    """Per judge and group: faults with a judged clean parent, flag rate on them, on their parents
-    (the group's anchor), the difference and the faults judged unlike their parent.
-
-    One row per non-empty group of :func:`~trajectory_judge.analysis.paired.paired_discrimination`
-    with its reply groups (whether the outcome view, goal and final answer, equals the parent's,
-    whatever the judge's own view): the same computation as the report's, judges in report order.
-    """
-    from trajectory_judge.analysis.loading import judge_order
-
-    by_judge: dict[str, dict[str, Verdict]] = {}
-    for v in verdicts:
-        by_judge.setdefault(v.judge_id, {})[v.trajectory_id] = v
-    rows, reached = [], {}
-    for judge in judge_order(verdicts):
-        vs = by_judge[judge]
-        for g, p in paired_discrimination(judge, trajectories, vs, reached=reached, reply_groups=True).items():
-            if p.n:
-                rows.append((judge, g, p.n, p.fault_rate, p.parent_rate, p.value, p.disagree))
-    cols = ["judge", "group", "n", "fault_rate", "parent_rate", "paired", "disagree"]
-    return pd.DataFrame(rows, columns=cols)
+    """:func:`trajectory_judge.analysis.paired_detail.paired_detail` as the frame the chapter's tables read."""
+    return compute_paired_detail(trajectories, verdicts).to_frame()
 
 
 @computes
 def paired_wide(detail: pd.DataFrame, value: str = "paired", groups: Sequence[str] | None = None) -> pd.DataFrame:
     """``detail`` as judge x group (groups in report order, judges in their order of appearance)."""
-    from trajectory_judge.analysis.paired import PAIRED_GROUPS
-
-    default = (*PAIRED_GROUPS[:5], "reply_unchanged", "reply_changed", *PAIRED_GROUPS[5:])
-    order = [g for g in (groups or default) if g in set(detail["group"])]
+    order = [g for g in (groups or DETAIL_GROUPS) if g in set(detail["group"])]
     wide = detail.pivot(index="judge", columns="group", values=value)
     return wide.reindex(index=list(dict.fromkeys(detail["judge"])), columns=order).rename_axis(columns=None)
 
@@ -116,130 +97,50 @@ def paired_figure(detail: pd.DataFrame):
     return fig
 
 
-def reply_unchanged_types(trajectories: Sequence[Trajectory]) -> list[str]:
-    """Failure types whose every fault with a clean parent shows the outcome view (goal, final answer) of that parent."""
-    return unchanged_types(trajectories, "outcome")
-
-
-def paired_interval(
-    trajectories: Sequence[Trajectory],
-    verdicts: Sequence[Verdict],
-    judge: str,
-    group: str,
-    *,
-    resamples: int = 10_000,
-    seed: int = 7,
-) -> tuple[float, float] | None:
-    """95% percentile interval of ``judge``'s paired discrimination on ``group`` (``loud``, ``silent``, ``all``):
-    the fault–parent pairs resampled within each failure type, as the design fixes how many of each
-    there are. ``None`` when the group has no pair."""
-    parents = clean_parents(trajectories)
-    vs = {v.trajectory_id: v for v in verdicts if v.judge_id == judge}
-    by_type: dict[str, list[int]] = {}
-    for t in trajectories:
-        lab, parent = t.label, parents.get(t.instance_id)
-        if (
-            lab is None
-            or not lab.faulty
-            or parent is None
-            or t.trajectory_id not in vs
-            or parent.trajectory_id not in vs
-        ):
-            continue
-        if group != "all" and group != ("silent" if lab.outcome_correct else "loud"):
-            continue
-        by_type.setdefault(str(lab.failure_type), []).append(
-            int(vs[t.trajectory_id].faulty) - int(vs[parent.trajectory_id].faulty)
-        )
-    n = sum(map(len, by_type.values()))
-    if n == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    total = np.zeros(resamples)
-    for ft in sorted(by_type):
-        d = np.asarray(by_type[ft])
-        total += d[rng.integers(0, len(d), size=(resamples, len(d)))].sum(axis=1)
-    low, high = np.percentile(total / n, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def _over_types(four: Sequence[str], values: dict, pick, paired: bool) -> Quantity:
-    """``pick`` (min, max) of a per-type value over the reply-unchanged types, or why it is missing."""
-    if not four:
-        return Quantity.missing(f"no fault type leaves the reply unchanged {HERE}")
-    got = {t: values[t].value if paired else values[t] for t in four}
-    lacking = [t for t, v in got.items() if v is None]
-    if lacking:
-        return Quantity.missing(no_parent_judged(lacking) if paired else none_judged(lacking))
-    return Quantity(pick(got.values()))
-
-
-def _paired(judge, group: str, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> Quantity:
-    """A judge's paired discrimination on ``loud`` or ``silent`` faults, with its interval when ``verdicts`` are given."""
-    v = judge.paired_discrimination[group]
-    if v.value is None:
-        return Quantity.missing(f"no {group} fault has its clean parent judged {HERE}")
-    span = paired_interval(trajectories, verdicts, judge.judge_id, group) if verdicts else None
-    low, high = span if span is not None else (None, None)
-    return Quantity(v.value, low=low, high=high, n=v.n)
-
-
-def _metric(judge, key: str, why: str) -> Quantity:
-    v = judge.metrics.get(key)
-    return Quantity(v) if v is not None else Quantity.missing(why)
+def _reason(key: str, cr: CameraReady, rep, judge: str) -> str:
+    """Why the folder's verdicts cannot give one camera-ready quantity, in the chapter's words."""
+    four = cr.reply_unchanged
+    if not four and "reply_unchanged" in key:
+        return f"no fault type leaves the reply unchanged {HERE}"
+    jr = rep.judges[judge]
+    if key.endswith("_paired_reply_unchanged"):
+        return no_parent_judged([t for t in four if jr.paired_discrimination[t].value is None])
+    if key.endswith(("_reply_unchanged_min", "_reply_unchanged_max", "_recall_reply_unchanged")):
+        return none_judged([t for t in four if jr.per_type_recall.get(t) is None])
+    if key in ("outcome_paired_loud", "outcome_paired_silent"):
+        return f"no {key.rsplit('_', 1)[1]} fault has its clean parent judged {HERE}"
+    if key in ("outcome_loud_recall", "outcome_silent_recall"):
+        return f"no {key.split('_')[1]} fault was judged {HERE}"
+    if key.startswith("claim_"):
+        return f"no unsupported-claim fault was judged by the step judge {HERE}"
+    return f"no clean run was judged by the step judge {HERE}"
 
 
 def camera_ready_quantities(
     rep, trajectories: Sequence[Trajectory], outcome: str, step: str, verdicts: Sequence[Verdict] = ()
 ) -> dict[str, Quantity]:
-    """The quantities the camera-ready abstract quotes, computed from a report: outcome judge ``outcome``, step judge ``step``.
+    """The record :func:`trajectory_judge.analysis.paired_detail.camera_ready` as the chapter's quantities.
 
-    Keys name what is measured (recall and paired discrimination of the outcome judge on the
-    reply-unchanged types and by outcome survival; the step judge's recall there, its clean flags
-    and their exact upper bound; its detection of each invented promise). A quantity the folder's
-    verdicts cannot give (no fault of a type judged, or none with its clean parent judged) is
-    :meth:`Quantity.missing` with the reason. Given the ``verdicts``, the paired values by outcome
-    survival carry their interval (:func:`paired_interval`).
+    A quantity the folder's verdicts cannot give is :meth:`Quantity.missing` with the reason; given the
+    ``verdicts``, the paired values by outcome survival carry the interval of their record, the one the
+    claims register checks.
     """
-    four = reply_unchanged_types(trajectories)
-    out_j, step_j = rep.judges[outcome], rep.judges[step]
-    claims = rep.claim_table(step)
-    always = claims[claims["recall"] == 1.0]
-    rest = claims.drop(always.index)
-
-    n_clean = step_j.strata.get("clean", 0)
-    false_alarms = step_j.metrics.get("false_alarm_rate")
-    no_clean = f"no clean run was judged by the step judge {HERE}"
-    ci = step_j.intervals.get("false_alarm_rate")
-    no_claim = f"no unsupported-claim fault was judged by the step judge {HERE}"
-    return {
-        "n_reply_unchanged_types": Quantity(len(four)),
-        "outcome_recall_reply_unchanged_min": _over_types(four, out_j.per_type_recall, min, False),
-        "outcome_recall_reply_unchanged_max": _over_types(four, out_j.per_type_recall, max, False),
-        "outcome_paired_reply_unchanged": _over_types(
-            four, out_j.paired_discrimination, lambda xs: max(map(abs, xs)), True
-        ),
-        "outcome_paired_loud": _paired(out_j, "loud", trajectories, verdicts),
-        "outcome_paired_silent": _paired(out_j, "silent", trajectories, verdicts),
-        "outcome_loud_recall": _metric(out_j, "loud_recall", f"no loud fault was judged {HERE}"),
-        "outcome_silent_recall": _metric(out_j, "silent_recall", f"no silent fault was judged {HERE}"),
-        "step_recall_reply_unchanged": _over_types(four, step_j.per_type_recall, min, False),
-        "step_clean_flagged": Quantity(round(false_alarms * n_clean))
-        if false_alarms is not None
-        else Quantity.missing(no_clean),
-        "step_clean_n": Quantity(n_clean),
-        "step_clean_flagged_ci_high": Quantity(ci.high) if ci is not None else Quantity.missing(no_clean),
-        "step_paired_reply_unchanged": _over_types(four, step_j.paired_discrimination, min, True),
-        "claim_sentences": Quantity(len(claims)) if len(claims) else Quantity.missing(no_claim),
-        "claim_always_flagged_sentences": Quantity(len(always)) if len(claims) else Quantity.missing(no_claim),
-        "claim_other_flagged": Quantity(int(rest["flagged"].sum())) if len(claims) else Quantity.missing(no_claim),
-        "claim_other_n": Quantity(int(rest["n"].sum())) if len(claims) else Quantity.missing(no_claim),
-    }
+    cr = camera_ready(rep, trajectories, outcome, step, verdicts)
+    out: dict[str, Quantity] = {}
+    for key in CAMERA_READY_KEYS:
+        value = cr.values[key]
+        judge = step if key.startswith(("step_", "claim_")) else outcome
+        if value is None:
+            out[key] = Quantity.missing(_reason(key, cr, rep, judge))
+            continue
+        e = cr.paired.get(key)
+        out[key] = Quantity(value, low=e.low, high=e.high, n=e.n) if e is not None else Quantity(value)
+    return out
 
 
 def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float | None]:
     """:func:`camera_ready_quantities` as plain values (``None`` where missing)."""
-    return {k: q.value for k, q in camera_ready_quantities(rep, trajectories, outcome, step).items()}
+    return dict(camera_ready(rep, trajectories, outcome, step).values)
 
 
 def camera_ready_gaps(quantities: dict[str, dict[str, Quantity]]) -> str:

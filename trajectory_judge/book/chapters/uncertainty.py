@@ -4,24 +4,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.bootstrap import stratified_indices
-from trajectory_judge.analysis.metrics import N_BINS, confidence_bin
-from trajectory_judge.models import DESIGN_CELLS
+from trajectory_judge.analysis import procedure as P
 from trajectory_judge.provenance.computed import computes
 
 
 # --- calibration bins ------------------------------------------------------------------------
 @computes
 def interior_edges(confidences: Sequence[float]) -> pd.DataFrame:
-    """Confidences lying exactly on an interior bin edge (0.1 ... 0.9): value, count, and the bin it falls in."""
-    tenths = {c: round(c * N_BINS, 9) for c in set(confidences)}
-    edges = sorted(c for c, t in tenths.items() if t == int(t) and 0 < t < N_BINS)
-    counts = pd.Series(list(confidences)).value_counts()
-    rows = [(c, int(counts[c]), confidence_bin(c)) for c in edges]
-    return pd.DataFrame(rows, columns=["confidence", "n", "bin"])
+    """:func:`trajectory_judge.analysis.procedure.interior_edges`: confidences on an interior bin edge, with their bin."""
+    return P.interior_edges(confidences)
 
 
 def edge_sentence(edges: pd.DataFrame, n_verdicts: int) -> str:
@@ -42,15 +35,8 @@ def edge_sentence(edges: pd.DataFrame, n_verdicts: int) -> str:
 # --- bootstrap demonstration -----------------------------------------------------------------
 @computes
 def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> pd.DataFrame:
-    """Trajectories drawn from each design cell in each of ``resamples`` stratified replicates.
-
-    Uses the bootstrap's own index generator, so every row must equal the original cell sizes.
-    """
-    idx = stratified_indices(cells, resamples=resamples, rng=np.random.default_rng(seed), order=DESIGN_CELLS)
-    drawn = np.asarray(cells)[idx]
-    order = [c for c in DESIGN_CELLS if c in set(cells)]
-    counts = {c: (drawn == c).sum(axis=1) for c in order}
-    return pd.DataFrame(counts).rename_axis("replicate")
+    """:func:`trajectory_judge.analysis.procedure.replicate_cell_sizes`: trajectories drawn per design cell and replicate."""
+    return P.replicate_cell_sizes(cells, resamples=resamples, seed=seed)
 
 
 # --- how the chapter shows them ---------------------------------------------------------------

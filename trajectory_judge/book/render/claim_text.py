@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from trajectory_judge.analysis.claims import BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE, RULE, VERDICTS, Claim, Register
-from trajectory_judge.analysis.estimates import metric
+from trajectory_judge.analysis.register import metric_estimate as metric
 from trajectory_judge.analysis.register import paper_register
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number

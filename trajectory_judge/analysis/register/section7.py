@@ -1,19 +1,21 @@
-"""The claims of the paper's body: §6 with Table 3, Figure 2, Table 4 and Figure 3's captions
-(:func:`results_claims`), §7 with Figure 4 and Table 9's captions (:func:`analysis_claims`) and §8
-(:func:`organic_claims`)."""
+"""The claims of the paper's §7 with the captions of Figure 4 and Table 9 (:func:`analysis_claims`), and
+the quoted miss of §7.2 (:func:`quoted_miss`), which the audit also recomputes."""
 
 from __future__ import annotations
 
 from trajectory_judge.analysis import estimates as E
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
-from trajectory_judge.analysis.register_abstracts import (
+from trajectory_judge.analysis.register.common import (
     DP2,
     DP3,
-    ORGANIC_WHY,
     QUOTED_MISS_PROMISE,
+    S8,
+    SC,
+    O,
+    S,
     count_value,
-    flagged_count,
+    published_main,
     record,
     signed_text,
     text_value,
@@ -21,201 +23,6 @@ from trajectory_judge.analysis.register_abstracts import (
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.inject import INVENTED_PROMISES
-
-O, S, S8, SC, R = P.OUTCOME, P.STEP, P.STEP8, P.SELFCONS, P.RULES
-
-
-def _pub(judge: str, m: str) -> float:
-    return float(P.PUBLISHED_MAIN[judge][m])  # type: ignore[arg-type]
-
-
-def results_claims(rep: Report, traj, verd) -> list[Claim]:
-    """§6 and the captions of Table 3, Figure 2, Table 4 and Figure 3."""
-    J = rep.judges
-    noisy = E.excluding_zero(rep, S, SC)
-    cells8 = {
-        t: E.metric(
-            rep,
-            S8,
-            f"recall:{t}",
-            f"{t.replace('_', ' ')}, {round(J[S8].per_type_recall[t] * 50)} of 50 faults flagged",
-        )
-        for t in FAILURE_TYPES
-    }
-    cells8["false_alarm_rate"] = E.metric(rep, S8, "false_alarm_rate", "false alarms on the clean runs")
-    low8 = min(cells8.values(), key=lambda e: (e.value, -e.high))
-    rule_zero = [t for t in FAILURE_TYPES if J[R].per_type_recall[t] == 0]
-    gaps = E.replicate_function(
-        rep,
-        [f"{S}|loud_minus_silent", f"{O}|loud_minus_silent"],
-        lambda s, o: 1 - s / o,
-        f"the step judge's gap {next(g.value for g in rep.gaps if g.judge == S):+.3f} against the outcome judge's "
-        f"{next(g.value for g in rep.gaps if g.judge == O):+.3f}",
-        J[O].n,
-    )
-    best = max((j for j in P.PUBLISHED_JUDGES if j != R), key=lambda j: J[j].metrics["type_macro_f1"] or 0)
-    n_flagged = flagged_count(rep, S)
-    return [
-        record(
-            "table3_same_set",
-            "results",
-            "Table 3 caption",
-            "every judge is scored on the same 400 trajectories, 100 clean, 175 silent and 125 loud",
-            Stated.number("400", text_value("design_trajectories")),
-            "trajectories the judge with the fewest verdicts judged",
-            Estimate.exact(
-                min(J[j].n for j in P.PUBLISHED_JUDGES),
-                rep.n_trajectories,
-                f"{rep.design['clean']} clean, {rep.design['silent']} silent and {rep.design['loud']} loud",
-            ),
-        ),
-        record(
-            "table3_rules_no_interval",
-            "results",
-            "Table 3 caption",
-            "the rule engine's recalls have no sampling variance under the design-conditioned bootstrap",
-            Stated.number("zero", 0.0),
-            "the width of the rule engine's silent-recall interval",
-            (lambda e: Estimate.exact(e.high - e.low, e.n, f"interval method: {e.method}"))(
-                E.metric(rep, R, "silent_recall")
-            ),
-        ),
-        record(
-            "step_all_flagged_faulty",
-            "results",
-            "§6",
-            f"every one of the {count_value('step_flagged'):g} trajectories the step judge flagged is genuinely faulty",
-            Stated.number("all", 1.0),
-            "its precision",
-            E.metric(rep, S, "precision", f"{n_flagged} trajectories flagged"),
-        ),
-        record(
-            "step_localisation",
-            "results",
-            "§6",
-            f"the step judge localises nearly exactly, {_pub(S, 'step_exact'):.3f} over its {count_value('step_exact_n'):g} scored cases",
-            Stated.number(f"{_pub(S, 'step_exact'):.3f}", _pub(S, "step_exact"), DP3),
-            "its exact-step localisation",
-            E.metric(rep, S, "step_exact", f"over {int(J[S].metrics['step_exact_n'] or 0)} scored cases"),
-        ),
-        record(
-            "step_calibration",
-            "results",
-            "§6; Figure 3 caption",
-            f"the step judge's stated confidence is more honest than the outcome judge's (ECE {_pub(S, 'ece'):.3f} against {_pub(O, 'ece'):.3f})",
-            Stated.side("lower", "below"),
-            "paired ECE difference, step minus outcome judge",
-            E.delta(rep, O, S, "ece"),
-        ),
-        record(
-            "rules_no_false_alarm",
-            "results",
-            "§6",
-            "the rule engine never raises a false alarm",
-            Stated.number("never", 0.0),
-            "its false-alarm rate",
-            E.metric(rep, R, "false_alarm_rate"),
-        ),
-        record(
-            "rules_exact_localisation",
-            "results",
-            "§6",
-            "the rule engine localises every fault it flags exactly",
-            Stated.number("perfectly", 1.0),
-            "its exact-step localisation",
-            E.metric(rep, R, "step_exact"),
-        ),
-        record(
-            "rules_free",
-            "results",
-            "§6",
-            "the rule engine costs nothing",
-            Stated.number("0.0 s", 0.0, 0.1),
-            "its seconds per trajectory",
-            E.metric(rep, R, "s_per_traj"),
-        ),
-        record(
-            "rules_type_best",
-            "results",
-            "§6; §7.5",
-            f"the rule engine types faults better than any model, at a macro-F1 of {_pub(R, 'type_macro_f1'):.3f}",
-            Stated.side("better", "above"),
-            "paired type macro-F1 difference, rule engine minus the best model",
-            E.delta(rep, best, R, "type_macro_f1", f"the best model's is {J[best].metrics['type_macro_f1']:.3f}"),
-        ),
-        record(
-            "rules_silent",
-            "results",
-            "§6",
-            "the rule engine still misses more than half of the silent faults",
-            Stated.side("below one half", "below", 0.5),
-            "its silent recall",
-            E.metric(rep, R, "silent_recall"),
-        ),
-        record(
-            "rules_two_types_blind",
-            "results",
-            "§6",
-            "two of the six fault types are beyond what rules can express",
-            Stated.number("two", 2.0),
-            "fault types the rule engine never flags",
-            Estimate.exact(len(rule_zero), len(FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero)),
-        ),
-        record(
-            "step8_flagged",
-            "results",
-            "§6; §7.3",
-            f"the 8B step judge flags {count_value('step8_flagged'):g} of the {text_value('design_trajectories'):g} trajectories",
-            Stated.number(f"{count_value('step8_flagged'):g}", count_value("step8_flagged")),
-            "trajectories it flagged",
-            Estimate.exact(flagged_count(rep, S8), J[S8].n),
-        ),
-        record(
-            "selfcons_within_noise",
-            "results",
-            "§6; §7.4",
-            "the ensemble lands within noise of one greedy pass on every quality axis",
-            Stated.number("none", 0.0),
-            "quality axes whose paired difference, ensemble minus greedy step judge, excludes zero",
-            Estimate.exact(len(noisy), len(E.QUALITY_AXES), E.axes_detail(noisy)),
-        ),
-        record(
-            "fig2_step_closes_gap",
-            "results",
-            "Figure 2 caption",
-            "the step judge closes most of the outcome judge's loud-minus-silent gap",
-            Stated.side("more than half", "above", 0.5),
-            "one minus the ratio of the step judge's gap to the outcome judge's",
-            gaps,
-        ),
-        record(
-            "step8_uniform",
-            "results",
-            "Table 4 caption",
-            "the 8B judge's column is uniformly 1.00, the false-alarm row included",
-            Stated.number("1.00", 1.0, DP2),
-            "its lowest cell",
-            low8,
-        ),
-        record(
-            "fig3_most_certain_least_right",
-            "results",
-            "Figure 3 caption",
-            "the outcome judge is most certain exactly where it is least right",
-            Stated.side("less accurate", "below"),
-            "accuracy at its most frequent confidence minus its accuracy at every other confidence",
-            E.accuracy_at_top_confidence(rep, traj, verd, O),
-        ),
-        record(
-            "fig3_rules_two_constants",
-            "results",
-            "Figure 3 caption",
-            "the rule engine's confidence takes two hand-set values",
-            Stated.number("two", 2.0),
-            "distinct confidences it states",
-            Estimate.exact(len(J[R].confidence_support), J[R].n),
-        ),
-    ]
 
 
 def quoted_miss(traj, verd) -> Estimate | None:
@@ -255,8 +62,10 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
             "view_false_alarm_delta",
             "analysis",
             "§7.1",
-            f"the step view moves false alarms from {_pub(O, 'false_alarm_rate'):.3f} to zero",
-            Stated.number(signed_text(-_pub(O, "false_alarm_rate")), -_pub(O, "false_alarm_rate"), DP3),
+            f"the step view moves false alarms from {published_main(O, 'false_alarm_rate'):.3f} to zero",
+            Stated.number(
+                signed_text(-published_main(O, "false_alarm_rate")), -published_main(O, "false_alarm_rate"), DP3
+            ),
             "paired false-alarm difference, step minus outcome view",
             E.delta(rep, O, S, "false_alarm_rate"),
         ),
@@ -388,7 +197,7 @@ def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
             "step8_f1_base_rate",
             "analysis",
             "§7.3",
-            f"the 8B step judge's F1 of {_pub(S8, 'f1'):.3f} is the base rate of faults in the set",
+            f"the 8B step judge's F1 of {published_main(S8, 'f1'):.3f} is the base rate of faults in the set",
             Stated.number(f"{base:.3f}", base, DP3),
             "its F1",
             E.metric(
@@ -503,49 +312,3 @@ def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
 def analysis_claims(rep: Report, traj, verd) -> list[Claim]:
     """§7 and the captions of Figure 4 and Table 9."""
     return _sections_71_72(rep, traj, verd) + _sections_73_75(rep, traj, verd)
-
-
-def organic_claims(rep: Report, traj, verd) -> list[Claim]:
-    """§8: the organic episodes, which the release does not hold."""
-    k = count_value
-    rows = [
-        (
-            "organic_flagged",
-            f"{k('organic_flagged'):g} of {k('organic_episodes'):g} organic episodes are flagged or end in a wrong outcome",
-            k("organic_flagged"),
-            "episodes flagged or wrong",
-        ),
-        (
-            "organic_loud_silent",
-            f"{k('organic_loud'):g} of them break the customer-visible outcome and {k('organic_silent'):g} are silent",
-            k("organic_loud"),
-            "episodes with a wrong outcome",
-        ),
-        (
-            "organic_all_premature",
-            "every rule-visible organic fault is a premature stop",
-            k("organic_premature_stop"),
-            "rule-visible faults that are premature stops",
-        ),
-        (
-            "organic_already_refunded",
-            f"all {k('organic_already_refunded_n'):g} already-refunded episodes fail",
-            k("organic_already_refunded_failed"),
-            "already-refunded episodes that fail",
-        ),
-        (
-            "organic_escalations",
-            f"the model calls escalate {k('organic_escalate_calls'):g} times across the episodes",
-            k("organic_escalate_calls"),
-            "escalate calls",
-        ),
-        (
-            "organic_eligibility",
-            f"only {k('organic_with_check_eligibility'):g} of the episodes check eligibility",
-            k("organic_with_check_eligibility"),
-            "episodes that check eligibility",
-        ),
-    ]
-    return [
-        record(key, "organic", "§8", says, Stated.number(f"{v:g}", v), q, None, ORGANIC_WHY) for key, says, v, q in rows
-    ]

@@ -1,0 +1,143 @@
+"""The claims of the paper's abstract (:func:`headline_claims`)."""
+
+from __future__ import annotations
+
+from trajectory_judge.analysis import estimates as E
+from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.claims import Claim, Estimate, Stated
+from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, text_value
+from trajectory_judge.analysis.report import Report
+
+
+def headline_claims(rep: Report, traj, verd) -> list[Claim]:
+    """The abstract: the outcome judge's recalls and false alarms, the step judge's, costs and the ensemble."""
+    O, S = P.OUTCOME, P.STEP
+    claim_miss = E.metric(rep, S, "recall:unsupported_claim")
+    miss = Estimate(
+        1 - claim_miss.value,
+        1 - claim_miss.high,
+        1 - claim_miss.low,
+        claim_miss.method,
+        claim_miss.n,
+        f"{round((1 - claim_miss.value) * claim_miss.n)} of {claim_miss.n} unsupported-claim faults missed",
+    )
+    better = E.better_beyond_noise(rep, S, P.SELFCONS)
+    return [
+        record(
+            "design_400",
+            "headline",
+            "abstract",
+            "the five judges are scored over 400 trajectories",
+            Stated.number("400", text_value("design_trajectories")),
+            "trajectories every published judge judged",
+            Estimate.exact(min(jr.n for j, jr in rep.judges.items() if j in P.PUBLISHED_JUDGES), rep.n_trajectories),
+        ),
+        record(
+            "outcome_loud",
+            "headline",
+            "abstract",
+            f"the outcome-only judge catches {text_value('abstract_outcome_loud_pct'):g}% of loud faults",
+            Stated.number(
+                pct_text(text_value("abstract_outcome_loud_pct")), text_value("abstract_outcome_loud_pct") / 100, PCT
+            ),
+            "its loud recall",
+            E.metric(rep, O, "loud_recall"),
+        ),
+        record(
+            "outcome_silent",
+            "headline",
+            "abstract",
+            f"the outcome-only judge catches only {text_value('abstract_outcome_silent_pct'):g}% of silent faults",
+            Stated.number(
+                pct_text(text_value("abstract_outcome_silent_pct")),
+                text_value("abstract_outcome_silent_pct") / 100,
+                PCT,
+            ),
+            "its silent recall",
+            E.metric(rep, O, "silent_recall"),
+        ),
+        record(
+            "outcome_false_alarms",
+            "headline",
+            "abstract",
+            f"the outcome-only judge flags {text_value('abstract_outcome_far_pct'):g}% of the correct trajectories",
+            Stated.number(
+                pct_text(text_value("abstract_outcome_far_pct")), text_value("abstract_outcome_far_pct") / 100, PCT
+            ),
+            "its false-alarm rate",
+            E.metric(rep, O, "false_alarm_rate"),
+        ),
+        record(
+            "step_silent",
+            "headline",
+            "abstract",
+            f"the step-rubric judge of the same model reaches {text_value('abstract_step_silent_pct'):g}% silent recall",
+            Stated.number(
+                pct_text(text_value("abstract_step_silent_pct")), text_value("abstract_step_silent_pct") / 100, PCT
+            ),
+            "its silent recall",
+            E.metric(rep, S, "silent_recall"),
+        ),
+        record(
+            "step_zero_false_alarms",
+            "headline",
+            "abstract; §6",
+            "the step-rubric judge raises no false alarm",
+            Stated.number("zero", 0.0),
+            "its false-alarm rate",
+            E.metric(rep, S, "false_alarm_rate"),
+        ),
+        record(
+            "step_cost",
+            "headline",
+            "abstract",
+            f"the step-rubric judge costs {text_value('abstract_step_cost_ratio'):g} times as much as the outcome-only one",
+            Stated.number(
+                f"{text_value('abstract_step_cost_ratio'):g} times", text_value("abstract_step_cost_ratio"), 1.0
+            ),
+            "the ratio of their seconds per trajectory",
+            cost_ratio(rep, S, O),
+        ),
+        record(
+            "rules_miss_claims",
+            "headline",
+            "abstract; §7.2",
+            "the rule engine never catches an invented promise",
+            Stated.number("0%", 0.0),
+            "its recall on unsupported-claim faults",
+            E.metric(rep, P.RULES, "recall:unsupported_claim"),
+        ),
+        record(
+            "claim_evades_step",
+            "headline",
+            "abstract",
+            f"an invented promise evades the step judge {text_value('abstract_claim_evades_step_pct'):g}% of the time",
+            Stated.number(
+                pct_text(text_value("abstract_claim_evades_step_pct")),
+                text_value("abstract_claim_evades_step_pct") / 100,
+                PCT,
+            ),
+            "one minus its recall on unsupported-claim faults",
+            miss,
+        ),
+        record(
+            "selfcons_cost",
+            "headline",
+            "abstract; §7.4",
+            f"a self-consistency ensemble of the step judge costs {text_value('abstract_selfcons_cost_ratio'):g} times as much",
+            Stated.number(
+                f"{text_value('abstract_selfcons_cost_ratio'):g} times", text_value("abstract_selfcons_cost_ratio"), 1.0
+            ),
+            "the ratio of its seconds per trajectory to the greedy step judge's",
+            cost_ratio(rep, P.SELFCONS, S),
+        ),
+        record(
+            "selfcons_improves_nothing",
+            "headline",
+            "abstract; §7.4",
+            "the ensemble improves nothing over one greedy pass",
+            Stated.number("none", 0.0),
+            "quality axes on which the ensemble is better with a paired interval that excludes zero",
+            Estimate.exact(len(better), len(E.QUALITY_AXES), E.axes_detail(better)),
+        ),
+    ]

@@ -1,0 +1,82 @@
+"""What every part of the claims register shares: how a claim record is written, the numbers the text prints
+(:mod:`trajectory_judge.analysis.published`) read at their printed form, and two quantities several parts check
+(a cost ratio on the report's replicates, a judge's flagged count).
+"""
+
+from __future__ import annotations
+
+from trajectory_judge.analysis import estimates as E
+from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis.claims import Claim, Estimate
+from trajectory_judge.analysis.report import Report
+
+O, S, S8, SC, R = P.OUTCOME, P.STEP, P.STEP8, P.SELFCONS, P.RULES
+"""The paper's five judges: outcome, step (14B), step (8B), self-consistency ensemble, rule engine."""
+
+
+QUOTED_MISS_PROMISE = 1
+"""Index in :data:`trajectory_judge.testbed.inject.INVENTED_PROMISES` of this edition's wording of the invented
+promise §7.2 quotes (a linked plan cancelled): its faults are, trajectory id for trajectory id, the release's faults
+carrying the quoted sentence (``tests/test_register.py`` checks the match against the release)."""
+
+ORGANIC_WHY = "the release holds no organic episodes, only the verdicts on the 400 injected trajectories"
+REPLY_WHY = "the release holds no reply-only judge's verdicts"
+
+PCT, DP3, DP2 = 0.01, 0.001, 0.01
+"""One unit of the last printed digit of a percentage, of three decimals and of two decimals."""
+
+
+def record(key, group, where, says, stated, quantity, estimate, why_not="") -> Claim:
+    """A claim record (positional, so the lists below read as tables)."""
+    return Claim(key, group, where, says, stated, quantity, estimate, why_not)
+
+
+def text_value(key: str) -> float:
+    """A number printed in the text (:data:`~.published.PUBLISHED_TEXT`)."""
+    return float(P.PUBLISHED_TEXT[key].value)
+
+
+def count_value(key: str) -> float:
+    """A count printed in the text (:data:`~.published.PUBLISHED_COUNTS`)."""
+    return float(P.PUBLISHED_COUNTS[key].value)
+
+
+def paired_value(key: str) -> float:
+    """A number of the camera-ready abstract (:data:`~.published.PUBLISHED_PAIRED`)."""
+    return float(P.PUBLISHED_PAIRED[key].value)
+
+
+def pct_text(x: float) -> str:
+    """``84%``."""
+    return f"{x:g}%"
+
+
+def signed_text(x: float, digits: int = 3) -> str:
+    """``+0.314``, with a true minus sign."""
+    return f"{x:+.{digits}f}".replace("-", "\u2212")
+
+
+def cost_ratio(rep: Report, num: str, den: str) -> Estimate:
+    """The ratio of two judges' seconds per trajectory, on every replicate of the report's bootstrap."""
+    return E.replicate_function(
+        rep,
+        [f"{num}|s_per_traj", f"{den}|s_per_traj"],
+        lambda a, b: a / b,
+        f"{rep.judges[num].metrics['s_per_traj']:.1f} against {rep.judges[den].metrics['s_per_traj']:.1f} "
+        "seconds per trajectory",
+        rep.n_trajectories,
+    )
+
+
+def flagged_count(rep: Report, judge: str) -> int:
+    """Trajectories a judge flagged."""
+    jr = rep.judges[judge]
+    return round(
+        jr.metrics["recall"] * (jr.strata["silent"] + jr.strata["loud"])
+        + jr.metrics["false_alarm_rate"] * jr.strata["clean"]
+    )
+
+
+def published_main(judge: str, m: str) -> float:
+    """A cell of the paper's main table (:data:`~.published.PUBLISHED_MAIN`)."""
+    return float(P.PUBLISHED_MAIN[judge][m])  # type: ignore[arg-type]
