@@ -18,16 +18,16 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -e '.[inspect]'")
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
+from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer
+from inspect_ai import eval as inspect_eval
 
-from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer  # noqa: E402
-from trajectory_judge.cli import main  # noqa: E402
-from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge  # noqa: E402
-from trajectory_judge.backends.strict import strict_violations  # noqa: E402
-from trajectory_judge.inspect_tasks.samples import load_dataset, response_format  # noqa: E402
-from trajectory_judge.judges.schema import response_schema  # noqa: E402
-from trajectory_judge.judges.prompts import build_prompt  # noqa: E402
-from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts  # noqa: E402
+from trajectory_judge.backends.strict import strict_violations
+from trajectory_judge.cli import main
+from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge
+from trajectory_judge.inspect_tasks.samples import load_dataset, response_format
+from trajectory_judge.judges.prompts import build_prompt
+from trajectory_judge.judges.schema import response_schema
+from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "openai-api/fake/m"

@@ -145,7 +145,13 @@ def _record(judge: str, backend: str, server: dict, verdicts: int = 4) -> dict:
 
 
 def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run(tmp_path):
-    from trajectory_judge.book.chapters.edition_runs import NOT_REPORTED, builds_sentence, run_settings, run_summary, runs_sentence
+    from trajectory_judge.book.chapters.edition_runs import (
+        NOT_REPORTED,
+        builds_sentence,
+        run_settings,
+        run_summary,
+        runs_sentence,
+    )
 
     records = [
         _record("outcome:hosted", "openai", {"server": "openai-compatible"}),

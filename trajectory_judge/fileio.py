@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator, NamedTuple
+from typing import IO, Any, NamedTuple
 
 
 @contextmanager

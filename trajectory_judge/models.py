@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 from trajectory_judge.fileio import atomic_open, note_read
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 FailureType = Literal[
     "wrong_tool",
@@ -162,7 +164,7 @@ class Label(_Strict):
     outcome_correct: StrictBool
 
     @model_validator(mode="after")
-    def _fields_agree(self) -> "Label":
+    def _fields_agree(self) -> Label:
         # clean: no type, no step, outcome right; faulty: a type and a step, or neither when only
         # the outcome is wrong (an organic episode no rule flagged, the organic chapter's "outcome only")
         if not self.faulty:
@@ -188,7 +190,7 @@ class Trajectory(_Strict):
     label: Label | None = None
 
     @model_validator(mode="after")
-    def _label_step_in_range(self) -> "Trajectory":
+    def _label_step_in_range(self) -> Trajectory:
         if (idx := [s.index for s in self.steps]) != list(range(len(idx))):
             raise ValueError(f"steps: the step indices are {idx}, not 0..{len(idx) - 1} in order")
         step = self.label.failure_step if self.label is not None else None
@@ -223,7 +225,7 @@ class Verdict(_Strict):
         return self.error is not None and "unparseable" in self.error
 
     @model_validator(mode="after")
-    def _clean_names_nothing(self) -> "Verdict":
+    def _clean_names_nothing(self) -> Verdict:
         if not self.faulty and (self.failure_type is not None or self.failure_step is not None):
             raise ValueError("a clean verdict (faulty false) carries no failure_type or failure_step")
         return self

@@ -8,9 +8,10 @@ trajectory once per judge. :func:`judge_order` fixes the order judges appear in 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from trajectory_judge.models import (
     DataError,
@@ -159,7 +160,7 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
 def judge_order(verdicts: Sequence[Verdict]) -> list[str]:
     """Judge ids by family rank, then first appearance."""
     first = list(dict.fromkeys(v.judge_id for v in verdicts))
-    rank = lambda j: _FAMILY_RANK.get(j.split(":", 1)[0].rstrip("0123456789"), len(_FAMILY_RANK))  # noqa: E731
+    rank = lambda j: _FAMILY_RANK.get(j.split(":", 1)[0].rstrip("0123456789"), len(_FAMILY_RANK))
     return sorted(first, key=lambda j: (rank(j), first.index(j)))
 
 

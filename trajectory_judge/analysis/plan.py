@@ -8,8 +8,8 @@ every paired delta of the report comes from the same resamples.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

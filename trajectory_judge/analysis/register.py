@@ -9,7 +9,7 @@ rule of :mod:`trajectory_judge.analysis.claims`.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from trajectory_judge.analysis.claims import Register
 from trajectory_judge.analysis.register_abstracts import camera_ready_claims, headline_claims

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.models import FAILURE_TYPES, design_cell
@@ -215,7 +214,7 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
 def camera_ready_claims(rep: Report, traj, verd) -> list[Claim]:
     O, S = P.OUTCOME, P.STEP
     four = E.hidden_types(traj, O)
-    hidden = lambda t, p: t.label.failure_type in four  # noqa: E731
+    hidden = lambda t, p: t.label.failure_type in four
     rec = {t: E.metric(rep, O, f"recall:{t}", t.replace("_", " ")) for t in four}
     lo_t, hi_t = min(four, key=lambda t: rec[t].value), max(four, key=lambda t: rec[t].value)
     by_step = {v.trajectory_id: v for v in verd if v.judge_id == S}

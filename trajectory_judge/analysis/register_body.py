@@ -4,8 +4,7 @@
 
 from __future__ import annotations
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.register_abstracts import (
     DP2,

@@ -26,20 +26,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
+from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.paired import (
     PairedValue,
     claim_detection,
     paired_discrimination,
 )
-from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.plan import (
     BOOT_KEYS,
     DELTA_METRICS,
@@ -344,7 +345,7 @@ def _md(df: pd.DataFrame) -> str:
         "n/a"
         if v is None or (isinstance(v, float) and math.isnan(v))
         else (f"{v:.3f}" if isinstance(v, float) else str(v))
-    )  # noqa: E731
+    )
     head = "| " + " | ".join(map(str, df.columns)) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.astype(object).itertuples(index=False)]

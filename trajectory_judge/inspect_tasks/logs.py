@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 

@@ -11,7 +11,8 @@ Intervals and paired comparisons are the analysis's: ``trajectory-judge report``
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target, metric, score_reducer, scorer
 from inspect_ai.scorer._metric import Metric, SampleScore

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from trajectory_judge.models import FAILURE_TYPES, Verdict
 

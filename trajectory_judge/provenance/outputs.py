@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from trajectory_judge.models import DataError
 

@@ -16,9 +16,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, judge_kind, read_text

@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Iterable, Literal, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 

@@ -5,17 +5,23 @@ and the organic agent's settings.
 
 from __future__ import annotations
 
-import re
-
 import inspect
+import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.render.style import format_interval, format_number, judge_name, label, model_name, with_source
+from trajectory_judge.book.render.style import (
+    format_interval,
+    format_number,
+    judge_name,
+    label,
+    model_name,
+    with_source,
+)
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.agent import MAX_STEPS
@@ -23,8 +29,8 @@ from trajectory_judge.testbed.checker import AMOUNT_TOLERANCE_EUR, GROUNDING_TOL
 from trajectory_judge.testbed.env import (
     DECOY_ID_BASE,
     ESCALATION_STRATA,
-    ORDER_ID_BASE,
     EXPIRED_BY_DAYS,
+    ORDER_ID_BASE,
     OUTCOME_TOLERANCE_EUR,
     RESTOCKING_FEES_PCT,
     SKU_POOL,

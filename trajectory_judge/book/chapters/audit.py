@@ -11,7 +11,8 @@ data settle an inconsistency of the text, said in ``why``), or *cannot be recomp
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -128,7 +129,7 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
     J, labels = rep.judges, [t.label for t in data.trajectories]
     m_out, m_step = J[P.OUTCOME].metrics, J[P.STEP].metrics
     rules_conf = sorted(J[P.RULES].confidence_support, key=float)
-    pct = lambda x: 100 * x  # noqa: E731
+    pct = lambda x: 100 * x
     return {
         "abstract_outcome_loud_pct": lambda: pct(m_out["loud_recall"]),
         "abstract_outcome_silent_pct": lambda: pct(m_out["silent_recall"]),

@@ -4,14 +4,14 @@ detail, the hidden-input summary and the numbers the camera-ready abstract quote
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.paired import clean_parents, paired_discrimination, unchanged_types
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
-from trajectory_judge.book.render.style import by_source
+from trajectory_judge.book.render.style import by_source  # noqa: F401 - re-exported: the paired chapter imports it from here
 from trajectory_judge.models import Trajectory, Verdict
 from trajectory_judge.provenance.computed import computes
 
@@ -321,7 +321,6 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
 
     keys = list(next(iter(numbers.values())))
     from trajectory_judge.book.chapters.appendix import true_minus
-
     from trajectory_judge.book.render.style import format_interval
 
     def text(x, count: bool) -> str:

@@ -5,8 +5,8 @@ first violations, tools, endings and repeated calls of the episodes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 

@@ -4,17 +4,24 @@ behind both sets of verdicts, read from their run records."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.book.chapters.judge_panel import judge_decoding
-from trajectory_judge.book.render.style import FAMILIES, FAMILY_NAMES, judge_name, model_name, parse_judge_id, source_name
+from trajectory_judge.book.render.style import (
+    FAMILIES,
+    FAMILY_NAMES,
+    judge_name,
+    model_name,
+    parse_judge_id,
+    source_name,
+)
 from trajectory_judge.provenance.computed import computes
-
 
 COMPARE_METRICS: tuple[str, ...] = (
     "f1",

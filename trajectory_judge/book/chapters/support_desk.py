@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 

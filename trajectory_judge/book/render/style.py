@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import platform
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
