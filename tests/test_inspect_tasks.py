@@ -193,3 +193,16 @@ def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
         [str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_a_selfcons_log_without_its_sampling_temperature_is_refused_in_one_line(folder, server, tmp_path, capsys):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    (path,) = run_eval([selfcons_judge(data=str(folder), limit=2)], tmp_path / "logs")
+    log = read_eval_log(path)
+    del log.eval.metadata["trajectory_judge"]["temperature"]
+    write_eval_log(log, path)
+    assert main(["import-inspect", path, "--data", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "trajectory_judge.temperature" in err
+    assert not (folder / "verdicts.jsonl").exists()

@@ -38,7 +38,7 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
         except FileExistsError:  # pragma: no cover - a name collision
             continue
     try:
-        text = {"encoding": "utf-8", "newline": "\n"} if mode == "w" else {}
+        text: dict[str, Any] = {"encoding": "utf-8", "newline": "\n"} if mode == "w" else {}
         with os.fdopen(fd, mode, **text) as fh:
             yield fh
             fh.flush()

@@ -24,7 +24,7 @@ FailureType = Literal[
     "unsupported_claim",
 ]
 
-FAILURE_TYPES: tuple[str, ...] = get_args(FailureType)
+FAILURE_TYPES: tuple[FailureType, ...] = get_args(FailureType)
 """The six failure types of the taxonomy, in the paper's order."""
 
 

@@ -91,7 +91,7 @@ class Plan:
             key = (judge, judge if covered else other or judge)
             if key not in cache:
                 pairs = [(self.labels[i], vs[i]) for i in indices if vs[i] is not None and ws[i] is not None]
-                cache[key] = M.judge_metrics(pairs)  # type: ignore[arg-type]
+                cache[key] = M.judge_metrics(pairs)
             return cache[key]
 
         out = []

@@ -73,8 +73,8 @@ def flagged_count(rep: Report, judge: str) -> int:
     """Trajectories a judge flagged."""
     jr = rep.judges[judge]
     return round(
-        jr.metrics["recall"] * (jr.strata["silent"] + jr.strata["loud"])
-        + jr.metrics["false_alarm_rate"] * jr.strata["clean"]
+        jr.metrics["recall"] * (jr.strata["silent"] + jr.strata["loud"])  # type: ignore[operator]
+        + jr.metrics["false_alarm_rate"] * jr.strata["clean"]  # type: ignore[operator]
     )
 
 
@@ -87,7 +87,7 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
         1 - claim_miss.low,
         claim_miss.method,
         claim_miss.n,
-        f"{round((1 - claim_miss.value) * claim_miss.n)} of {claim_miss.n} unsupported-claim faults missed",
+        f"{round((1 - claim_miss.value) * claim_miss.n)} of {claim_miss.n} unsupported-claim faults missed",  # type: ignore[operator]
     )
     better = E.better_beyond_noise(rep, S, P.SELFCONS)
     return [
@@ -278,7 +278,7 @@ def camera_ready_claims(rep: Report, traj, verd) -> list[Claim]:
             f"the outcome judge's loud recall is a paired {signed_text(paired_value('outcome_paired_loud'))}",
             Stated.number(signed_text(paired_value("outcome_paired_loud")), paired_value("outcome_paired_loud"), DP3),
             "its paired discrimination on loud faults",
-            E.paired_group(rep, traj, verd, O, lambda t, p: not t.label.outcome_correct),
+            E.paired_group(rep, traj, verd, O, lambda t, p: not t.label.outcome_correct),  # type: ignore[union-attr]
         ),
         record(
             "cr_outcome_silent_paired",
@@ -289,7 +289,7 @@ def camera_ready_claims(rep: Report, traj, verd) -> list[Claim]:
                 signed_text(paired_value("outcome_paired_silent")), paired_value("outcome_paired_silent"), DP3
             ),
             "its paired discrimination on silent faults",
-            E.paired_group(rep, traj, verd, O, lambda t, p: t.label.outcome_correct),
+            E.paired_group(rep, traj, verd, O, lambda t, p: t.label.outcome_correct),  # type: ignore[union-attr]
         ),
         record(
             "cr_step_hidden_all",

@@ -32,12 +32,12 @@ def results_claims(rep: Report, traj, verd) -> list[Claim]:
     """§6 and the captions of Table 3, Figure 2, Table 4 and Figure 3."""
     J = rep.judges
     noisy = E.excluding_zero(rep, S, SC)
-    cells8 = {
+    cells8: dict[str, Estimate] = {
         t: E.metric(
             rep,
             S8,
             f"recall:{t}",
-            f"{t.replace('_', ' ')}, {round(J[S8].per_type_recall[t] * 50)} of 50 faults flagged",
+            f"{t.replace('_', ' ')}, {round(J[S8].per_type_recall[t] * 50)} of 50 faults flagged",  # type: ignore[operator]
         )
         for t in FAILURE_TYPES
     }
@@ -329,7 +329,7 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
             "that recall is barely above the outcome judge's false-alarm rate, but above it",
             Stated.side("above", "above"),
             "its paired discrimination on unsupported-claim faults",
-            E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim"),
+            E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim"),  # type: ignore[union-attr]
         ),
         record(
             "section72_example_confidence",

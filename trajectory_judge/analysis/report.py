@@ -412,7 +412,7 @@ def _judge_report(
         return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
 
     pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
-    values = M.judge_metrics(pairs)  # type: ignore[arg-type]
+    values = M.judge_metrics(pairs)
     _check_agrees(j, values, boot, idx)
     by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
     strata = {"clean": 0, "silent": 0, "loud": 0}
@@ -426,14 +426,14 @@ def _judge_report(
         intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},  # type: ignore[arg-type]
         per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
         per_type_intervals={
-            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"])
+            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"])  # type: ignore[arg-type]
             for t in FAILURE_TYPES
-            if values[f"recall:{t}"] is not None  # type: ignore[arg-type]
+            if values[f"recall:{t}"] is not None
         },
         paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
         confidence_support=M.confidence_support(by_id.values()),
-        confusion=M.confusion(pairs),  # type: ignore[arg-type]
-        calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
+        confusion=M.confusion(pairs),
+        calibration_bins=M.calibration_bins(pairs),
         claim_detection=claim_detection(trajectories, by_id),
     )
 

@@ -109,8 +109,10 @@ def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tupl
     if view != "selfcons":
         return check_judge_id(f"{view}:{model_name}"), []
     seeds = [int(s) for s in meta.get("seeds") or []]
-    temp = float(meta.get("temperature"))
-    return check_judge_id(f"selfcons{len(seeds)}:{model_name}"), [(temp, s) for s in seeds]
+    temp = meta.get("temperature")
+    if not isinstance(temp, (int, float)) or isinstance(temp, bool):
+        raise DataError(f"{log.location}: the selfcons task's metadata ({TASK_KEY}.temperature) holds no temperature")
+    return check_judge_id(f"selfcons{len(seeds)}:{model_name}"), [(float(temp), s) for s in seeds]
 
 
 def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:

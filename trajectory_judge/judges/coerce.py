@@ -60,7 +60,7 @@ def coerce(
     ``step_indices`` are the step indices of the judged trajectory (the valid range for
     ``failure_step``); ``note`` is an extra problem to record (for example a truncated output).
     """
-    cost = dict(latency_s=latency_s, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    cost: dict[str, Any] = dict(latency_s=latency_s, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     obj, error = _parse(text)
     if obj is None:
         if note:

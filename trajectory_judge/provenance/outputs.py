@@ -100,7 +100,7 @@ def guard_referenced(path: str | Path, new_text: str, referrers: Iterable[str | 
     if force or not path.is_file():
         return
     old = _ids_per_line(path)
-    new = {}
+    new: dict[str, bytes] = {}
     for line in new_text.encode("utf-8").splitlines():
         new.setdefault(json.loads(line)["trajectory_id"], line)
     changed = {i for i, line in old.items() if new.get(i) != line}

@@ -67,7 +67,8 @@ def _split(path: Path, wanted, scope: set[str] | None) -> tuple[list[str], list[
     """The lines of ``path`` to keep and to forget (``wanted(judge_id)`` and, with ``scope``, the trajectory in it)."""
     if not path.exists():
         return [], []
-    keep, drop = [], []
+    keep: list[str] = []
+    drop: list[str] = []
     for line in read_text(path).split("\n"):
         if not line.strip():
             continue
