@@ -79,7 +79,7 @@ def organic_counts(episodes: Sequence | None) -> pd.DataFrame:
     """One column per agent model of ours, then the published (qwen2.5:14b) counts, one row per measure."""
     cols: dict[str, dict[str, float]] = {}
     for model in sorted({e.agent_model for e in episodes or ()}):
-        cols[f"ours ({model})"] = _episode_row([e for e in episodes if e.agent_model == model])  # type: ignore[union-attr]
+        cols[f"ours ({model})"] = _episode_row([e for e in episodes if e.agent_model == model])
     cols[f"published ({P.PUBLISHED_MODEL})"] = {k: P.PUBLISHED_COUNTS[v].value for k, v in _PUBLISHED_ORGANIC.items()}
     return pd.DataFrame(cols).astype("Int64").rename_axis("measure")
 
