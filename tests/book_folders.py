@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fake_server import FakeModelServer
+
 from trajectory_judge.cli import main
 from trajectory_judge.models import Trajectory, Verdict, load_trajectories
 from trajectory_judge.run.runner import run_judges

@@ -72,6 +72,7 @@ def pytest_collection_finish(session):
     if not any(type(item).__module__.startswith("nbval") for item in session.items):
         return
     from trajectory_judge.book.build import kernelfork
+
     try:
         import nbval.kernel
     except ImportError:
@@ -84,4 +85,5 @@ def pytest_collection_finish(session):
 
 def pytest_unconfigure(config):
     from trajectory_judge.book.build import kernelfork
+
     kernelfork.stop_server()

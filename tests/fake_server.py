@@ -88,7 +88,7 @@ class FakeModelServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> "FakeModelServer":
+    def __enter__(self) -> FakeModelServer:
         self._thread.start()
         return self
 

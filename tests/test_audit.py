@@ -11,10 +11,7 @@ from analysis_synth import design, random_verdicts
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.loading import load_paper_data
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book.chapters import appendix
-from trajectory_judge.book.chapters import audit
-from trajectory_judge.book.chapters import organic_faults as organic
-from trajectory_judge.book.chapters import discrimination as paired
+from trajectory_judge.book.chapters import appendix, audit, discrimination as paired, organic_faults as organic
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.checker import RULES
 from trajectory_judge.testbed.env import STRATA, TOOLS

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from scipy.stats import fisher_exact
 from llm_fakes import ScriptedClient, response
+from scipy.stats import fisher_exact
 
 from trajectory_judge.analysis.baselines import baseline
 from trajectory_judge.analysis.metrics import detection

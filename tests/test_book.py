@@ -8,7 +8,6 @@ label in a copy of the data makes nbval fail on the testbed notebook.
 from __future__ import annotations
 
 import ast
-
 import os
 import re
 import shutil
@@ -21,8 +20,8 @@ import nbformat
 import pytest
 
 from trajectory_judge import load_trajectories, load_verdicts, write_jsonl
-from trajectory_judge.book.build import execute_notebooks as execute
 from trajectory_judge.book import paths
+from trajectory_judge.book.build import execute_notebooks as execute
 from trajectory_judge.provenance.manifest import write_manifest
 
 ROOT = Path(__file__).resolve().parents[1]

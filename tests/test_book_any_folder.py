@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from book_folders import FOLDERS, MODEL, make_folder
+
 from trajectory_judge.analysis.loading import judge_order, load_data
 from trajectory_judge.analysis.report import build_report
 from trajectory_judge.book.render.missing import Quantity, cannot_compute, no_parent_judged
@@ -76,7 +76,11 @@ def test_cannot_compute_says_each_reason_once_and_nothing_when_all_is_there():
 # --- the paired chapter's camera-ready numbers -------------------------------------------------------
 @pytest.mark.parametrize("name", ["n10", "n40", "unparseable"])
 def test_camera_ready_numbers_say_which_types_lack_a_judged_parent_on_a_small_folder(folders, name):
-    from trajectory_judge.book.chapters.discrimination import camera_ready_frame, camera_ready_gaps, camera_ready_quantities
+    from trajectory_judge.book.chapters.discrimination import (
+        camera_ready_frame,
+        camera_ready_gaps,
+        camera_ready_quantities,
+    )
 
     data, rep = _report(folders[name])
     qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP)  # today's TypeError on abs(None)
@@ -135,7 +139,12 @@ def test_calibration_edge_sentence_reads_when_no_verdict_sits_on_an_edge(folders
 def test_organic_sentences_read_on_a_folder_without_episodes():
     import pandas as pd
 
-    from trajectory_judge.book.chapters.organic_faults import gap_sentence, outcome_gaps, repeat_sentence, repeated_calls
+    from trajectory_judge.book.chapters.organic_faults import (
+        gap_sentence,
+        outcome_gaps,
+        repeat_sentence,
+        repeated_calls,
+    )
 
     assert repeat_sentence(repeated_calls([])) == "No episode repeats a call verbatim"
     assert gap_sentence(outcome_gaps([]), 0).startswith("With no episode in the data")

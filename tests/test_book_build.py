@@ -136,6 +136,7 @@ def built(tmp_path_factory) -> Path:
 
 def test_landing_cite_section_is_bibtex_from_the_citation_file_of_the_configured_repository(built):
     from trajectory_judge.book.build import citation as cite
+
     text = html.unescape(re.sub(r"<[^>]+>", "", (built / "book" / "intro.html").read_text()))
     cff = cite.load_citation(built.parents[1])
     assert cff["repository-code"] == REPO
@@ -148,7 +149,7 @@ def test_landing_cite_section_is_bibtex_from_the_citation_file_of_the_configured
 
 def test_launch_buttons_open_the_paired_notebook_in_binder_and_colab(built):
     page = (built / "notebooks" / "demo.html").read_text()
-    assert f"https://mybinder.org/v2/gh/example/trajectory-judge/main?urlpath=lab/tree/notebooks/demo.ipynb" in page
+    assert "https://mybinder.org/v2/gh/example/trajectory-judge/main?urlpath=lab/tree/notebooks/demo.ipynb" in page
     assert "https://colab.research.google.com/github/example/trajectory-judge/blob/main/notebooks/demo.ipynb" in page
     assert f'href="{REPO}"' in page
     assert "Colab set-up" not in page  # the set-up cell is never on the page

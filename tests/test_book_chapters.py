@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from trajectory_judge.book.chapters import judge_panel as judges
+from trajectory_judge.book.chapters import edition_runs as runs, judge_panel as judges
 
-from trajectory_judge.book.chapters import edition_runs as runs
+
 def _runs(tmp_path, *records):
     (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return tmp_path

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.render.style import MARKS
-
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 
@@ -31,7 +29,7 @@ _NUM = r"[\u2212+\-]?\d+\.\d+"
 INTERVAL = re.compile(rf"(?<![\d.])({_NUM})\s*\(\s*({_NUM})\s*(?:\u2013| to )\s*({_NUM})\s*\)\s*([\u2020\u2021*]?)")
 """``value (low\u2013high)mark`` as the book prints it (``to`` between negative bounds)."""
 
-MARKED = re.compile(rf"(?:\)|\d)([\u2020\u2021])")
+MARKED = re.compile(r"(?:\)|\d)([\u2020\u2021])")
 """A dagger or double dagger right after a number or an interval."""
 
 
@@ -94,8 +92,8 @@ def _seed_records(data) -> list[str]:
 def quantity_records() -> set[tuple[str, str, str]]:
     """(value, low, high) as printed, of every quantity record: each judge's metrics, per-type recalls, paired
     deltas and gaps in both editions' reports, and every estimate of the claims register."""
-    from trajectory_judge.book.render.claim_text import paper_claims
     from trajectory_judge.book.chapters.editions import load_editions
+    from trajectory_judge.book.render.claim_text import paper_claims
     from trajectory_judge.book.render.style import format_interval
 
     ed = load_editions(10_000, 7)  # the book's replicates and seed
@@ -313,6 +311,7 @@ def test_execution_page_says_the_chapters_kernels_were_forked_from_the_warm_proc
     import os
 
     from trajectory_judge.book.build import kernelfork
+
     if (
         not kernelfork.enabled()
         or len(os.sched_getaffinity(0)) < 2

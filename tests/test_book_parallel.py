@@ -116,7 +116,7 @@ def test_with_two_kernels_the_chapters_run_side_by_side_each_once_with_their_out
         page = (book / "_build" / "html" / "notebooks" / f"{name}.html").read_text()
         assert f"output of {name}" in page and f"chapter {name} ran" in page  # outputs and glue
     data = _exec_data(book)
-    for name, (start, end) in runs.items():  # myst-nb's execution data: each chapter's own run
+    for name in runs:  # myst-nb's execution data: each chapter's own run
         d = data[f"notebooks/{name}"]
         assert d["succeeded"] and d["method"] == "force" and 1.5 <= d["runtime"] < 60
 

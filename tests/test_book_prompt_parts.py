@@ -6,8 +6,8 @@ import pytest
 
 from trajectory_judge import load_trajectories
 from trajectory_judge.book.chapters import judge_panel as judges
-from trajectory_judge.book.paths import data_dir
 from trajectory_judge.book.chapters.support_desk import example_instance_id, family
+from trajectory_judge.book.paths import data_dir
 from trajectory_judge.judges.prompts import SHARED_PREFIX
 
 

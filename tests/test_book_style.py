@@ -10,12 +10,7 @@ import pandas as pd
 import pytest
 
 from trajectory_judge.book.build import hosting as config
-
-from trajectory_judge.book.render import figures
-
-from trajectory_judge.book.render import style
-
-from trajectory_judge.book.render import tables
+from trajectory_judge.book.render import figures, style, tables
 
 
 # --- names -----------------------------------------------------------------------------------

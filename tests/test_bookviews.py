@@ -13,11 +13,13 @@ import pandas as pd
 import pytest
 
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book.chapters import view_analysis as analysis
-from trajectory_judge.book.chapters import judge_panel as judges
-from trajectory_judge.book.chapters import uncertainty as metrics
-from trajectory_judge.book.chapters import results
-from trajectory_judge.book.chapters import edition_runs as runs
+from trajectory_judge.book.chapters import (
+    edition_runs as runs,
+    judge_panel as judges,
+    results,
+    uncertainty as metrics,
+    view_analysis as analysis,
+)
 from trajectory_judge.book.render import style
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt
 from trajectory_judge.models import DESIGN_CELLS, Verdict, design_cell

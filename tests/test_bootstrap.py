@@ -24,7 +24,7 @@ def _mean_stat(sums):
     return sums[..., :1] / sums[..., 1:2]
 
 
-def _data(n=len(STRATA), seed=0):
+def _data(n=STRATA.size, seed=0):
     rng = np.random.default_rng(seed)
     return np.column_stack([rng.random(n), np.ones(n)])
 

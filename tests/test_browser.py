@@ -25,15 +25,14 @@ nonzero count a screenshot of the page is saved in ``_build/browser/``.
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest

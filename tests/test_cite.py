@@ -117,11 +117,7 @@ def test_papers_bibtex_agrees_with_the_books_bibliography():
     cff = cite.load_citation(ROOT)
     ours = parse_string(cite.paper_bibtex(cff), "bibtex").entries[cite.PAPER_KEY]
     bib = parse_file(str(ROOT / "book" / "references.bib"), "bibtex").entries[cite.PAPER_KEY]
-    assert (
-        [str(p) for p in ours.persons["author"]]
-        == [str(p) for p in bib.persons["author"]]
-        == ["Mohammadi, Hadi"]
-    )
+    assert [str(p) for p in ours.persons["author"]] == [str(p) for p in bib.persons["author"]] == ["Mohammadi, Hadi"]
     for name in ("title", "year", "eprint", "doi", "url"):
         assert ours.fields[name] == bib.fields[name], name
     assert ours.fields["archiveprefix"] == bib.fields["archiveprefix"] == "arXiv"

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llm_fakes import make_varied
 
 from trajectory_judge.judges.mock import MockJudge

@@ -316,10 +316,9 @@ def test_a_full_disk_during_a_whole_file_write_keeps_the_previous_file_and_leave
 def test_the_atomic_writer_never_leaves_a_partial_file_when_interrupted(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text("old\n")
-    with pytest.raises(KeyboardInterrupt):
-        with fileio.atomic_open(path) as fh:
-            fh.write("new, half written")
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), fileio.atomic_open(path) as fh:
+        fh.write("new, half written")
+        raise KeyboardInterrupt
     assert path.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
 
 

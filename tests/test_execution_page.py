@@ -228,6 +228,7 @@ def test_how_the_kernels_started_is_said_only_when_the_warm_process_launched_the
 
 def test_a_chapter_that_reused_a_shared_result_from_the_build_cache_is_said_so(tmp_path, monkeypatch):
     from trajectory_judge.book.build import shared_results as buildcache
+
     monkeypatch.setenv(records.RECORDS_ENV, str(tmp_path / "rec"))
     monkeypatch.setenv(buildcache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(records, "_shared", {})

@@ -11,7 +11,7 @@ import email.utils
 import json
 import random
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fake_server import FakeModelServer
@@ -21,7 +21,7 @@ from trajectory_judge.backends.clients import OpenAIClient, RetryBudgetExhausted
 from trajectory_judge.backends.retry import RateGate, RetryPolicy, backoff_delay, retry_after
 from trajectory_judge.backends.strict import strict_subset, strict_violations
 from trajectory_judge.judges.schema import RESPONSE_MODELS, response_schema
-from trajectory_judge.models import parse_jsonl, write_jsonl, Verdict
+from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
 from trajectory_judge.run import cli_run
 
 SCHEMA = response_schema("step")
@@ -52,7 +52,7 @@ def chats(srv: FakeModelServer, path: str = "/v1/chat/completions") -> list:
 
 # --- Retry-After, budget, jitter --------------------------------------------------------------
 def test_retry_after_is_read_in_seconds_and_as_an_http_date():
-    now = datetime(2026, 12, 1, 10, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 1, 10, 0, 0, tzinfo=UTC)
     assert retry_after({"retry-after": "7"}, now=now) == 7.0
     assert retry_after({"retry-after": "1.5"}, now=now) == 1.5
     assert retry_after({"retry-after": "Tue, 01 Dec 2026 10:00:30 GMT"}, now=now) == 30.0
@@ -71,7 +71,7 @@ def test_a_429_waits_exactly_what_retry_after_asks():
 
 def test_a_429_with_an_http_date_waits_until_that_date():
     ft = FakeTime()
-    when = email.utils.format_datetime(datetime.now(timezone.utc) + timedelta(seconds=40), usegmt=True)
+    when = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=40), usegmt=True)
     with FakeModelServer([("429", when), "ok"], hosted=True) as srv:
         hosted_client(srv, ft).complete("P", SCHEMA, temperature=0, seed=7)
     assert len(ft.slept) == 1 and 37 <= ft.slept[0] <= 40
@@ -92,9 +92,11 @@ def test_the_retry_budget_bounds_the_waiting_of_one_request():
 
 def test_a_retry_after_beyond_the_budget_gives_up_at_once():
     ft = FakeTime()
-    with FakeModelServer([("429", 3600)], hosted=True) as srv:
-        with pytest.raises(RetryBudgetExhausted, match="asks to wait 3600 s"):
-            hosted_client(srv, ft, retry_budget_s=60).complete("P", SCHEMA, temperature=0, seed=7)
+    with (
+        FakeModelServer([("429", 3600)], hosted=True) as srv,
+        pytest.raises(RetryBudgetExhausted, match="asks to wait 3600 s"),
+    ):
+        hosted_client(srv, ft, retry_budget_s=60).complete("P", SCHEMA, temperature=0, seed=7)
     assert ft.slept == [] and len(chats(srv)) == 1
 
 
@@ -119,9 +121,11 @@ def test_backoff_jitter_is_bounded_and_really_random():
 
 def test_5xx_faults_back_off_with_jitter_and_stop_after_retries():
     ft = FakeTime()
-    with FakeModelServer(["500"], hosted=True) as srv:
-        with pytest.raises(RetryBudgetExhausted, match="gave up after 3 attempts"):
-            hosted_client(srv, ft, retries=2, backoff_s=2.0).complete("P", SCHEMA, temperature=0, seed=7)
+    with (
+        FakeModelServer(["500"], hosted=True) as srv,
+        pytest.raises(RetryBudgetExhausted, match="gave up after 3 attempts"),
+    ):
+        hosted_client(srv, ft, retries=2, backoff_s=2.0).complete("P", SCHEMA, temperature=0, seed=7)
     assert len(ft.slept) == 2 and 1.0 <= ft.slept[0] <= 2.0 and 2.0 <= ft.slept[1] <= 4.0
 
 
@@ -243,11 +247,13 @@ def test_v1_is_added_to_a_bare_host_only_when_the_server_answers_there():
 
 def test_a_base_with_a_path_never_gets_v1_added():
     ft = FakeTime()
-    with FakeModelServer(hosted=True) as srv:
-        with pytest.raises(
+    with (
+        FakeModelServer(hosted=True) as srv,
+        pytest.raises(
             ServerRejectedError, match=r"HTTP 404 at http://.*/api/chat/completions; --base-url is the OpenAI base URL"
-        ):
-            hosted_client(srv, ft, base=srv.url + "/api").complete("P", SCHEMA, temperature=0, seed=7)
+        ),
+    ):
+        hosted_client(srv, ft, base=srv.url + "/api").complete("P", SCHEMA, temperature=0, seed=7)
     assert [p for m, p, _ in srv.requests if m == "POST"] == ["/api/chat/completions"]
 
 
@@ -331,7 +337,9 @@ def test_ollama_gets_the_key_only_with_generate_requests():
 
 def test_a_retry_after_of_zero_cannot_spin_past_the_budget():
     ft = FakeTime()
-    with FakeModelServer([("429", 0)], hosted=True) as srv:
-        with pytest.raises(RetryBudgetExhausted, match="--retry-budget 5 s"):
-            hosted_client(srv, ft, retry_budget_s=5).complete("P", SCHEMA, temperature=0, seed=7)
+    with (
+        FakeModelServer([("429", 0)], hosted=True) as srv,
+        pytest.raises(RetryBudgetExhausted, match="--retry-budget 5 s"),
+    ):
+        hosted_client(srv, ft, retry_budget_s=5).complete("P", SCHEMA, temperature=0, seed=7)
     assert ft.slept == [1.0] * 5 and len(chats(srv)) == 6

@@ -18,16 +18,16 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -e '.[inspect]'")
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
+from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer
+from inspect_ai import eval as inspect_eval
 
-from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer  # noqa: E402
-from trajectory_judge.cli import main  # noqa: E402
-from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge  # noqa: E402
-from trajectory_judge.backends.strict import strict_violations  # noqa: E402
-from trajectory_judge.inspect_tasks.samples import load_dataset, response_format  # noqa: E402
-from trajectory_judge.judges.schema import response_schema  # noqa: E402
-from trajectory_judge.judges.prompts import build_prompt  # noqa: E402
-from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts  # noqa: E402
+from trajectory_judge.backends.strict import strict_violations
+from trajectory_judge.cli import main
+from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge
+from trajectory_judge.inspect_tasks.samples import load_dataset, response_format
+from trajectory_judge.judges.prompts import build_prompt
+from trajectory_judge.judges.schema import response_schema
+from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "openai-api/fake/m"
@@ -193,3 +193,16 @@ def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
         [str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_a_selfcons_log_without_its_sampling_temperature_is_refused_in_one_line(folder, server, tmp_path, capsys):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    (path,) = run_eval([selfcons_judge(data=str(folder), limit=2)], tmp_path / "logs")
+    log = read_eval_log(path)
+    del log.eval.metadata["trajectory_judge"]["temperature"]
+    write_eval_log(log, path)
+    assert main(["import-inspect", path, "--data", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "trajectory_judge.temperature" in err
+    assert not (folder / "verdicts.jsonl").exists()

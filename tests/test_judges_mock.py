@@ -23,7 +23,7 @@ def test_deterministic_and_seed_dependent():
     a = [MockJudge(seed=7).judge(t) for t in trajs]
     b = [MockJudge(seed=7).judge(t) for t in trajs]
     c = [MockJudge(seed=8).judge(t) for t in trajs]
-    strip = lambda v: v.model_copy(update={"latency_s": 0.0})  # noqa: E731
+    strip = lambda v: v.model_copy(update={"latency_s": 0.0})
     assert [strip(v) for v in a] == [strip(v) for v in b]
     assert [v.faulty for v in a] != [v.faulty for v in c]
     n = sum(v.faulty for v in a)

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from trajectory_judge.book.build import kernelfork
+
 pytest.importorskip("nbclient")
 pytestmark = pytest.mark.skipif(
     not kernelfork.enabled(), reason="kernels are forked on Linux only (TJ_BOOK_FORK=0 off)"

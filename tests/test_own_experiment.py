@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fake_server import FakeModelServer
+
 from trajectory_judge.cli import main
 from trajectory_judge.models import Trajectory, Verdict, load_trajectories
 from trajectory_judge.run.runner import run_judges

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -10,8 +11,6 @@ from trajectory_judge.analysis.loading import load_paper_data
 from trajectory_judge.book.paths import PAPER_DATA_ENV, paper_data_dir
 from trajectory_judge.models import DataError, load_trajectories
 from trajectory_judge.provenance.manifest import write_manifest
-
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,13 @@ import pytest
 import trajectory_judge.book as book_pkg
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.build import records
-from trajectory_judge.book.build.provenance_lines import BuildState, display_path, provenance_html, short_commit, site_data_path
+from trajectory_judge.book.build.provenance_lines import (
+    BuildState,
+    display_path,
+    provenance_html,
+    short_commit,
+    site_data_path,
+)
 from trajectory_judge.book.render.style import by_source
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
@@ -79,9 +85,8 @@ def test_every_book_function_that_returns_a_frame_or_a_figure_names_itself():
             not name.startswith("_")
             and inspect.isfunction(func)
             and _a_result(name, str(inspect.signature(func).return_annotation))
-        ):
-            if not is_tagging(func):
-                untagged.append(f"Report.{name}")
+        ) and not is_tagging(func):
+            untagged.append(f"Report.{name}")
     assert untagged == [], "decorate with trajectory_judge.provenance.computed.computes"
 
 

@@ -66,7 +66,7 @@ def test_published_accessor_names_what_is_published():
 
 def test_published_values_are_frozen():
     with pytest.raises(TypeError):
-        PUBLISHED_MAIN[STEP]["f1"] = 1.0  # type: ignore[index]
+        PUBLISHED_MAIN[STEP]["f1"] = 1.0
 
 
 def test_abstract_reply_unchanged_range_is_the_outcome_per_type_range():

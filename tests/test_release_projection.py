@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from trajectory_judge.analysis.paired import clean_parents, reaches_input
+from trajectory_judge.analysis.report import build_report
 from trajectory_judge.cli import main
 from trajectory_judge.judges.views import VIEWS
-from trajectory_judge.provenance.manifest import MANIFEST, read_manifest, verify_manifest, write_manifest
 from trajectory_judge.models import DataError, load_trajectories, load_verdicts
-from trajectory_judge.analysis.paired import clean_parents, reaches_input
+from trajectory_judge.provenance.manifest import MANIFEST, read_manifest, verify_manifest, write_manifest
 from trajectory_judge.provenance.projection import (
     COPYRIGHT,
     PROJECTED_FILES,
@@ -30,7 +31,6 @@ from trajectory_judge.provenance.projection import (
     project_verdicts,
 )
 from trajectory_judge.provenance.release import RELEASE_COMMIT, RELEASE_SHA256, RELEASE_URL, ReleaseError
-from trajectory_judge.analysis.report import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "data" / "release"

@@ -92,7 +92,7 @@ def _tables():
 
 @pytest.mark.parametrize("table", list(_tables()))
 def test_text_table_prints_exactly_as_pandas_to_string(table):
-    fmt = lambda v: f"{v:.2f}"  # noqa: E731
+    fmt = lambda v: f"{v:.2f}"
     assert table.to_string(float_format=fmt, na_rep="–") == table.to_frame().to_string(float_format=fmt, na_rep="–")
 
 
@@ -157,7 +157,7 @@ def test_terminal_tables_print_byte_for_byte_as_their_pandas_versions_did():
         R.deltas_table(rep, ("f1", "step_exact")).to_string()
         == _old_deltas_table(rep, ("f1", "step_exact")).to_string()
     )
-    fmt = lambda v: f"{v:.2f}"  # noqa: E731
+    fmt = lambda v: f"{v:.2f}"
     assert R.per_type_terminal(rep).to_string(float_format=fmt, na_rep="–") == _old_per_type_terminal(rep).to_string(
         float_format=fmt, na_rep="–"
     )

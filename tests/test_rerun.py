@@ -26,8 +26,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from trajectory_judge.book.build.hosting import colab_cell, hosting
 from trajectory_judge.book.build.execute_notebooks import is_colab_setup, name_repository, read_source
+from trajectory_judge.book.build.hosting import colab_cell, hosting
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / ".ci" / "requirements.lock"

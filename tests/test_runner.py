@@ -97,7 +97,7 @@ def test_concurrency_writes_the_same_keys(tmp_path):
     js = [LLMJudge(v, ScriptedClient(response()), "m") for v in ("outcome", "step", "reply")]
     runner.run_judges(trajs(7), js, a, concurrency=1, progress=False)
     runner.run_judges(trajs(7), js, b, concurrency=3, progress=False)
-    key = lambda v: (v["trajectory_id"], v["judge_id"])  # noqa: E731
+    key = lambda v: (v["trajectory_id"], v["judge_id"])
     assert sorted(map(key, lines(a))) == sorted(map(key, lines(b)))
 
 

@@ -176,8 +176,8 @@ def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_jud
     import matplotlib
 
     matplotlib.use("Agg")
-    from trajectory_judge.book.render.figures import show
     from trajectory_judge.book.chapters.seed_variance import METRIC_LABELS, quality_metrics, seed_figure
+    from trajectory_judge.book.render.figures import show
 
     trajs = design(6)
     members, ens = members_and_ensembles(trajs)
@@ -257,8 +257,8 @@ def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
 
 
 def test_votes_count_every_trajectory_once_in_its_stratum_by_how_many_seeds_flag_it():
-    from trajectory_judge.models import stratum
     from trajectory_judge.book.chapters.seed_variance import votes_sentence, votes_table
+    from trajectory_judge.models import stratum
 
     trajs = design(6)
     members, ens = members_and_ensembles(trajs)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from trajectory_judge import FAILURE_TYPES
-from trajectory_judge.book.render import style
 from trajectory_judge.book.chapters import support_desk as testbed
+from trajectory_judge.book.render import style
+
+
 @pytest.fixture(scope="module")
 def instances(dataset):
     return testbed.instances_for(dataset, 7)

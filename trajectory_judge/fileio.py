@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator, NamedTuple
+from typing import IO, Any, NamedTuple
 
 
 @contextmanager
@@ -37,7 +38,7 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
         except FileExistsError:  # pragma: no cover - a name collision
             continue
     try:
-        text = {"encoding": "utf-8", "newline": "\n"} if mode == "w" else {}
+        text: dict[str, Any] = {"encoding": "utf-8", "newline": "\n"} if mode == "w" else {}
         with os.fdopen(fd, mode, **text) as fh:
             yield fh
             fh.flush()

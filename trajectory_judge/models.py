@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 from trajectory_judge.fileio import atomic_open, note_read
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 FailureType = Literal[
     "wrong_tool",
@@ -24,7 +26,7 @@ FailureType = Literal[
     "unsupported_claim",
 ]
 
-FAILURE_TYPES: tuple[str, ...] = get_args(FailureType)
+FAILURE_TYPES: tuple[FailureType, ...] = get_args(FailureType)
 """The six failure types of the taxonomy, in the paper's order."""
 
 
@@ -171,20 +173,25 @@ class JudgeSpec:
         return spec
 
 
+def _check_separators(judge_id: str, head: str, sep: str, detail: str, needs_model: bool) -> None:
+    """The grammar's checks on spaces and on the ``:`` before a model, each a ValueError naming the id."""
+    if any(c.isspace() for c in judge_id):
+        raise ValueError(f"judge id {judge_id!r} must not contain spaces; expected {JUDGE_ID_GRAMMAR}")
+    if sep and not detail:
+        raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
+    if needs_model and not sep:
+        raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
+
+
 @lru_cache(maxsize=4096)
 def _parse_judge_id(judge_id: str) -> JudgeSpec:
     """:meth:`JudgeSpec.parse`, once per distinct id (a file holds a few ids on many lines; the record is immutable)."""
     check_name(judge_id)
     if judge_id == RULES_ID:
         return JudgeSpec(judge_id, "rules", RULES_ID, "rules")
-    if any(c.isspace() for c in judge_id):
-        raise ValueError(f"judge id {judge_id!r} must not contain spaces; expected {JUDGE_ID_GRAMMAR}")
     head, sep, detail = judge_id.partition(":")
-    if sep and not detail:
-        raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
     member, ensemble = _MEMBER.fullmatch(head), _ENSEMBLE.fullmatch(head)
-    if (head in LLM_VIEWS or member or ensemble) and not sep:
-        raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
+    _check_separators(judge_id, head, sep, detail, bool(head in LLM_VIEWS or member or ensemble))
     if head in LLM_VIEWS:
         return JudgeSpec(judge_id, "llm", head, head, detail)
     if member:
@@ -263,7 +270,7 @@ class Label(_Strict):
     outcome_correct: StrictBool
 
     @model_validator(mode="after")
-    def _fields_agree(self) -> "Label":
+    def _fields_agree(self) -> Label:
         # clean: no type, no step, outcome right; faulty: a type and a step, or neither when only
         # the outcome is wrong (an organic episode no rule flagged, the organic chapter's "outcome only")
         if not self.faulty:
@@ -289,7 +296,7 @@ class Trajectory(_Strict):
     label: Label | None = None
 
     @model_validator(mode="after")
-    def _label_step_in_range(self) -> "Trajectory":
+    def _label_step_in_range(self) -> Trajectory:
         if (idx := [s.index for s in self.steps]) != list(range(len(idx))):
             raise ValueError(f"steps: the step indices are {idx}, not 0..{len(idx) - 1} in order")
         step = self.label.failure_step if self.label is not None else None
@@ -324,7 +331,7 @@ class Verdict(_Strict):
         return self.error is not None and "unparseable" in self.error
 
     @model_validator(mode="after")
-    def _clean_names_nothing(self) -> "Verdict":
+    def _clean_names_nothing(self) -> Verdict:
         if not self.faulty and (self.failure_type is not None or self.failure_step is not None):
             raise ValueError("a clean verdict (faulty false) carries no failure_type or failure_step")
         return self

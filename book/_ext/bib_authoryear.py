@@ -12,11 +12,10 @@ import dataclasses
 
 import sphinxcontrib.bibtex.plugin
 from pybtex.plugin import register_plugin
-from pybtex.style.formatting.plain import Style as PlainStyle
 from pybtex.richtext import Text
+from pybtex.style.formatting.plain import Style as PlainStyle
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.template import field, first_of, node, optional, tag
-from sphinxcontrib.bibtex.style.template import join, join2, post_text, pre_text, reference
 from sphinxcontrib.bibtex.style.referencing import BracketStyle, PersonStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
 from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
@@ -24,6 +23,7 @@ from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
     BasicAuthorYearTextualReferenceStyle,
 )
 from sphinxcontrib.bibtex.style.referencing.extra_year import ExtraYearReferenceStyle
+from sphinxcontrib.bibtex.style.template import join, join2, post_text, pre_text, reference
 
 
 def _round() -> BracketStyle:

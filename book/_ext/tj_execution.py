@@ -21,8 +21,8 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
-
 from tj_records import records_root
+
 from trajectory_judge.book.build.records import BUILD_ENV
 
 PAGE_KEY = "tj_execution_page"

@@ -28,20 +28,20 @@ from sphinx.transforms import SphinxTransform
 from tj_records import records_root
 
 import trajectory_judge
-from trajectory_judge.book.build.hosting import hosting
 from trajectory_judge.book.build.execution_page import build_commit
+from trajectory_judge.book.build.hosting import hosting
 from trajectory_judge.book.build.provenance_lines import (
     SITE_DIR,
+    TABLES_INTRO,
     BuildState,
     Download,
-    display_path,
-    site_data_path,
-    TABLES_INTRO,
     data_files_html,
+    display_path,
     figure_key,
     provenance_html,
     publishable,
     short_commit,
+    site_data_path,
     table_links_html,
 )
 from trajectory_judge.book.build.records import chapter_files

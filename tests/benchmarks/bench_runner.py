@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for llm_fakes
 
-from llm_fakes import make_trajectory, response  # noqa: E402
+from llm_fakes import make_trajectory, response
 
 from trajectory_judge.backends.clients import Completion, ModelClient
 from trajectory_judge.judges.llm import LLMJudge

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -115,7 +116,7 @@ def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
         "judge_hours": lambda: total_hours(rep),
     }
     for j in P.PUBLISHED_JUDGES:
-        out[f"confidence_support:{j}"] = lambda j=j: len(J[j].confidence_support)
+        out[f"confidence_support:{j}"] = partial(lambda judge: float(len(J[judge].confidence_support)), j)
     return out
 
 
@@ -240,7 +241,7 @@ def check_published(rep: Report, data, spread: BoundSpread | pd.DataFrame | None
     rows += _interval_rows(rep)
     cr = camera_ready(rep, data.trajectories, P.OUTCOME, P.STEP).values
     rows += _fact_rows(P.PUBLISHED_COUNTS, _count_recomputers(rep))
-    rows += _fact_rows(P.PUBLISHED_PAIRED, {k: (lambda k=k: cr[k]) for k in cr})
+    rows += _fact_rows(P.PUBLISHED_PAIRED, {k: partial(cr.__getitem__, k) for k in cr})
     rows += _fact_rows(P.PUBLISHED_TEXT, _text_recomputers(rep, data))
     frame = spread.to_frame() if isinstance(spread, BoundSpread) else spread
     df = _classify(pd.DataFrame(rows, columns=list(COLUMNS)), frame)
@@ -300,13 +301,20 @@ def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
     return df
 
 
-def _fact_rows(facts: Mapping[str, P.PublishedCount], recompute: Mapping[str, Callable[[], float]]) -> list[dict]:
+def _number(x: float | int | None) -> float | None:
+    """A recomputed number as a float; ``None`` (nothing to compute it from) stays ``None``."""
+    return None if x is None else float(x)
+
+
+def _fact_rows(
+    facts: Mapping[str, P.PublishedCount], recompute: Mapping[str, Callable[[], float | int | None]]
+) -> list[dict]:
     rows = []
     for key, fact in facts.items():
         what = f"{key} ({fact.what})"
         if key in recompute:
             rows.append(
-                _point_row(what, fact.source, fact.value, float(recompute[key]()), _printed_decimals(fact.value))
+                _point_row(what, fact.source, fact.value, _number(recompute[key]()), _printed_decimals(fact.value))
             )
         else:
             why = _NOT_RECOMPUTABLE.get(key) or _NOT_RECOMPUTABLE["organic" if key.startswith("organic") else "reply"]

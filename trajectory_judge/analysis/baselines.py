@@ -10,8 +10,9 @@ design: under the design-conditioned bootstrap they have no sampling variance.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.models import Trajectory, Verdict

@@ -10,8 +10,9 @@ is the rule (:data:`RULE` says it in words); :class:`Register` holds the claims 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Literal, Sequence
+from typing import Literal
 
 import pandas as pd
 
@@ -52,7 +53,7 @@ class Estimate:
     """What the value counts, in words (``47 of 50 faults``); may be empty."""
 
     @classmethod
-    def exact(cls, value: float, n: int | None = None, detail: str = "", method: str = "exact") -> "Estimate":
+    def exact(cls, value: float, n: int | None = None, detail: str = "", method: str = "exact") -> Estimate:
         """A value without sampling variance: its own interval."""
         return cls(float(value), float(value), float(value), method, n, detail)
 
@@ -89,17 +90,17 @@ class Stated:
             raise ValueError(f"a stated claim is a value or a direction, not both or neither: {self.text!r}")
 
     @classmethod
-    def number(cls, text: str, value: float, precision: float = 0.0) -> "Stated":
+    def number(cls, text: str, value: float, precision: float = 0.0) -> Stated:
         """A stated value, ``precision`` one unit of its last printed digit."""
         return cls(text, value=float(value), precision=float(precision))
 
     @classmethod
-    def fraction(cls, text: str, value: float) -> "Stated":
+    def fraction(cls, text: str, value: float) -> Stated:
         """A fraction in words (``a third``, ``half``), read to one significant figure."""
         return cls(text, value=float(value), precision=10.0 ** (math.floor(math.log10(abs(value)))) if value else 0.0)
 
     @classmethod
-    def side(cls, text: str, direction: Direction, boundary: float = 0.0) -> "Stated":
+    def side(cls, text: str, direction: Direction, boundary: float = 0.0) -> Stated:
         """A stated direction against ``boundary``."""
         return cls(text, direction=direction, boundary=float(boundary))
 

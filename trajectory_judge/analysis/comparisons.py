@@ -9,8 +9,8 @@ With ``n`` judges that is about ``n`` pairs per kind instead of ``n^2 / 2``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from trajectory_judge.models import JudgeSpec
 
@@ -56,9 +56,15 @@ def compared_pairs(judges: Sequence[str], reference: str | None = None) -> tuple
                 key = frozenset((a, b))
                 if key in out:
                     continue
-                if kind == "same model" and ma is not None and ma == mb:
-                    out[key] = Comparison(a, b, kind)
-                elif kind == "same view" and ma is not None and mb is not None and va == vb:
+                if (
+                    kind == "same model"
+                    and ma is not None
+                    and ma == mb
+                    or kind == "same view"
+                    and ma is not None
+                    and mb is not None
+                    and va == vb
+                ):
                     out[key] = Comparison(a, b, kind)
                 elif kind == "reference" and reference in (a, b):
                     other = b if a == reference else a

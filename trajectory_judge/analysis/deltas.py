@@ -7,8 +7,8 @@ so their intervals are paired: the noise the two sides share cancels.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.plan import Plan

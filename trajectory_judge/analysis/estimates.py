@@ -9,7 +9,7 @@ report's replicates and seed, Clopper-Pearson where a proportion is observed at 
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +20,6 @@ from trajectory_judge.analysis.paired import clean_parents, invented_sentence, u
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.judges.views import view_of_judge
 from trajectory_judge.models import Trajectory, Verdict, design_cell
-
 
 QUALITY_AXES: tuple[str, ...] = (
     "f1",

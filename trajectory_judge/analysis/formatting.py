@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,7 +86,7 @@ def format_interval(
     text = format_number(value, 3)
     if method == "structural":
         return text + STRUCTURAL
-    if method is None or is_missing(low) or is_missing(high):
+    if method is None or low is None or high is None or is_missing(low) or is_missing(high):
         return text
     if method != "clopper-pearson" and round(float(high) - float(low), 9) == 0:
         return text + ZERO_WIDTH

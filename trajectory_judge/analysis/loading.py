@@ -8,9 +8,10 @@ trajectory once per judge. :func:`judge_order` fixes the order judges appear in 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from trajectory_judge.models import (
     DataError,

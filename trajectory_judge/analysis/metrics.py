@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -148,7 +148,7 @@ def localisation(pairs: Sequence[Pair]) -> dict[str, float | int | None]:
 def confusion(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
     """True type -> predicted type (or ``missed``) -> count, over genuinely faulty trajectories."""
     cols = (*FAILURE_TYPES, MISSED)
-    out = {t: {p: 0 for p in cols} for t in FAILURE_TYPES}
+    out: dict[str, dict[str, int]] = {t: {p: 0 for p in cols} for t in FAILURE_TYPES}
     for lab, v in pairs:
         if lab.faulty and lab.failure_type is not None:
             out[lab.failure_type][predicted_type(v)] += 1
@@ -219,7 +219,7 @@ def judge_metrics(pairs: Sequence[Pair]) -> dict[str, float | None]:
     """Every headline metric, per-type recall (``recall:TYPE``) and ``loud_minus_silent``."""
     out: dict[str, float | None] = {}
     out.update(detection(pairs))
-    out.update(localisation(pairs))  # type: ignore[arg-type]
+    out.update(localisation(pairs))
     out["type_macro_f1"] = macro_f1(confusion(pairs))
     out.update(calibration(pairs))
     out.update(cost([v for _, v in pairs]))

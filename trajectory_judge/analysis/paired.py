@@ -12,8 +12,8 @@ fault and of its parent and comparing the two strings; no list of fault types is
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from trajectory_judge.judges.views import render_view, view_of_judge
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict

@@ -8,8 +8,8 @@ every paired delta of the report comes from the same resamples.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -91,7 +91,7 @@ class Plan:
             key = (judge, judge if covered else other or judge)
             if key not in cache:
                 pairs = [(self.labels[i], vs[i]) for i in indices if vs[i] is not None and ws[i] is not None]
-                cache[key] = M.judge_metrics(pairs)  # type: ignore[arg-type]
+                cache[key] = M.judge_metrics(pairs)
             return cache[key]
 
         out = []

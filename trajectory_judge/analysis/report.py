@@ -26,20 +26,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
+from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.paired import (
     PairedValue,
     claim_detection,
     paired_discrimination,
 )
-from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.plan import (
     BOOT_KEYS,
     DELTA_METRICS,
@@ -344,7 +345,7 @@ def _md(df: pd.DataFrame) -> str:
         "n/a"
         if v is None or (isinstance(v, float) and math.isnan(v))
         else (f"{v:.3f}" if isinstance(v, float) else str(v))
-    )  # noqa: E731
+    )
     head = "| " + " | ".join(map(str, df.columns)) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.astype(object).itertuples(index=False)]
@@ -411,7 +412,7 @@ def _judge_report(
         return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
 
     pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
-    values = M.judge_metrics(pairs)  # type: ignore[arg-type]
+    values = M.judge_metrics(pairs)
     _check_agrees(j, values, boot, idx)
     by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
     strata = {"clean": 0, "silent": 0, "loud": 0}
@@ -425,14 +426,14 @@ def _judge_report(
         intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},  # type: ignore[arg-type]
         per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
         per_type_intervals={
-            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"])
+            t: interval(f"{j}|recall:{t}", values[f"recall:{t}"])  # type: ignore[arg-type]
             for t in FAILURE_TYPES
-            if values[f"recall:{t}"] is not None  # type: ignore[arg-type]
+            if values[f"recall:{t}"] is not None
         },
         paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
         confidence_support=M.confidence_support(by_id.values()),
-        confusion=M.confusion(pairs),  # type: ignore[arg-type]
-        calibration_bins=M.calibration_bins(pairs),  # type: ignore[arg-type]
+        confusion=M.confusion(pairs),
+        calibration_bins=M.calibration_bins(pairs),
         claim_detection=claim_detection(trajectories, by_id),
     )
 

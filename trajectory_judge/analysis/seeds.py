@@ -15,12 +15,14 @@ several single-pass sampled judges for free. This module
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from trajectory_judge.analysis.cost import read_run_records
 from trajectory_judge.analysis.report import MAIN_COLUMNS, build_report
@@ -195,12 +197,12 @@ def fleiss_kappa(ratings: np.ndarray) -> float:
     return float("nan") if p_e == 1 else float((p_bar - p_e) / (1 - p_e))
 
 
-def cohen_kappa(a: Sequence, b: Sequence) -> float:
+def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
     """Cohen's kappa of two raters' labels on the same subjects."""
-    a, b = np.asarray(a), np.asarray(b)
-    cats = np.union1d(a, b)
-    p_o = float((a == b).mean())
-    p_e = float(sum((a == c).mean() * (b == c).mean() for c in cats))
+    x, y = np.asarray(a), np.asarray(b)
+    cats = np.union1d(x, y)
+    p_o = float((x == y).mean())
+    p_e = float(sum((x == c).mean() * (y == c).mean() for c in cats))
     return float("nan") if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 
@@ -357,7 +359,7 @@ def seed_variance(
     }
     widths = (ends["high"] - ends["low"])[ids]
     order = [t.trajectory_id for t in trajs]
-    agreement = seed_agreement(chosen, ids, order, [stratum(t.label) for t in trajs])
+    agreement = seed_agreement(chosen, ids, order, [stratum(t.label) for t in trajs])  # type: ignore[arg-type]
     deltas = pd.DataFrame(
         [d.__dict__ for d in rep.deltas if d.a in ids and d.b in ids and d.metric in SEED_METRICS],
         columns=["a", "b", "metric", "value", "low", "high"],

@@ -11,6 +11,7 @@ none of them carries the API key.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -41,6 +42,14 @@ class LlamaServerExtras:
     _primed: dict[str, str]
     _http: httpx.Client
     _chat: Any
+    # the client's own, declared (never assigned) here so that the mixin's uses of them are checked
+    model: str
+    num_ctx: int
+    max_tokens: int
+    prefix_slots: tuple[str, ...]
+    slot_id: int
+    _messages: Callable[[str], list[dict[str, str]]]
+    server_info: Callable[[], dict[str, Any]]
 
     @property
     def llama_cpp(self) -> bool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
@@ -24,7 +25,6 @@ from trajectory_judge.backends.retry import (
     backoff_delay,
     retry_after,
 )
-
 
 MIN_RATE_WAIT_S = 1.0
 """The shortest wait after a rate limit, whatever ``Retry-After`` says."""
@@ -90,22 +90,17 @@ class RetryingPost:
             elif r is not None and r.status_code >= 400:
                 self._raise_for_client_error(r)
             elif r is not None:
-                try:
-                    body = r.json()
-                except ValueError:
-                    st.last = f"HTTP {r.status_code} with a body that is not JSON: {r.text[:200]!r}"
-                else:
-                    st.last = fault(body) or ""
-                    if not st.last:
-                        self.gate.succeeded()
-                        return body, latency
+                body = _read_body(r, fault, st)
+                if not st.last:
+                    self.gate.succeeded()
+                    return body, latency
             st.faults += 1
             if st.faults > p.retries:
                 raise self._give_up(url, st.attempts, st.waited, st.last)
             delay = max(backoff_delay(p, st.faults, self._rng), asked or 0.0)
 
     def _attempt(
-        self, url: str, payload: dict[str, Any], auth: bool, st: "_Tries"
+        self, url: str, payload: dict[str, Any], auth: bool, st: _Tries
     ) -> tuple[httpx.Response | None, float, int]:
         """One request, sent once the gate lets it: (response or None on a transport fault, latency, epoch)."""
         self._check_aborted(url)
@@ -132,7 +127,7 @@ class RetryingPost:
                 f" (--retry-budget {self.policy.budget_s:.0f} s; every request is paused {exc.args[0]:.0f} s more)",
             ) from None
 
-    def _rate_limited(self, url: str, r: httpx.Response, asked: float | None, epoch: int, st: "_Tries") -> None:
+    def _rate_limited(self, url: str, r: httpx.Response, asked: float | None, epoch: int, st: _Tries) -> None:
         """A 429 or 503: pause every request (or give up past the budget, or at once on a used-up quota)."""
         st.last = f"HTTP {r.status_code}: {r.text[:200]}"
         if "insufficient_quota" in r.text:
@@ -166,3 +161,14 @@ class _Tries:
     faults: int = 0
     limited: int = 0
     last: str = ""
+
+
+def _read_body(r: httpx.Response, fault: Callable[[Any], str | None], st: _Tries) -> Any:
+    """The JSON body of a response under 400; ``st.last`` says what makes it unusable, empty if nothing does."""
+    try:
+        body = r.json()
+    except ValueError:
+        st.last = f"HTTP {r.status_code} with a body that is not JSON: {r.text[:200]!r}"
+        return None
+    st.last = fault(body) or ""
+    return body

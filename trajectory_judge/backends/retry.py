@@ -21,10 +21,11 @@ import math
 import random
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 RATE_LIMIT_STATUS = (429, 503)
 """HTTP statuses that mean "slow down": waited out within the budget, and they lower concurrency."""
@@ -68,8 +69,8 @@ def retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> f
         except (TypeError, ValueError, IndexError):
             return None
         if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        now = now or datetime.now(timezone.utc)
+            when = when.replace(tzinfo=UTC)
+        now = now or datetime.now(UTC)
         return max(0.0, (when - now).total_seconds())
     return value if math.isfinite(value) and value >= 0 else None
 

@@ -64,6 +64,21 @@ def _check(node: Any, where: str, depth: int, problems: list[str], counts: dict[
         problems.append(f"{where}: a schema must be an object")
         return
     types = _types(node)
+    _check_keywords(node, where, types, problems)
+    if "enum" in node:
+        counts["enum"] += len(node["enum"])
+    if "object" in types:
+        _check_object(node, where, depth, problems, counts)
+    if "items" in node:
+        _check(node["items"], f"{where}[]", depth + 1, problems, counts)
+    for i, sub in enumerate(node.get("anyOf", [])):
+        _check(sub, f"{where}.anyOf[{i}]", depth, problems, counts)
+    for k, sub in (node.get("$defs") or {}).items():
+        _check(sub, f"{where}.$defs.{k}", depth, problems, counts)
+
+
+def _check_keywords(node: dict[str, Any], where: str, types: list[str], problems: list[str]) -> None:
+    """Only the keywords, types and formats the strict subset supports."""
     allowed = COMMON.union(*(BY_TYPE.get(t, set()) for t in types))
     for key in node:
         if key not in allowed:
@@ -75,26 +90,21 @@ def _check(node: Any, where: str, depth: int, problems: list[str], counts: dict[
             problems.append(f"{where}: type {t!r} is not supported")
     if node.get("format") is not None and node["format"] not in FORMATS:
         problems.append(f"{where}: format {node['format']!r} is not supported")
-    if "enum" in node:
-        counts["enum"] += len(node["enum"])
-    if "object" in types:
-        props = node.get("properties", {})
-        counts["properties"] += len(props)
-        if depth > MAX_DEPTH:
-            problems.append(f"{where}: nested deeper than {MAX_DEPTH} levels")
-        if node.get("additionalProperties") is not False:
-            problems.append(f"{where}: additionalProperties must be false")
-        missing = [k for k in props if k not in (node.get("required") or [])]
-        if missing:
-            problems.append(f"{where}: every property must be required; not required: {', '.join(missing)}")
-        for k, sub in props.items():
-            _check(sub, f"{where}.{k}", depth + 1, problems, counts)
-    if "items" in node:
-        _check(node["items"], f"{where}[]", depth + 1, problems, counts)
-    for i, sub in enumerate(node.get("anyOf", [])):
-        _check(sub, f"{where}.anyOf[{i}]", depth, problems, counts)
-    for k, sub in (node.get("$defs") or {}).items():
-        _check(sub, f"{where}.$defs.{k}", depth, problems, counts)
+
+
+def _check_object(node: dict[str, Any], where: str, depth: int, problems: list[str], counts: dict[str, int]) -> None:
+    """The rules an object adds: not too deep, closed, every property required; then each property's schema."""
+    props = node.get("properties", {})
+    counts["properties"] += len(props)
+    if depth > MAX_DEPTH:
+        problems.append(f"{where}: nested deeper than {MAX_DEPTH} levels")
+    if node.get("additionalProperties") is not False:
+        problems.append(f"{where}: additionalProperties must be false")
+    missing = [k for k in props if k not in (node.get("required") or [])]
+    if missing:
+        problems.append(f"{where}: every property must be required; not required: {', '.join(missing)}")
+    for k, sub in props.items():
+        _check(sub, f"{where}.{k}", depth + 1, problems, counts)
 
 
 def strict_subset(schema: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import weakref
@@ -23,7 +24,7 @@ class AbortableBackend:
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._socks: "weakref.WeakSet[socket.socket]" = weakref.WeakSet()
+        self._socks: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._lock = threading.Lock()
         self.aborted = False
 
@@ -60,23 +61,21 @@ class AbortableBackend:
 
 
 def _shutdown(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
 
 
 def make_abortable(client: httpx.Client) -> AbortableBackend | None:
     """Route every connection pool of ``client`` through one :class:`AbortableBackend` (None if it has none)."""
     backend: AbortableBackend | None = None
-    for transport in (client._transport, *client._mounts.values()):  # noqa: SLF001 - httpx keeps them private
+    for transport in (client._transport, *client._mounts.values()):
         pool = getattr(transport, "_pool", None)
         inner = getattr(pool, "_network_backend", None)
         if inner is None:  # a mock or custom transport: nothing to abort
             continue
         if backend is None:
             backend = AbortableBackend(inner)
-        pool._network_backend = backend  # type: ignore[union-attr]  # noqa: SLF001
+        pool._network_backend = backend  # type: ignore[union-attr]
     return backend
 
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
@@ -110,8 +111,10 @@ def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tupl
     if view != ENSEMBLE_FAMILY:
         return JudgeSpec.llm(view, model_name).judge_id, []
     seeds = [int(s) for s in meta.get("seeds") or []]
-    temp = float(meta.get("temperature"))
-    return JudgeSpec.self_consistency(len(seeds), model_name).judge_id, [(temp, s) for s in seeds]
+    temp = meta.get("temperature")
+    if not isinstance(temp, (int, float)) or isinstance(temp, bool):
+        raise DataError(f"{log.location}: the selfcons task's metadata ({TASK_KEY}.temperature) holds no temperature")
+    return JudgeSpec.self_consistency(len(seeds), model_name).judge_id, [(float(temp), s) for s in seeds]
 
 
 def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:

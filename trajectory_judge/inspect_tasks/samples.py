@@ -11,8 +11,9 @@ indices). Nothing the model is shown gives the label away.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ResponseSchema

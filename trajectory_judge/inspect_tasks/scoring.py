@@ -11,10 +11,20 @@ Intervals and paired comparisons are the analysis's: ``trajectory-judge report``
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from inspect_ai.scorer import Score, Scorer, Target, metric, score_reducer, scorer
-from inspect_ai.scorer._metric import Metric, SampleScore
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    ScoreReducer,
+    Target,
+    metric,
+    score_reducer,
+    scorer,
+)
 from inspect_ai.solver import TaskState
 
 from trajectory_judge.analysis.metrics import confusion, detection, localisation, macro_f1
@@ -99,7 +109,7 @@ def false_alarm_rate() -> Metric:
 @metric
 def step_exact() -> Metric:
     """Exact failure step among detected faults where both sides name a step."""
-    return _over_pairs(lambda p: localisation(p)["step_exact"])  # type: ignore[arg-type, return-value]
+    return _over_pairs(lambda p: localisation(p)["step_exact"])
 
 
 @metric
@@ -128,7 +138,7 @@ def verdict_scorer() -> Scorer:
 
 
 @score_reducer(name="majority")
-def majority() -> Callable[[list[Score]], Score]:
+def majority() -> ScoreReducer:
     """The self-consistency vote over epochs: the strict-majority aggregate of the members' verdicts."""
 
     def reduce(scores: list[Score]) -> Score:

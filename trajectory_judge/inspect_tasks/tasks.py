@@ -12,7 +12,7 @@ prompt at temperature 0.7, one epoch per seed (7, 8, 9), and reduces the epochs 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from trajectory_judge.models import FAILURE_TYPES, Verdict
 
@@ -59,7 +60,7 @@ def coerce(
     ``step_indices`` are the step indices of the judged trajectory (the valid range for
     ``failure_step``); ``note`` is an extra problem to record (for example a truncated output).
     """
-    cost = dict(latency_s=latency_s, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    cost: dict[str, Any] = dict(latency_s=latency_s, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     obj, error = _parse(text)
     if obj is None:
         if note:

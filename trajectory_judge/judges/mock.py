@@ -36,7 +36,7 @@ class MockJudge:
 
     def _digest(self, traj: Trajectory) -> bytes:
         shown = json.dumps(traj.model_dump(mode="json", include={"goal", "steps", "final_answer"}), sort_keys=True)
-        return hashlib.sha256(f"{self.view}\x00{self.seed}\x00{shown}".encode("utf-8")).digest()
+        return hashlib.sha256(f"{self.view}\x00{self.seed}\x00{shown}".encode()).digest()
 
     def judge(self, traj: Trajectory) -> Verdict:
         """The verdict on ``traj``: deterministic in (what ``traj`` shows, view, seed)."""

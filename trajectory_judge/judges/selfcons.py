@@ -20,7 +20,8 @@ scored as a single-pass sampled judge.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.judges.llm import completion_verdict

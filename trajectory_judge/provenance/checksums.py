@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from pathlib import Path
@@ -24,10 +25,8 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     digest = h.hexdigest()
-    try:
+    with contextlib.suppress(OSError):
         cache.write_text(json.dumps({"key": key, "sha256": digest}))
-    except OSError:
-        pass
     return digest
 
 

@@ -10,9 +10,11 @@ The book shows the tag under each table and figure (:mod:`trajectory_judge.book.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 ATTR = "tj_computed"
 """The key of the tag in a frame's ``attrs`` (and the attribute name on any other object)."""
@@ -40,10 +42,8 @@ def tag(result: Any, made_by: str) -> Any:
     if isinstance(attrs, dict):
         attrs[ATTR] = info
         return result
-    try:
+    with contextlib.suppress(AttributeError, TypeError):
         setattr(result, "_" + ATTR, info)
-    except (AttributeError, TypeError):
-        pass
     return result
 
 

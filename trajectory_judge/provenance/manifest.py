@@ -7,12 +7,12 @@ computed from data that silently differs from what was committed.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
-
-from trajectory_judge.models import DataError, read_text
+from typing import Any
 
 from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.models import DataError, read_text
 from trajectory_judge.provenance.checksums import sha256_file
 
 MANIFEST = "SHA256SUMS"

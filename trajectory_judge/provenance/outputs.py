@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from trajectory_judge.models import DataError
 
@@ -100,7 +100,7 @@ def guard_referenced(path: str | Path, new_text: str, referrers: Iterable[str | 
     if force or not path.is_file():
         return
     old = _ids_per_line(path)
-    new = {}
+    new: dict[str, bytes] = {}
     for line in new_text.encode("utf-8").splitlines():
         new.setdefault(json.loads(line)["trajectory_id"], line)
     changed = {i for i, line in old.items() if new.get(i) != line}

@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trajectory_judge.provenance.manifest import MANIFEST, manifest_text
-from trajectory_judge.models import DataError, Verdict
 from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.models import DataError, Verdict
+from trajectory_judge.provenance.manifest import MANIFEST, manifest_text
 from trajectory_judge.provenance.outputs import guard_output
 from trajectory_judge.provenance.release import RELEASE_COMMIT, RELEASE_SHA256, RELEASE_URL, ReleaseError, sha256_file
 
@@ -83,7 +83,7 @@ class _Number(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "_Number":
+    def __new__(cls, text: str) -> _Number:
         obj = super().__new__(cls, text)
         obj.text = text
         return obj

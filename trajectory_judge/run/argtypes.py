@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from trajectory_judge.models import check_name
 

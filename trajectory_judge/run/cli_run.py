@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from trajectory_judge.judges.base import Judge
+from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS, load_trajectories
 from trajectory_judge.provenance.manifest import stale_manifest_note
 from trajectory_judge.run import argtypes as A
-from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS, load_trajectories
 from trajectory_judge.run.progress import say
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals

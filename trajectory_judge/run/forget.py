@@ -16,9 +16,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, JudgeSpec, read_text
@@ -74,7 +74,8 @@ def _split(path: Path, wanted, scope: set[str] | None) -> tuple[list[str], list[
     """The lines of ``path`` to keep and to forget (``wanted(judge_id)`` and, with ``scope``, the trajectory in it)."""
     if not path.exists():
         return [], []
-    keep, drop = [], []
+    keep: list[str] = []
+    drop: list[str] = []
     for line in read_text(path).split("\n"):
         if not line.strip():
             continue

@@ -12,8 +12,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.models import Episode, dumps, parse_jsonl

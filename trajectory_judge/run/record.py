@@ -10,17 +10,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from importlib.metadata import version as _dist_version
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from trajectory_judge.models import judge_kind
 
 
 def now() -> str:
     """The current UTC time, ISO 8601 to the second."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def git_commit() -> str | None:

@@ -28,11 +28,13 @@ from __future__ import annotations
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version as _dist_version
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 __version__ = _dist_version("trajectory-judge")
 
@@ -43,7 +45,6 @@ from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
 from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.stopping import Interrupted
-from trajectory_judge.run.task import JUDGE_FAILED, judge_task, member_ids
 from trajectory_judge.run.store import (
     MEMBERS,
     RUNS,
@@ -52,6 +53,7 @@ from trajectory_judge.run.store import (
     repair_torn_tail,
     set_aside_unparseable,
 )
+from trajectory_judge.run.task import JUDGE_FAILED, judge_task, member_ids
 
 
 # --- running -------------------------------------------------------------------------------
@@ -377,10 +379,13 @@ def _run_pool(
             error = error or exc
             if abort is not None:
                 abort()
-            for f in list(pending):
-                t, j = pending.pop(f)
-                try:
-                    record(f.result())
-                except BaseException:  # noqa: BLE001
-                    pass
+            _drain(pending, record)
     return error
+
+
+def _drain(pending: dict[Future, tuple[Trajectory, Judge]], record) -> None:
+    """Record what each task still in flight ends with, once cut off; their own errors are not the run's."""
+    for f in list(pending):
+        pending.pop(f)
+        with suppress(BaseException):
+            record(f.result())

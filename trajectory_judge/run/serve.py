@@ -47,15 +47,15 @@ import sys
 import time
 import zipfile
 from dataclasses import dataclass
-from typing import NoReturn
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import urlsplit
 
 from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.models import DataError
 from trajectory_judge.provenance.checksums import file_sha256
 from trajectory_judge.run import argtypes as A
-from trajectory_judge.run.llm_paths import (  # noqa: F401 - re-exported for the recipe's users
+from trajectory_judge.run.llm_paths import (  # some only re-exported, for the recipe's users
     PORTABLE_CMAKE_ARGS,
     default_binary,
     default_path,

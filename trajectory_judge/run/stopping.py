@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import errno
 import signal
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 
 class Interrupted(Exception):

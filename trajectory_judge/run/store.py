@@ -19,10 +19,11 @@ import json
 import os
 import sys
 import threading
-from contextlib import contextmanager
-from datetime import datetime, timezone
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -68,7 +69,7 @@ def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
             who = "another process"
         raise DataError(f"{d} is being written by {who}; wait for it to end or stop it, then rerun") from None
     try:
-        stamp = json.dumps({"pid": os.getpid(), "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        stamp = json.dumps({"pid": os.getpid(), "started": datetime.now(UTC).isoformat(timespec="seconds")})
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, (stamp + "\n").encode(), 0)
@@ -87,10 +88,8 @@ def append_line(fd: int, data: bytes) -> None:
         while view:
             view = view[os.write(fd, view) :]
     except BaseException:
-        try:
+        with suppress(OSError):  # if even this fails, the repair on resume handles what is left
             os.ftruncate(fd, start)
-        except OSError:  # pragma: no cover - the repair on resume handles what is left
-            pass
         raise
 
 
@@ -237,7 +236,7 @@ class VerdictWriter:
         finally:
             os.close(fd)
 
-    def __enter__(self) -> "VerdictWriter":
+    def __enter__(self) -> VerdictWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,7 +10,7 @@ verdicts that do not fit the trajectory costs that trajectory, not the run: it i
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from trajectory_judge.backends.errors import JudgeClientError
 from trajectory_judge.judges.base import Judge
@@ -57,7 +57,7 @@ def judge_task(judge: Judge, traj: Trajectory, blinder: Blinder) -> list[Verdict
             vs = [*members, judge.aggregate(members)]  # type: ignore[attr-defined]
         else:
             vs = [judge.judge(seen)]
-    except BaseException as exc:  # noqa: BLE001 - sorted just below
+    except BaseException as exc:
         if _stops_the_run(exc):
             raise
         return failed_verdicts(

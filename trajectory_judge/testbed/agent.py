@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Iterable, Literal, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -160,7 +161,7 @@ def play(
     env = SupportDesk(instance)
     schema = action_schema()
     steps: list[Step] = []
-    stop: str = "max_steps"
+    stop: Literal["replied", "max_steps", "unparseable_action"] = "max_steps"
     error: str | None = None
     latency, ptok, ctok = 0.0, 0, 0
     while len(steps) < max_steps:
@@ -209,7 +210,7 @@ def play(
         outcome=got.__dict__,
         expected=expected.__dict__,
         stop=stop,
-        error=error,  # type: ignore[arg-type]
+        error=error,
         latency_s=latency,
         prompt_tokens=ptok,
         completion_tokens=ctok,
@@ -225,17 +226,24 @@ def episode_id(instance_id: str, agent_model: str) -> str:
     return f"{instance_id}-organic-{re.sub(r'[^A-Za-z0-9._:-]+', '_', agent_model)}"
 
 
+def _label(e: Episode) -> Label:
+    """An episode's label: :func:`play` labels every episode it writes."""
+    if e.trajectory.label is None:
+        raise ValueError(f"episode {e.episode_id!r} has no label")
+    return e.trajectory.label
+
+
 def summarise(episodes: Iterable[Episode]) -> dict[str, Any]:
     """Counts for the organic table: faulty or wrong outcome, loud, silent, rule-visible types, habits."""
     eps = list(episodes)
-    labels = [e.trajectory.label for e in eps]
+    labels = [_label(e) for e in eps]
     return {
         "episodes": len(eps),
         "flagged_or_wrong_outcome": sum(lb.faulty for lb in labels),
         "wrong_outcome": sum(not lb.outcome_correct for lb in labels),
         "faulty_outcome_correct": sum(lb.faulty and lb.outcome_correct for lb in labels),
         "rule_visible_types": dict(Counter(lb.failure_type for lb in labels if lb.failure_type)),
-        "faulty_by_stratum": dict(Counter(e.stratum for e in eps if e.trajectory.label.faulty)),
+        "faulty_by_stratum": dict(Counter(e.stratum for e in eps if _label(e).faulty)),
         "escalate_calls": sum(s.call.tool == "escalate" for e in eps for s in e.trajectory.steps),
         "episodes_with_eligibility_check": sum(
             any(s.call.tool == "check_eligibility" for s in e.trajectory.steps) for e in eps

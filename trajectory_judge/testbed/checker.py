@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from trajectory_judge.models import FAILURE_TYPES, Trajectory
 
@@ -109,24 +110,8 @@ def check(traj: Trajectory) -> list[Violation]:
     refunded: set[str] = set()
     for s in traj.steps:
         tool, args, obs = s.call.tool, s.call.args, s.observation
-        for name in TRACED_ARGS.get(tool, ()):
-            if name in args and not pool.grounds(args[name]):
-                found.append(
-                    _violation(
-                        s.index,
-                        "R1_ungrounded_argument",
-                        f"{tool}.{name}={args[name]!r} appears neither in the goal nor in an earlier observation",
-                    )
-                )
         order_id = str(args.get("order_id", ""))
-        if tool == "check_eligibility" and order_id not in looked_up:
-            found.append(
-                _violation(
-                    s.index,
-                    "R2_eligibility_without_lookup",
-                    f"eligibility checked on {order_id!r} before looking the order up",
-                )
-            )
+        found.extend(_call_violations(s.index, tool, args, order_id, pool, looked_up))
         if tool == "issue_refund":
             found.extend(_refund_violations(s.index, args, order_id, verified, looked_up, authorised, refunded))
         if obs.ok:
@@ -142,6 +127,32 @@ def check(traj: Trajectory) -> list[Violation]:
                 refunded.add(order_id)
     found.extend(_ending_violations(traj))
     return sorted(found)
+
+
+def _call_violations(
+    index: int, tool: str, args: dict[str, Any], order_id: str, pool: _Pool, looked_up: dict[str, dict[str, Any]]
+) -> list[Violation]:
+    """What a call gets wrong by what it asks: arguments nothing seen so far grounds (R1), an eligibility
+    check on an order not looked up (R2)."""
+    out: list[Violation] = []
+    for name in TRACED_ARGS.get(tool, ()):
+        if name in args and not pool.grounds(args[name]):
+            out.append(
+                _violation(
+                    index,
+                    "R1_ungrounded_argument",
+                    f"{tool}.{name}={args[name]!r} appears neither in the goal nor in an earlier observation",
+                )
+            )
+    if tool == "check_eligibility" and order_id not in looked_up:
+        out.append(
+            _violation(
+                index,
+                "R2_eligibility_without_lookup",
+                f"eligibility checked on {order_id!r} before looking the order up",
+            )
+        )
+    return out
 
 
 def _refund_violations(

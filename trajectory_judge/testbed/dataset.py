@@ -90,8 +90,8 @@ def build_dataset(n: int = 400, seed: int = 7) -> list[Trajectory]:
 
 def cli_build_dataset(args: Any) -> int:
     """``trajectory-judge build-dataset --n N --seed S --out DIR``."""
-    from trajectory_judge.models import DataError, dumps
     from trajectory_judge.fileio import atomic_write_text
+    from trajectory_judge.models import DataError, dumps
     from trajectory_judge.provenance.outputs import guard_output, guard_referenced
 
     start = time.perf_counter()

@@ -7,9 +7,10 @@ payments API would not. Only the rule checker says that skipping the process was
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable
+from typing import Any
 
 from trajectory_judge.models import Observation
 
@@ -189,10 +190,7 @@ def generate_instances(n: int, seed: int = 7) -> list[Instance]:
         total = money(rng.uniform(*TOTAL_RANGE_EUR))
         window = rng.choice(WINDOWS_DAYS)
         fee = rng.choice(RESTOCKING_FEES_PCT) if stratum == "restocking" else 0.0
-        if stratum == "expired":
-            days = window + rng.randint(*EXPIRED_BY_DAYS)
-        else:
-            days = rng.randint(1, window)
+        days = window + rng.randint(*EXPIRED_BY_DAYS) if stratum == "expired" else rng.randint(1, window)
         owner = decoy.customer_id if stratum == "wrong_customer" else customer.customer_id
         status = "refunded" if stratum == "already_refunded" else "delivered"
         order = Order(f"ORD-{ORDER_ID_BASE + i}", owner, sku, total, days, status)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, text_value
 from trajectory_judge.analysis.report import Report
@@ -19,7 +18,7 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
         1 - claim_miss.low,
         claim_miss.method,
         claim_miss.n,
-        f"{round((1 - claim_miss.value) * claim_miss.n)} of {claim_miss.n} unsupported-claim faults missed",
+        f"{round((1 - claim_miss.value) * (claim_miss.n or 0))} of {claim_miss.n} unsupported-claim faults missed",
     )
     better = E.better_beyond_noise(rep, S, P.SELFCONS)
     return [

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.paired_detail import camera_ready
 from trajectory_judge.analysis.register.common import DP2, DP3, PCT, REPLY_WHY, paired_value, record, signed_text

@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate
 from trajectory_judge.analysis.report import Report
 
@@ -71,10 +70,10 @@ def cost_ratio(rep: Report, num: str, den: str) -> Estimate:
 def flagged_count(rep: Report, judge: str) -> int:
     """Trajectories a judge flagged."""
     jr = rep.judges[judge]
-    return round(
-        jr.metrics["recall"] * (jr.strata["silent"] + jr.strata["loud"])
-        + jr.metrics["false_alarm_rate"] * jr.strata["clean"]
-    )
+    recall, false_alarms = jr.metrics["recall"], jr.metrics["false_alarm_rate"]
+    if recall is None or false_alarms is None:
+        raise ValueError(f"{judge}: no recall or false-alarm rate to count its flags from")
+    return round(recall * (jr.strata["silent"] + jr.strata["loud"]) + false_alarms * jr.strata["clean"])
 
 
 def published_main(judge: str, m: str) -> float:

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.register.common import (
     DP2,
@@ -28,12 +27,12 @@ def results_claims(rep: Report, traj, verd) -> list[Claim]:
     """§6 and the captions of Table 3, Figure 2, Table 4 and Figure 3."""
     J = rep.judges
     noisy = E.excluding_zero(rep, S, SC)
-    cells8 = {
+    cells8: dict[str, Estimate] = {
         t: E.metric(
             rep,
             S8,
             f"recall:{t}",
-            f"{t.replace('_', ' ')}, {round(J[S8].per_type_recall[t] * 50)} of 50 faults flagged",
+            f"{t.replace('_', ' ')}, {round(float(J[S8].per_type_recall[t] or 0) * 50)} of 50 faults flagged",
         )
         for t in FAILURE_TYPES
     }

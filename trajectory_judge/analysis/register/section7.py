@@ -3,8 +3,7 @@ the quoted miss of §7.2 (:func:`quoted_miss`), which the audit also recomputes.
 
 from __future__ import annotations
 
-from trajectory_judge.analysis import estimates as E
-from trajectory_judge.analysis import published as P
+from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.register.common import (
     DP2,
@@ -139,7 +138,7 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
             "that recall is barely above the outcome judge's false-alarm rate, but above it",
             Stated.side("above", "above"),
             "its paired discrimination on unsupported-claim faults",
-            E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim"),
+            E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim"),  # type: ignore[union-attr]
         ),
         record(
             "section72_example_confidence",

@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from trajectory_judge.book.paths import DATA_ENV, PAPER_DATA_ENV, data_dir, notebooks_dir, paper_data_dir, repo_root
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
 from trajectory_judge.analysis.formatting import list_text
+from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
 
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""

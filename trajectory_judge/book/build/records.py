@@ -61,7 +61,7 @@ def set_chapter(name: str | None) -> None:
     _chapter = name
     if records_dir() is not None:  # during a build: the kernel's record, kept up to date with every read
         for sub in FRESH_EACH_RUN:
-            shutil.rmtree(records_dir() / sub, ignore_errors=True)  # type: ignore[operator]
+            shutil.rmtree(records_dir() / sub, ignore_errors=True)
         _write_kernel_record()
         on_read(_write_kernel_record)
 

@@ -24,9 +24,10 @@ import hashlib
 import os
 import pickle
 import sys
-from functools import lru_cache
+from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from trajectory_judge.book.build.records import note_shared
 from trajectory_judge.fileio import atomic_write_bytes, files_read, note_read
@@ -40,7 +41,7 @@ LIBRARIES = ("numpy", "pandas", "scipy", "pydantic")
 """Libraries whose version is part of every key."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def source_digest() -> str:
     """sha256 over the package's Python source (every ``trajectory_judge/**/*.py``, by relative path)."""
     root = Path(__file__).resolve().parents[1]
@@ -99,7 +100,7 @@ def cached(name: str, compute: Callable[[], T], *, args: Any, folders: Iterable[
         reads, value = pickle.loads(entry.read_bytes())
     except FileNotFoundError:
         pass
-    except Exception:  # a damaged entry: computed again below, and replaced whole
+    except Exception:  # noqa: BLE001 - a damaged entry (unpickling raises any kind): computed again below, replaced whole
         pass
     else:
         for path in reads:  # the files it read, recorded for this chapter's provenance as if read now

@@ -5,11 +5,10 @@ and the organic agent's settings.
 
 from __future__ import annotations
 
-import re
-
 import inspect
+import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,8 +30,8 @@ from trajectory_judge.testbed.checker import AMOUNT_TOLERANCE_EUR, GROUNDING_TOL
 from trajectory_judge.testbed.env import (
     DECOY_ID_BASE,
     ESCALATION_STRATA,
-    ORDER_ID_BASE,
     EXPIRED_BY_DAYS,
+    ORDER_ID_BASE,
     OUTCOME_TOLERANCE_EUR,
     RESTOCKING_FEES_PCT,
     SKU_POOL,

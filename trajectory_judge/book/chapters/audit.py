@@ -11,7 +11,8 @@ data settle an inconsistency of the text, said in ``why``), or *cannot be recomp
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -29,8 +30,8 @@ from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are r
     delta_distribution,
     seed_deltas,
     seed_reports,
+    seed_spread as compute_seed_spread,
 )
-from trajectory_judge.analysis.audit import seed_spread as compute_seed_spread
 from trajectory_judge.book.chapters.appendix import true_minus
 from trajectory_judge.book.chapters.setups import (  # noqa: F401  (re-exported: the audit chapter imports them from here)
     NOT_RECORDED,

@@ -4,16 +4,21 @@ detail, the hidden-input summary and the numbers the camera-ready abstract quote
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.paired_detail import CAMERA_READY_KEYS, DETAIL_GROUPS, CameraReady, camera_ready
-from trajectory_judge.analysis.paired_detail import paired_detail as compute_paired_detail
-from trajectory_judge.analysis.paired_detail import reply_unchanged_types  # noqa: F401  (re-exported for the chapter)
+from trajectory_judge.analysis.paired_detail import (
+    CAMERA_READY_KEYS,
+    DETAIL_GROUPS,
+    CameraReady,
+    camera_ready,
+    paired_detail as compute_paired_detail,
+    reply_unchanged_types,  # noqa: F401  (re-exported for the chapter)
+)
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
-from trajectory_judge.book.render.style import by_source, parse_judge_id
+from trajectory_judge.book.render.style import parse_judge_id
 from trajectory_judge.models import Trajectory, Verdict
 from trajectory_judge.provenance.computed import computes
 
@@ -223,7 +228,6 @@ def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
 
     keys = list(next(iter(numbers.values())))
     from trajectory_judge.book.chapters.appendix import true_minus
-
     from trajectory_judge.book.render.style import format_interval
 
     def text(x, count: bool) -> str:

@@ -4,8 +4,8 @@ recorded run used, per judge, and the compute the runs spent.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 

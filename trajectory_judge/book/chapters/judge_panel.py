@@ -5,7 +5,8 @@ found in the verdicts, the prompts' parts, and each judge's own decoding setting
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -208,7 +209,7 @@ def prompt_comparison_table(example: Any) -> pd.DataFrame:
     """Part by part: the paper's prompt (:data:`PAPER_PROMPT`, in our words) beside this edition's, whose
     column is read from the prompt code, rendering ``example`` where the part is the trajectory."""
     from trajectory_judge.judges.coerce import CONFIDENCE_MAX, CONFIDENCE_MIN
-    from trajectory_judge.judges.prompts import CONFIDENCE, ROLE, TAXONOMY, VIEW_INSTRUCTIONS
+    from trajectory_judge.judges.prompts import CONFIDENCE, ROLE, TAXONOMY
     from trajectory_judge.judges.schema import response_schema
     from trajectory_judge.testbed.procedure import PROCEDURE
 

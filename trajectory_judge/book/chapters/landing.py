@@ -9,7 +9,8 @@ claims register. Nothing here decides a verdict.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.report import Report

@@ -4,7 +4,7 @@ first violations, tools, endings and repeated calls of the episodes.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 

@@ -56,7 +56,7 @@ def _main_row(rep: Report, judge: str, columns: tuple[str, ...]) -> dict[str, An
         if m == "n":
             row[m] = jr.n
         elif m in ("step_exact_n", "s_per_traj"):
-            row[m] = None if _missing(jr.metrics[m]) else float(jr.metrics[m])  # type: ignore[arg-type]
+            row[m] = None if _missing(jr.metrics[m]) else float(jr.metrics[m])
         else:
             row[m] = _cell(rep, judge, m)
     return row
@@ -128,7 +128,7 @@ def above_baseline(rep: Report, whose: str) -> str:
     """A sentence: which of ``rep``'s judges (``whose``: "the paper's", "our") have an F1 above that of
     flagging everything, with their F1; when none does, the highest F1."""
     floor = next(b for b in rep.baselines if b.flags).metrics["f1"] or 0.0
-    f1 = {j: float(jr.metrics["f1"]) for j, jr in rep.judges.items() if not _missing(jr.metrics["f1"])}  # type: ignore[arg-type]
+    f1 = {j: float(jr.metrics["f1"]) for j, jr in rep.judges.items() if not _missing(jr.metrics["f1"])}
     above = [j for j, v in f1.items() if round(v, 3) > round(floor, 3)]
     n, k = len(f1), len(above)
     if n == 1:

@@ -4,8 +4,9 @@ behind both sets of verdicts, read from their run records."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,6 @@ from trajectory_judge.book.render.style import (
 )
 from trajectory_judge.models import ENSEMBLE_FAMILY, RULES_ID, JudgeSpec
 from trajectory_judge.provenance.computed import computes
-
 
 COMPARE_METRICS: tuple[str, ...] = (
     "f1",

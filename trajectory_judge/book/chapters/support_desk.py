@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -32,7 +32,7 @@ def instances_for(trajs: Sequence[Trajectory], seed: int) -> dict[str, Instance]
     The check is what ties the data to the seed: an instance regenerated with the wrong seed
     (or data from another generator) has a different goal text.
     """
-    n = 1 + max(int(_INDEX.search(t.instance_id).group(1)) for t in trajs)  # type: ignore[union-attr]
+    n = 1 + max(int(_INDEX.search(t.instance_id).group(1)) for t in trajs)
     by_id = {inst.instance_id: inst for inst in generate_instances(n, seed)}
     for t in trajs:
         inst = by_id.get(t.instance_id)

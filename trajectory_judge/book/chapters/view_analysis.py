@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -438,8 +439,8 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
 def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     """For the landing page: the fault–parent pairs with an identical outcome view that the outcome judges
     of ``TJ_DATA`` judged (this source's rows of :func:`hidden_fault_table`), and their paired zero."""
-    from trajectory_judge.book.render.claim_text import number_word
     from trajectory_judge.book.chapters.editions import ours_wording
+    from trajectory_judge.book.render.claim_text import number_word
 
     whose = "your" if ours_wording().own else "our"
     n, k = len(frame), int(frame["n_hidden"].sum()) if len(frame) else 0

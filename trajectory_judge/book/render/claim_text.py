@@ -8,14 +8,14 @@ paper's verdicts; each claim reads itself out with :meth:`ClaimText.sentence`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
 from trajectory_judge.analysis.claims import BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE, RULE, VERDICTS, Claim, Register
-from trajectory_judge.analysis.register import metric_estimate as metric
-from trajectory_judge.analysis.register import paper_register
+from trajectory_judge.analysis.register import metric_estimate as metric, paper_register
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
 from trajectory_judge.provenance.computed import computes
@@ -188,7 +188,7 @@ def edition_headline(rep: Report) -> str:
     if not pairs:
         return "This edition's data holds no outcome-only and step-rubric judge of the same model, so it has no counterpart of the headline"
     o, st = pairs[0]
-    f = lambda j, m: (lambda e: format_interval(e.value, e.low, e.high, e.method))(metric(rep, j, m))  # noqa: E731
+    f = lambda j, m: (lambda e: format_interval(e.value, e.low, e.high, e.method))(metric(rep, j, m))
     model = model_name(parse_judge_id(o).model or "")
     n_o, n_s = rep.judges[o].n, rep.judges[st].n
     scope = f"on all {n_o} trajectories" if n_o == n_s == rep.n_trajectories else f"on {n_o} and {n_s} trajectories"

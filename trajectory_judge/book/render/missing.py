@@ -8,8 +8,8 @@ once, in :func:`cannot_compute`'s one sentence, what could not be computed and w
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 HERE = "in this folder"
 """Where a reason applies: the folder the book is built on."""
@@ -35,7 +35,7 @@ class Quantity:
             raise ValueError("a Quantity holds either a value or the reason it is missing")
 
     @classmethod
-    def missing(cls, why: str) -> "Quantity":
+    def missing(cls, why: str) -> Quantity:
         """A quantity this folder cannot give, with the reason."""
         return cls(None, why=why)
 

@@ -9,8 +9,9 @@ table closes the book's pages.
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from importlib import metadata
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 

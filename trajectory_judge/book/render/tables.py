@@ -21,12 +21,22 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from trajectory_judge.book.build.provenance_lines import record_table
-from trajectory_judge.book.render.style import COUNT_KEYS, DECIMALS, LABELS, MARKS, MISSING, format_number, label, marks_in
+from trajectory_judge.book.render.style import (
+    COUNT_KEYS,
+    DECIMALS,
+    LABELS,
+    MARKS,
+    MISSING,
+    format_number,
+    label,
+    marks_in,
+)
 
 HEAD_ROWS = 12
 """A table longer than this shows its first rows and puts the rest in a dropdown (by default)."""
