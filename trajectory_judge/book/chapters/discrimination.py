@@ -18,7 +18,7 @@ from trajectory_judge.analysis.paired_detail import (
     reply_unchanged_types,  # noqa: F401  (re-exported for the chapter)
 )
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
-from trajectory_judge.book.render.style import parse_judge_id
+from trajectory_judge.book.render.style import by_source, parse_judge_id  # noqa: F401 - by_source: re-exported for the chapter
 from trajectory_judge.models import Trajectory, Verdict
 from trajectory_judge.provenance.computed import computes
 
