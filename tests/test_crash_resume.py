@@ -94,7 +94,8 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     assert p.returncode == 0, err
     written, skipped = map(int, out.split()[1:3])
     assert written + skipped == len(planned)
-    assert "repaired a torn last line" in stderrs[2]  # the planted tear, repaired by the next resume
+    assert "moved a torn last line" in stderrs[2]  # the planted tear, set aside by the next resume
+    assert path.with_name("verdicts.jsonl.torn-1").read_bytes() == b'{"trajectory_id":"t-0039","judge_id":"mock-st'
 
     raw = path.read_bytes()
     assert raw.endswith(b"\n")

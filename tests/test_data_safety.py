@@ -353,11 +353,13 @@ def test_the_release_projection_refuses_to_write_onto_the_release_it_reads(relea
 
 
 # --- class 3: one writer per data directory ----------------------------------------------------------
+# the template folder is pinned by its SHA256SUMS: these writers are told to write into it all the same
 def _run_argv(data: Path, url: str, *extra: str) -> list[str]:
     return [
         "run",
         "--data",
         str(data),
+        "--force",
         "--judges",
         "step",
         "--backend",
@@ -380,6 +382,7 @@ def _agent_argv(data: Path, url: str, *extra: str) -> list[str]:
         "agent",
         "--data",
         str(data),
+        "--force",
         "--episodes",
         "2",
         "--backend",
@@ -498,12 +501,13 @@ def test_a_signal_against_a_hung_server_stops_within_seconds_and_records_the_run
 
 
 # --- class 5: runs.jsonl stays whole --------------------------------------------------------------
-def test_a_torn_last_run_record_is_repaired_before_the_next_is_appended(tmp_path, capsys):
+def test_a_torn_last_run_record_is_set_aside_before_the_next_is_appended(tmp_path, capsys):
     runs = tmp_path / "runs.jsonl"
     runs.write_text('{"a": 1}\n{"b": 2, "tor')
     store.append_run_record(tmp_path, {"c": 3})
     assert [json.loads(x) for x in runs.read_text().splitlines()] == [{"a": 1}, {"c": 3}]
-    assert "repaired a torn last line" in capsys.readouterr().err
+    assert (tmp_path / "runs.jsonl.torn-1").read_bytes() == b'{"b": 2, "tor'
+    assert f"to {tmp_path / 'runs.jsonl.torn-1'}" in capsys.readouterr().err
 
 
 def test_a_run_record_that_does_not_fit_leaves_runs_jsonl_byte_identical(tmp_path, monkeypatch):

@@ -147,13 +147,18 @@ def test_forget_refuses_while_a_run_writes_the_folder(folder, dataset, capsys):
     assert (folder / "verdicts.jsonl").read_text() == before
 
 
-def test_forget_in_a_pinned_folder_says_once_how_to_pin_what_is_left(folder, dataset, capsys):
+def test_forget_in_a_pinned_folder_is_refused_without_force_and_says_once_how_to_repin_with_it(folder, dataset, capsys):
     _plant(folder, dataset, [_v(t, "mine") for t in dataset[:2]])
     assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 0
     assert "SHA256SUMS" not in capsys.readouterr().err  # no manifest, no note
     (folder / "SHA256SUMS").write_text("")
     _plant(folder, dataset, [_v(t, "mine") for t in dataset[:2]])
-    assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 0
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pinned by" in err and "--force" in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # nothing written
+    assert main(["forget", "--data", str(folder), "--judge", "mine", "--force"]) == 0
     err = capsys.readouterr().err
-    assert err.count("SHA256SUMS pins this folder's files") == 1
-    assert f"`trajectory-judge manifest --data {folder}` pins what is left" in err
+    assert err.count("no longer pins") == 1 and "verdicts.jsonl" in err
+    assert f"`trajectory-judge manifest --data {folder}`" in err

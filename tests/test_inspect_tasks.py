@@ -23,11 +23,11 @@ from inspect_ai import eval as inspect_eval
 
 from trajectory_judge.backends.strict import strict_violations
 from trajectory_judge.cli import main
-from trajectory_judge.inspect_tasks import outcome_judge, selfcons_judge, step_judge
+from trajectory_judge.inspect_tasks import outcome_judge, reply_judge, selfcons_judge, step_judge
 from trajectory_judge.inspect_tasks.samples import load_dataset, response_format
 from trajectory_judge.judges.prompts import build_prompt
 from trajectory_judge.judges.schema import response_schema
-from trajectory_judge.models import FAILURE_TYPES, Label, load_trajectories, load_verdicts
+from trajectory_judge.models import FAILURE_TYPES, DataError, Label, load_trajectories, load_verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "openai-api/fake/m"
@@ -206,3 +206,51 @@ def test_a_selfcons_log_without_its_sampling_temperature_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "trajectory_judge.temperature" in err
     assert not (folder / "verdicts.jsonl").exists()
+
+
+# --- a task names its folder, and leaves a pinned one alone ------------------------------------------
+@pytest.fixture
+def pinned(folder):
+    assert main(["manifest", "--data", str(folder)]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("make", [outcome_judge, step_judge, reply_judge, selfcons_judge], ids=lambda f: f.__name__)
+def test_a_task_without_a_folder_or_on_a_pinned_one_refuses_in_one_line_naming_force(make, pinned):
+    with pytest.raises(DataError, match=r"^-T data=DIR is required: ") as exc:
+        make(limit=4)
+    assert "\n" not in str(exc.value)
+    with pytest.raises(DataError, match=r"is pinned by .*SHA256SUMS.*no model was called.*-T force=true") as exc:
+        make(data=str(pinned), limit=4)
+    assert "\n" not in str(exc.value)
+    for force in (True, "true"):  # -T force=true reaches the task as a boolean or as text
+        assert make(data=str(pinned), limit=4, force=force).metadata["trajectory_judge"]["data"] == str(pinned)
+
+
+def test_inspect_eval_of_a_pinned_folder_calls_no_model_and_writes_no_log(pinned, server, tmp_path):
+    before = {p.name: p.read_bytes() for p in pinned.iterdir()}
+    with pytest.raises(DataError, match="-T force=true"):
+        inspect_eval(
+            "trajectory_judge/step_judge",
+            model=MODEL,
+            task_args={"data": str(pinned), "limit": 4},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert not (tmp_path / "logs").exists() and not server.requests
+    assert {p.name: p.read_bytes() for p in pinned.iterdir()} == before
+
+
+def test_import_into_a_pinned_folder_needs_force_and_then_says_how_to_repin(folder, server, tmp_path, capsys):
+    logs = run_eval([step_judge(data=str(folder), limit=8)], tmp_path / "logs")
+    assert main(["manifest", "--data", str(folder)]) == 0
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    capsys.readouterr()
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is pinned by" in err and "--force" in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # no verdicts, no record, no lock file
+    assert main(["import-inspect", *logs, "--data", str(folder), "--force"]) == 0
+    err = capsys.readouterr().err
+    assert "8 written" in err and "no longer pins verdicts.jsonl, runs.jsonl" in err
+    assert f"`trajectory-judge manifest --data {folder}`" in err

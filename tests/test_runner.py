@@ -50,26 +50,59 @@ def test_verdicts_visited_trajectory_by_trajectory(tmp_path):
     ]
 
 
-def test_torn_last_line_is_repaired_on_resume(tmp_path, capsys):
+def test_a_torn_last_line_is_set_aside_beside_the_verdicts_with_its_bytes_intact(tmp_path, capsys):
     out = tmp_path / "verdicts.jsonl"
     judge = LLMJudge("step", ScriptedClient(response()), "m")
     runner.run_judges(trajs(2), [judge], out, progress=False)
     whole = out.read_bytes()
-    out.write_bytes(whole + whole.splitlines(keepends=True)[0][:37])  # a crash mid-write
+    torn = whole.splitlines(keepends=True)[0][:37]
+    out.write_bytes(whole + torn)  # a crash mid-write
     r = runner.run_judges(trajs(3), [judge], out, progress=False)
-    assert "repaired a torn last line" in capsys.readouterr().err and r.repaired
+    aside = tmp_path / "verdicts.jsonl.torn-1"
+    assert aside.read_bytes() == torn
+    assert f"moved a torn last line (not JSON: a crash mid-write), 37 bytes without a newline, to {aside}" in r.repaired
+    assert r.repaired in capsys.readouterr().err
     assert r.written == 1 and r.skipped == 2
+    assert out.read_bytes().startswith(whole)
     assert [v.trajectory_id for v in parse_jsonl(out, Verdict)] == ["t-0000", "t-0001", "t-0002"]
 
 
-def test_complete_last_line_without_newline_is_kept(tmp_path):
+def test_a_second_tear_goes_to_a_new_file_and_the_first_is_kept(tmp_path):
     out = tmp_path / "verdicts.jsonl"
     judge = LLMJudge("step", ScriptedClient(response()), "m")
     runner.run_judges(trajs(1), [judge], out, progress=False)
-    out.write_bytes(out.read_bytes().rstrip(b"\n"))
+    for n, torn in enumerate((b'{"trajectory_id": "t-00', b'{"traj'), start=1):
+        out.write_bytes(out.read_bytes() + torn)
+        r = runner.run_judges(trajs(1), [judge], out, progress=False)
+        assert str(tmp_path / f"verdicts.jsonl.torn-{n}") in r.repaired
+    assert (tmp_path / "verdicts.jsonl.torn-1").read_bytes() == b'{"trajectory_id": "t-00'
+    assert (tmp_path / "verdicts.jsonl.torn-2").read_bytes() == b'{"traj'
+
+
+def test_a_foreign_last_line_is_set_aside_not_deleted(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    judge = LLMJudge("step", ScriptedClient(response()), "m")
+    runner.run_judges(trajs(1), [judge], out, progress=False)
+    whole = out.read_bytes()
+    foreign = b'{"episode_id": "ep-1", "note": "a line from another file"}'
+    out.write_bytes(whole + foreign)
+    r = runner.run_judges(trajs(2), [judge], out, progress=False)
+    assert (tmp_path / "verdicts.jsonl.foreign-1").read_bytes() == foreign
+    assert "a last line that is not a Verdict" in r.repaired
+    assert out.read_bytes().startswith(whole) and len(parse_jsonl(out, Verdict)) == 2
+
+
+def test_a_complete_last_line_without_its_newline_is_kept_and_the_newline_added(tmp_path):
+    out = tmp_path / "verdicts.jsonl"
+    judge = LLMJudge("step", ScriptedClient(response()), "m")
+    runner.run_judges(trajs(1), [judge], out, progress=False)
+    whole = out.read_bytes()
+    out.write_bytes(whole.rstrip(b"\n"))
     r = runner.run_judges(trajs(2), [judge], out, progress=False)
     assert "added it" in r.repaired and (r.written, r.skipped) == (1, 1)
+    assert out.read_bytes().startswith(whole)  # the line is there byte for byte, with its newline
     assert len(parse_jsonl(out, Verdict)) == 2
+    assert not list(tmp_path.glob("verdicts.jsonl.*"))  # nothing was set aside
 
 
 def test_transport_faults_are_never_verdicts(tmp_path):
@@ -503,10 +536,12 @@ def test_cli_api_key_env_given_the_key_itself_does_not_print_it(tmp_path, capsys
     assert "not the key itself" in err and "sk-live-123abc" not in err
 
 
-def test_a_run_into_a_folder_with_a_manifest_says_how_to_pin_the_new_verdicts(tmp_path, monkeypatch, capsys):
+def test_a_forced_run_into_a_pinned_folder_says_which_pins_broke_and_how_to_refresh_them(tmp_path, monkeypatch, capsys):
     (tmp_path / "SHA256SUMS").write_text("")
-    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
-    assert f"`trajectory-judge manifest --data {tmp_path}` pins the new verdicts" in capsys.readouterr().err
+    assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1", "--force"]) == 0
+    err = capsys.readouterr().err
+    assert "verdicts.jsonl, runs.jsonl as they are now" in err and f"{tmp_path / 'SHA256SUMS'} no longer pins " in err
+    assert f"`trajectory-judge manifest --data {tmp_path}`" in err
 
 
 class _Terminal(__import__("io").StringIO):

@@ -47,11 +47,12 @@ def _build_dataset(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("build-dataset", help="generate the labelled trajectories")
     p.add_argument("--n", type=A.multiple_of_8, default=400, help="number of trajectories (default 400)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="generation seed (default 7)")
-    p.add_argument("--out", default="data/", help="output directory (default data/)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (required)")
     p.add_argument(
         "--force",
         action="store_true",
-        help="replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes",
+        help="replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes, "
+        "or SHA256SUMS pins other bytes (then re-pin it with `trajectory-judge manifest`)",
     )
     p.set_defaults(func=lambda a: __import__("trajectory_judge.testbed.dataset", fromlist=["x"]).cli_build_dataset(a))
 
@@ -184,7 +185,17 @@ def _import_inspect(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "logs", nargs="+", metavar="LOG", help="eval logs (.eval or .json) of trajectory_judge's inspect tasks"
     )
-    p.add_argument("--data", default="data/", help="directory with trajectories.jsonl; verdicts are appended there")
+    p.add_argument(
+        "--data",
+        default=None,
+        metavar="DIR",
+        help="folder with trajectories.jsonl; verdicts and run records are appended there (required)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --data even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
+    )
     p.add_argument(
         "--judge-model-name",
         type=A.model_name,
@@ -207,8 +218,13 @@ def _cli_import_inspect(args: argparse.Namespace) -> int:
 # --- forget ---------------------------------------------------------------------------
 def _forget(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("forget", help="remove a judge's verdicts from a data directory (kept in forgotten.jsonl)")
-    p.add_argument("--data", required=True, help="data directory holding verdicts.jsonl")
+    p.add_argument("--data", required=True, metavar="DIR", help="data folder holding verdicts.jsonl")
     p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge whose verdicts to remove")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="forget even if SHA256SUMS pins --data (then re-pin it with `trajectory-judge manifest`)",
+    )
     p.add_argument(
         "--trajectories",
         default=None,

@@ -47,10 +47,11 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make the entries of ``directory`` (a new or renamed file) durable, where the platform allows it."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:  # pragma: no cover - a platform without directory fds

@@ -42,7 +42,7 @@ from trajectory_judge.models import (
     check_verdict_step,
     load_trajectories,
 )
-from trajectory_judge.provenance.manifest import stale_manifest_note
+from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.store import (
     MEMBERS,
@@ -316,17 +316,26 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
 
 
 def cli_import_inspect(args: Any) -> int:
-    """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr."""
-    for path in args.logs:
-        r = import_log(path, args.data, judge_model_name=args.judge_model_name)
-        errored = (
-            f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)" if r.errored else ""
-        )
-        print(
-            f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
-            f"{r.unparseable} unparseable{errored}",
-            file=sys.stderr,
-        )
-    if note := stale_manifest_note(args.data, "the imported verdicts"):
-        print(note, file=sys.stderr)
+    """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr.
+
+    ``--data`` is required, and a folder pinned by ``SHA256SUMS`` is refused without ``--force``
+    (:func:`~trajectory_judge.provenance.pins.writable_folder`), before anything is written.
+    """
+    data = writable_folder(args.data, what="verdicts and run records", force=args.force)
+    try:
+        for path in args.logs:
+            r = import_log(path, data, judge_model_name=args.judge_model_name)
+            errored = (
+                f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)"
+                if r.errored
+                else ""
+            )
+            print(
+                f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
+                f"{r.unparseable} unparseable{errored}",
+                file=sys.stderr,
+            )
+    finally:
+        if note := broken_pins_note(data):
+            print(note, file=sys.stderr)
     return 0

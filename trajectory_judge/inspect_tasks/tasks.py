@@ -1,18 +1,23 @@
 """inspect_ai tasks: one per view, and the self-consistency ensemble.
 
-Each task judges the trajectories of a data folder (``data``, default ``data/``), or the stratified
+Each task judges the trajectories of a data folder (``-T data=DIR``, required), or the stratified
 prefix of ``limit`` of them (the dataset's order makes every prefix a quarter clean and the six
 fault types in equal parts; inspect's own ``--limit`` takes the same prefix). Decoding defaults are
 those of ``trajectory-judge run``: greedy, seed 7, 512 output tokens; the ensemble samples the step
 prompt at temperature 0.7, one epoch per seed (7, 8, 9), and reduces the epochs by strict majority.
 
-    inspect eval trajectory_judge/step_judge --model openai/gpt-4o-mini -T limit=40
+    inspect eval trajectory_judge/step_judge --model openai/gpt-4o-mini -T data=mine/ -T limit=40
     trajectory-judge import-inspect logs/*.eval --data mine/
+
+Its log's verdicts are imported into the folder it judged, so a task refuses, as it is created
+(before inspect calls a model or writes a log), to judge a folder pinned by ``SHA256SUMS`` that
+``import-inspect`` would refuse to write into, unless ``-T force=true``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig
@@ -22,13 +27,47 @@ from trajectory_judge.inspect_tasks.samples import load_dataset, response_format
 from trajectory_judge.inspect_tasks.scoring import majority, verdict_scorer
 from trajectory_judge.judges.llm import DEFAULT_SEED, DEFAULT_TEMPERATURE
 from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
+from trajectory_judge.models import DataError
+from trajectory_judge.provenance.manifest import MANIFEST
+from trajectory_judge.provenance.pins import is_pinned
+
+OWN = "judge a folder of your own (`trajectory-judge build-dataset --out mine/`, then -T data=mine/)"
+"""Where a task's refusal points: the same 400 trajectories in an unpinned folder."""
 
 MAX_TOKENS = 512
 """The output budget per answer (``trajectory-judge run --max-tokens``'s default)."""
 
 
-def view_task(view: str, data: str, limit: int | None) -> Task:
+def task_folder(data: str | None, force: bool = False) -> str:
+    """The folder a task judges: ``data``, which is required, and not pinned by ``SHA256SUMS`` unless ``force``.
+
+    Its verdicts are imported there (``import-inspect --data``), so a pinned folder is refused now,
+    before a model is called, in one line naming ``-T force=true``.
+    """
+    if data is None or not str(data).strip():
+        raise DataError(
+            "-T data=DIR is required: it names the folder whose trajectories this task judges, and into which "
+            f"`trajectory-judge import-inspect --data DIR` imports its log (no folder is judged by default); {OWN}"
+        )
+    if is_pinned(data) and not _truthy(force):
+        raise DataError(
+            f"{data} is pinned by {Path(data) / MANIFEST}, which report and the book verify: importing this task's "
+            f"verdicts there would break its checksums, so the task was not created and no model was called; "
+            f"{OWN}, or pass -T force=true to judge {data} anyway"
+        )
+    return str(data)
+
+
+def _truthy(value: object) -> bool:
+    """A task argument as a boolean (``-T force=true`` may arrive as text)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def view_task(view: str, data: str | None, limit: int | None, force: bool = False) -> Task:
     """The single-pass judge of ``view``: one greedy answer per trajectory under the view's schema."""
+    data = task_folder(data, force)
     return Task(
         dataset=load_dataset(view, data, limit),
         solver=generate(),
@@ -44,36 +83,39 @@ def view_task(view: str, data: str, limit: int | None) -> Task:
 
 
 @task
-def outcome_judge(data: str = "data/", limit: int | None = None) -> Task:
+def outcome_judge(data: str | None = None, limit: int | None = None, force: bool = False) -> Task:
     """The outcome view: the goal and the final answer only.
 
     Args:
-        data: folder holding ``trajectories.jsonl``.
+        data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
+        force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
     """
-    return view_task("outcome", data, limit)
+    return view_task("outcome", data, limit, force)
 
 
 @task
-def step_judge(data: str = "data/", limit: int | None = None) -> Task:
+def step_judge(data: str | None = None, limit: int | None = None, force: bool = False) -> Task:
     """The step view: every thought, call and observation, held against the procedure.
 
     Args:
-        data: folder holding ``trajectories.jsonl``.
+        data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
+        force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
     """
-    return view_task("step", data, limit)
+    return view_task("step", data, limit, force)
 
 
 @task
-def reply_judge(data: str = "data/", limit: int | None = None) -> Task:
+def reply_judge(data: str | None = None, limit: int | None = None, force: bool = False) -> Task:
     """The reply view: the full trajectory, asked only whether the reply is backed by the observations.
 
     Args:
-        data: folder holding ``trajectories.jsonl``.
+        data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
+        force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
     """
-    return view_task("reply", data, limit)
+    return view_task("reply", data, limit, force)
 
 
 @solver
@@ -90,16 +132,22 @@ def seeded_sample(temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS
 
 @task
 def selfcons_judge(
-    data: str = "data/", limit: int | None = None, temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS
+    data: str | None = None,
+    limit: int | None = None,
+    temperature: float = TEMPERATURE,
+    seeds: Sequence[int] = SEEDS,
+    force: bool = False,
 ) -> Task:
     """Self-consistency: the step prompt sampled once per seed, reduced by strict majority.
 
     Args:
-        data: folder holding ``trajectories.jsonl``.
+        data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
         temperature: sampling temperature of every member (default 0.7).
         seeds: one member per seed, an odd number of them (default 7, 8, 9).
+        force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
     """
+    data = task_folder(data, force)
     seeds = tuple(int(s) for s in seeds)
     if len(seeds) % 2 == 0:
         raise ValueError(f"need an odd number of seeds for a strict majority, got {len(seeds)}")

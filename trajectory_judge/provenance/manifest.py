@@ -133,15 +133,3 @@ def cli_manifest(args: Any) -> int:
     path = write_manifest(args.data)
     print(f"wrote {path}", file=sys.stderr)
     return 0
-
-
-def stale_manifest_note(data: Path | str, what: str) -> str | None:
-    """The one-line note a command that changed ``data`` prints when the folder has a manifest
-    (``what`` names the changed files, e.g. ``the new verdicts``); None without one."""
-    d = Path(data)
-    if not (d / MANIFEST).exists():
-        return None
-    return (
-        f"trajectory-judge: note: {d / MANIFEST} pins this folder's files and report verifies it; "
-        f"`trajectory-judge manifest --data {d}` pins {what}"
-    )

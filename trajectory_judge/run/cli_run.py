@@ -16,7 +16,7 @@ from typing import Any
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS, load_trajectories
-from trajectory_judge.provenance.manifest import stale_manifest_note
+from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.progress import say
 from trajectory_judge.run.runner import RunResult, run_judges
@@ -41,8 +41,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge run``."""
     p.add_argument(
         "--data",
-        default="data/",
-        help="directory with trajectories.jsonl; verdicts.jsonl and runs.jsonl are appended there",
+        default=None,
+        metavar="DIR",
+        help="folder with trajectories.jsonl; verdicts.jsonl and runs.jsonl are appended there (required)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --data even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
     )
     p.add_argument(
         "--judges",
@@ -221,10 +227,11 @@ def cli_run(args: argparse.Namespace) -> int:
 
     Exit 0; 75 (EX_TEMPFAIL) when the server kept failing or rate-limiting past ``--retries`` or
     ``--retry-budget`` (rerun later to resume); 1 on another client failure or a full disk; 2 if
-    another process writes the directory; 130 after Ctrl-C and 143 after SIGTERM (the run record
-    is appended either way).
+    another process writes the directory, or ``--data`` is missing or pinned by ``SHA256SUMS``
+    without ``--force`` (then nothing is written); 130 after Ctrl-C and 143 after SIGTERM (the run
+    record is appended either way).
     """
-    data = Path(args.data)
+    data = writable_folder(args.data, what="verdicts and a run record", force=args.force)
     trajs = load_trajectories(data / TRAJECTORIES)
     known = [t.trajectory_id for t in trajs]  # a verdict on the disk naming any other is refused
     if args.limit is not None:
@@ -245,6 +252,8 @@ def cli_run(args: argparse.Namespace) -> int:
         return exit_code(exc)
     finally:
         client.close()
+        if note := broken_pins_note(data):  # only after --force: say which pins this run broke
+            print(note, file=sys.stderr)
 
 
 def _judge_and_record(
@@ -314,8 +323,6 @@ def _judge_and_record(
     if code == 0:
         slowed = client.gate.summary() if hasattr(client, "gate") else None
         print(summary_line(result) + (f"; {slowed}" if slowed else ""), file=sys.stderr)
-    if result.written and (note := stale_manifest_note(data, "the new verdicts")):
-        print(note + " (or judge in a folder of your own: build-dataset --out DIR)", file=sys.stderr)
     return code
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, JudgeSpec, read_text
-from trajectory_judge.provenance.manifest import stale_manifest_note
+from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run.store import MEMBERS, VERDICTS, append_line, data_dir_lock
 
 FORGOTTEN = "forgotten.jsonl"
@@ -124,19 +124,23 @@ def _nothing(vpath: Path, judge_id: str, scope: set[str] | None) -> str:
 
 
 def cli_forget(args: argparse.Namespace) -> int:
-    """``trajectory-judge forget --data DIR --judge ID [--trajectories ID,...]``."""
+    """``trajectory-judge forget --data DIR --judge ID [--trajectories ID,...] [--force]``.
+
+    A folder pinned by ``SHA256SUMS`` is refused without ``--force``, before anything is written.
+    """
+    data = writable_folder(args.data, what="a shorter verdicts.jsonl", force=getattr(args, "force", False))
     scope = None
     if args.trajectories is not None:
         scope = [t.strip() for t in args.trajectories.split(",") if t.strip()]
         if not scope:
             raise ValueError("--trajectories: give one or more trajectory ids, separated by commas")
-    r = forget_verdicts(args.data, args.judge, scope)
+    r = forget_verdicts(data, args.judge, scope)
     members = f" and {r.members} member verdict{'s' if r.members != 1 else ''}" if r.members else ""
     print(
         f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members} of {args.judge!r}; "
         f"the lines are kept in {r.backup}; `trajectory-judge run` judges them again",
         file=sys.stderr,
     )
-    if note := stale_manifest_note(args.data, "what is left"):
+    if note := broken_pins_note(data):
         print(note, file=sys.stderr)
     return 0

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trajectory_judge.backends.clients import ModelClient
-from trajectory_judge.models import Episode, dumps, parse_jsonl
+from trajectory_judge.models import DataError, Episode, dumps, parse_jsonl
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.testbed.agent import AGENT_SEED, AGENT_TEMPERATURE, ORGANIC, play, summarise
@@ -73,7 +73,17 @@ def run_episodes(
 
 def add_agent_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge agent``."""
-    p.add_argument("--data", default="data/", help="output directory: organic.jsonl and runs.jsonl (default data/)")
+    p.add_argument(
+        "--data",
+        default=None,
+        metavar="DIR",
+        help="output folder: organic.jsonl and runs.jsonl are appended there, and it is created if need be (required)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --data even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
+    )
     p.add_argument(
         "--episodes", type=A.positive_int, default=60, help="number of episodes, the first N instances (default 60)"
     )
@@ -98,14 +108,18 @@ def cli_agent(args: argparse.Namespace) -> int:
     """``trajectory-judge agent``: play organic episodes, append them, print the summary.
 
     Exit codes as for ``run``: 1 on a client failure or a full disk, 2 if another process writes
-    the directory, 130 after Ctrl-C, 143 after SIGTERM; the run record is appended either way.
+    the directory or ``--data`` is missing or pinned without ``--force`` (then nothing is written),
+    130 after Ctrl-C, 143 after SIGTERM; the run record is appended either way.
     """
+    from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
     from trajectory_judge.run.cli_run import make_client
     from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
     from trajectory_judge.run.store import data_dir_lock
 
     args.concurrency = 1
-    data = Path(args.data)
+    data = writable_folder(args.data, what="episodes and a run record", force=args.force)
+    if data.exists() and not data.is_dir():
+        raise DataError(f"{data}: --data names a folder, and {data} is a file; nothing was written")
     data.mkdir(parents=True, exist_ok=True)
     name = args.agent_model_name or args.model
     client = make_client(args)
@@ -117,6 +131,8 @@ def cli_agent(args: argparse.Namespace) -> int:
         return exit_code(exc)
     finally:
         client.close()
+        if note := broken_pins_note(data):
+            print(note, file=sys.stderr)
     if code == 0:
         keys = {(i.instance_id, name) for i in generate_instances(args.episodes, args.instance_seed)}
         eps = parse_jsonl(data / ORGANIC, Episode)

@@ -4,7 +4,8 @@
   ``(trajectory_id, judge_id)``. A rerun skips every key already on disk, so an interrupted run
   is resumed by running the same command again.
 - A crash mid-write can leave a torn last line (no newline, not parseable). On resume it is
-  detected, reported and truncated away; every complete line before it is kept.
+  detected, reported and moved to a file beside the verdicts (``verdicts.jsonl.torn-1``, named in
+  the message; never deleted); every complete line before it is kept.
 - ``--limit N`` judges the first N trajectories only. The dataset's order is a deterministic
   shuffle under which any prefix is a stratified sample, so raising the limit in rounds keeps
   partial data balanced.

@@ -2,8 +2,9 @@
 
 - Verdicts are appended one JSON line at a time, each flushed and fsynced, keyed by
   ``(trajectory_id, judge_id)``; :func:`keys_on_disk` tells a rerun what to skip.
-- A crash mid-write can leave a torn last line; :func:`repair_torn_tail` truncates it away
-  and keeps every complete line before it.
+- A crash mid-write can leave a torn last line; :func:`repair_torn_tail` moves it to a file
+  beside it (``verdicts.jsonl.torn-1``; never deleted) and keeps every complete line before it;
+  a complete record that only lacks its newline is kept, the newline added.
 - Every invocation of ``run`` or ``agent`` appends one metadata record to ``runs.jsonl``
   (whose torn last line is repaired the same way).
 - One writer at a time: ``run`` and ``agent`` hold :func:`data_dir_lock` (an ``flock`` on
@@ -27,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.fileio import atomic_write_text, fsync_dir
 from trajectory_judge.models import DataError, Verdict, dumps, parse_jsonl
 
 TRAJECTORIES = "trajectories.jsonl"
@@ -94,11 +95,74 @@ def append_line(fd: int, data: bytes) -> None:
 
 
 # --- the verdict file ------------------------------------------------------------------
+def set_aside_path(path: str | Path, kind: str) -> Path:
+    """The first free ``NAME.KIND-N`` beside ``path`` (N = 1, 2, ...): where a repaired last line's bytes go."""
+    path = Path(path)
+    n = 1
+    while (aside := path.with_name(f"{path.name}.{kind}-{n}")).exists():
+        n += 1
+    return aside
+
+
+def _set_aside(path: Path, tail: bytes, kind: str) -> Path:
+    """Write ``tail`` to a new file beside ``path`` (created exclusively, fsynced); return it."""
+    while True:
+        aside = set_aside_path(path, kind)
+        try:
+            fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:  # pragma: no cover - another process took the name first
+            continue
+    try:
+        append_line(fd, tail)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        aside.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return aside
+
+
+def _last_line_start(fh: Any, size: int) -> int:
+    """The offset at which the last line of the open file ``fh`` (``size`` bytes) starts."""
+    pos, chunk = size, 1 << 16
+    while pos > 0:
+        lo = max(0, pos - chunk)
+        fh.seek(lo)
+        i = fh.read(pos - lo).rfind(b"\n")
+        if i >= 0:
+            return lo + i + 1
+        pos = lo
+    return 0
+
+
+def _what_tail_is(tail: bytes, model: type[BaseModel] | None) -> str:
+    """``record`` (a complete record of the file), ``foreign`` (complete JSON, not one) or ``torn`` (not JSON)."""
+    try:
+        obj = json.loads(tail)
+    except ValueError:
+        return "torn"
+    try:
+        if model is None:
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
+        else:
+            model.model_validate_json(tail)
+    except ValueError:
+        return "foreign"
+    return "record"
+
+
 def repair_torn_tail(path: str | Path, model: type[BaseModel] | None = Verdict) -> str | None:
     """Make ``path`` end with a complete line; return a message if something was repaired.
 
-    A last line without a newline is either a complete record (a newline is added) or torn
-    by a crash mid-write (it is truncated away). ``model=None`` accepts any JSON object.
+    A last line without its newline that is a complete record (a ``model``; ``None`` accepts any
+    JSON object) is kept, and its newline added. Any other unterminated last line, torn by a crash
+    mid-write (not JSON: ``torn``) or not a record of this file (``foreign``), is moved to a new file
+    beside it, ``NAME.torn-N`` or ``NAME.foreign-N``, byte for byte: copied there and fsynced first,
+    then cut off, so a crash in between leaves the bytes in both files, never in neither. The
+    message names that file. Every complete line before it is kept.
     """
     path = Path(path)
     if not path.exists() or path.stat().st_size == 0:
@@ -106,38 +170,31 @@ def repair_torn_tail(path: str | Path, model: type[BaseModel] | None = Verdict) 
     with open(path, "rb+") as fh:
         fh.seek(0, os.SEEK_END)
         size = fh.tell()
-        fh.seek(max(0, size - 1))
+        fh.seek(size - 1)
         if fh.read(1) == b"\n":
             return None
-        # find the start of the last line
-        pos, chunk = size, 1 << 16
-        start = 0
-        while pos > 0:
-            lo = max(0, pos - chunk)
-            fh.seek(lo)
-            buf = fh.read(pos - lo)
-            i = buf.rfind(b"\n")
-            if i >= 0:
-                start = lo + i + 1
-                break
-            pos = lo
+        start = _last_line_start(fh, size)
         fh.seek(start)
         tail = fh.read()
-        try:
-            if model is None:
-                if not isinstance(json.loads(tail), dict):
-                    raise ValueError("not a JSON object")
-            else:
-                model.model_validate_json(tail)
-        except ValueError:
-            fh.truncate(start)
+        kind = _what_tail_is(tail, model)
+        if kind == "record":
+            fh.write(b"\n")
             fh.flush()
             os.fsync(fh.fileno())
-            return f"{path}: repaired a torn last line ({len(tail)} bytes, a crash mid-write) by truncating it"
-        fh.write(b"\n")
+            return f"{path}: the last line lacked its newline; added it"
+        aside = _set_aside(path, tail, kind)
+        fh.truncate(start)
         fh.flush()
         os.fsync(fh.fileno())
-        return f"{path}: the last line lacked its newline; added it"
+    fsync_dir(path.parent)
+    what = (
+        "a torn last line (not JSON: a crash mid-write)"
+        if kind == "torn"
+        else f"a last line that is not {'a JSON object' if model is None else 'a ' + model.__name__}"
+    )
+    return (
+        f"{path}: moved {what}, {len(tail)} bytes without a newline, to {aside}; every complete line before it is kept"
+    )
 
 
 def keys_on_disk(path: str | Path) -> set[tuple[str, str]]:

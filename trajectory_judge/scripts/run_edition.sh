@@ -12,6 +12,8 @@
 # With TJ_ORGANIC=1, organic agent episodes are played too: one per ten trajectories of the round
 # (15 after the 150 round, ...), 60 at the end.
 # TJ_ROUNDS overrides the rounds; TJ_SELFCONS_CAP caps the self-consistency prefix (e.g. 200).
+# The runs write into $TJ_DATA (default data/), which SHA256SUMS pins: they pass --force, and
+# trajectory_judge/scripts/snapshot_data.py stages the files with their new checksums for a commit.
 # State (server files, this script's PID) lives in $TJ_STATE_DIR, default
 # ${XDG_CACHE_HOME:-~/.cache}/trajectory-judge/llm (see llm_server.sh).
 # Stop: kill "$(cat "$TJ_STATE_DIR/run_edition.pid")" (the run in flight stops within seconds, its
@@ -39,7 +41,7 @@ judge() {  # judge MODEL JUDGES LIMIT
   for attempt in 1 2 3; do
     trajectory_judge/scripts/llm_server.sh start "$model" || { log "server start failed ($model)"; sleep 30; continue; }
     log "run $judges with $model, limit $limit (attempt $attempt)"
-    "$TJ" run --data "$DATA" --judges "$judges" --backend openai --base-url "http://127.0.0.1:$PORT" \
+    "$TJ" run --data "$DATA" --force --judges "$judges" --backend openai --base-url "http://127.0.0.1:$PORT" \
       --model "$model" --judge-model-name "$model" --limit "$limit" --num-ctx 8192 \
       --temperature 0 --seed 7 --timeout 600 --cache-prompt "$CACHE" &
     CHILD=$!
@@ -59,7 +61,7 @@ judge() {  # judge MODEL JUDGES LIMIT
 organic() {  # organic EPISODES: the 1.5B model drives the agent (resumable, like the judge runs)
   trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:1.5b || { log "server start failed"; return 1; }
   log "organic episodes with qwen2.5-coder:1.5b, first $1 instances"
-  "$TJ" agent --data "$DATA" --episodes "$1" --backend openai --base-url "http://127.0.0.1:$PORT" \
+  "$TJ" agent --data "$DATA" --force --episodes "$1" --backend openai --base-url "http://127.0.0.1:$PORT" \
     --model qwen2.5-coder:1.5b --num-ctx 8192 --temperature 0 --seed 7 --timeout 600 --cache-prompt off &
   CHILD=$!
   wait "$CHILD" || log "organic episodes failed (exit $?)"

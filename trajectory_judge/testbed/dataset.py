@@ -12,7 +12,6 @@ import random
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from trajectory_judge.models import (
@@ -89,24 +88,35 @@ def build_dataset(n: int = 400, seed: int = 7) -> list[Trajectory]:
 
 
 def cli_build_dataset(args: Any) -> int:
-    """``trajectory-judge build-dataset --n N --seed S --out DIR``."""
+    """``trajectory-judge build-dataset --n N --seed S --out DIR [--force]``.
+
+    ``--out`` is required. In a folder pinned by ``SHA256SUMS`` the trajectories are written only
+    when they are the bytes it pins (a rebuild), or with ``--force``; nothing is written before a refusal.
+    """
+    import hashlib
+
     from trajectory_judge.fileio import atomic_write_text
     from trajectory_judge.models import DataError, dumps
+    from trajectory_judge.provenance.manifest import read_manifest
     from trajectory_judge.provenance.outputs import guard_output, guard_referenced
+    from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal, writable_folder
 
     start = time.perf_counter()
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        raise DataError(f"refusing to write into {args.out}: --out names a directory, and {args.out} is a file")
-    out = Path(args.out) / "trajectories.jsonl"
+    force = getattr(args, "force", False)
+    folder = writable_folder(args.out, what="trajectories", force=True, option="--out DIR")  # pins: below
+    if folder.exists() and not folder.is_dir():
+        raise DataError(f"refusing to write into {folder}: --out names a directory, and {folder} is a file")
+    out = folder / "trajectories.jsonl"
     guard_output(out, own=("trajectories.jsonl",))
     trajs = build_dataset(args.n, args.seed)
     text = "".join(dumps(t) + "\n" for t in trajs)
-    guard_referenced(
-        out,
-        text,
-        [Path(args.out) / "verdicts.jsonl", Path(args.out) / "members.jsonl"],
-        force=getattr(args, "force", False),
-    )
+    guard_referenced(out, text, [folder / "verdicts.jsonl", folder / "members.jsonl"], force=force)
+    if is_pinned(folder) and not force:
+        pinned = (read_manifest(folder) or {}).get(out.name)
+        if pinned != hashlib.sha256(text.encode("utf-8")).hexdigest():
+            raise pinned_refusal(folder, f"trajectories other than the {out.name} it pins")
     atomic_write_text(out, text)
     print(f"wrote {len(trajs)} trajectories to {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    if note := broken_pins_note(folder):
+        print(note, file=sys.stderr)
     return 0
