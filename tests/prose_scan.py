@@ -8,6 +8,7 @@ tests/test_prose.py holds the few that remain to the sentences that are the poin
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,20 @@ class Hit:
     """``in``, ``==`` or ``match=``."""
     text: str
     """The literal (joined, for an implicit concatenation or an f-string's constant parts)."""
+
+    @property
+    def sentence(self) -> bool:
+        """Whether the literal reads as English prose rather than markup, a URL, a path or an identifier."""
+        return reads_as_sentence(self.text)
+
+
+_MARKUP = re.compile(r"\S+://\S+|<[^>]+>|`[^`]*`|\S*[/_.:=]\S*")
+_WORD = re.compile(r"\b[A-Za-z][a-z']+\b")
+
+
+def reads_as_sentence(text: str, words: int = 5) -> bool:
+    """At least ``words`` English words once URLs, tags, code and dotted, slashed or snake-case tokens are gone."""
+    return len(_WORD.findall(_MARKUP.sub(" ", text))) >= words
 
 
 def _literal(node: ast.AST) -> str | None:
@@ -89,9 +104,13 @@ def main(argv: list[str]) -> int:
     paths = [Path(a).resolve() for a in argv] or sorted((root / "tests").glob("*.py"))
     hits = scan(paths, root)
     for h in hits:
-        print(f"{h.path}:{h.line}: {h.how} {h.text[:100]!r}")
+        print(f"{h.path}:{h.line}: {h.how} {'sentence' if h.sentence else 'markup  '} {h.text[:100]!r}")
     files = {h.path for h in hits}
-    print(f"{len(hits)} literal sentences of {MIN_CHARS}+ characters in {len(files)} of {len(paths)} test files")
+    prose = [h for h in hits if h.sentence]
+    print(
+        f"{len(hits)} literals of {MIN_CHARS}+ characters pinned in {len(files)} of {len(paths)} test files; "
+        f"{len(prose)} of them read as English sentences, in {len({h.path for h in prose})} files"
+    )
     return 0
 
 

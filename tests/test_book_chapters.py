@@ -42,7 +42,7 @@ def test_single_pass_judges_keep_the_records_greedy_settings(tmp_path):
 
 def test_a_member_that_is_not_one_of_the_ensembles_samples_is_an_error(tmp_path):
     rec = _record({"step@T0.7/seed11:m:1b": 5}, _SELFCONS)
-    with pytest.raises(ValueError, match=r"member 'step@T0.7/seed11:m:1b' is not one of the ensemble's samples"):
+    with pytest.raises(ValueError, match=r"member 'step@T0\.7/seed11:m:1b'"):  # the record's field, named
         runs.run_settings(_runs(tmp_path, rec))
 
 
@@ -74,7 +74,7 @@ def test_builds_sentence_names_the_server_once_and_no_build_string():
 
 
 def test_paper_judges_table_refuses_a_run_record_that_contradicts_the_papers_text():
-    with pytest.raises(ValueError, match="release run settings: seed 3, k 3 differ from the paper's text"):
+    with pytest.raises(ValueError, match="seed 3, k 3"):  # the settings that differ, named
         judges.paper_judges_frame([], [{"seed": 3, "k": 3}])
 
 
@@ -205,7 +205,10 @@ def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claim
 
     md = contradictions_markdown(paper_claims)
     assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
-    assert "- **Figure 3 caption.** The paper says the outcome judge is most certain" in md and "0.692 on the 276" in md
+    # each item is led by where the paper says it and carries the value that contradicts it
+    for c in paper_claims.contradicted():
+        assert f"- **{c.where}.** " in md and c.value_text() in md
+    assert "0.692 on the 276" in md
 
 
 # --- the executed notebooks: no sentence built from data reads like a template ----------------------
@@ -266,11 +269,10 @@ def test_no_signal_clause_reads_like_a_sentence_for_none_one_and_several_judges(
     from trajectory_judge.book.chapters.results import no_signal_clause
 
     sig = pd.DataFrame({"silent_minus_far": [0.2, -0.1, 0.0]}, index=["step:a", "outcome:b", "reply:c"])
-    assert no_signal_clause(sig.iloc[:1]) == "no judge has silent recall at or below its false-alarm rate"
-    assert no_signal_clause(sig.iloc[:2]) == "for one, Outcome · b, silent recall does not exceed the false-alarm rate"
-    assert no_signal_clause(sig).startswith(
-        "for 2 judges silent recall does not exceed the false-alarm rate (Outcome · b"
-    )
+    none, one, two = no_signal_clause(sig.iloc[:1]), no_signal_clause(sig.iloc[:2]), no_signal_clause(sig)
+    assert none.startswith("no judge ") and "·" not in none
+    assert one.startswith("for one, Outcome · b,") and "Step · a" not in one
+    assert two.startswith("for 2 judges ") and "Outcome · b" in two and "Reply · c" in two and "Step · a" not in two
 
 
 def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
@@ -278,6 +280,5 @@ def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
 
     ids = ["step:m", "outcome:m", "reply:m", "step@T0.7/seed7:m", "step@T0.7/seed8:m"]
     summary = pd.DataFrame({"judge": ids, "server": ["llama-server"] * len(ids)})
-    assert runs.settings_sentence(summary) == (
-        "Each of the 3 LLM judges and each of the 2 ensemble samples ran under a single set of decoding settings across all its runs"
-    )
+    text = runs.settings_sentence(summary)
+    assert "3 LLM judges" in text and "2 ensemble samples" in text and "5" not in text  # counted apart, not summed
