@@ -1,5 +1,5 @@
 """Find tests that pin a literal English sentence: a string constant of 40 characters or more used in
-``assert ... in``, ``==``/``!=`` or a ``match=`` keyword.
+``assert ... in``, ``==``/``!=``, a ``match=`` keyword or the parameters of ``pytest.mark.parametrize``.
 
 Run ``python tests/prose_scan.py [files...]`` (default ``tests/*.py``) to list them and print their count;
 tests/test_prose.py holds the few that remain to the sentences that are the point.
@@ -25,7 +25,7 @@ class Hit:
     line: int
     """Its line."""
     how: str
-    """``in``, ``==`` or ``match=``."""
+    """``in``, ``==``, ``match=`` or ``parametrize``."""
     text: str
     """The literal (joined, for an implicit concatenation or an f-string's constant parts)."""
 
@@ -91,6 +91,12 @@ def scan_file(path: Path, root: Path) -> list[Hit]:
             text = _long(node.value)
             if text is not None:
                 hits.append(Hit(rel, node.value.lineno, "match=", text))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "parametrize" and len(node.args) > 1:
+            # expected values handed to the test as parameters
+            for sub in ast.walk(node.args[1]):
+                text = _long(sub)
+                if text is not None and not isinstance(sub, ast.JoinedStr):
+                    hits.append(Hit(rel, sub.lineno, "parametrize", text))
     return sorted(set(hits), key=lambda h: (h.path, h.line, h.text))
 
 

@@ -160,19 +160,21 @@ def _claims(n_ok: int, n_bad: int, n_open: int):
 
 
 @pytest.mark.parametrize(
-    "k, bad, gone, text",
-    [
-        (3, 0, 0, "The verdicts bear out all three"),
-        (1, 0, 0, "The verdicts bear out the claim"),
-        (1, 2, 0, "The verdicts bear out one of the three and contradict the other two"),
-        (1, 1, 0, "The verdicts bear out one of the two and contradict the other"),
-        (0, 2, 0, "The verdicts bear out neither of them"),
-        (2, 1, 1, "The verdicts bear out two of the four, contradict one and cannot check one"),
-        (0, 0, 3, "None of them can be checked on the released verdicts"),
+    "k, bad, gone, words",
+    [  # each count in words, and "the other" where it is the rest
+        (3, 0, 0, ["bear out all three"]),
+        (1, 0, 0, ["bear out the claim"]),
+        (1, 2, 0, ["one of the three", "contradict the other two"]),
+        (1, 1, 0, ["one of the two", "contradict the other"]),
+        (0, 2, 0, ["neither of them"]),
+        (2, 1, 1, ["two of the four", "contradict one", "cannot check one"]),
+        (0, 0, 3, ["None of them can be checked"]),
     ],
 )
-def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, text):
-    assert C.holds_sentence(_claims(k, bad, gone)) == text
+def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, words):
+    text = C.holds_sentence(_claims(k, bad, gone))
+    assert all(w in text for w in words) and not any(ch.isdigit() for ch in text)
+    assert ("contradict" in text) == (bad > 0 and k > 0) and ("cannot check" in text) == (gone > 0 and k + bad > 0)
 
 
 @pytest.mark.parametrize(
@@ -188,16 +190,17 @@ def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
 
 
 @pytest.mark.parametrize(
-    "n, k, text",
-    [
-        (5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
-        (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
-        (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),
-        (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate"),
+    "n, k, words",
+    [  # the counts in words, and the verb and pronoun that agree with them
+        (5, 1, ["five LLM judges", "one has", "its false-alarm rate"]),
+        (5, 5, ["five LLM judges", "all five have", "their false-alarm rate"]),
+        (5, 0, ["five LLM judges", "none has", "its false-alarm rate"]),
+        (5, 2, ["five LLM judges", "two have", "their false-alarm rate"]),
     ],
 )
-def test_signal_phrase_is_number_aware(n, k, text):
-    assert C.signal_phrase(n, k) == text
+def test_signal_phrase_is_number_aware(n, k, words):
+    text = C.signal_phrase(n, k)
+    assert all(w in text for w in words) and not any(ch.isdigit() for ch in text)
 
 
 def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claims):

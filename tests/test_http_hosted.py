@@ -243,7 +243,8 @@ def test_a_base_with_a_path_never_gets_v1_added():
     ft = FakeTime()
     with FakeModelServer(hosted=True) as srv:
         with pytest.raises(
-            ServerRejectedError, match=r"HTTP 404 at http://.*/api/chat/completions; --base-url"  # the URL it tried
+            ServerRejectedError,
+            match=r"HTTP 404 at http://.*/api/chat/completions; --base-url",  # the URL it tried
         ):
             hosted_client(srv, ft, base=srv.url + "/api").complete("P", SCHEMA, temperature=0, seed=7)
     assert [p for m, p, _ in srv.requests if m == "POST"] == ["/api/chat/completions"]

@@ -201,7 +201,8 @@ def test_settings_sentence_counts_only_judges_that_decode():
     def summary(judges, servers):
         return pd.DataFrame({"judge": judges, "server": servers})
 
-    assert settings_sentence(summary(["step:a", "short-run"], ["ollama", "Python judge"])).startswith("The one LLM judge ")
-    assert settings_sentence(summary(["step:a", "step:b"], ["ollama"] * 2)).startswith("Both LLM judges ran")
+    one = settings_sentence(summary(["step:a", "short-run"], ["ollama", "Python judge"]))
+    assert one.startswith("The one LLM judge ")  # the Python judge does not decode
+    assert settings_sentence(summary(["step:a", "step:b"], ["ollama"] * 2)).startswith("Both LLM judges ")
     assert settings_sentence(summary(["step:a", "step:a"], ["ollama"] * 2)).endswith("settings: step:a")
     assert "no decoding settings" in settings_sentence(summary(["short-run"], ["Python judge"]))
