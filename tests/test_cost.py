@@ -95,10 +95,12 @@ def test_compute_spent_counts_cpu_only_where_it_was_measured(tmp_path):
     assert df.loc["outcome+step+reply · m:1b"].tolist() == [3, 90, 1.75, 1.0, 1]
     assert df.loc["organic agent · m:1b"].tolist() == [1, 4, 0.2, 0.4, 1]
     assert (spent.runs, spent.cpu_runs) == (4, 2) and spent.cpu_h == pytest.approx(1.4)
-    assert spent.sentence() == (
-        "The 4 runs took 1.95 h of wall time; the 2 runs that measured it used 1.40 CPU hours "
-        "(server and client), and the other 2 runs did not measure it"
+    text = spent.sentence()  # every number is the record's, at the precision it prints (hours to two decimals)
+    assert (
+        f"{spent.runs} runs " in text and f" {spent.wall_h:.2f} h " in text and f" {spent.cpu_h:.2f} CPU hours" in text
     )
+    assert f"the {spent.cpu_runs} runs that measured it" in text
+    assert f"the other {spent.runs - spent.cpu_runs} runs did not" in text
 
 
 def test_no_run_records_means_no_claim_about_compute(tmp_path):

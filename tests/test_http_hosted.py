@@ -83,8 +83,7 @@ def test_the_retry_budget_bounds_the_waiting_of_one_request():
         c = hosted_client(srv, ft, retry_budget_s=250)
         with pytest.raises(
             RetryBudgetExhausted,
-            match=r"gave up after 3 attempts and 200 s of waiting "
-            r"\(--retry-budget 250 s; the server asks to wait 100 s\)",
+            match=r"3 attempts and 200 s .*--retry-budget 250 s.* 100 s",  # attempts, waited, budget, asked
         ):
             c.complete("P", SCHEMA, temperature=0, seed=7)
     assert ft.slept == [100.0, 100.0] and sum(ft.slept) <= 250
@@ -142,9 +141,10 @@ def test_a_rate_limit_halves_concurrency_once_per_round_and_successes_raise_it_b
     for _ in range(1 + 2 + 3):  # `limit` successes in a row allow one more in flight
         gate.succeeded()
     assert gate.limit == 4
-    assert events[0] == "rate limited (HTTP 429): every request paused 5 s; requests in flight 4 -> 2 of 4"
-    assert events[-1] == "rate limit eased: requests in flight back up to 4 of 4"
-    assert gate.summary() == "rate limited 3 times (paused 5 s, in flight lowered to 1 of 4)"
+    # each event and the summary carry the gate's numbers: the pause, and the limit before -> after of the maximum
+    assert events[0].startswith("rate limited (HTTP 429)") and "paused 5 s" in events[0] and "4 -> 2 of 4" in events[0]
+    assert events[-1].startswith("rate limit eased") and events[-1].endswith(" 4 of 4")
+    assert gate.summary().startswith("rate limited 3 times") and "5 s" in gate.summary() and "1 of 4" in gate.summary()
 
 
 def test_a_rate_limit_pauses_every_request_of_the_client():
@@ -197,10 +197,8 @@ def test_a_rate_limited_run_slows_down_says_so_and_finishes(tmp_path, monkeypatc
     with FakeModelServer(script, hosted=True, delay=0.02) as srv:
         assert _cli(tmp_path, monkeypatch, srv, ft, "--concurrency", "4") == 0
     err = capsys.readouterr().err
-    assert (
-        "trajectory-judge: rate limited (HTTP 429, Retry-After 5 s): every request paused 5 s; "
-        "requests in flight 4 -> 2 of 4" in err
-    )
+    pause = next(line for line in err.splitlines() if line.startswith("trajectory-judge: rate limited (HTTP 429"))
+    assert "Retry-After 5 s" in pause and "paused 5 s" in pause and "4 -> 2 of 4" in pause
     assert "12 written" in err and "; rate limited 2 times" in err
     assert len(parse_jsonl(tmp_path / "verdicts.jsonl", Verdict)) == 12
     assert 5.0 in ft.slept
@@ -212,8 +210,8 @@ def test_an_exhausted_budget_stops_in_one_line_with_exit_75_and_the_rerun_resume
     with FakeModelServer(["ok", "ok", ("429", 400)], hosted=True) as srv:
         assert _cli(tmp_path, monkeypatch, srv, ft, "--retry-budget", "100", "--quiet") == 75
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--retry-budget 100 s; the server asks to wait 400 s" in err
-    assert "2 verdicts written by this run are kept, rerun the same command later to resume" in err
+    assert err.count("\n") == 1 and "--retry-budget 100 s" in err and "400 s" in err  # the budget, and what was asked
+    assert "2 verdicts written by this run are kept" in err and "resume" in err
     assert len(parse_jsonl(tmp_path / "verdicts.jsonl", Verdict)) == 2
     with FakeModelServer(["ok"], hosted=True) as srv:
         assert _cli(tmp_path, monkeypatch, srv, ft, "--quiet") == 0
@@ -249,9 +247,7 @@ def test_a_base_with_a_path_never_gets_v1_added():
     ft = FakeTime()
     with (
         FakeModelServer(hosted=True) as srv,
-        pytest.raises(
-            ServerRejectedError, match=r"HTTP 404 at http://.*/api/chat/completions; --base-url is the OpenAI base URL"
-        ),
+        pytest.raises(ServerRejectedError, match=r"HTTP 404 at http://.*/api/chat/completions; --base-url"),
     ):
         hosted_client(srv, ft, base=srv.url + "/api").complete("P", SCHEMA, temperature=0, seed=7)
     assert [p for m, p, _ in srv.requests if m == "POST"] == ["/api/chat/completions"]
@@ -310,7 +306,8 @@ def test_the_subset_validator_catches_what_strict_modes_refuse():
     optional = {**open_obj, "additionalProperties": False, "required": []}
     assert strict_violations(open_obj) == ["$: additionalProperties must be false"]
     assert strict_violations(optional) == ["$: every property must be required; not required: a"]
-    assert strict_violations({"anyOf": [open_obj]})[0] == "$: the root must be an object, not anyOf"
+    root = strict_violations({"anyOf": [open_obj]})[0]
+    assert root.startswith("$: ") and "anyOf" in root  # the path, and what is refused there
     bad = {
         "type": "object",
         "additionalProperties": False,

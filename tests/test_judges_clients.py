@@ -135,7 +135,7 @@ def test_server_context_refusal_is_prompt_too_long():
 
 def test_server_context_must_equal_num_ctx():
     c = OpenAIClient("http://srv", "m", num_ctx=8192, transport=llama_server([], n_ctx=4096))
-    with pytest.raises(ServerRejectedError, match="context size is 4096 but num_ctx=8192; start it with -c 8192"):
+    with pytest.raises(ServerRejectedError, match="4096 but num_ctx=8192.*-c 8192"):
         c.complete("P", SCHEMA, temperature=0, seed=7)
 
 
@@ -257,7 +257,7 @@ def test_saved_prefix_needs_slot_save_path():
         return httpx.Response(404)
 
     c = OpenAIClient("http://srv", "m", prefix_slots=["You are"], transport=httpx.MockTransport(handler))
-    with pytest.raises(ServerRejectedError, match="needs llama-server started with --slot-save-path"):
+    with pytest.raises(ServerRejectedError, match="--slot-save-path"):
         c.complete("You are auditing", SCHEMA, temperature=0, seed=7)
 
 

@@ -25,7 +25,7 @@ def test_a_changed_data_file_is_refused_with_a_clear_error(tmp_path):
     shutil.copytree(ROOT / "data", d)
     with open(d / "verdicts.jsonl", "a", encoding="utf-8") as fh:
         fh.write("\n")
-    with pytest.raises(DataError, match=r"verdicts.jsonl: checksum mismatch .*trajectory-judge manifest"):
+    with pytest.raises(DataError, match=r"verdicts\.jsonl: checksum mismatch .*manifest"):
         verify_manifest(d)
     assert main(["manifest", "--data", str(d), "--check"]) == 2
 

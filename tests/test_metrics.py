@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from analysis_synth import clean, design, fault, random_verdicts, verdict
+from analysis_synth import CLAIM, clean, design, fault, random_verdicts, verdict
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.paired import (
@@ -176,12 +176,11 @@ def test_paired_discrimination_needs_a_judged_parent():
 
 def test_invented_sentence_is_the_suffix_over_the_parent_answer_or_the_last_sentence():
     parent, f = clean("I"), fault("I", "unsupported_claim")
-    assert invented_sentence(f, parent) == "A courier will collect the item from your address tomorrow morning."
-    assert invented_sentence(f, None) == "A courier will collect the item from your address tomorrow morning."
+    # the fixture's fault appends CLAIM to its parent's reply (tests/analysis_synth.py)
+    assert invented_sentence(f, parent) == CLAIM and parent.final_answer not in invented_sentence(f, parent)
+    assert invented_sentence(f, None) == CLAIM
     trajs = [parent, f]
-    assert claim_detection(trajs, {f.trajectory_id: verdict(f.trajectory_id, "j", True)}) == {
-        "A courier will collect the item from your address tomorrow morning.": (1, 1)
-    }
+    assert claim_detection(trajs, {f.trajectory_id: verdict(f.trajectory_id, "j", True)}) == {CLAIM: (1, 1)}
 
 
 # --- on the published release ---------------------------------------------------------------

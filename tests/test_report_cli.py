@@ -94,7 +94,8 @@ def test_terminal_shows_every_headline_metric_with_its_interval_and_n(two_models
     assert (
         len(re.findall(r"\d\.\d{3}( \([−\d.]+(–| to )[−\d.]+\)|[‡†*])", row)) == 4
     )  # F1, silent, loud recall, false alarms
-    assert "Intervals: 95% stratified paired bootstrap, B = 50, seed 7" in out
+    intervals = next(line for line in out.splitlines() if line.startswith("Intervals:"))
+    assert "95%" in intervals and "B = 50" in intervals and "seed 7" in intervals  # the level, --resamples, the seed
 
 
 def test_terminal_writes_every_interval_as_the_book_does(two_models, capsys):
@@ -172,9 +173,8 @@ def test_unknown_reference_judge_is_one_line_listing_the_judges(two_models, caps
     assert main(["report", "--data", str(d), "--resamples", "10", "--reference", "step:nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert (
-        "--reference 'step:nope' is not a judge of this data; judges: outcome:m1, outcome:m2, step:m1, step:m2" in err
-    )
+    # the option and its value, and the judges to choose from
+    assert "--reference 'step:nope'" in err and "outcome:m1, outcome:m2, step:m1, step:m2" in err
 
 
 def test_clopper_pearson_equals_scipy_stats_beta_quantiles():
@@ -196,7 +196,7 @@ def test_report_reads_a_runs_file_with_a_torn_last_line(two_models, capsys):
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 0
     cap = capsys.readouterr()
     assert f"{d / 'runs.jsonl'}:2: last line is incomplete" in cap.err and "ignored" in cap.err
-    assert "The 1 run took 1.00 h of wall time" in cap.out
+    assert re.search(r"\b1 run\b[^\n]*\b1\.00 h\b", cap.out)  # the one whole record: one run, its 3600 s
 
 
 def test_report_rejects_a_run_record_of_the_wrong_shape_naming_file_line_and_field(two_models, capsys):
@@ -205,13 +205,12 @@ def test_report_rejects_a_run_record_of_the_wrong_shape_naming_file_line_and_fie
     (d / "runs.jsonl").write_text(good + "\n" + json.dumps({"judges": 5, "wall_s": 1.0}) + "\n")
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 2
     err = capsys.readouterr().err
-    assert (
-        err
-        == f"trajectory-judge report: error: {d / 'runs.jsonl'}:2: invalid run record: field 'judges': expected a list of judge ids, got 5\n"
-    )
+    assert err.count("\n") == 1 and err.startswith(f"trajectory-judge report: error: {d / 'runs.jsonl'}:2: ")
+    assert "field 'judges'" in err and err.endswith("got 5\n")  # file, line, field and the value found
     (d / "runs.jsonl").write_text(json.dumps({"per_judge": {"step:m1": {"verdicts": "many"}}}) + "\n")
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 2
-    assert "runs.jsonl:1: invalid run record: field 'per_judge.step:m1'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "runs.jsonl:1: " in err and "field 'per_judge.step:m1'" in err
 
 
 def test_a_complete_bad_last_line_is_an_error_not_a_torn_line(two_models, capsys):
@@ -259,10 +258,8 @@ def test_misses_of_an_unknown_judge_is_one_line_listing_the_judges_present(two_m
     d, _, _ = two_models
     assert main(["misses", "--data", str(d), "--judge", "step:m3"]) == 2
     err = capsys.readouterr().err
-    assert err == (
-        f"trajectory-judge misses: error: {d / 'verdicts.jsonl'}: no verdicts of judge 'step:m3'; "
-        "judges present: outcome:m1, step:m1, outcome:m2, step:m2\n"
-    )
+    assert err.count("\n") == 1 and err.startswith(f"trajectory-judge misses: error: {d / 'verdicts.jsonl'}: ")
+    assert "'step:m3'" in err and err.endswith("outcome:m1, step:m1, outcome:m2, step:m2\n")  # the judges present
 
 
 def test_misses_says_none_when_a_judge_made_no_mistake(tmp_path, capsys):
@@ -273,7 +270,8 @@ def test_misses_says_none_when_a_judge_made_no_mistake(tmp_path, capsys):
     _write(tmp_path, trajs, vs)
     assert main(["misses", "--data", str(tmp_path), "--judge", "step:m"]) == 0
     out = capsys.readouterr().out
-    assert "it missed none of its 6 faults and raised no false alarm on its 1 clean run." in out
+    faults = sum(t.label.faulty for t in trajs)
+    assert f"none of its {faults} faults" in out and "no false alarm on its 1 clean run." in out  # one run, singular
 
 
 # --- --version and --help ------------------------------------------------------------------------
@@ -313,10 +311,8 @@ def test_report_of_a_single_judge_says_there_is_no_pair_to_compare(tmp_path, cap
     trajs = design(2)
     d = _write(tmp_path, trajs, random_verdicts(trajs, "step:m", 1))
     assert main(["report", "--data", str(d), "--resamples", "10"]) == 0
-    assert (
-        "Paired deltas: none (views of one model, one view across models: no such pair among these judges"
-        in capsys.readouterr().out
-    )
+    deltas = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Paired deltas:"))
+    assert deltas.startswith("Paired deltas: none (") and "no such pair" in deltas  # none, and why
 
 
 def test_build_report_refuses_a_pair_mode_or_pair_it_does_not_know():
@@ -324,11 +320,11 @@ def test_build_report_refuses_a_pair_mode_or_pair_it_does_not_know():
 
     trajs = design(1)
     vs = random_verdicts(trajs, "step:m", 1) + random_verdicts(trajs, "outcome:m", 2)
-    with pytest.raises(ValueError, match="pairs must be 'all' or 'compared', got 'some'"):
+    with pytest.raises(ValueError, match="got 'some'"):
         build_report(trajs, vs, resamples=5, pairs="some")
-    with pytest.raises(ValueError, match="a reference judge needs pairs='compared'"):
+    with pytest.raises(ValueError, match="pairs='compared'"):
         build_report(trajs, vs, resamples=5, reference="step:m")
-    with pytest.raises(ValueError, match="cannot compare 'step:m' with 'reply:m': not two judges of these verdicts"):
+    with pytest.raises(ValueError, match="'step:m' with 'reply:m'"):
         make_plan(trajs, vs, [("step:m", "reply:m")])
 
 

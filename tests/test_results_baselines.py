@@ -42,6 +42,10 @@ def test_sentences_say_which_judges_beat_flagging_everything():
     blind = [verdict(t.trajectory_id, "outcome:m", False) for t in trajs]
     rep = _rep(perfect + blind, trajs)
     assert baseline_design(rep).startswith("On this design (12 faults and 2 clean runs) a judge that flags every")
-    assert above_baseline(rep, "our") == "Of our two judges, one exceeds it (Step · m at 1.000)"
+    both = above_baseline(rep, "our")  # the judges in words, the one above named with its F1 at the table's precision
+    f1 = rep.judges["step:m"].metrics["f1"]
+    assert both.startswith("Of our two judges, one ") and f"(Step · m at {f1:.3f})" in both and "Outcome" not in both
     only_blind = _rep(blind, trajs)
-    assert above_baseline(only_blind, "our") == "Our one judge, Outcome · m, does not exceed it (F1 0.000)"
+    one = above_baseline(only_blind, "our")
+    assert one.startswith("Our one judge, Outcome · m,") and "does not" in one
+    assert f"F1 {only_blind.judges['outcome:m'].metrics['f1']:.3f}" in one

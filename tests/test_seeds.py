@@ -154,7 +154,7 @@ def test_data_without_members_has_no_seed_variance(tmp_path):
 
 def test_a_member_file_with_a_non_member_id_is_an_error(tmp_path):
     write_jsonl(tmp_path / "members.jsonl", random_verdicts(design(1), "step:m", seed=0))
-    with pytest.raises(DataError, match="members.jsonl: 'step:m' is not a member id"):
+    with pytest.raises(DataError, match=r"members\.jsonl: 'step:m'"):  # the file and the id it holds
         load_members(tmp_path)
 
 
@@ -169,7 +169,7 @@ def test_report_shows_each_member_judge_and_the_rederivation(tmp_path, capsys):
     assert main(["report", "--data", str(tmp_path), "--resamples", "50"]) == 0
     out = capsys.readouterr().out
     assert all(f"{m} {len(trajs)}" in " ".join(out.split()) for m in IDS)
-    assert f"re-derived from 3 members on {len(trajs)} trajectories: {len(trajs)} same as on disk, 0 different" in out
+    assert f"3 members on {len(trajs)} trajectories: {len(trajs)} same" in out and "0 different" in out
 
 
 def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_judge_beside_them():
@@ -287,7 +287,7 @@ def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_se
     q = quality_metrics(sv)
     seeds = q[list(sv.members)]
     outside = int(((q[sv.greedy] < seeds.min(axis=1)) | (q[sv.greedy] > seeds.max(axis=1))).sum())
-    assert f"outside the seeds' range on {outside} of the {len(q)} quality metrics" in greedy_sentence(sv)
+    assert f"range on {outside} of the {len(q)} quality metrics" in greedy_sentence(sv)
     no_greedy = seed_variance(trajs, ens, members, resamples=200, seed=1)
     assert no_greedy.greedy is None
     assert greedy_sentence(no_greedy).endswith(

@@ -15,7 +15,7 @@ def instances(dataset):
 
 
 def test_instances_for_rejects_a_seed_that_did_not_generate_the_data(dataset):
-    with pytest.raises(ValueError, match="goal does not match instance .* generated with seed 8"):
+    with pytest.raises(ValueError, match="goal .* seed 8"):
         testbed.instances_for(dataset, 8)
 
 
@@ -54,7 +54,7 @@ def test_example_family_has_a_clean_run_and_every_type(dataset):
 
 
 def test_example_instance_id_needs_a_full_family(dataset):
-    with pytest.raises(ValueError, match="no instance has a clean run and a mutant of every failure type"):
+    with pytest.raises(ValueError, match="no instance has a clean run"):
         testbed.example_instance_id([t for t in dataset if t.label.failure_type != "wrong_tool"])
 
 
