@@ -220,23 +220,22 @@ def test_a_task_without_a_folder_or_on_a_pinned_one_refuses_in_one_line_naming_f
     with pytest.raises(DataError, match=r"^-T data=DIR is required: ") as exc:
         make(limit=4)
     assert "\n" not in str(exc.value)
-    with pytest.raises(DataError, match=r"is pinned by .*SHA256SUMS.*no model was called.*-T force=true") as exc:
+    with pytest.raises(DataError, match=r"is pinned by .*SHA256SUMS.*-T force=true") as exc:
         make(data=str(pinned), limit=4)
     assert "\n" not in str(exc.value)
     for force in (True, "true"):  # -T force=true reaches the task as a boolean or as text
         assert make(data=str(pinned), limit=4, force=force).metadata["trajectory_judge"]["data"] == str(pinned)
 
 
+@pytest.mark.slow
 def test_inspect_eval_of_a_pinned_folder_calls_no_model_and_writes_no_log(pinned, server, tmp_path):
+    """``inspect eval trajectory_judge/step_judge -T data=PINNED`` from a folder of one's own, as a user types it."""
     before = {p.name: p.read_bytes() for p in pinned.iterdir()}
-    with pytest.raises(DataError, match="-T force=true"):
-        inspect_eval(
-            "trajectory_judge/step_judge",
-            model=MODEL,
-            task_args={"data": str(pinned), "limit": 4},
-            log_dir=str(tmp_path / "logs"),
-            display="none",
-        )
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    argv = [str(inspect_cli), "eval", "trajectory_judge/step_judge", "--model", MODEL, "-T", f"data={pinned}"]
+    argv += ["-T", "limit=4", "--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "-T force=true" in r.stdout + r.stderr
     assert not (tmp_path / "logs").exists() and not server.requests
     assert {p.name: p.read_bytes() for p in pinned.iterdir()} == before
 

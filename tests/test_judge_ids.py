@@ -214,7 +214,7 @@ def test_report_order_reads_the_family_with_members_and_python_judges_last():
 @pytest.mark.parametrize(
     "build, why",
     [
-        (lambda: JudgeSpec.llm("selfcons3", "m"), "'selfcons3:m' names a ensemble judge, not a llm judge"),
+        (lambda: JudgeSpec.llm("selfcons3", "m"), r"selfcons3:m.*ensemble.*an LLM judge"),
         (lambda: JudgeSpec.self_consistency(1, "m"), "names its size, 2 or more"),
         (lambda: JudgeSpec.member("step", 1e-5, 7, "m"), "is not a judge name"),
         (lambda: JudgeSpec.llm("step", "a b"), "must not contain spaces"),

@@ -133,7 +133,7 @@ def test_a_forced_run_writes_into_a_pinned_folder_and_says_which_pins_no_longer_
         argv += ["--backend", "openai", "--base-url", srv.url, "--model", "m", "--judge-model-name", "fake:1b"]
         assert main([*argv, "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert f"{d / 'SHA256SUMS'} no longer pins verdicts.jsonl, runs.jsonl as they are now" in err
+    assert f"{d / 'SHA256SUMS'} no longer pins verdicts.jsonl, runs.jsonl" in err
     assert f"pin them again with `trajectory-judge manifest --data {d}`" in err
     assert (d / "verdicts.jsonl").read_text().count("\n") == 2
     assert main(["report", "--data", str(d), "--resamples", "20"]) == 2  # the pins broke, as the note says
@@ -147,7 +147,7 @@ def test_a_forced_run_that_judged_nothing_still_names_the_files_it_touched(tmp_p
     capsys.readouterr()
     assert main(["run", "--data", str(d), "--force", "--judges", "step", *SERVER]) == 75  # no server: nothing judged
     err = capsys.readouterr().err  # the run record is appended however a run ends, and an empty verdicts file made
-    assert f"{d / 'SHA256SUMS'} no longer pins verdicts.jsonl, runs.jsonl as they are now" in err
+    assert f"{d / 'SHA256SUMS'} no longer pins verdicts.jsonl, runs.jsonl" in err
 
 
 def test_build_dataset_rebuilds_the_bytes_a_folder_pins_and_refuses_others_without_force(tmp_path, capsys):

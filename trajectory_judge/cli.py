@@ -135,10 +135,8 @@ def _run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.cli_run", fromlist=["x"]).cli_run(a))
     if not _needs_arguments(sub, "run"):
         return
-    try:
-        from trajectory_judge.run.cli_run import add_run_arguments
-    except ImportError:  # pragma: no cover - the runner is optional at import time
-        return
+    from trajectory_judge.run.cli_run import add_run_arguments
+
     add_run_arguments(p)
 
 
@@ -148,10 +146,8 @@ def _agent(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.organic", fromlist=["x"]).cli_agent(a))
     if not _needs_arguments(sub, "agent"):
         return
-    try:
-        from trajectory_judge.run.organic import add_agent_arguments
-    except ImportError:  # pragma: no cover - the agent is optional at import time
-        return
+    from trajectory_judge.run.organic import add_agent_arguments
+
     add_agent_arguments(p)
 
 

@@ -169,7 +169,7 @@ class JudgeSpec:
     def _kind_of(cls, judge_id: str, kind: JudgeKind) -> JudgeSpec:
         spec = cls.parse(judge_id)
         if spec.kind != kind:
-            raise ValueError(f"judge id {judge_id!r} names a {spec.kind} judge, not a {kind} judge")
+            raise ValueError(f"judge id {judge_id!r} names {_KIND_NAMES[spec.kind]}, not {_KIND_NAMES[kind]}")
         return spec
 
 
@@ -181,6 +181,16 @@ def _check_separators(judge_id: str, head: str, sep: str, detail: str, needs_mod
         raise ValueError(f"judge id {judge_id!r} ends in ':'; expected {JUDGE_ID_GRAMMAR}")
     if needs_model and not sep:
         raise ValueError(f"judge id {judge_id!r} names no model; an LLM judge's id reads {head}:MODEL")
+
+
+_KIND_NAMES: dict[JudgeKind, str] = {
+    "rules": "the rule engine",
+    "llm": "an LLM judge",
+    "ensemble": "a self-consistency ensemble",
+    "member": "an ensemble member",
+    "python": "a Python judge",
+}
+"""Each kind of judge as a sentence names it."""
 
 
 @lru_cache(maxsize=4096)
