@@ -1,4 +1,4 @@
-"""Judge ids: the grammar (README, "Judge ids") checked where ids enter, and what the book makes of them."""
+"""Judge ids: the grammar (the guide's "Judge ids" page) checked where ids enter, and what the book makes of them."""
 
 from __future__ import annotations
 

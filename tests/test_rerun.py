@@ -31,6 +31,8 @@ from trajectory_judge.book.build.hosting import colab_cell, hosting
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / ".ci" / "requirements.lock"
+RERUNNING = ROOT / "book" / "guide" / "rerunning.md"
+"""The guide's page on rebuilding and rerunning the book: the lock, Binder, repo2docker."""
 WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
 RERUN = pytest.mark.skipif(
     os.environ.get("TJ_RERUN_CHECKS") != "1", reason="installs whole environments: set TJ_RERUN_CHECKS=1 (.ci/run does)"
@@ -82,10 +84,10 @@ def test_this_environment_is_the_lock():
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-def test_the_lock_says_how_to_refresh_it_and_readme_gives_that_command():
+def test_the_lock_says_how_to_refresh_it_and_the_guide_gives_that_command():
     header = LOCK.read_text(encoding="utf-8").splitlines()[1].lstrip("# ").strip()
     assert header.startswith("uv pip compile pyproject.toml") and "--python-version 3.11" in header
-    assert header in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert header in RERUNNING.read_text(encoding="utf-8")
 
 
 def test_readme_installs_from_the_lock():
@@ -120,11 +122,11 @@ def test_binder_installs_from_the_lock_after_copying_the_repository():
     assert copy < update, "repo2docker installs environment.yml before it copies the repository"
 
 
-def readme_repo2docker_commands() -> list[list[str]]:
-    """Every repo2docker command of README's ``bash`` blocks, as its arguments (comments dropped)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def guide_repo2docker_commands() -> list[list[str]]:
+    """Every repo2docker command of the guide's ``bash`` blocks on rerunning, as its arguments (comments dropped)."""
+    page = RERUNNING.read_text(encoding="utf-8")
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+    for block in re.findall(r"```bash\n(.*?)```", page, re.S):
         for line in block.replace("\\\n", " ").splitlines():
             if "repo2docker" not in line:
                 continue
@@ -154,12 +156,13 @@ def unlisted_options(argv: list[str], help_text: str) -> list[str]:
     return [w.split("=")[0] for w in options if w.startswith("-") and w.split("=")[0] not in listed]
 
 
-def test_readme_repo2docker_commands_use_only_options_repo2docker_has(monkeypatch):
-    """README's commands that build and run Binder's image locally are not run here (no Docker), but
-    each uses only options the installed repo2docker lists, and repo2docker accepts the whole command."""
+def test_guide_repo2docker_commands_use_only_options_repo2docker_has(monkeypatch):
+    """The guide's commands that build and run Binder's image locally are not run by the tests (no
+    Docker), but each uses only options the installed repo2docker lists, and repo2docker accepts the
+    whole command."""
     from repo2docker.__main__ import make_r2d
 
-    commands = readme_repo2docker_commands()
+    commands = guide_repo2docker_commands()
     assert ["--no-build", "--debug", "."] in commands and len(commands) >= 4, commands
     help_text = repo2docker_help()
     monkeypatch.chdir(ROOT)  # --editable needs the repository to be a folder from here

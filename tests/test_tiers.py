@@ -167,8 +167,8 @@ def test_the_book_build_check_finds_the_tests_that_build_the_book(tiers):
     assert "tests/test_inspect_tasks.py::test_the_book_builds_on_an_imported_folder" in slow
 
 
-def test_readme_and_the_publishing_workflow_run_the_slow_tier_as_ci_does():
+def test_the_guide_and_the_publishing_workflow_run_the_slow_tier_as_ci_does():
     slow = next(ln.strip() for ln in CI.read_text(encoding="utf-8").splitlines() if "-m slow" in ln and "#" not in ln)
     assert slow.startswith(".venv/bin/python -m pytest ")
-    assert slow in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert slow in (ROOT / "book" / "guide" / "tests.md").read_text(encoding="utf-8")
     assert slow in (ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8")

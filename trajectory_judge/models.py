@@ -74,7 +74,7 @@ JUDGE_ID_GRAMMAR = (
     "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
     "(NAME lower-case letters, digits, '_' or '-', starting with a letter)"
 )
-"""The judge-id grammar in one phrase, for error messages (README's "Judge ids" says it at length)."""
+"""The judge-id grammar in one phrase, for error messages (the guide's "Judge ids" page says it at length)."""
 _NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons(?P<k>[2-9]|[1-9]\d+)")
 _MEMBER = re.compile(r"(?P<view>outcome|step|reply)@T(?P<temperature>\d+(\.\d+)?)/seed(?P<seed>\d+)")
 

@@ -8,7 +8,7 @@ verdicts drawn at random with a fixed seed, so the work is the real report's, no
 then runs each command ``--repeat`` times under ``/usr/bin/time -v`` and prints the median wall
 and CPU time (user + system) and the largest maximum resident set size; on a shared machine the CPU
 time is the steadier figure, and ``os.getloadavg()`` is printed so a reader can judge the wall time. Not a test: the figures depend on the machine
-(README states the ones measured for this edition).
+(the guide's benchmarks page says how to run it).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The speed figures of issue 28, item 5: ``report`` on the release's verdicts, a clean build, README's tests.
+"""The three speed figures: ``report`` on the release's verdicts, a clean build, README's tests.
 
-    python tests/benchmarks/bench_speed.py [report] [build] [tests] [--runs 5] [--before REV] [--reference-cmd CMD]
+    python tests/benchmarks/bench_speed.py [report] [build] [tests] [--runs 5] [--before REV] [--reference-cmd CMD] [--write FILE]
 
 Each figure is the median of ``--runs`` runs (with their min and max), wall and CPU (user + system,
 children included, from ``/usr/bin/time -v``), and the load average is printed before and after
@@ -24,12 +24,18 @@ so the two share the machine's moods (paired), and the ratio printed is the medi
   clone, run with this venv and ``PYTHONPATH`` at the clone). HEAD is the last commit: uncommitted
   changes are not in the clone.
 
-Not a test: the figures depend on the machine (README states the ones measured for this edition).
+With ``--write FILE`` (``book/benchmarks.json`` for the book) each figure measured is also written
+into FILE, a JSON object by figure that keeps the figures not measured this time: this tree's
+median, min and max, wall and CPU, the runs, the CPU count and the package version. The guide's
+benchmarks page shows what that file holds (the appendix chapter reads it).
+
+Not a test: the figures depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -57,7 +63,14 @@ TARGETS: dict[str, str] = {
     "build": "at most 40 s with the release present",
     "tests": "at most 150 s after the install, on a fresh clone with the release present",
 }
-"""Issue 28's target for each figure."""
+"""The target each figure is held to."""
+
+COMMANDS: dict[str, str] = {
+    "report": "trajectory-judge report --data RELEASE",
+    "build": "jupyter-book build . --all -W",
+    "tests": "python -m pytest",
+}
+"""What each figure times, as the guide's benchmarks page names it."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +163,7 @@ def tool(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
 
-def bench_report(trees: dict[str, Path], release: Path, runs: int, reference_cmd: str | None) -> None:
+def bench_report(trees: dict[str, Path], release: Path, runs: int, reference_cmd: str | None) -> Variant:
     """``report`` on the release's verdicts, ours against each other tree and the reference command."""
     cmd = [tool("trajectory-judge"), "report", "--data", str(release)]
     variants = [Variant(label, cmd, tree, python_env(tree, release)) for label, tree in trees.items()]
@@ -176,9 +189,10 @@ def bench_report(trees: dict[str, Path], release: Path, runs: int, reference_cmd
         )
     else:
         print(f"  target: {TARGETS['report']}")
+    return variants[0]
 
 
-def bench_build(trees: dict[str, Path], release: Path, runs: int, scratch: Path) -> None:
+def bench_build(trees: dict[str, Path], release: Path, runs: int, scratch: Path) -> Variant:
     """A clean ``jupyter-book build . --all -W`` of each tree, output in a fresh folder outside it."""
     variants = []
     for i, (label, tree) in enumerate(trees.items()):
@@ -197,6 +211,7 @@ def bench_build(trees: dict[str, Path], release: Path, runs: int, scratch: Path)
     run_paired(variants, runs)
     print_summary("build", variants, runs)
     print(f"  target: {TARGETS['build']}")
+    return variants[0]
 
 
 def fresh_clone(rev: str, dest: Path) -> None:
@@ -206,7 +221,7 @@ def fresh_clone(rev: str, dest: Path) -> None:
     subprocess.run(["git", "-C", str(dest), "checkout", "--quiet", "--detach", rev], check=True)
 
 
-def bench_tests(revs: dict[str, str], release: Path, runs: int, scratch: Path) -> None:
+def bench_tests(revs: dict[str, str], release: Path, runs: int, scratch: Path) -> Variant:
     """README's test command on a fresh clone of each revision, timed after the clone."""
     variants = []
     for i, (label, rev) in enumerate(revs.items()):
@@ -226,6 +241,34 @@ def bench_tests(revs: dict[str, str], release: Path, runs: int, scratch: Path) -
     run_paired(variants, runs)
     print_summary("tests", variants, runs)
     print(f"  target: {TARGETS['tests']}")
+    return variants[0]
+
+
+def figure_record(figure: str, ours: Variant, runs: int) -> dict:
+    """What ``--write`` keeps of one figure: this tree's medians, mins and maxes, and how they were taken."""
+    from trajectory_judge import __version__
+
+    if ours.failures:
+        raise ValueError(f"{figure}: {len(ours.failures)} of the runs failed ({ours.failures[0]}); nothing written")
+    wall, cpu = Summary.of(ours.walls), Summary.of(ours.cpus)
+    return {
+        "command": COMMANDS[figure],
+        "target": TARGETS[figure],
+        "runs": runs,
+        "wall_s": {"median": round(wall.median, 2), "min": round(wall.low, 2), "max": round(wall.high, 2)},
+        "cpu_s": {"median": round(cpu.median, 2), "min": round(cpu.low, 2), "max": round(cpu.high, 2)},
+        "cpus": os.cpu_count(),
+        "version": __version__,
+    }
+
+
+def write_figures(path: Path, records: dict[str, dict]) -> None:
+    """Merge ``records`` (figure -> :func:`figure_record`) into the JSON object at ``path``, written whole."""
+    from trajectory_judge.fileio import atomic_write_text
+
+    figures = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    figures.update(records)
+    atomic_write_text(path, json.dumps(figures, indent=1, sort_keys=True) + "\n")
 
 
 def default_release() -> Path:
@@ -249,6 +292,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--before", metavar="REV", help="also measure this git revision, paired with ours")
     ap.add_argument(
         "--reference-cmd", metavar="CMD", help="report: also time this shell command (the release's own report)"
+    )
+    ap.add_argument(
+        "--write",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the figures measured into this JSON file (book/benchmarks.json for the book)",
     )
     ap.add_argument(
         "--release-dir",
@@ -286,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"ours: {ROOT} (HEAD {head[:7]}){f'; before: {args.before} ({before[:7]})' if before else ''}; "
         f"{args.runs} runs each; python {sys.executable}"
     )
+    records: dict[str, dict] = {}
     with ExitStack() as stack:
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-speed-")))
         trees = {"ours": ROOT}
@@ -301,13 +352,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         for figure in args.figures:
             print()
             if figure == "report":
-                bench_report(trees, args.release_dir, args.runs, args.reference_cmd)
+                ours = bench_report(trees, args.release_dir, args.runs, args.reference_cmd)
             elif figure == "build":
-                bench_build(trees, args.release_dir, args.runs, scratch)
+                ours = bench_build(trees, args.release_dir, args.runs, scratch)
             else:
                 revs = {"ours (HEAD)": head, **({f"before {args.before}": before} if before else {})}
-                bench_tests(revs, args.release_dir, args.runs, scratch)
+                ours = bench_tests(revs, args.release_dir, args.runs, scratch)
+            if ours.failures:
+                print(f"  {figure}: not written, {len(ours.failures)} of the runs failed")
+            else:
+                records[figure] = figure_record(figure, ours, args.runs)
     print(f"\nend: {load_average()}")
+    if args.write:
+        write_figures(args.write, records)
+        print(f"wrote {', '.join(records)} into {args.write}")
 
 
 if __name__ == "__main__":

@@ -283,7 +283,9 @@ def _check_ids(judges: Sequence[Judge]) -> list[str]:
     ids = [getattr(j, "judge_id", None) for j in judges]
     for j, jid in zip(judges, ids):
         if not isinstance(jid, str):
-            raise ValueError(f"{type(j).__name__} has no judge_id text; a judge needs one (see README, 'Judge ids')")
+            raise ValueError(
+                f"{type(j).__name__} has no judge_id text; a judge needs one (see the guide's 'Judge ids' page)"
+            )
         for k in (jid, *member_ids(j)):
             check_judge_id(k)
     if len(set(ids)) != len(ids):

@@ -202,8 +202,8 @@ def true_minus(text: str) -> str:
 
 # --- rerunning the book -------------------------------------------------------------------------
 RERUN_TIMES = "book/rerun-times.json"
-"""Times measured on this machine, in seconds: the rerun checks and the clean build of ``.ci/run``,
-run with ``TJ_RERUN_TIMES=FILE`` outside the repository and the file copied here."""
+"""Measured times in seconds: the rerun checks and the clean build of ``.ci/run``, run with
+``TJ_RERUN_TIMES=FILE`` outside the repository and the file copied here."""
 
 
 def rerun_durations(root=None) -> dict[str, str]:
@@ -220,6 +220,50 @@ def rerun_durations(root=None) -> dict[str, str]:
 def duration_text(seconds: float) -> str:
     """``seconds`` in words: whole seconds under a minute and a half, else minutes to one decimal."""
     return f"{round(seconds)} seconds" if seconds < 90 else f"{seconds / 60:.1f} minutes"
+
+
+# --- the guide's benchmarks page ----------------------------------------------------------------
+BENCHMARKS = "book/benchmarks.json"
+"""The speed figures ``tests/benchmarks/bench_speed.py --write book/benchmarks.json`` measured."""
+
+BENCHMARK_FIGURES: dict[str, str] = {
+    "report": "The report command on the published release's verdicts",
+    "build": "A clean build of the book with warnings as errors, the release present",
+    "tests": "README's test command on a fresh clone, the release present",
+}
+"""The figures the benchmarks page shows, in its order, each with what it times."""
+
+
+def benchmark_sentences(root=None) -> dict[str, str]:
+    """One sentence per figure of :data:`BENCHMARK_FIGURES`: its medians as :data:`BENCHMARKS`
+    records them, or, for a figure the file lacks (or with no file), a sentence saying it was not measured."""
+    import json
+
+    from trajectory_judge.book.paths import repo_root
+
+    path = repo_root(root) / BENCHMARKS
+    figures = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return {name: benchmark_sentence(name, figures.get(name)) for name in BENCHMARK_FIGURES}
+
+
+def benchmark_sentence(name: str, figure: dict | None) -> str:
+    """The sentence of one figure (``None``: not measured)."""
+    what = BENCHMARK_FIGURES[name]
+    if figure is None:
+        return f"{what}: not measured yet ({BENCHMARKS} has no {name!r} figure; the command below measures it)."
+    wall, cpu = figure["wall_s"], figure["cpu_s"]
+    runs = "one run" if figure["runs"] == 1 else f"the median of {figure['runs']} runs"
+    return (
+        f"{what}: {seconds_text(wall['median'])} wall ({seconds_text(wall['min'], unit=False)}"
+        f"\u2013{seconds_text(wall['max'])}) and {seconds_text(cpu['median'])} of CPU, {runs} on "
+        f"{figure['cpus']} CPUs with trajectory-judge {figure['version']} (target: {figure['target']})."
+    )
+
+
+def seconds_text(seconds: float, unit: bool = True) -> str:
+    """``seconds`` to two decimals under ten seconds, to one above, with `` s`` unless ``unit`` is false."""
+    text = f"{seconds:.2f}" if seconds < 10 else f"{seconds:.1f}"
+    return f"{text} s" if unit else text
 
 
 # --- Appendices A, B and G: the parameters, read from the code ----------------------------------
