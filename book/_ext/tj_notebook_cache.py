@@ -203,7 +203,9 @@ def _fill_cache(app, env, docnames) -> None:
         failed = [r for r in results if r.error is not None]
         if failed:
             lines = "; ".join(f"{_rel(app, r.source)}: {r.error}" for r in failed)
-            raise ExtensionError(f"{len(failed)} chapters failed to execute on the named data: {lines}")
+            raise ExtensionError(
+                f"{len(failed)} chapter{'s' if len(failed) != 1 else ''} failed to execute on the named data: {lines}"
+            )
         for doc, r in zip(todo, results):
             nb, path = found[doc]
             merged = with_outputs(nb, nbformat.read(r.out, as_version=4))
