@@ -11,6 +11,7 @@ reading fails the ``-W`` build.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -63,7 +64,7 @@ print(f"output of {name}: {{value}}")
 Glued: {{glue:text}}`who`.
 """
 
-TAMPER = '''\
+TAMPER = """\
 from pathlib import Path
 
 
@@ -75,7 +76,7 @@ def _tamper(app, env, docnames):
 def setup(app):
     app.connect("env-before-read-docs", _tamper, priority=900)
     return {"parallel_read_safe": True}
-'''
+"""
 
 
 def _data(folder: Path, value: str) -> Path:
@@ -112,20 +113,20 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _execute(book: Path, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "trajectory_judge.book", "execute", "--jobs", "2", *args]
-    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=_env())
+    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=_env(), check=False)
 
 
 def _build(book: Path, *, all_pages: bool = True, **env: str) -> subprocess.CompletedProcess:
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "-W", "--keep-going"]
     cmd += ["--all"] if all_pages else []
-    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=_env(**env))
+    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=_env(**env), check=False)
 
 
 def _runs(book: Path) -> dict[str, tuple[float, float]]:
     """Chapter -> (start, end) of each execution since the log was last removed (asserting once each)."""
     log = book / "runs.log"
     runs: dict[str, tuple[float, float]] = {}
-    for line in (log.read_text().splitlines() if log.exists() else []):
+    for line in log.read_text().splitlines() if log.exists() else []:
         name, start, end, _ = line.split()
         assert name not in runs, f"chapter {name} executed twice"
         runs[name] = (float(start), float(end))
@@ -135,7 +136,7 @@ def _runs(book: Path) -> dict[str, tuple[float, float]]:
 
 def _overlap(runs: dict[str, tuple[float, float]]) -> bool:
     spans = sorted(runs.values())
-    return any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:]))
+    return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(spans))
 
 
 def _shown(book: Path, name: str) -> str:
@@ -183,14 +184,14 @@ def test_a_build_on_another_folder_shows_its_numbers_and_the_next_build_on_the_f
     runs = _runs(book)
     assert sorted(runs) == ["a", "b", "c"]  # each chapter once, by the execute step (myst-nb executed none)
     assert "Executing notebook" not in done.stdout
-    assert all("output of {}: 2".format(n) in _shown(book, n) for n in "abc")
+    assert all(f"output of {n}: 2" in _shown(book, n) for n in "abc")
     assert {n: (book / "notebooks" / f"{n}.ipynb").read_bytes() for n in "abc"} == committed  # inputs untouched
     again = _build(book, all_pages=False)  # an incremental build on the book's own data: read again, not stale
     _ok(again)
-    assert _runs(book) == {} and all("output of {}: 1".format(n) in _shown(book, n) for n in "abc")
+    assert _runs(book) == {} and all(f"output of {n}: 1" in _shown(book, n) for n in "abc")
     third = _build(book, all_pages=False, TJ_DATA=str(other))  # the other folder's executions were kept
     _ok(third)
-    assert _runs(book) == {} and all("output of {}: 2".format(n) in _shown(book, n) for n in "abc")
+    assert _runs(book) == {} and all(f"output of {n}: 2" in _shown(book, n) for n in "abc")
 
 
 def test_a_committed_notebook_whose_recorded_digest_differs_from_the_data_is_never_shown(tmp_path):
@@ -200,8 +201,8 @@ def test_a_committed_notebook_whose_recorded_digest_differs_from_the_data_is_nev
     (book / "data" / "value.txt").write_text("3\n")  # the data changed after the notebooks were executed
     _ok(_build(book))
     assert sorted(_runs(book)) == ["a", "b", "c"]
-    assert all("output of {}: 3".format(n) in _shown(book, n) for n in "abc")
-    assert all("output of {}: 1".format(n) not in _shown(book, n) for n in "abc")
+    assert all(f"output of {n}: 3" in _shown(book, n) for n in "abc")
+    assert all(f"output of {n}: 1" not in _shown(book, n) for n in "abc")
 
 
 def test_a_failing_chapter_stops_the_build_with_one_line_naming_it(tmp_path):
@@ -209,7 +210,10 @@ def test_a_failing_chapter_stops_the_build_with_one_line_naming_it(tmp_path):
     done = _build(book)
     assert done.returncode != 0
     out = done.stdout + done.stderr
-    assert "1 chapter failed to execute on the named data: notebooks/b.md: a cell failed: RuntimeError: this chapter fails" in out
+    assert (
+        "1 chapter failed to execute on the named data: notebooks/b.md: a cell failed: RuntimeError: this chapter fails"
+        in out
+    )
     assert sorted(_runs(book)) == ["a", "c"]  # the others ran, once each; myst-nb executed none again
 
 

@@ -183,7 +183,9 @@ def test_records_pack_with_portable_paths_and_unpack_under_another_books_folders
     rec = tmp_path / "rec" / "results"
     (rec / "tables").mkdir(parents=True)
     (rec / "tables" / "t.csv").write_text("a\n1\n")
-    kernel = _record("results", files=[(str(book / "data" / "v.jsonl"), "a" * 64, 3), (str(mine / "x.jsonl"), "b" * 64, 4)])
+    kernel = _record(
+        "results", files=[(str(book / "data" / "v.jsonl"), "a" * 64, 3), (str(mine / "x.jsonl"), "b" * 64, 4)]
+    )
     (rec / records.KERNEL_RECORD).write_text(json.dumps(kernel))
     packed = records.pack(rec, [("", book), ("$TJ_DATA", mine)])
     assert sorted(packed) == [records.KERNEL_RECORD, "tables/t.csv"] and packed["tables/t.csv"] == "a\n1\n"

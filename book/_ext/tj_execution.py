@@ -20,7 +20,6 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
-
 from tj_notebook_cache import sources
 from tj_records import records_root
 

@@ -147,8 +147,8 @@ def _fill_cache(app, env, docnames) -> None:
     """Make sure every chapter of the book is in the cache of the named data before myst-nb reads it."""
     import nbformat
     from jupyter_cache import get_cache
-
     from tj_records import records_root
+
     from trajectory_judge.book.build.execute_notebooks import (
         execute_many,
         places,

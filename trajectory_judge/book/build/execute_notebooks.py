@@ -24,10 +24,10 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 from trajectory_judge.book.paths import (
     DATA_ENV,

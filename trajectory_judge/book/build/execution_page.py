@@ -16,14 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import pandas as pd
 
-from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
 from trajectory_judge.analysis.formatting import list_text
+from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
 
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
@@ -114,9 +114,7 @@ class ExecutionReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per chapter, in the book's order: where its outputs came from, run time, data files read."""
-        rows = [
-            (c.title, c.result, c.runtime, len(c.files) if c.recorded else "not recorded") for c in self.chapters
-        ]
+        rows = [(c.title, c.result, c.runtime, len(c.files) if c.recorded else "not recorded") for c in self.chapters]
         return pd.DataFrame(rows, columns=["Chapter", "Outputs", "Run time (s)", "Data files read"]).set_index(
             "Chapter"
         )
@@ -181,12 +179,11 @@ class ExecutionReport:
         if ran:
             text += f" Executing took {self.total_seconds:.1f} s between them"
             slow = self.slowest
-            if slow is not None and len(ran) > 1 and self.total_seconds:
+            if slow is not None and slow.runtime is not None and len(ran) > 1 and self.total_seconds:
                 text += f"; the slowest, {slow.title}, {slow.runtime:.1f} s ({slow.runtime / self.total_seconds:.0%})"
             if self.execute_seconds is not None:
-                text += (
-                    f", in {self.execute_seconds:.1f} s of wall time"
-                    + (", side by side" if self.execute_seconds < self.total_seconds else "")
+                text += f", in {self.execute_seconds:.1f} s of wall time" + (
+                    ", side by side" if self.execute_seconds < self.total_seconds else ""
                 )
             text += "."
         elif "cached" not in by:

@@ -19,9 +19,9 @@ import json
 import os
 import platform
 import shutil
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on_read
 
