@@ -214,12 +214,12 @@ def execute(
         tempfile.TemporaryDirectory(prefix="tj-records-") as records,
         _env(DATA_ENV, str(folders[0][1])),
         _env(PAPER_DATA_ENV, str(folders[1][1])),
-        _env(RECORDS_ENV, records),
+        _env(RECORDS_ENV, records if start is not None else ""),  # a copy outside any book: no pages to feed
     ):
         started = time.monotonic()
         client.execute()
         seconds = time.monotonic() - started
-        packed = pack(Path(records) / md.stem, places(start, data))
+        packed = pack(Path(records) / md.stem, places(start, data)) if start is not None else {}
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
