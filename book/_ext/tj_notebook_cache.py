@@ -174,8 +174,10 @@ def _fill_cache(app, env, docnames) -> None:
             record = None
         if record is not None:
             cached = cache.get_cache_bundle(record.pk).nb
-            records[doc] = (record, cached)
-            continue
+            if recorded_digest(cached) == digest:
+                records[doc] = (record, cached)
+                continue
+            # an entry without the data's digest (myst-nb cached its own execution after a miss): replaced below
         committed = path.with_suffix(".ipynb")
         merged = None
         if committed.is_file():
