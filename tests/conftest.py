@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -60,33 +59,6 @@ def paper_report():
 
     data = load_paper_data(ROOT / "data" / "release", ROOT / "data")
     return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
-
-
-# --- nbval's kernels, forked from a warm process ----------------------------------------------------
-def pytest_collection_finish(session):
-    """When nbval re-runs the chapters, fork their kernels from one process that imported the book's
-    libraries once (trajectory_judge.book.build.kernelfork, as the book's build does): each chapter saves the
-    2 s of Python start and imports. The outputs are those of a kernel started anew
-    (tests/test_kernelfork.py); TJ_BOOK_FORK=0 starts each anew. The Binder-like rerun check
-    (tests/test_rerun.py) runs nbval in an environment of its own, with kernels started anew."""
-    if not any(type(item).__module__.startswith("nbval") for item in session.items):
-        return
-    from trajectory_judge.book.build import kernelfork
-
-    try:
-        import nbval.kernel
-    except ImportError:
-        return
-    if not kernelfork.enabled() or not hasattr(nbval.kernel, "KernelManager"):
-        return
-    if kernelfork.start_server(sys.executable) is not None:
-        nbval.kernel.KernelManager = kernelfork.blocking_kernel_manager_class()
-
-
-def pytest_unconfigure(config):
-    from trajectory_judge.book.build import kernelfork
-
-    kernelfork.stop_server()
 
 
 def pytest_addoption(parser):

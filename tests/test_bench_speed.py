@@ -20,7 +20,12 @@ def bench(monkeypatch):
 def test_bench_speed_measures_every_figure_five_times_by_default(bench, monkeypatch, tmp_path):
     monkeypatch.setenv("TJ_RELEASE_DIR", str(tmp_path))
     args = bench.parse_args([])
-    assert (args.figures, args.runs, args.before, args.reference_cmd) == (["report", "build", "tests"], 5, None, None)
+    assert (args.figures, args.runs, args.before, args.reference_cmd) == (
+        ["report", "build", "rebuild", "tests"],
+        5,
+        None,
+        None,
+    )
     assert args.release_dir == tmp_path
 
 

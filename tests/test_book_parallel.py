@@ -1,15 +1,19 @@
-"""The book's notebooks execute side by side (``book/_ext/tj_execute.py``), each once, as myst-nb would.
+"""Execution is a step of its own and the build renders (``execute_notebooks.execute_many``, ``book/_ext/tj_notebook_cache.py``).
 
-Built end to end on a three-chapter book whose chapters note when they ran: with two kernels their
-runs overlap and each chapter runs once (myst-nb takes the run instead of executing again); with
-``TJ_BOOK_JOBS=1`` they run one after another; myst-nb's per-document execution data is there either
-way; and a failing cell still fails a ``-W`` build.
+Built end to end on a three-chapter book whose chapters read a value from their data folder and note
+when they ran: the execute step runs them side by side, each once, and writes the same bytes when run
+again; a build on the data the committed notebooks record executes nothing; a build on another folder
+executes each chapter once and shows that folder's value, and a build on the first data afterwards
+shows the first value again; a committed notebook whose recorded digest differs from the data's is
+never shown; a failing chapter stops the build with one line; a chapter myst-nb would execute while
+reading fails the ``-W`` build.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
-import pickle
 import shutil
 import subprocess
 import sys
@@ -17,20 +21,19 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+pytestmark = pytest.mark.slow  # whole (three-chapter) book builds: .ci/run's slow tier
 
-import tj_execute  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CONFIG = """\
-title: Parallel book
+title: Cached book
 author: test
 copyright: "2026"
 only_build_toc_files: true
-exclude_patterns: [_build, "notebooks/*.ipynb", book/_ext, runs.log]
-execute: {execute_notebooks: force, timeout: 120, allow_errors: false}
+exclude_patterns: [_build, "notebooks/*.ipynb", book/_ext, runs.log, tampered, data, other]
+execute: {execute_notebooks: cache, timeout: 120, allow_errors: false}
 sphinx:
-  local_extensions: {tj_execute: book/_ext/}
+  local_extensions: {tj_notebook_cache: book/_ext/%s}
 """
 
 TOC = "format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/a\n  - file: notebooks/b\n  - file: notebooks/c\n"
@@ -49,128 +52,184 @@ kernelspec: {{display_name: Python 3, language: python, name: python3}}
 import os, time
 from myst_nb import glue
 start = time.time()
-time.sleep(1.5)
+time.sleep(1.0)
 {extra}
+value = open(os.path.join(os.environ.get("TJ_DATA", "../data"), "value.txt")).read().strip()
 with open("../runs.log", "a") as log:
     log.write(f"{name} {{start}} {{time.time()}} {{os.getpid()}}\\n")
-glue("who", "chapter {name} ran", display=False)
-print("output of {name}")
+glue("who", f"chapter {name} read {{value}}", display=False)
+print(f"output of {name}: {{value}}")
 ```
 
 Glued: {{glue:text}}`who`.
 """
 
+TAMPER = """\
+from pathlib import Path
 
-def _book(tmp_path: Path, failing: str | None = None) -> Path:
+
+def _tamper(app, env, docnames):
+    p, once = Path(app.srcdir) / "notebooks" / "a.md", Path(app.srcdir) / "tampered"
+    if once.exists():
+        return
+    once.write_text("")
+    p.write_text(p.read_text() + "\\n```{code-cell} ipython3\\nprint('added while reading')\\n```\\n")
+
+
+def setup(app):
+    app.connect("env-before-read-docs", _tamper, priority=900)
+    return {"parallel_read_safe": True}
+"""
+
+
+def _data(folder: Path, value: str) -> Path:
+    (folder / "release").mkdir(parents=True, exist_ok=True)
+    (folder / "trajectories.jsonl").write_text("")
+    (folder / "release" / "verdicts.jsonl").write_text("")
+    (folder / "value.txt").write_text(value + "\n")
+    return folder
+
+
+def _book(tmp_path: Path, failing: str | None = None, tamper: bool = False) -> Path:
     book = tmp_path / "book"
     (book / "notebooks").mkdir(parents=True)
     (book / "book").mkdir()
     shutil.copytree(ROOT / "book" / "_ext", book / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
-    (book / "_config.yml").write_text(CONFIG)
+    extra = ", tamper: book/_ext/" if tamper else ""
+    (book / "_config.yml").write_text(CONFIG % extra)
+    if tamper:
+        (book / "book" / "_ext" / "tamper.py").write_text(TAMPER)
     (book / "_toc.yml").write_text(TOC)
-    (book / "intro.md").write_text("# Parallel book\n\nThree chapters.\n")
+    (book / "intro.md").write_text("# Cached book\n\nThree chapters.\n")
     for name in "abc":
         extra = "raise RuntimeError('this chapter fails')" if name == failing else ""
         (book / "notebooks" / f"{name}.md").write_text(CHAPTER.format(name=name, extra=extra))
+    _data(book / "data", "1")
     return book
 
 
-def _build(book: Path, jobs: str) -> subprocess.CompletedProcess:
-    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "--all", "-W", "--keep-going"]
-    env = {**os.environ, tj_execute.JOBS_ENV: jobs}
-    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=env)
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("TJ_DATA", "TJ_PAPER_DATA", "TJ_BOOK_JOBS")}
+    env["PYTHONPATH"] = str(ROOT)
+    return {**env, **extra}
+
+
+def _execute(book: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "trajectory_judge.book", "execute", "--jobs", "2", *args]
+    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=_env(), check=False)
+
+
+def _build(book: Path, *, all_pages: bool = True, **env: str) -> subprocess.CompletedProcess:
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", ".", "-W", "--keep-going"]
+    cmd += ["--all"] if all_pages else []
+    return subprocess.run(cmd, cwd=book, capture_output=True, text=True, timeout=300, env=_env(**env), check=False)
 
 
 def _runs(book: Path) -> dict[str, tuple[float, float]]:
+    """Chapter -> (start, end) of each execution since the log was last removed (asserting once each)."""
+    log = book / "runs.log"
     runs: dict[str, tuple[float, float]] = {}
-    for line in (book / "runs.log").read_text().splitlines():
+    for line in log.read_text().splitlines() if log.exists() else []:
         name, start, end, _ = line.split()
         assert name not in runs, f"chapter {name} executed twice"
         runs[name] = (float(start), float(end))
+    log.unlink(missing_ok=True)
     return runs
-
-
-def _exec_data(book: Path) -> dict[str, dict]:
-    from myst_nb.sphinx_ import NbMetadataCollector
-
-    with open(book / "_build" / ".doctrees" / "environment.pickle", "rb") as f:
-        env = pickle.load(f)
-    return {d: NbMetadataCollector.get_exec_data(env, d) for d in ("notebooks/a", "notebooks/b", "notebooks/c")}
 
 
 def _overlap(runs: dict[str, tuple[float, float]]) -> bool:
     spans = sorted(runs.values())
-    return any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:]))
+    return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(spans))
 
 
-@pytest.mark.slow
-def test_with_two_kernels_the_chapters_run_side_by_side_each_once_with_their_outputs(tmp_path):
-    book = _book(tmp_path)
-    done = _build(book, "2")
+def _shown(book: Path, name: str) -> str:
+    return (book / "_build" / "html" / "notebooks" / f"{name}.html").read_text(encoding="utf-8")
+
+
+def _ok(done: subprocess.CompletedProcess) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "tj_execute: executing 3 notebooks, 2 at a time" in done.stdout
-    assert "runs not used" not in done.stdout  # myst-nb took every run instead of executing again
+
+
+def test_the_execute_step_runs_chapters_side_by_side_once_each_and_writes_the_same_bytes_again(tmp_path):
+    book = _book(tmp_path)
+    _ok(_execute(book))
     runs = _runs(book)
     assert sorted(runs) == ["a", "b", "c"] and _overlap(runs)
-    for name in "abc":
-        page = (book / "_build" / "html" / "notebooks" / f"{name}.html").read_text()
-        assert f"output of {name}" in page and f"chapter {name} ran" in page  # outputs and glue
-    data = _exec_data(book)
-    for name in runs:  # myst-nb's execution data: each chapter's own run
-        d = data[f"notebooks/{name}"]
-        assert d["succeeded"] and d["method"] == "force" and 1.5 <= d["runtime"] < 60
+    first = {n: (book / "notebooks" / f"{n}.ipynb").read_bytes() for n in "abc"}
+    nb = json.loads(first["a"])
+    assert len(nb["metadata"]["trajectory_judge"]["data_sha256"]) == 64
+    assert str(tmp_path) not in first["a"].decode()  # no absolute path in a committed notebook
+    _ok(_execute(book))
+    assert {n: (book / "notebooks" / f"{n}.ipynb").read_bytes() for n in "abc"} == first
 
 
-@pytest.mark.slow
-def test_with_one_job_the_chapters_run_one_after_another(tmp_path):
+def test_a_build_on_the_data_its_committed_notebooks_were_executed_on_executes_nothing(tmp_path):
     book = _book(tmp_path)
-    done = _build(book, "1")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "tj_execute" not in done.stdout
+    _ok(_execute(book))
+    _runs(book)
+    done = _build(book)
+    _ok(done)
+    assert _runs(book) == {}  # no chapter executed
+    assert done.stdout.count("Using cached notebook") == 3 and "Executing notebook" not in done.stdout
+    for name in "abc":
+        page = _shown(book, name)
+        assert f"output of {name}: 1" in page and f"chapter {name} read 1" in page  # outputs and glue
+
+
+def test_a_build_on_another_folder_shows_its_numbers_and_the_next_build_on_the_first_data_shows_those(tmp_path):
+    book = _book(tmp_path)
+    _ok(_execute(book))
+    _runs(book)
+    committed = {n: (book / "notebooks" / f"{n}.ipynb").read_bytes() for n in "abc"}
+    other = _data(tmp_path / "other", "2")
+    done = _build(book, TJ_DATA=str(other))
+    _ok(done)
     runs = _runs(book)
-    assert sorted(runs) == ["a", "b", "c"] and not _overlap(runs)
-    assert all(d["succeeded"] for d in _exec_data(book).values())
+    assert sorted(runs) == ["a", "b", "c"]  # each chapter once, by the execute step (myst-nb executed none)
+    assert "Executing notebook" not in done.stdout
+    assert all(f"output of {n}: 2" in _shown(book, n) for n in "abc")
+    assert {n: (book / "notebooks" / f"{n}.ipynb").read_bytes() for n in "abc"} == committed  # inputs untouched
+    again = _build(book, all_pages=False)  # an incremental build on the book's own data: read again, not stale
+    _ok(again)
+    assert _runs(book) == {} and all(f"output of {n}: 1" in _shown(book, n) for n in "abc")
+    third = _build(book, all_pages=False, TJ_DATA=str(other))  # the other folder's executions were kept
+    _ok(third)
+    assert _runs(book) == {} and all(f"output of {n}: 2" in _shown(book, n) for n in "abc")
 
 
-@pytest.mark.slow
-def test_a_failing_cell_still_fails_the_warnings_as_errors_build(tmp_path):
+def test_a_committed_notebook_whose_recorded_digest_differs_from_the_data_is_never_shown(tmp_path):
+    book = _book(tmp_path)
+    _ok(_execute(book))
+    _runs(book)
+    (book / "data" / "value.txt").write_text("3\n")  # the data changed after the notebooks were executed
+    _ok(_build(book))
+    assert sorted(_runs(book)) == ["a", "b", "c"]
+    assert all(f"output of {n}: 3" in _shown(book, n) for n in "abc")
+    assert all(f"output of {n}: 1" not in _shown(book, n) for n in "abc")
+
+
+def test_a_failing_chapter_stops_the_build_with_one_line_naming_it(tmp_path):
     book = _book(tmp_path, failing="b")
-    done = _build(book, "2")
+    done = _build(book)
     assert done.returncode != 0
     out = done.stdout + done.stderr
-    assert "notebooks/b.md" in out and "Executing notebook failed: CellExecutionError" in out
-    assert sorted(_runs(book)) == ["a", "c"]  # the others ran, once each
+    assert (
+        "1 chapter failed to execute on the named data: notebooks/b.md: a cell failed: RuntimeError: this chapter fails"
+        in out
+    )
+    assert sorted(_runs(book)) == ["a", "c"]  # the others ran, once each; myst-nb executed none again
 
 
-def test_the_run_key_ignores_cell_ids_but_not_a_cell_source_or_an_option():
-    import nbformat
-
-    def nb(src: str, cid: str):
-        cell = nbformat.v4.new_code_cell(src)
-        cell["id"] = cid
-        return nbformat.v4.new_notebook(cells=[cell])
-
-    key = tj_execute.run_key(nb("x = 1", "aaaa"), "/d", 600, False, True, False, {})
-    assert key == tj_execute.run_key(nb("x = 1", "bbbb"), "/d", 600, False, True, False, {})
-    assert key != tj_execute.run_key(nb("x = 2", "aaaa"), "/d", 600, False, True, False, {})
-    assert key != tj_execute.run_key(nb("x = 1", "aaaa"), "/e", 600, False, True, False, {})
-    assert key != tj_execute.run_key(nb("x = 1", "aaaa"), "/d", 30, False, True, False, {})
-
-
-def test_the_jobs_are_the_environment_variable_else_the_setting_else_the_cpus(monkeypatch):
-    class App:
-        class config:
-            tj_execute_jobs = 0
-
-    monkeypatch.setenv(tj_execute.JOBS_ENV, "3")
-    assert tj_execute.jobs(App) == 3
-    monkeypatch.delenv(tj_execute.JOBS_ENV)
-    App.config.tj_execute_jobs = 1
-    assert tj_execute.jobs(App) == 1
-    App.config.tj_execute_jobs = 0
-    assert tj_execute.jobs(App) == len(os.sched_getaffinity(0))
-    monkeypatch.setenv(tj_execute.JOBS_ENV, "many")
-    from sphinx.errors import ConfigError
-
-    with pytest.raises(ConfigError, match="TJ_BOOK_JOBS='many'"):
-        tj_execute.jobs(App)
+def test_a_chapter_myst_nb_executes_while_the_book_is_read_fails_the_warnings_as_errors_build(tmp_path):
+    book = _book(tmp_path, tamper=True)
+    _ok(_execute(book))
+    _runs(book)
+    done = _build(book)
+    assert done.returncode != 0
+    out = done.stdout + done.stderr
+    assert "notebooks/a: executed again while the book was read" in out
+    assert "python -m trajectory_judge.book execute a" in out
+    _runs(book)
+    again = _build(book)  # myst-nb's own cache entry records no data digest: replaced by the execute step's
+    _ok(again)
+    assert sorted(_runs(book)) == ["a"] and "added while reading" in _shown(book, "a")

@@ -81,61 +81,71 @@ def test_files_are_named_relative_to_the_book_or_a_named_folder_never_by_absolut
     assert display_name(tmp_path / "elsewhere" / "y.jsonl", places) == "y.jsonl"
 
 
+OK = {"succeeded": True}
+
+
+def _run(name, origin="executed", runtime=None, record=..., places=()):
+    record = _record(name) if record is ... else record
+    return chapter_run(f"notebooks/{name}", name, OK, record, places, origin=origin, runtime=runtime)
+
+
 def test_total_is_the_sum_of_run_times_and_the_slowest_chapter_is_named():
-    a = chapter_run("notebooks/a", "A", {"runtime": 2.0, "succeeded": True, "method": "direct"}, _record("a"))
-    b = chapter_run("notebooks/b", "B", {"runtime": 6.0, "succeeded": True, "method": "direct"}, _record("b"))
-    rep = _report(a, b)
+    a, b = _run("A", runtime=2.0), _run("B", runtime=6.0)
+    rep = ExecutionReport((a, b), "ab" * 32, "0" * 40, execute_seconds=5.0, digest="f" * 64)
     assert rep.total_seconds == 8.0 and rep.slowest is b
     assert rep.summary() == (
-        "All 2 chapters executed in this build, taking 8.0 s of execution between them; "
-        "the slowest, B, took 6.0 s (75% of the total)."
+        "All 2 chapters were executed for this build on data/ (sha256 ffffffffffff). Executing took 8.0 s"
+        " between them; the slowest, B, 6.0 s (75%), in 5.0 s of wall time, side by side."
     )
     assert list(rep.to_frame().index) == ["A", "B"]
 
 
-def test_a_cached_a_failed_and_an_unrecorded_chapter_are_said_so():
-    ran = chapter_run("notebooks/a", "A", {"runtime": 1.0, "succeeded": True, "method": "direct"}, _record("a"))
-    cached = chapter_run(
-        "notebooks/b",
-        "B",
-        {"runtime": 0.5, "succeeded": True, "method": "cache", "mtime": 100.0},
-        _record("b"),
-        started=200.0,
-    )  # myst-nb's cache hit keeps the time of the run it cached
-    failed = chapter_run("notebooks/c", "C", {"runtime": 0.2, "succeeded": False, "method": "direct"}, _record("c"))
-    silent = chapter_run("notebooks/d", "D", {"runtime": 0.3, "succeeded": True, "method": "direct"}, None)
-    rep = _report(ran, cached, failed, silent)
-    assert list(rep.to_frame()["Result"]) == ["executed", "from cache", "failed", "executed"]
+def test_committed_chapters_are_said_to_be_shown_as_committed_on_the_data_they_name_and_nothing_executed():
+    rep = ExecutionReport((_run("A", "committed"), _run("B", "committed")), None, "x", digest="e" * 64)
+    assert list(rep.to_frame()["Outputs"]) == ["committed notebook", "committed notebook"]
+    assert rep.to_frame()["Run time (s)"].isna().all() and rep.executed == ()
     text = rep.summary()
-    assert text.startswith("3 of the 4 chapters executed in this build, taking 1.5 s") and rep.slowest is ran
-    assert "B was not executed: its outputs came from an earlier build (the execution cache" in text
+    assert text.startswith("All 2 chapters were shown as committed: their notebooks were executed on the very data")
+    assert "(sha256 eeeeeeeeeeee)" in text and text.endswith("Nothing executed in this build.")
+
+
+def test_an_earlier_builds_execution_a_failed_and_an_unrecorded_chapter_are_said_so():
+    ran = _run("A", runtime=1.0)
+    cached = _run("B", "cached", runtime=0.5)  # executed for an earlier build on the same data
+    failed = chapter_run("notebooks/C", "C", {"succeeded": False}, _record("C"), origin="executed", runtime=0.2)
+    silent = _run("D", runtime=0.3, record=None)
+    rep = _report(ran, cached, failed, silent)
+    assert list(rep.to_frame()["Outputs"]) == [
+        "executed for this build",
+        "an earlier build’s execution",
+        "failed",
+        "executed for this build",
+    ]
+    text = rep.summary()
+    assert text.startswith("A, C and D were executed for this build") and rep.slowest is ran
+    assert "B was shown from an earlier build’s execution of the same data" in text
+    assert "Executing took 1.5 s between them" in text
     assert "C failed." in text and "D left no kernel record" in text
+
+
+def test_a_chapter_myst_nb_executed_while_reading_is_said_so_and_an_unknown_origin_is_refused():
+    rep = _report(_run("A", "committed"), _run("B", "read", runtime=2.0))
+    assert "B was executed by myst-nb while the book was read, because the cache missed" in rep.summary()
+    with pytest.raises(ValueError, match="origin 'forked'"):
+        _run("C", "forked")
 
 
 def test_a_file_read_by_several_chapters_is_listed_once_with_its_short_sha256():
     f = ("/b/data/t.jsonl", "c" * 64, 10)
-    runs = [
-        chapter_run(
-            f"notebooks/{n}",
-            n,
-            {"runtime": 1.0, "succeeded": True, "method": "direct"},
-            _record(n, files=[f]),
-            [("", Path("/b"))],
-        )
-        for n in ("A", "B")
-    ]
+    runs = [_run(n, record=_record(n, files=[f]), places=[("", Path("/b"))]) for n in ("A", "B")]
     frame = _report(*runs).files_frame()
     assert list(frame.index) == ["data/t.jsonl"]
     assert frame.iloc[0].tolist() == ["c" * 12, 10, "every chapter"]
 
 
 def test_versions_that_differ_between_kernels_are_each_listed_with_who_saw_them():
-    a = chapter_run(
-        "notebooks/a", "A", {"runtime": 1.0, "succeeded": True, "method": "direct"}, _record("a", numpy="2.4.6")
-    )
-    b = chapter_run(
-        "notebooks/b", "B", {"runtime": 1.0, "succeeded": True, "method": "direct"}, _record("b", numpy="2.5.0")
-    )
+    a = _run("A", record=_record("a", numpy="2.4.6"))
+    b = _run("B", record=_record("b", numpy="2.5.0"))
     env = _report(a, b).environment_frame()
     numpy = env.loc[["numpy"]]
     assert numpy["Version"].tolist() == ["2.4.6", "2.5.0"] and numpy["Reported by"].tolist() == ["A", "B"]
@@ -144,7 +154,7 @@ def test_versions_that_differ_between_kernels_are_each_listed_with_who_saw_them(
 
 
 def test_the_chapters_table_renders_as_a_book_table_with_human_headers():
-    a = chapter_run("notebooks/a", "A", {"runtime": 2.345, "succeeded": True, "method": "direct"}, _record("a"))
+    a = _run("A", runtime=2.345)
     out = table(
         _report(a).to_frame(),
         name="t",
@@ -166,87 +176,25 @@ def test_the_lock_hash_and_commit_are_read_from_the_repository():
     assert head == "not a git checkout" or len(head.split(",")[0]) == 40
 
 
-def test_a_record_left_by_another_build_or_a_chapter_not_read_again_is_not_shown_as_this_builds():
-    old = dict(_record("a", files=[("/b/x", "d" * 64, 1)]), build="earlier")
-    stale = chapter_run(
-        "notebooks/a",
-        "A",
-        {"runtime": 1.0, "succeeded": True, "method": "direct", "mtime": 300.0},
-        old,
-        build="now",
-        started=200.0,
+def test_records_pack_with_portable_paths_and_unpack_under_another_books_folders(tmp_path):
+    book, mine = tmp_path / "book", tmp_path / "mine"
+    (book / "data").mkdir(parents=True)
+    mine.mkdir()
+    rec = tmp_path / "rec" / "results"
+    (rec / "tables").mkdir(parents=True)
+    (rec / "tables" / "t.csv").write_text("a\n1\n")
+    kernel = _record(
+        "results", files=[(str(book / "data" / "v.jsonl"), "a" * 64, 3), (str(mine / "x.jsonl"), "b" * 64, 4)]
     )
-    assert stale.result == "executed" and not stale.recorded and stale.files == ()
-    earlier = chapter_run(
-        "notebooks/a",
-        "A",
-        {"runtime": 1.0, "succeeded": True, "method": "direct", "mtime": 100.0},
-        dict(old, build="now"),
-        build="now",
-        started=200.0,
-    )
-    assert earlier.result == "from an earlier build" and not earlier.recorded
-    assert "came from an earlier build" in _report(earlier).summary()
-
-
-def test_the_wall_time_of_reading_is_said_and_whether_chapters_ran_side_by_side():
-    runs = [
-        chapter_run(f"notebooks/{n}", n, {"runtime": 4.0, "succeeded": True, "method": "direct"}, _record(n))
-        for n in "AB"
-    ]
-    assert _report(*runs).summary().endswith("(50% of the total).")
-    side = ExecutionReport(tuple(runs), None, "x", reading_seconds=5.0).summary()
-    assert side.endswith(
-        "Reading the book’s documents, which executes them, took the build 5.0 s of wall time, as chapters executed side by side."
-    )
-    serial = ExecutionReport(tuple(runs), None, "x", reading_seconds=9.0).summary()
-    assert serial.endswith("took the build 9.0 s of wall time.")
-
-
-def test_how_the_kernels_started_is_said_only_when_the_warm_process_launched_them():
-    runs = [
-        chapter_run(f"notebooks/{n}", n, {"runtime": 4.0, "succeeded": True, "method": "direct"}, _record(n))
-        for n in "AB"
-    ]
-    forked = ExecutionReport(tuple(runs), None, "x", kernels=(2, 0)).summary()
-    assert forked.endswith(
-        "forked from one process that had imported the book’s libraries once, instead of"
-        " starting Python and importing them anew."
-    )
-    assert (
-        ExecutionReport(tuple(runs), None, "x", kernels=(1, 1))
-        .summary()
-        .endswith("; 1 kernel started anew all the same.")
-    )
-    assert (
-        "could not launch the kernels; 2 kernels started anew"
-        in ExecutionReport(tuple(runs), None, "x", kernels=(0, 2)).summary()
-    )
-    for quiet in (None, (0, 0)):
-        assert "kernel" not in ExecutionReport(tuple(runs), None, "x", kernels=quiet).summary()
-
-
-def test_a_chapter_that_reused_a_shared_result_from_the_build_cache_is_said_so(tmp_path, monkeypatch):
-    from trajectory_judge.book.build import shared_results as buildcache
-
-    monkeypatch.setenv(records.RECORDS_ENV, str(tmp_path / "rec"))
-    monkeypatch.setenv(buildcache.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setattr(records, "_shared", {})
-    records.set_chapter("results")
-    assert buildcache.cached("editions", lambda: 1, args=(), folders=[]) == 1
-    first = json.loads((tmp_path / "rec" / "results" / records.KERNEL_RECORD).read_text())
-    assert first["shared"] == {"editions": "computed"}
-    monkeypatch.setattr(records, "_shared", {})  # the next chapter's kernel
-    records.set_chapter("analysis")
-    assert buildcache.cached("editions", lambda: 2, args=(), folders=[]) == 1
-    rec = json.loads((tmp_path / "rec" / "analysis" / records.KERNEL_RECORD).read_text())
-    assert rec["shared"] == {"editions": "reused"}
-    runs = [
-        chapter_run(f"notebooks/{n}", n, {"runtime": 1.0, "succeeded": True, "method": "direct"}, r)
-        for n, r in (("results", first), ("analysis", rec))
-    ]
-    rep = _report(*runs)
-    assert list(rep.to_frame()["Shared results"]) == ["computed here", "reused"]
-    assert (
-        "analysis reused the verified verdicts and their bootstrapped reports from the build’s cache" in rep.summary()
-    )
+    (rec / records.KERNEL_RECORD).write_text(json.dumps(kernel))
+    packed = records.pack(rec, [("", book), ("$TJ_DATA", mine)])
+    assert sorted(packed) == [records.KERNEL_RECORD, "tables/t.csv"] and packed["tables/t.csv"] == "a\n1\n"
+    paths = [f["path"] for f in json.loads(packed[records.KERNEL_RECORD])["files"]]
+    assert paths == ["data/v.jsonl", "$TJ_DATA/x.jsonl"]  # no absolute path in a committed notebook
+    other, theirs = tmp_path / "clone", tmp_path / "theirs"
+    records.unpack(packed, tmp_path / "out" / "results", [("", other), ("$TJ_DATA", theirs)])
+    back = json.loads((tmp_path / "out" / "results" / records.KERNEL_RECORD).read_text())
+    assert [f["path"] for f in back["files"]] == [str(other / "data" / "v.jsonl"), str(theirs / "x.jsonl")]
+    assert (tmp_path / "out" / "results" / "tables" / "t.csv").read_text() == "a\n1\n"
+    with pytest.raises(ValueError, match="not a path inside"):
+        records.unpack({"../escape": "x"}, tmp_path / "out" / "results", [])

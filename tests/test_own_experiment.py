@@ -193,6 +193,8 @@ def test_own_experiment_folder_from_dataset_to_book(tmp_path, monkeypatch, capsy
     link = re.search(rf'href="\.\./(_downloads/tj/data/outside/{sha[:16]}/verdicts\.jsonl)"', page)  # not the paper's
     assert link and (build / "_build" / "html" / link.group(1)).read_bytes() == (mine / "verdicts.jsonl").read_bytes()
     assert f'data-sha256="{hashlib.sha256((mine / "verdicts.jsonl").read_bytes()).hexdigest()}"' in page
+    execution = (build / "_build" / "html" / "book" / "execution.html").read_text()  # how the chapters ran, truthfully
+    assert "executed for this build on $TJ_DATA" in execution and "shown as committed" not in execution
     runs = (build / "_build" / "html" / "notebooks" / "runs.html").read_text()  # this edition's runs, beyond the paper
     assert re.search(r"<td[^>]*>\s*not reported\s*</td>", runs)  # a hosted API names no model file
     for path in (p for p in build.rglob("*") if p.is_file()):

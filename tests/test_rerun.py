@@ -315,7 +315,6 @@ def test_binder_like_install_reproduces_every_chapter(tmp_path):
     pip(python, "--dry-run", "-c", str(LOCK), *binder_server())
     start = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TJ_DATA", "TJ_PAPER_DATA", "VIRTUAL_ENV"))}
-    env["TJ_BOOK_FORK"] = "0"  # kernels started anew, as on Binder (README's tests fork them from a warm process)
     run = subprocess.run(
         [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks/"],
         cwd=ROOT,

@@ -1,13 +1,13 @@
-"""Sphinx extension of the book: the execution page, filled from this build once every chapter has run.
+"""Sphinx extension of the book: the execution page, filled from this build once every chapter was read.
 
 ``{tj-execution} summary`` becomes the page's computed sentence; ``{tj-execution} chapters``,
 ``files`` and ``environment`` (with ``:name:`` and ``:caption:``) become numbered tables
 (:class:`trajectory_judge.book.build.execution_page.ExecutionReport`). At read time each table is a placeholder
 that ``tj_tables`` numbers like any other; at ``doctree-resolved``, after every document was read
-(serially or in parallel), the placeholder is replaced by the table built from myst-nb's execution
-data (``env.nb_metadata``, merged across parallel readers by myst-nb) and the kernels' records on disk
-(``tj_records``). A record names the build that wrote it and myst-nb's data says when the notebook
-ran, so a chapter whose outputs an earlier build made (a cache, an incremental build) is said to be so.
+(serially or in parallel), the placeholder is replaced by the table built from where each chapter's
+outputs came from (``tj_notebook_cache``: the committed notebook, an execution for this build, or an
+earlier build's execution of the same data), myst-nb's execution data (``env.nb_metadata``) and the
+kernels' records the executed notebooks carry (``tj_records``).
 """
 
 from __future__ import annotations
@@ -15,15 +15,13 @@ from __future__ import annotations
 import html
 import os
 import posixpath
-import time
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
+from tj_notebook_cache import sources
 from tj_records import records_root
-
-from trajectory_judge.book.build.records import BUILD_ENV
 
 PAGE_KEY = "tj_execution_page"
 """Key of a page holding the directive in myst-nb's per-document metadata (merged by myst-nb)."""
@@ -94,34 +92,38 @@ def _report(app):
     ):
         if os.environ.get(var):
             places.append((label, (root / os.environ[var]).resolve()))
-    build, started = os.environ.get(BUILD_ENV), getattr(app, "tj_build_started", None)
-    runs = [
-        chapter_run(
-            doc,
-            env.titles[doc].astext() if doc in env.titles else doc,
-            meta[doc]["exec_data"],
-            kernels.get(posixpath.basename(doc)),
-            places,
-            build=build,
-            started=started,
+    chapters = sources(app)
+    runs = []
+    for doc in _book_order(env):
+        exec_data = meta.get(doc, {}).get("exec_data")
+        if not exec_data:
+            continue
+        source = chapters.get(doc)
+        if source is None:
+            origin, runtime = "read", exec_data.get("runtime")
+        else:
+            origin = "committed" if source.origin == "committed" else "executed" if source.this_build else "cached"
+            runtime = source.seconds
+        runs.append(
+            chapter_run(
+                doc,
+                env.titles[doc].astext() if doc in env.titles else doc,
+                exec_data,
+                kernels.get(posixpath.basename(doc)),
+                places,
+                origin=origin,
+                runtime=runtime,
+            )
         )
-        for doc in _book_order(env)
-        if meta.get(doc, {}).get("exec_data")
-    ]
-    reading = getattr(app, "tj_reading", None)
-    from trajectory_judge.book.build.kernelfork import LAUNCHES
-
+    data = f"$TJ_DATA ({Path(os.environ['TJ_DATA']).name}/)" if os.environ.get("TJ_DATA") else "data/"
     return ExecutionReport(
         tuple(runs),
         file_sha256(root / ".ci" / "requirements.lock"),
         build_commit(root),
-        reading[1] - reading[0] if reading and len(reading) == 2 else None,
-        (LAUNCHES["forked"], LAUNCHES["anew"]),
+        getattr(app, "tj_execute_seconds", None),
+        data=data,
+        digest=app.config.tj_data_digest or None,
     )
-
-
-def _reading_started(app, env, docnames) -> None:
-    app.tj_reading = [time.monotonic()]
 
 
 def _fill(app, doctree, docname) -> None:
@@ -167,12 +169,9 @@ def _link_chapters(app, docname: str, report, text: str) -> str:
 
 
 def _refresh(app, env):
-    """After any notebook executed, rewrite the pages that show the execution record."""
+    """After any chapter was read again, rewrite the pages that show the execution record."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    reading = getattr(app, "tj_reading", None)
-    if reading and len(reading) == 1:
-        reading.append(time.monotonic())  # the reading phase, every chapter's execution in it, is over
     if not NbMetadataCollector.new_exec_data(env):
         return []
     return [doc for doc, data in NbMetadataCollector.get_doc_data(env).items() if data.get(PAGE_KEY)]
@@ -180,10 +179,10 @@ def _refresh(app, env):
 
 def setup(app):
     app.setup_extension("tj_records")
+    app.setup_extension("tj_notebook_cache")
     app.setup_extension("tj_tables")
     app.add_node(execution_summary)
     app.add_directive("tj-execution", ExecutionDirective)
-    app.connect("env-before-read-docs", _reading_started, priority=100)  # before any extension starts kernels
     app.connect("env-updated", _refresh, priority=100)
     app.connect("doctree-resolved", _fill)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,35 +1,37 @@
-"""The build's records directory: where each executing chapter leaves what the pages need.
+"""The build's records directory: where each chapter's records are for the pages that need them.
 
-Sets ``TJ_BUILD_RECORDS`` (:data:`trajectory_judge.book.build.records.RECORDS_ENV`) to
-``<build>/.tj-records`` before any notebook executes, so every kernel myst-nb starts inherits it
-(with ``TJ_BUILD_ID``, :data:`trajectory_judge.book.build.records.BUILD_ENV`, naming this build);
-a chapter's records land in ``.tj-records/<chapter>/`` (:func:`trajectory_judge.book.build.records.write_record`).
-Extensions that render provenance lines, downloads or the execution page read them from
-:func:`records_root`.
+Each executed notebook carries its chapter's records (tables as CSV and JSON, what each table and
+figure was computed from, its kernel's record); ``tj_notebook_cache`` unpacks them into
+``<build>/.tj-records/<data digest>/<chapter>/`` before the chapters are read, so a build on other
+data never reads this data's records. Extensions that render provenance lines, downloads or the
+execution page read them from :func:`records_root`. ``TJ_BUILD_RECORDS``
+(:data:`trajectory_judge.book.build.records.RECORDS_ENV`) names the same folder, so that a chapter
+myst-nb would execute itself leaves its records there too.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
-from trajectory_judge.book.build.records import BUILD_ENV, RECORDS_ENV
+from trajectory_judge.book.build.records import RECORDS_ENV
+
+DIGEST_DIGITS = 16
+"""How many hex digits of the data digest name the records folder."""
 
 
 def records_root(app) -> Path:
-    """The records directory of this build (beside the HTML output, inside the build folder)."""
-    return Path(app.outdir).parent / ".tj-records"
+    """The records directory of this build's data (beside the HTML output, inside the build folder)."""
+    digest = getattr(app.config, "tj_data_digest", "") or "no-digest"
+    return Path(app.outdir).parent / ".tj-records" / digest[:DIGEST_DIGITS]
 
 
 def _set_env(app, config) -> None:
     root = records_root(app)
     root.mkdir(parents=True, exist_ok=True)
     os.environ[RECORDS_ENV] = str(root)
-    app.tj_build_started = time.time()  # a notebook whose myst-nb exec data is older did not execute in this build
-    os.environ[BUILD_ENV] = f"{app.tj_build_started:.6f}-{os.getpid()}"
 
 
 def setup(app):
-    app.connect("config-inited", _set_env)
+    app.connect("config-inited", _set_env, priority=900)  # after tj_notebook_cache has named the data's digest
     return {"parallel_read_safe": True, "parallel_write_safe": True}

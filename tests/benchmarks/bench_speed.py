@@ -1,6 +1,6 @@
 """The three speed figures: ``report`` on the release's verdicts, a clean build, README's tests.
 
-    python tests/benchmarks/bench_speed.py [report] [build] [tests] [--runs 5] [--before REV] [--reference-cmd CMD] [--write FILE]
+    python tests/benchmarks/bench_speed.py [report] [build] [rebuild] [tests] [--runs 5] [--before REV] [--reference-cmd CMD] [--write FILE]
 
 Each figure is the median of ``--runs`` runs (with their min and max), wall and CPU (user + system,
 children included, from ``/usr/bin/time -v``), and the load average is printed before and after
@@ -19,6 +19,8 @@ so the two share the machine's moods (paired), and the ratio printed is the medi
 * ``build``: ``jupyter-book build . --all -W`` with ``TJ_RELEASE_DIR`` set (as ``.ci/run`` does),
   each run into a fresh ``--path-output`` outside the repository (so it is clean, and the tree's own
   ``_build`` is left alone).
+* ``rebuild``: ``jupyter-book build . -W`` again into a ``--path-output`` that already holds a finished
+  build of the same tree (made once, untimed, before the first run): nothing changed.
 * ``tests``: README's test command, ``python -m pytest`` (default addopts) from the root of a fresh
   ``git clone`` of HEAD (or REV) with the release present; only pytest is timed (the "install" is the
   clone, run with this venv and ``PYTHONPATH`` at the clone). HEAD is the last commit: uncommitted
@@ -50,7 +52,7 @@ from pathlib import Path
 from bench_report import run_timed
 
 ROOT = Path(__file__).resolve().parents[2]
-FIGURES: tuple[str, ...] = ("report", "build", "tests")
+FIGURES: tuple[str, ...] = ("report", "build", "rebuild", "tests")
 """What can be measured, in the order it is printed."""
 
 RELEASE_REPORT = (0.39, 0.39, "e2e87b3")
@@ -61,6 +63,7 @@ Python >= 3.12, which this machine does not have, so the script cannot run it he
 TARGETS: dict[str, str] = {
     "report": "within 2x the release's own report, wall",
     "build": "at most 40 s with the release present",
+    "rebuild": "at most 15 s with nothing changed",
     "tests": "at most 150 s after the install, on a fresh clone with the release present",
 }
 """The target each figure is held to."""
@@ -68,6 +71,7 @@ TARGETS: dict[str, str] = {
 COMMANDS: dict[str, str] = {
     "report": "trajectory-judge report --data RELEASE",
     "build": "jupyter-book build . --all -W",
+    "rebuild": "jupyter-book build . -W",
     "tests": "python -m pytest",
 }
 """What each figure times, as the guide's benchmarks page names it."""
@@ -214,6 +218,27 @@ def bench_build(trees: dict[str, Path], release: Path, runs: int, scratch: Path)
     return variants[0]
 
 
+def bench_rebuild(trees: dict[str, Path], release: Path, runs: int, scratch: Path) -> Variant:
+    """``jupyter-book build . -W`` of each tree into a ``--path-output`` holding its finished build: nothing changed."""
+    variants = []
+    for i, (label, tree) in enumerate(trees.items()):
+        out = scratch / f"rebuild-{i}"
+        cmd = [tool("jupyter-book"), "build", ".", "-W", "--path-output", str(out)]
+        env = python_env(tree, release)
+
+        def first_build(out: Path = out, tree: Path = tree, env: dict[str, str] = env) -> None:
+            if not (out / "_build" / "html" / "index.html").is_file():
+                full = [tool("jupyter-book"), "build", ".", "--all", "-W", "--path-output", str(out)]
+                subprocess.run(full, cwd=tree, env=env, check=True, capture_output=True)
+
+        variants.append(Variant(label, cmd, tree, env, setup=first_build))
+    print(f"rebuild: jupyter-book build . -W over a finished build, nothing changed; {load_average()}")
+    run_paired(variants, runs)
+    print_summary("rebuild", variants, runs)
+    print(f"  target: {TARGETS['rebuild']}")
+    return variants[0]
+
+
 def fresh_clone(rev: str, dest: Path) -> None:
     """``dest`` emptied and made a clone of this repository at ``rev`` (a commit, detached)."""
     shutil.rmtree(dest, ignore_errors=True)
@@ -287,7 +312,7 @@ def positive_int(text: str) -> int:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The figures to measure (all by default, in :data:`FIGURES` order) and the options."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("figures", nargs="*", metavar="FIGURE", help="report, build, tests (default: all)")
+    ap.add_argument("figures", nargs="*", metavar="FIGURE", help="report, build, rebuild, tests (default: all)")
     ap.add_argument("--runs", type=positive_int, default=5, help="runs of each command (default 5)")
     ap.add_argument("--before", metavar="REV", help="also measure this git revision, paired with ours")
     ap.add_argument(
@@ -355,6 +380,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 ours = bench_report(trees, args.release_dir, args.runs, args.reference_cmd)
             elif figure == "build":
                 ours = bench_build(trees, args.release_dir, args.runs, scratch)
+            elif figure == "rebuild":
+                ours = bench_rebuild(trees, args.release_dir, args.runs, scratch)
             else:
                 revs = {"ours (HEAD)": head, **({f"before {args.before}": before} if before else {})}
                 ours = bench_tests(revs, args.release_dir, args.runs, scratch)

@@ -1,7 +1,8 @@
-"""``python -m trajectory_judge.book execute [--data DIR] [NOTEBOOK ...]`` or ``config --repository URL``."""
+"""``python -m trajectory_judge.book execute [--data DIR] [--jobs N] [NOTEBOOK ...]`` or ``config --repository URL``."""
 
 import sys
 
 from trajectory_judge.book.build.execute_notebooks import main
 
-sys.exit(main())
+if __name__ == "__main__":  # the execute step's worker processes import this module again
+    sys.exit(main())

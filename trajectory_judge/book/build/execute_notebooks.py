@@ -1,12 +1,15 @@
 """Executing the book's notebooks reproducibly.
 
 The book's notebooks are MyST markdown files paired with ``.ipynb`` (jupytext ``ipynb,md:myst``).
-The ``.md`` is the source; :func:`execute` syncs it to the ``.ipynb``, runs it with nbclient and
-writes the executed notebook so that re-running on unchanged data gives a byte-identical file
-(stable cell ids, no timing metadata). The committed ``.ipynb`` are what nbval checks against
-fresh runs.
+The ``.md`` is the source; :func:`execute` syncs it to the ``.ipynb``, runs it with nbclient in a
+fresh kernel and writes the executed notebook so that re-running on unchanged data gives a
+byte-identical file (stable cell ids, no timing metadata, no absolute path). The notebook carries
+in its metadata the digest of the data it was executed on and the records the book's pages need
+(:data:`METADATA_KEY`). :func:`execute_many` runs several chapters side by side, each in a process
+of its own. The committed ``.ipynb`` are what nbval checks against fresh runs and what the book
+renders when their digest is that of the data the build names.
 
-    python -m trajectory_judge.book execute [--data DIR] [--out DIR] [NOTEBOOK ...]
+    python -m trajectory_judge.book execute [--data DIR] [--out DIR] [--jobs N] [NOTEBOOK ...]
 
 With ``--out`` the executed notebooks go to that folder and the committed ones stay as they are:
 the quick way to check that every chapter runs on a folder of one's own (``--data mine/``).
@@ -15,13 +18,26 @@ the quick way to check that every chapter runs on a folder of one's own (``--dat
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import re
 import sys
-from collections.abc import Iterator, Sequence
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from trajectory_judge.book.paths import DATA_ENV, PAPER_DATA_ENV, data_dir, notebooks_dir, paper_data_dir, repo_root
+from trajectory_judge.book.paths import (
+    DATA_ENV,
+    PAPER_DATA_ENV,
+    data_dir,
+    notebooks_dir,
+    paper_data_dir,
+    paper_trajectories_dir,
+    repo_root,
+)
 
 KERNEL = "python3"
 """The kernel every notebook runs on."""
@@ -100,29 +116,92 @@ def _env(var: str, value: str | None) -> Iterator[None]:
             os.environ[var] = old
 
 
-def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600, out_dir: str | Path | None = None) -> Path:
+METADATA_KEY = "trajectory_judge"
+"""The executed notebook's metadata key for what the build needs beside its outputs:
+``{"data_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`trajectory_judge.book.build.records.pack`)."""
+
+
+def data_folders(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
+    """The folders a chapter's numbers are computed from, each with the name it has in a digest: the
+    folder it is executed on (``$TJ_DATA``, or ``data``), the paper's verdicts (``$TJ_PAPER_DATA``) and the
+    book's own ``data/``, where the paper's verdicts find their trajectories."""
+    if data is None:
+        data = data_dir(start)
+    return [
+        ("$TJ_DATA", Path(data).resolve()),
+        ("$TJ_PAPER_DATA", paper_data_dir(start)),
+        ("data", paper_trajectories_dir(start)),
+    ]
+
+
+def data_digest(folders: Sequence[tuple[str, Path]]) -> str:
+    """sha256 over every file of ``folders`` (their name in the digest, each file's path inside its
+    folder and the sha256 of its bytes), in a fixed order: the same folder contents give the same digest
+    wherever the folders are."""
+    h = hashlib.sha256()
+    for label, folder in folders:
+        h.update(label.encode() + b"\0")
+        for path in sorted(q for q in Path(folder).rglob("*") if q.is_file()):
+            h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def places(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
+    """Where a recorded data file is named from (:func:`trajectory_judge.book.build.records.portable_path`):
+    the book's root, then the folder executed on and the paper's verdicts."""
+    folders = data_folders(start, data)
+    return [("", repo_root(start)), folders[0], folders[1]]
+
+
+def recorded_digest(nb) -> str | None:
+    """The data digest an executed notebook records (``None``: it records none)."""
+    meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
+    return meta.get("data_sha256")
+
+
+def recorded_records(nb) -> dict[str, str]:
+    """The records an executed notebook carries (:func:`trajectory_judge.book.build.records.pack`)."""
+    meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
+    return dict(meta.get("records") or {})
+
+
+@dataclass(frozen=True)
+class Executed:
+    """One chapter's execution: the notebook written, its run time, or the one line saying why it failed."""
+
+    source: Path
+    out: Path | None
+    seconds: float
+    error: str | None = None
+
+
+def execute(
+    md: Path, *, data: str | Path | None = None, timeout: int = 600, out_dir: str | Path | None = None
+) -> Executed:
     """Run the notebook of ``md`` in ``notebooks/`` and write the executed ``.ipynb`` beside it
     (or into ``out_dir``, leaving the committed one as it is).
 
     ``data`` sets ``TJ_DATA`` for the kernel; by default it is the data of the book holding the
-    notebook (or, for a notebook outside any book, of the book around the working directory).
-    ``TJ_PAPER_DATA`` is set the same way to that book's paper verdicts.
-    The output is deterministic: stable cell ids, no timing or execution metadata, so an unchanged
-    notebook on unchanged data writes the same bytes.
+    notebook. ``TJ_PAPER_DATA`` is set the same way to that book's paper verdicts. While it runs, the
+    chapter's records go to a temporary folder; the executed notebook carries them, packed, and the
+    digest of the data it ran on, in its metadata (:data:`METADATA_KEY`). The output is deterministic:
+    stable cell ids, no timing or execution metadata, no absolute path, so an unchanged notebook on
+    unchanged data writes the same bytes on any machine. A failing cell raises nbclient's
+    ``CellExecutionError`` and writes nothing.
     """
     import nbformat
     from nbclient import NotebookClient
 
+    from trajectory_judge.book.build.records import RECORDS_ENV, pack
+    from trajectory_judge.fileio import atomic_write_text
+
     md = Path(md).resolve()
+    start = _book_start(md)
     if data is None:
-        try:
-            data = data_dir(md.parent)
-        except FileNotFoundError:
-            data = data_dir()
-    try:  # the paper's verdicts of the book holding the notebook, else of the book around the working directory
-        paper = paper_data_dir(md.parent)
-    except FileNotFoundError:
-        paper = paper_data_dir()
+        data = data_dir(start)
+    folders = data_folders(start, data)
+    digest = data_digest(folders)
     nb = read_source(md)
     client = NotebookClient(
         nb,
@@ -131,15 +210,103 @@ def execute(md: Path, *, data: str | Path | None = None, timeout: int = 600, out
         record_timing=False,
         resources={"metadata": {"path": str(md.parent)}},
     )
-    with _env(DATA_ENV, str(Path(data).resolve())), _env(PAPER_DATA_ENV, str(paper)):
+    with (
+        tempfile.TemporaryDirectory(prefix="tj-records-") as records,
+        _env(DATA_ENV, str(folders[0][1])),
+        _env(PAPER_DATA_ENV, str(folders[1][1])),
+        _env(RECORDS_ENV, records if start is not None else ""),  # a copy outside any book: no pages to feed
+    ):
+        started = time.monotonic()
         client.execute()
+        seconds = time.monotonic() - started
+        packed = pack(Path(records) / md.stem, places(start, data)) if start is not None else {}
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
+    nb.metadata[METADATA_KEY] = {"data_sha256": digest, "records": packed}
     out = md.with_suffix(".ipynb") if out_dir is None else Path(out_dir) / f"{md.stem}.ipynb"
     text = nbformat.writes(nb, version=4)
-    out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    return out
+    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
+    return Executed(md, out, seconds)
+
+
+def _book_start(md: Path) -> Path | None:
+    """Where to look for the book of notebook ``md``: its own folder when it is inside a book, else the
+    working directory (a copy of a chapter run outside any book reads the book around it)."""
+    try:
+        repo_root(md.parent)
+    except FileNotFoundError:
+        return None
+    return md.parent
+
+
+def _execute_one(md: Path, data: str | None, timeout: int, out_dir: str | None) -> Executed:
+    """:func:`execute` in a worker process: a failure comes back as its one line, never as a traceback."""
+    from nbclient.exceptions import CellExecutionError, DeadKernelError
+
+    started = time.monotonic()
+    try:
+        return execute(md, data=data, timeout=timeout, out_dir=out_dir)
+    except CellExecutionError as exc:
+        last = [ln for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if ln.strip()]
+        why = f"a cell failed: {last[-1].strip() if last else type(exc).__name__}"
+    except (DeadKernelError, TimeoutError, RuntimeError, OSError) as exc:
+        why = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return Executed(md, None, time.monotonic() - started, why)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def execute_many(
+    sources: Sequence[Path],
+    *,
+    data: str | Path | None = None,
+    timeout: int = 600,
+    out_dir: str | Path | None = None,
+    jobs: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[Executed]:
+    """Execute ``sources``, ``jobs`` at a time (default: the usable CPUs), each in a process of its own
+    with a fresh kernel; the results in the order of ``sources``. ``progress`` gets one line as each
+    chapter finishes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    say = progress or (lambda line: None)
+    n = max(1, min(jobs or usable_cpus(), len(sources) or 1))
+    args = (None if data is None else str(data), timeout, None if out_dir is None else str(out_dir))
+    say(f"executing {len(sources)} chapter{'s' if len(sources) != 1 else ''}, {n} at a time")
+    done: dict[Path, Executed] = {}
+
+    def report(r: Executed) -> None:
+        done[r.source] = r
+        if r.error is None:
+            say(f"executed {_shown(r.out)} in {r.seconds:.1f} s")
+        else:
+            say(f"{_shown(r.source)}: {r.error}")
+
+    if n == 1:
+        for md in sources:
+            report(_execute_one(Path(md), *args))
+    else:
+        # spawned workers: each starts clean, with nothing of the calling process (a Sphinx build) in it
+        with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_execute_one, Path(md), *args) for md in sources]
+            for future in as_completed(futures):
+                report(future.result())
+    return [done[Path(md)] for md in sources]
+
+
+def _shown(path: Path | None) -> str:
+    if path is None:
+        return "?"
+    try:
+        return str(Path(path).relative_to(repo_root()))
+    except (ValueError, FileNotFoundError):
+        return str(path)
 
 
 def sync_ipynb_cell(md: Path, index: int) -> bool:
@@ -204,14 +371,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ex.add_argument("--data", default=None, help=f"data directory for the kernel (sets {DATA_ENV})")
     ex.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     ex.add_argument("--out", default=None, help="write the executed notebooks into this folder (default: in place)")
+    ex.add_argument("--jobs", type=int, default=None, help="chapters executed at once (default: the usable CPUs)")
     cf = sub.add_parser("config", help="name the hosting repository (buttons, Binder badge, Colab set-up)")
     cf.add_argument("--repository", required=True, help="https://github.com/OWNER/REPO")
     cf.add_argument("--branch", default="main", help="branch the buttons open and Colab clones (default main)")
     args = parser.parse_args(argv)
     if args.verb == "config":
         return _config(args.repository, args.branch)
-    from nbclient.exceptions import CellExecutionError
-
     if args.out is not None:
         out_dir = Path(args.out).resolve()
         if out_dir == notebooks_dir().resolve():
@@ -221,14 +387,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
         out_dir.mkdir(parents=True, exist_ok=True)
-    failed = 0
-    for md in notebook_sources(args.notebooks):
-        try:
-            out = execute(md, data=args.data, timeout=args.timeout, out_dir=args.out)
-        except CellExecutionError as exc:
-            last = [ln for ln in str(exc).splitlines() if ln.strip()][-1]
-            print(f"{md}: a cell failed, the .ipynb is left as it was\n  {last}", file=sys.stderr)
-            failed += 1
-            continue
-        print(f"executed {out.relative_to(repo_root()) if out.is_relative_to(repo_root()) else out}", file=sys.stderr)
+    if args.jobs is not None and args.jobs < 1:
+        print(f"trajectory-judge book execute: error: --jobs {args.jobs}: at least 1", file=sys.stderr)
+        return 2
+    try:
+        sources = notebook_sources(args.notebooks)
+        if args.data is not None and not Path(args.data).is_dir():  # before any chapter starts
+            raise FileNotFoundError(f"data directory {args.data} does not exist")
+    except FileNotFoundError as exc:
+        print(f"trajectory-judge book execute: error: {exc}", file=sys.stderr)
+        return 2
+    results = execute_many(
+        sources,
+        data=args.data,
+        timeout=args.timeout,
+        out_dir=args.out,
+        jobs=args.jobs,
+        progress=lambda line: print(line, file=sys.stderr),
+    )
+    failed = [r for r in results if r.error is not None]
+    if failed:
+        print(f"{len(failed)} of {len(results)} chapters failed; their .ipynb are left as they were", file=sys.stderr)
     return 1 if failed else 0

@@ -1,9 +1,12 @@
-"""The execution page: how each chapter executed in this build, read from the build itself.
+"""The execution page: how each chapter's outputs on this build came to be, read from the build itself.
 
-Two sources, both written while the book builds: myst-nb's execution data for each notebook (its run
-time, whether it succeeded, whether it came from a cache: ``env.nb_metadata[docname]["exec_data"]``)
-and each chapter kernel's own record (:data:`trajectory_judge.book.build.records.KERNEL_RECORD`: Python, the
-key packages' versions, the data files it read with their sha256). The Sphinx extension
+Three sources, all read while the book builds: where each chapter's outputs came from (the committed
+notebook, executed on the same data; an execution for this build; or an earlier build's execution of
+the same data, kept in the cache), with the run time of those that executed
+(``book/_ext/tj_notebook_cache.py``); myst-nb's execution data for each notebook (whether it
+succeeded: ``env.nb_metadata[docname]["exec_data"]``); and each chapter kernel's own record, carried
+by the executed notebook (:data:`trajectory_judge.book.build.records.KERNEL_RECORD`: Python, the key
+packages' versions, the data files it read with their sha256). The Sphinx extension
 ``book/_ext/tj_execution.py`` collects them once every document has been read and renders
 :class:`ExecutionReport` as the page's tables and sentence; nothing on the page is typed.
 """
@@ -25,11 +28,13 @@ from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
 
-SHARED_NAMES = {"editions": "the verified verdicts and their bootstrapped reports"}
-"""How a result shared through the build's cache (:mod:`trajectory_judge.book.build.shared_results`) is named on the page."""
-
 LOCK_ROW, COMMIT_ROW = "Lock (SHA-256)", "Commit"
 """The environment table's rows for the lock's checksum and the build's commit."""
+
+ORIGINS = ("committed", "executed", "cached", "read")
+"""Where a chapter's outputs came from: its committed notebook (executed on the same data), an
+execution for this build, an earlier build's execution of the same data (the cache), or myst-nb
+executing it while the book was read (the cache missed)."""
 
 
 @dataclass(frozen=True)
@@ -43,65 +48,59 @@ class DataFile:
 
 @dataclass(frozen=True)
 class ChapterRun:
-    """One chapter's execution in this build."""
+    """How one chapter's outputs in this build came to be."""
 
     docname: str
     title: str
     runtime: float | None
+    """Its run time when it executed for a build (``None``: the committed notebook records none)."""
     succeeded: bool
-    method: str
-    this_build: bool = True
+    origin: str
+    """One of :data:`ORIGINS`."""
     python: str | None = None
     packages: Mapping[str, str] = field(default_factory=dict)
     files: tuple[DataFile, ...] = ()
-    shared: Mapping[str, str] = field(default_factory=dict)
-    """Shared result -> ``reused`` (taken from the build's cache) or ``computed`` (by this chapter)."""
 
     @property
-    def shared_text(self) -> str:
-        """The chapters table's cell: what the chapter reused or computed for the others (``–``: nothing)."""
-        if not self.shared:
-            return "–"
-        how = {n: "reused" if h == "reused" else "computed here" for n, h in sorted(self.shared.items())}
-        return next(iter(how.values())) if len(how) == 1 else "; ".join(f"{n}: {h}" for n, h in how.items())
-
-    @property
-    def cached(self) -> bool:
-        """Whether its outputs came from an earlier build (myst-nb's cache, or an incremental build that did
-        not read it again) rather than from executing it in this build."""
-        return not self.this_build
+    def this_build(self) -> bool:
+        """Whether it executed for this build."""
+        return self.origin in ("executed", "read")
 
     @property
     def recorded(self) -> bool:
-        """Whether its kernel left a record (it does whenever it executed in this build)."""
+        """Whether its kernel left a record (every execution by the execute step does)."""
         return self.python is not None
 
     @property
     def result(self) -> str:
         if not self.succeeded:
             return "failed"
-        if self.this_build:
-            return "executed"
-        return "from cache" if self.method == "cache" else "from an earlier build"
+        return {
+            "committed": "committed notebook",
+            "executed": "executed for this build",
+            "cached": "an earlier build’s execution",
+            "read": "executed while read",
+        }.get(self.origin, self.origin)
 
 
 @dataclass(frozen=True)
 class ExecutionReport:
-    """Every chapter's run, the lock's sha256 and the commit the build ran on."""
+    """Every chapter's run, the data the build names, the lock's sha256 and the commit the build ran on."""
 
     chapters: tuple[ChapterRun, ...]
     lock_sha256: str | None
     commit: str
-    reading_seconds: float | None = None
-    """Wall time of the build's reading phase, in which the chapters execute (``None``: not measured)."""
-    kernels: tuple[int, int] | None = None
-    """Kernels forked from the build's warm process and kernels started anew
-    (:mod:`trajectory_judge.book.build.kernelfork`; ``None``: not through it)."""
+    execute_seconds: float | None = None
+    """Wall time of this build's execute step (``None``: nothing executed)."""
+    data: str = "data/"
+    """The data the build names, as the page prints it (``data/``, ``$TJ_DATA``)."""
+    digest: str | None = None
+    """The sha256 of that data (:func:`trajectory_judge.book.build.execute_notebooks.data_digest`)."""
 
     @property
     def executed(self) -> tuple[ChapterRun, ...]:
-        """The chapters executed in this build (not taken from a cache)."""
-        return tuple(c for c in self.chapters if not c.cached)
+        """The chapters executed for this build."""
+        return tuple(c for c in self.chapters if c.this_build)
 
     @property
     def total_seconds(self) -> float:
@@ -111,17 +110,14 @@ class ExecutionReport:
     @property
     def slowest(self) -> ChapterRun | None:
         timed = [c for c in self.executed if c.runtime is not None]
-        return max(timed, key=lambda c: c.runtime) if timed else None
+        return max(timed, key=lambda c: c.runtime or 0.0) if timed else None
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per chapter, in the book's order: run time, result and the number of data files read."""
-        rows = [
-            (c.title, c.runtime, c.result, len(c.files) if c.recorded else "not recorded", c.shared_text)
-            for c in self.chapters
-        ]
-        return pd.DataFrame(
-            rows, columns=["Chapter", "Run time (s)", "Result", "Data files read", "Shared results"]
-        ).set_index("Chapter")
+        """One row per chapter, in the book's order: where its outputs came from, run time, data files read."""
+        rows = [(c.title, c.result, c.runtime, len(c.files) if c.recorded else "not recorded") for c in self.chapters]
+        return pd.DataFrame(rows, columns=["Chapter", "Outputs", "Run time (s)", "Data files read"]).set_index(
+            "Chapter"
+        )
 
     def files_frame(self) -> pd.DataFrame:
         """One row per data file any chapter read: its short sha256, size and the chapters that read it."""
@@ -155,71 +151,51 @@ class ExecutionReport:
         return pd.DataFrame(rows, columns=["Component", "Version", "Reported by"]).set_index("Component")
 
     def summary(self) -> str:
-        """The page's computed sentence: how many chapters executed, their total run time, the slowest, and
-        any chapter taken from a cache, failed or unrecorded."""
-        n, ran = len(self.chapters), self.executed
-        if not ran:
-            text = "No chapter executed in this build."
-        else:
-            who = (
-                ("The book's one chapter" if n == 1 else f"All {n} chapters")
-                if len(ran) == n
-                else f"{len(ran)} of the {n} chapters"
-            )
-            text = f"{who} executed in this build, taking {self.total_seconds:.1f} s of execution between them"
+        """The page's computed sentence: where the chapters' outputs came from, what executed for this
+        build and how long it took, and any chapter that failed or left no record."""
+        n = len(self.chapters)
+        every = "The book’s one chapter" if n == 1 else f"All {n} chapters"
+        digest = f" (sha256 {self.digest[:SHORT_SHA]})" if self.digest else ""
+        by: dict[str, list[str]] = {}
+        for c in self.chapters:
+            by.setdefault(c.origin, []).append(c.title)
+        parts = []
+        for origin in ("committed", "executed", "cached", "read"):
+            who = by.get(origin)
+            if not who:
+                continue
+            one = len(who) == 1
+            was, its = ("was", "its notebook was") if one else ("were", "their notebooks were")
+            phrase = {
+                "committed": f"{was} shown as committed: {its} executed on the very data this build names, "
+                f"{self.data}{digest}",
+                "executed": f"{was} executed for this build on {self.data}{digest}",
+                "cached": f"{was} shown from an earlier build’s execution of the same data, {self.data}{digest}",
+                "read": f"{was} executed by myst-nb while the book was read, because the cache missed",
+            }[origin]
+            parts.append(f"{every if len(who) == n else list_text(who)} {phrase}")
+        text = "; ".join(parts) + "." if parts else "No chapter was shown."
+        ran = self.executed
+        if ran:
+            text += f" Executing took {self.total_seconds:.1f} s between them"
             slow = self.slowest
-            if slow is not None and len(ran) > 1:
-                share = slow.runtime / self.total_seconds if self.total_seconds else 0.0
-                text += f"; the slowest, {slow.title}, took {slow.runtime:.1f} s ({share:.0%} of the total)"
-            text += "."
-            if self.reading_seconds is not None:
-                text += (
-                    f" Reading the book’s documents, which executes them, took the build {self.reading_seconds:.1f} s"
-                    " of wall time"
-                    + (", as chapters executed side by side." if self.reading_seconds < self.total_seconds else ".")
+            if slow is not None and slow.runtime is not None and len(ran) > 1 and self.total_seconds:
+                text += f"; the slowest, {slow.title}, {slow.runtime:.1f} s ({slow.runtime / self.total_seconds:.0%})"
+            if self.execute_seconds is not None:
+                text += f", in {self.execute_seconds:.1f} s of wall time" + (
+                    ", side by side" if self.execute_seconds < self.total_seconds else ""
                 )
-        text += self.kernels_text()
-        cached = [c.title for c in self.chapters if c.cached]
-        if cached:
-            one = len(cached) == 1
-            text += (
-                f" {list_text(cached)} {'was' if one else 'were'} not executed: {'its' if one else 'their'} outputs"
-                " came from an earlier build (the execution cache, or a build that did not read"
-                f" {'it' if one else 'them'} again); the run time shown is that build’s."
-            )
-        reused = [c.title for c in ran if "reused" in c.shared.values()]
-        if reused:
-            one = len(reused) == 1
-            names = sorted({n for c in ran for n, h in c.shared.items() if h == "reused"})
-            text += (
-                f" {list_text(reused)} reused {list_text([SHARED_NAMES.get(n, n) for n in names])} from the"
-                " build’s cache, where another chapter of this build had left them."
-            )
+            text += "."
+        elif "cached" not in by:
+            text += " Nothing executed in this build."
         failed = [c.title for c in self.chapters if not c.succeeded]
         if failed:
             text += f" {list_text(failed)} failed."
-        unrecorded = [c.title for c in ran if not c.recorded]
+        unrecorded = [c.title for c in self.chapters if not c.recorded]
         if unrecorded:
             one = len(unrecorded) == 1
             text += f" {list_text(unrecorded)} left no kernel record, so {'its' if one else 'their'} data files and versions are not shown."
         return text
-
-    def kernels_text(self) -> str:
-        """How the chapters' kernels started, when the build's warm process launched any (else empty)."""
-        if not self.kernels or not sum(self.kernels):
-            return ""
-        forked, anew = self.kernels
-        if not forked:
-            return f" The warm process could not launch the kernels; {_count(anew, 'kernel')} started anew."
-        text = (
-            " Each chapter ran in a kernel of its own, forked from one process that had imported the"
-            " book’s libraries once, instead of starting Python and importing them anew"
-        )
-        return text + ("." if not anew else f"; {_count(anew, 'kernel')} started anew all the same.")
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _readers_text(who: Sequence[str], every: Sequence[str]) -> str:
@@ -265,32 +241,27 @@ def chapter_run(
     record: Mapping | None,
     places: Sequence[tuple[str, Path]] = (),
     *,
-    build: str | None = None,
-    started: float | None = None,
+    origin: str,
+    runtime: float | None,
 ) -> ChapterRun:
-    """One chapter's run from myst-nb's execution data and its kernel's record (``None`` if it left none).
-
-    With ``started`` (when this build began), exec data written before it is an earlier build's (a
-    cache hit keeps the cached run's time); with ``build`` (this build's id), a record another build
-    left is ignored."""
-    this_build = started is None or float(exec_data.get("mtime") or 0.0) >= started
-    if record is None or (build is not None and record.get("build") != build) or not this_build:
-        record = {}
+    """One chapter's run: where its outputs came from (``origin``, one of :data:`ORIGINS`) and their run
+    time, whether myst-nb rendered it without error (its execution data) and its kernel's record
+    (``None`` if it left none)."""
+    if origin not in ORIGINS:
+        raise ValueError(f"origin {origin!r}: one of {', '.join(ORIGINS)}")
+    record = record or {}
     files = tuple(
         DataFile(display_name(f["path"], places), f["sha256"], int(f["size"])) for f in record.get("files", ())
     )
-    runtime = exec_data.get("runtime")
     return ChapterRun(
         docname=docname,
         title=title,
         runtime=None if runtime is None else float(runtime),
         succeeded=bool(exec_data.get("succeeded")),
-        method=str(exec_data.get("method") or ""),
-        this_build=this_build,
+        origin=origin,
         python=record.get("python"),
         packages=dict(record.get("packages", {})),
         files=files,
-        shared=dict(record.get("shared", {})),
     )
 
 

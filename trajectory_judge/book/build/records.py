@@ -1,13 +1,16 @@
 """What a chapter leaves for the build beside its outputs: the records directory.
 
-During ``jupyter-book build`` the Sphinx extension ``book/_ext/tj_records.py`` sets
-:data:`RECORDS_ENV` to a folder under the build directory before any notebook executes; every
-kernel inherits it. A chapter names itself once, in its first cell (``setup("results")``), and
-whatever it records (:func:`write_record`) goes to ``RECORDS_DIR/<chapter>/``, where the extension
-picks it up when it writes the pages (provenance lines, downloads, the execution page).
+While ``python -m trajectory_judge.book execute`` runs a chapter, :data:`RECORDS_ENV` names a
+temporary folder that the chapter's kernel inherits. A chapter names itself once, in its first cell
+(``setup("results")``), and whatever it records (:func:`write_record`) goes to
+``RECORDS_DIR/<chapter>/``: its tables as CSV and JSON, what each table and figure was computed
+from, and its kernel's record (Python, the key packages, every data file read). When the chapter
+finishes, :func:`pack` turns that folder into a dictionary that the executed notebook carries in
+its metadata, with every path relative to the book or to the data folders it names, so that the
+file is the same on any machine; the build's ``tj_notebook_cache`` extension unpacks it
+(:func:`unpack`) where the pages read it (provenance lines, downloads, the execution page).
 
-Outside a build (nbval, ``python -m trajectory_judge.book execute``, Binder, Colab) the variable is
-unset and nothing is written, so the committed notebooks stay byte-identical.
+Elsewhere (nbval, Binder, Colab) the variable is unset and nothing is written.
 """
 
 from __future__ import annotations
@@ -16,17 +19,14 @@ import json
 import os
 import platform
 import shutil
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 
 from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on_read
 
 RECORDS_ENV = "TJ_BUILD_RECORDS"
-"""Environment variable naming the build's records directory (set by the ``tj_records`` extension)."""
-
-BUILD_ENV = "TJ_BUILD_ID"
-"""Environment variable naming this build (set with :data:`RECORDS_ENV`): a kernel's record carries it, so
-a record left by an earlier build into the same folder is never taken for this build's."""
+"""Environment variable naming the records directory of the chapter executing (set by ``execute``)."""
 
 KERNEL_RECORD = "kernel.json"
 """A chapter's record of its kernel (:func:`kernel_record`), rewritten after each data file it reads."""
@@ -50,7 +50,6 @@ FRESH_EACH_RUN = ("tables", "figures")
 
 _chapter: str | None = None
 _versions: dict[str, str] | None = None
-_shared: dict[str, str] = {}
 
 
 def set_chapter(name: str | None) -> None:
@@ -102,28 +101,17 @@ def package_versions(packages: tuple[str, ...] = KEY_PACKAGES) -> dict[str, str]
 
 
 def kernel_record() -> dict:
-    """What this kernel ran with: its chapter, the build that started it, Python, the key packages' versions,
-    every data file it has read so far (resolved path, sha256, size) and the shared results it took from
-    the build's cache or computed (:func:`note_shared`)."""
+    """What this kernel ran with: its chapter, Python, the key packages' versions and every data file it
+    has read so far (resolved path, sha256, size)."""
     global _versions
     if _versions is None:
         _versions = package_versions()
     return {
         "chapter": _chapter,
-        "build": os.environ.get(BUILD_ENV),
         "python": platform.python_version(),
         "packages": dict(_versions),
         "files": [{"path": str(r.path), "sha256": r.sha256, "size": r.size} for r in files_read()],
-        "shared": dict(_shared),
     }
-
-
-def note_shared(name: str, reused: bool) -> None:
-    """Record that this chapter took the shared result ``name`` from the build's cache (``reused``) or
-    computed it (:func:`trajectory_judge.book.build.shared_results.cached`); the execution page says which."""
-    if _shared.get(name) != "reused":  # once reused, the chapter's outputs rest on another chapter's run
-        _shared[name] = "reused" if reused else "computed"
-    _write_kernel_record()
 
 
 def _write_kernel_record(_read: FileRead | None = None) -> None:
@@ -139,3 +127,68 @@ def chapter_files(root: str | Path, chapter: str) -> list[FileRead]:
     except (OSError, ValueError, KeyError, TypeError):
         return []
     return sorted(FileRead(Path(r["path"]), r["sha256"], int(r["size"])) for r in rows)
+
+
+Places = Sequence[tuple[str, Path]]
+"""Where a recorded path may lie, in order: (label, folder), the book's root first with the label ``""``,
+then ``$TJ_DATA`` and ``$TJ_PAPER_DATA`` (:func:`trajectory_judge.book.build.execute_notebooks.places`)."""
+
+
+def portable_path(path: str | Path, places: Places) -> str:
+    """``path`` relative to the first of ``places`` that holds it (``data/verdicts.jsonl``,
+    ``$TJ_DATA/verdicts.jsonl``); a file in none of them by its name alone, behind ``?/``."""
+    p = Path(path).resolve()
+    for label, folder in places:
+        try:
+            rel = p.relative_to(Path(folder).resolve()).as_posix()
+        except ValueError:
+            continue
+        return f"{label}/{rel}" if label else rel
+    return f"?/{p.name}"
+
+
+def resolve_portable(text: str, places: Places) -> Path:
+    """The file a :func:`portable_path` names, under this build's ``places``."""
+    head, _, rest = text.partition("/")
+    for label, folder in places:
+        if label and head == label:
+            return Path(folder) / rest
+    book = next((Path(f) for label, f in places if not label), Path.cwd())
+    return book / text
+
+
+def pack(folder: Path, places: Places) -> dict[str, str]:
+    """A chapter's records folder as ``{relative path: text}`` (sorted), its kernel record's data files
+    named by :func:`portable_path`: the same on any machine for the same book, data and environment."""
+    out: dict[str, str] = {}
+    folder = Path(folder)
+    if not folder.is_dir():
+        return out
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        rel = path.relative_to(folder).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if rel == KERNEL_RECORD:
+            record = json.loads(text)
+            for row in record.get("files", []):
+                row["path"] = portable_path(row["path"], places)
+            text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+        out[rel] = text
+    return out
+
+
+def unpack(records: Mapping[str, str], folder: Path, places: Places) -> None:
+    """Write what :func:`pack` made into ``folder`` (emptied first), the data files' paths resolved under
+    ``places``; every file is written whole."""
+    folder = Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    for rel, text in records.items():
+        if rel.startswith("/") or ".." in Path(rel).parts:
+            raise ValueError(f"record {rel!r}: not a path inside a chapter's records")
+        if rel == KERNEL_RECORD:
+            record = json.loads(text)
+            for row in record.get("files", []):
+                row["path"] = str(resolve_portable(row["path"], places))
+            text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, text.encode("utf-8"))

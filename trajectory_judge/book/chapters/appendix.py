@@ -229,6 +229,7 @@ BENCHMARKS = "book/benchmarks.json"
 BENCHMARK_FIGURES: dict[str, str] = {
     "report": "The report command on the published release's verdicts",
     "build": "A clean build of the book with warnings as errors, the release present",
+    "rebuild": "The same build again over the finished one, nothing changed",
     "tests": "README's test command on a fresh clone, the release present",
 }
 """The figures the benchmarks page shows, in its order, each with what it times."""

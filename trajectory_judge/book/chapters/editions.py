@@ -97,15 +97,7 @@ class Editions(NamedTuple):
 
 
 def load_editions(resamples: int = 10_000, seed: int = 7) -> Editions:
-    """Load both verdict sets (each verified against its manifest) and build both reports; during a
-    build, once for every chapter that asks with the same data (:mod:`trajectory_judge.book.build.shared_results`)."""
-    from trajectory_judge.book.build.shared_results import cached
-
-    folders = (paper_data_dir(), paper_trajectories_dir(), data_dir())
-    return cached("editions", lambda: _load_editions(resamples, seed), args=(resamples, seed), folders=folders)
-
-
-def _load_editions(resamples: int, seed: int) -> Editions:
+    """Load both verdict sets (each verified against its manifest) and build both reports."""
     paper = load_paper_data(paper_data_dir(), paper_trajectories_dir())
     ours = load_data(data_dir())
     paper_rep = build_report(paper.trajectories, paper.verdicts, resamples=resamples, seed=seed)
