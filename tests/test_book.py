@@ -21,7 +21,7 @@ import pytest
 
 from trajectory_judge import load_trajectories, load_verdicts, write_jsonl
 from trajectory_judge.book import paths
-from trajectory_judge.book.build import execute_notebooks as execute
+from trajectory_judge.book.building import execute_notebooks as execute
 from trajectory_judge.provenance.manifest import write_manifest
 
 ROOT = Path(__file__).resolve().parents[1]

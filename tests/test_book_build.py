@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.build.execute_notebooks import name_repository
+from trajectory_judge.book.building.execute_notebooks import name_repository
 
 pytestmark = pytest.mark.slow  # a whole (one-chapter) book build: .ci/run's slow tier
 
@@ -135,7 +135,7 @@ def built(tmp_path_factory) -> Path:
 
 
 def test_landing_cite_section_is_bibtex_from_the_citation_file_of_the_configured_repository(built):
-    from trajectory_judge.book.build import citation as cite
+    from trajectory_judge.book.building import citation as cite
 
     text = html.unescape(re.sub(r"<[^>]+>", "", (built / "book" / "intro.html").read_text()))
     cff = cite.load_citation(built.parents[1])

@@ -322,7 +322,7 @@ def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_reposi
     import hashlib
     import subprocess
 
-    from trajectory_judge.book.build.execution_page import COMMIT_ROW, LOCK_ROW
+    from trajectory_judge.book.building.execution_page import COMMIT_ROW, LOCK_ROW
 
     env = {label: cells for label, _, cells in _execution_table("tbl-execution-environment")}
     assert env[LOCK_ROW][0] == hashlib.sha256((ROOT / ".ci" / "requirements.lock").read_bytes()).hexdigest()
@@ -334,7 +334,7 @@ def test_execution_page_names_the_lock_by_its_sha256_and_a_commit_of_this_reposi
 def test_execution_page_versions_are_the_installed_ones_as_every_chapter_saw_them():
     import platform
 
-    from trajectory_judge.book.build.records import KEY_PACKAGES, package_versions
+    from trajectory_judge.book.building.records import KEY_PACKAGES, package_versions
 
     env = {}
     for label, _, cells in _execution_table("tbl-execution-environment"):

@@ -9,7 +9,7 @@ from html import escape
 import pandas as pd
 import pytest
 
-from trajectory_judge.book.build import hosting as config
+from trajectory_judge.book.building import hosting as config
 from trajectory_judge.book.render import figures, style, tables
 
 
@@ -178,7 +178,7 @@ def test_one_setting_gives_binder_and_colab_addresses():
 
 
 def test_config_verb_rejects_a_url_that_is_not_a_github_repository(capsys):
-    from trajectory_judge.book.build.execute_notebooks import main
+    from trajectory_judge.book.building.execute_notebooks import main
 
     assert main(["config", "--repository", "ftp://example.org/x"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

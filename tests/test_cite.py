@@ -1,4 +1,4 @@
-"""Citing the edition and the paper (trajectory_judge.book.build.citation): ``CITATION.cff`` is valid Citation
+"""Citing the edition and the paper (trajectory_judge.book.building.citation): ``CITATION.cff`` is valid Citation
 File Format, is the one source of ``.zenodo.json`` and of the landing's BibTeX, agrees with the
 package, the hosting setting and ``book/references.bib``, and follows ``book config``."""
 
@@ -15,8 +15,8 @@ import pytest
 import yaml
 from pybtex.database import parse_file, parse_string
 
-from trajectory_judge.book.build import citation as cite
-from trajectory_judge.book.build.hosting import hosting, set_repository
+from trajectory_judge.book.building import citation as cite
+from trajectory_judge.book.building.hosting import hosting, set_repository
 
 ROOT = Path(__file__).resolve().parents[1]
 CFF = ROOT / cite.CITATION_FILE
@@ -108,7 +108,7 @@ def test_zenodo_metadata_agrees_with_the_citation_file():
         cff["repository-code"]: "isSupplementTo",
     }
     assert (ROOT / cite.ZENODO_FILE).read_text(encoding="utf-8") == cite.zenodo_text(cff), (
-        'computed, never edited by hand: python -c "from trajectory_judge.book.build.citation import write_zenodo; write_zenodo()"'
+        'computed, never edited by hand: python -c "from trajectory_judge.book.building.citation import write_zenodo; write_zenodo()"'
     )
 
 

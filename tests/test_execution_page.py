@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.build import records
-from trajectory_judge.book.build.execution_page import (
+from trajectory_judge.book.building import records
+from trajectory_judge.book.building.execution_page import (
     LOCK_ROW,
     ExecutionReport,
     build_commit,

@@ -39,7 +39,7 @@ def _cli_main(argv):
 
 
 def _book_main(argv):
-    from trajectory_judge.book.build.execute_notebooks import main
+    from trajectory_judge.book.building.execute_notebooks import main
 
     return main(argv)
 

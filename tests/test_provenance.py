@@ -15,8 +15,8 @@ import pytest
 
 import trajectory_judge.book as book_pkg
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.build import records
-from trajectory_judge.book.build.provenance_lines import (
+from trajectory_judge.book.building import records
+from trajectory_judge.book.building.provenance_lines import (
     BuildState,
     display_path,
     provenance_html,

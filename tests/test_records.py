@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.build import records
+from trajectory_judge.book.building import records
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
 

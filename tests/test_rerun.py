@@ -26,8 +26,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from trajectory_judge.book.build.execute_notebooks import is_colab_setup, name_repository, read_source
-from trajectory_judge.book.build.hosting import colab_cell, hosting
+from trajectory_judge.book.building.execute_notebooks import is_colab_setup, name_repository, read_source
+from trajectory_judge.book.building.hosting import colab_cell, hosting
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / ".ci" / "requirements.lock"
@@ -248,7 +248,7 @@ def test_one_command_renames_the_hosting_repository_everywhere(tmp_path):
 
 
 def test_config_verb_rejects_a_branch_that_is_not_a_branch_name(capsys, tmp_path, monkeypatch):
-    from trajectory_judge.book.build.execute_notebooks import main
+    from trajectory_judge.book.building.execute_notebooks import main
 
     monkeypatch.chdir(mini_book(tmp_path))
     assert main(["config", "--repository", "https://github.com/a/b", "--branch=no branch"]) == 2

@@ -221,7 +221,7 @@ def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
     import nbformat
     from llm_fakes import ScriptedClient, response
 
-    from trajectory_judge.book.build import execute_notebooks as execute
+    from trajectory_judge.book.building import execute_notebooks as execute
     from trajectory_judge.judges.selfcons import SelfConsistencyJudge
     from trajectory_judge.models import Trajectory, parse_jsonl
     from trajectory_judge.provenance.manifest import write_manifest

@@ -1,6 +1,6 @@
 """Sphinx extension of the book: the landing page's "Cite" section, computed from ``CITATION.cff``.
 
-MyST substitutions, each from :mod:`trajectory_judge.book.build.citation`: ``{{ cite_paper_bibtex }}`` and
+MyST substitutions, each from :mod:`trajectory_judge.book.building.citation`: ``{{ cite_paper_bibtex }}`` and
 ``{{ cite_edition_bibtex }}`` (BibTeX blocks; the edition's year is the book's copyright year),
 ``{{ cite_links }}`` (the arXiv id and the DOIs as links), ``{{ cite_version }}`` and
 ``{{ citation_file }}`` (a link to ``CITATION.cff`` in the hosting repository).
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from trajectory_judge.book.build import citation as cite
-from trajectory_judge.book.build.hosting import hosting
+from trajectory_judge.book.building import citation as cite
+from trajectory_judge.book.building.hosting import hosting
 
 
 def _year(copyright: str) -> str:

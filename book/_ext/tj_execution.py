@@ -2,7 +2,7 @@
 
 ``{tj-execution} summary`` becomes the page's computed sentence; ``{tj-execution} chapters``,
 ``files`` and ``environment`` (with ``:name:`` and ``:caption:``) become numbered tables
-(:class:`trajectory_judge.book.build.execution_page.ExecutionReport`). At read time each table is a placeholder
+(:class:`trajectory_judge.book.building.execution_page.ExecutionReport`). At read time each table is a placeholder
 that ``tj_tables`` numbers like any other; at ``doctree-resolved``, after every document was read
 (serially or in parallel), the placeholder is replaced by the table built from where each chapter's
 outputs came from (``tj_notebook_cache``: the committed notebook, an execution for this build, or an
@@ -73,7 +73,7 @@ def _book_order(env) -> list[str]:
 def _report(app):
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    from trajectory_judge.book.build.execution_page import (
+    from trajectory_judge.book.building.execution_page import (
         ExecutionReport,
         build_commit,
         chapter_run,

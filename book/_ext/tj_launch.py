@@ -2,14 +2,14 @@
 
 ``{{ binder_badge }}`` and ``{{ colab_badge }}`` (MyST substitutions) are the Binder and Colab
 badges of the landing page, linking to the hosting repository named in ``_config.yml``
-(:func:`trajectory_judge.book.build.hosting.hosting`), with the badge images served from the book itself.
+(:func:`trajectory_judge.book.building.hosting.hosting`), with the badge images served from the book itself.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from trajectory_judge.book.build.hosting import hosting
+from trajectory_judge.book.building.hosting import hosting
 
 
 def _substitutions(app, config) -> None:

@@ -6,7 +6,7 @@ from its jupyter-cache folder when the folder holds an execution of the same cod
 otherwise. What myst-nb's key leaves out is the data, so here the folder is keyed by it:
 
 * ``config-inited``: the digest of the data the build names (``TJ_DATA``, ``TJ_PAPER_DATA`` and the
-  book's ``data/``; :func:`trajectory_judge.book.build.execute_notebooks.data_digest`) names the cache,
+  book's ``data/``; :func:`trajectory_judge.book.building.execute_notebooks.data_digest`) names the cache,
   ``<build>/.jupyter_cache/<first 16 digits>`` (``nb_execution_cache_path``), and the records folder of
   the pages (``tj_records``). A build on other data reads every page again (``tj_data_digest`` is a
   setting that rebuilds the environment) and never meets another folder's executions.
@@ -14,7 +14,7 @@ otherwise. What myst-nb's key leaves out is the data, so here the folder is keye
   myst-nb reads it. A committed ``notebooks/NAME.ipynb`` whose recorded data digest is the named data's
   and whose code cells are those of ``NAME.md`` is cached as it is; every other chapter (a reader's
   folder, outputs older than the data or the code) is executed first by the package's ``execute`` step,
-  side by side (:func:`trajectory_judge.book.build.execute_notebooks.execute_many`), and its execution is
+  side by side (:func:`trajectory_judge.book.building.execute_notebooks.execute_many`), and its execution is
   cached. The notebook cached is the one myst-nb reads from ``NAME.md`` (with myst-nb's own reader),
   with the executed outputs, so that myst-nb's match is exact. A chapter that fails stops the build
   with one line per failure.
@@ -64,14 +64,14 @@ class ChapterSource:
 
 
 def _folders(app):
-    from trajectory_judge.book.build.execute_notebooks import data_folders
+    from trajectory_judge.book.building.execute_notebooks import data_folders
 
     return data_folders(app.confdir)
 
 
 def _configure(app, config) -> None:
     """Name the cache and records folders by the digest of the data the build names."""
-    from trajectory_judge.book.build.execute_notebooks import data_digest
+    from trajectory_judge.book.building.execute_notebooks import data_digest
 
     try:
         digest = data_digest(_folders(app))
@@ -169,7 +169,7 @@ def _cached_or_committed(cache, nb, path: Path, digest: str):
     records that digest, else the committed notebook's execution when it does (cached now); ``None``."""
     import nbformat
 
-    from trajectory_judge.book.build.execute_notebooks import recorded_digest
+    from trajectory_judge.book.building.execute_notebooks import recorded_digest
 
     try:
         record = cache.match_cache_notebook(nb)
@@ -192,7 +192,7 @@ def _execute_missing(app, env, cache, todo: dict) -> dict:
     """Execute the chapters ``todo`` (docname -> (notebook, path)) on the named data, side by side, and cache them."""
     import nbformat
 
-    from trajectory_judge.book.build.execute_notebooks import execute_many
+    from trajectory_judge.book.building.execute_notebooks import execute_many
 
     folder = Path(env.mystnb_config.execution_cache_path) / "executed"
     folder.mkdir(parents=True, exist_ok=True)
@@ -226,8 +226,8 @@ def _unpack_records(app, digest: str, found: dict, records: dict, todo: list) ->
     """Each chapter's records into the build's records folder, and where its outputs came from."""
     from tj_records import records_root
 
-    from trajectory_judge.book.build.execute_notebooks import places, recorded_digest, recorded_records
-    from trajectory_judge.book.build.records import unpack
+    from trajectory_judge.book.building.execute_notebooks import places, recorded_digest, recorded_records
+    from trajectory_judge.book.building.records import unpack
 
     root, where = records_root(app), places(app.confdir)
     for doc, (record, nb) in records.items():

@@ -2,7 +2,7 @@
 
 While a chapter executes, :func:`trajectory_judge.book.render.tables.table` and
 :func:`trajectory_judge.book.render.figures.show` leave records in the build's records folder
-(:mod:`trajectory_judge.book.build.provenance_lines`). Right after a chapter is read (its notebook executed), a
+(:mod:`trajectory_judge.book.building.provenance_lines`). Right after a chapter is read (its notebook executed), a
 transform puts under each numbered table and each figure a folded line naming the function that
 computed it, the data files read by then with their short sha256, the package version, the commit
 (read here, at build time, so it is never in a committed notebook) and the chapter's notebook; and it
@@ -28,9 +28,9 @@ from sphinx.transforms import SphinxTransform
 from tj_records import records_root
 
 import trajectory_judge
-from trajectory_judge.book.build.execution_page import build_commit
-from trajectory_judge.book.build.hosting import hosting
-from trajectory_judge.book.build.provenance_lines import (
+from trajectory_judge.book.building.execution_page import build_commit
+from trajectory_judge.book.building.hosting import hosting
+from trajectory_judge.book.building.provenance_lines import (
     SITE_DIR,
     TABLES_INTRO,
     BuildState,
@@ -44,7 +44,7 @@ from trajectory_judge.book.build.provenance_lines import (
     site_data_path,
     table_links_html,
 )
-from trajectory_judge.book.build.records import chapter_files
+from trajectory_judge.book.building.records import chapter_files
 
 _BLOCK = re.compile(r'^\s*<div class="tj-table-block" data-name="([^"]+)"')
 _HTML_FIGURE = re.compile(r'^\s*<div class="tj-figure" role="img" aria-label="([^"]*)"')

@@ -5,7 +5,7 @@ figure was computed from, its kernel's record); ``tj_notebook_cache`` unpacks th
 ``<build>/.tj-records/<data digest>/<chapter>/`` before the chapters are read, so a build on other
 data never reads this data's records. Extensions that render provenance lines, downloads or the
 execution page read them from :func:`records_root`. ``TJ_BUILD_RECORDS``
-(:data:`trajectory_judge.book.build.records.RECORDS_ENV`) names the same folder, so that a chapter
+(:data:`trajectory_judge.book.building.records.RECORDS_ENV`) names the same folder, so that a chapter
 myst-nb would execute itself leaves its records there too.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from trajectory_judge.book.build.records import RECORDS_ENV
+from trajectory_judge.book.building.records import RECORDS_ENV
 
 DIGEST_DIGITS = 16
 """How many hex digits of the data digest name the records folder."""

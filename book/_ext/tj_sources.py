@@ -2,7 +2,7 @@
 
 myst-nb writes each chapter's executed notebook to ``_sources/`` with cell ids drawn at random on
 every read, so two builds of the same book differed there and only there. At the end of the build
-each ``_sources/**/*.ipynb`` gets the ids of :func:`trajectory_judge.book.build.execute_notebooks.stable_cell_ids`
+each ``_sources/**/*.ipynb`` gets the ids of :func:`trajectory_judge.book.building.execute_notebooks.stable_cell_ids`
 (the ids of ``notebooks/*.ipynb``), written atomically; nothing else in the file changes.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from trajectory_judge.book.build.execute_notebooks import stable_cell_ids
+from trajectory_judge.book.building.execute_notebooks import stable_cell_ids
 from trajectory_judge.fileio import atomic_write_text
 
 

@@ -2,7 +2,7 @@
 
 import sys
 
-from trajectory_judge.book.build.execute_notebooks import main
+from trajectory_judge.book.building.execute_notebooks import main
 
 if __name__ == "__main__":  # the execute step's worker processes import this module again
     sys.exit(main())

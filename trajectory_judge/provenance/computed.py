@@ -5,7 +5,7 @@ the function's dotted name. A frame keeps the tag in ``DataFrame.attrs``, which
 pandas carries through renaming, selection, ``assign``, ``concat`` of frames with the same tag and
 the like; any other result (a matplotlib figure) carries it as an attribute. The outermost decorated
 function wins, so a table made by ``main_table`` names ``main_table``, not the helper it called.
-The book shows the tag under each table and figure (:mod:`trajectory_judge.book.build.provenance_lines`).
+The book shows the tag under each table and figure (:mod:`trajectory_judge.book.building.provenance_lines`).
 """
 
 from __future__ import annotations

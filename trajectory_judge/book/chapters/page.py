@@ -20,13 +20,13 @@ __all__ = ["judge_style", "legend_outside", "setup", "show", "table"]
 
 
 def setup(chapter: str | None = None) -> None:
-    """Name the chapter (its notebook's stem, for the build's records: :mod:`trajectory_judge.book.build.records`)
+    """Name the chapter (its notebook's stem, for the build's records: :mod:`trajectory_judge.book.building.records`)
     and set the book's display options: SVG figures with fixed sizes and palette, and pandas reprs that
     never truncate silently nor use e-notation (for any frame shown without :func:`table`).
 
     Built on a reader's folder (``TJ_DATA``), it shows the note that says so
     (:func:`trajectory_judge.book.chapters.editions.folder_note`); on this edition's data it shows nothing."""
-    from trajectory_judge.book.build.records import set_chapter
+    from trajectory_judge.book.building.records import set_chapter
 
     set_chapter(chapter)
     setup_figures()

@@ -13,7 +13,7 @@ import io
 import re
 from typing import Any
 
-from trajectory_judge.book.build.provenance_lines import record_figure
+from trajectory_judge.book.building.provenance_lines import record_figure
 from trajectory_judge.book.render.style import RULES, judge_name, parse_judge_id
 
 OKABE_ITO: dict[str, str] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from trajectory_judge.book.build.provenance_lines import record_figure
+from trajectory_judge.book.building.provenance_lines import record_figure
 from trajectory_judge.provenance.computed import dotted_name
 
 _BOX = '<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" fill="{fill}" stroke="#333" stroke-width="1.2"/>'

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.book.build.provenance_lines import record_table
+from trajectory_judge.book.building.provenance_lines import record_table
 from trajectory_judge.book.render.style import (
     COUNT_KEYS,
     DECIMALS,

@@ -4,7 +4,7 @@
 released artifact. From it come the landing page's two BibTeX entries (:func:`paper_bibtex`,
 :func:`edition_bibtex`, put on the page by the book's ``tj_cite`` extension), its links
 (:func:`cite_links`) and ``.zenodo.json`` (:func:`zenodo_metadata`; after editing ``CITATION.cff``,
-``python -c "from trajectory_judge.book.build.citation import write_zenodo; write_zenodo()"`` rewrites it). :func:`set_repository_code`
+``python -c "from trajectory_judge.book.building.citation import write_zenodo; write_zenodo()"`` rewrites it). :func:`set_repository_code`
 follows the hosting repository when ``python -m trajectory_judge.book config`` renames it.
 """
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from trajectory_judge.book.build.citation import set_repository_code
+from trajectory_judge.book.building.citation import set_repository_code
 from trajectory_judge.book.paths import BOOK_CONFIG, repo_root
 from trajectory_judge.fileio import atomic_write_text
 
@@ -125,7 +125,7 @@ def set_repository(url: str, branch: str = "main", book: str | Path | None = Non
 
     Returns the files rewritten (each written atomically); raises :class:`ValueError` on a bad URL
     or branch, or a ``_config.yml`` without the block. The ``.ipynb`` follow through
-    :func:`trajectory_judge.book.build.execute_notebooks.name_repository`.
+    :func:`trajectory_judge.book.building.execute_notebooks.name_repository`.
     """
     root = Path(book) if book is not None else repo_root()
     where = Hosting(check_repository(url), check_branch(branch))

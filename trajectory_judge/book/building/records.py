@@ -131,7 +131,7 @@ def chapter_files(root: str | Path, chapter: str) -> list[FileRead]:
 
 Places = Sequence[tuple[str, Path]]
 """Where a recorded path may lie, in order: (label, folder), the book's root first with the label ``""``,
-then ``$TJ_DATA`` and ``$TJ_PAPER_DATA`` (:func:`trajectory_judge.book.build.execute_notebooks.places`)."""
+then ``$TJ_DATA`` and ``$TJ_PAPER_DATA`` (:func:`trajectory_judge.book.building.execute_notebooks.places`)."""
 
 
 def portable_path(path: str | Path, places: Places) -> str:

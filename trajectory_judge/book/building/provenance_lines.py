@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.book.build.records import write_record
+from trajectory_judge.book.building.records import write_record
 from trajectory_judge.fileio import FileRead, files_read
 from trajectory_judge.provenance.computed import computed
 
@@ -88,7 +88,7 @@ def record_table(
     returned them, before the book's formatting), ``tables/<name>.json`` (the same values, pandas'
     ``split`` layout, with the caption, the function, the data files and the display's decimals) and
     ``tables/<name>.meta.json`` (that description alone, for the extension)."""
-    from trajectory_judge.book.build.records import records_dir
+    from trajectory_judge.book.building.records import records_dir
 
     if records_dir() is None:
         return
@@ -117,7 +117,7 @@ def figure_key(alt: str) -> str:
 def record_figure(fig: Any, alt: str, made_by: str | None = None) -> None:
     """Record, during a build, the function that computed figure ``fig`` (or ``made_by``, for a figure
     drawn as text) and the files read by then."""
-    from trajectory_judge.book.build.records import records_dir
+    from trajectory_judge.book.building.records import records_dir
 
     if records_dir() is None:
         return
@@ -140,7 +140,7 @@ class BuildState:
 
 
 def short_commit(commit: str) -> str:
-    """:func:`trajectory_judge.book.build.execution_page.build_commit`'s answer with the hash cut to :data:`SHORT` digits."""
+    """:func:`trajectory_judge.book.building.execution_page.build_commit`'s answer with the hash cut to :data:`SHORT` digits."""
     head, sep, rest = commit.partition(",")
     if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
         head = head[:SHORT]

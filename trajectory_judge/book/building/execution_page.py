@@ -5,7 +5,7 @@ notebook, executed on the same data; an execution for this build; or an earlier 
 the same data, kept in the cache), with the run time of those that executed
 (``book/_ext/tj_notebook_cache.py``); myst-nb's execution data for each notebook (whether it
 succeeded: ``env.nb_metadata[docname]["exec_data"]``); and each chapter kernel's own record, carried
-by the executed notebook (:data:`trajectory_judge.book.build.records.KERNEL_RECORD`: Python, the key
+by the executed notebook (:data:`trajectory_judge.book.building.records.KERNEL_RECORD`: Python, the key
 packages' versions, the data files it read with their sha256). The Sphinx extension
 ``book/_ext/tj_execution.py`` collects them once every document has been read and renders
 :class:`ExecutionReport` as the page's tables and sentence; nothing on the page is typed.
@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from trajectory_judge.analysis.formatting import list_text
-from trajectory_judge.book.build.records import KERNEL_RECORD, KEY_PACKAGES
+from trajectory_judge.book.building.records import KERNEL_RECORD, KEY_PACKAGES
 
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
@@ -95,7 +95,7 @@ class ExecutionReport:
     data: str = "data/"
     """The data the build names, as the page prints it (``data/``, ``$TJ_DATA``)."""
     digest: str | None = None
-    """The sha256 of that data (:func:`trajectory_judge.book.build.execute_notebooks.data_digest`)."""
+    """The sha256 of that data (:func:`trajectory_judge.book.building.execute_notebooks.data_digest`)."""
 
     @property
     def executed(self) -> tuple[ChapterRun, ...]:

@@ -65,12 +65,12 @@ def notebook_sources(names: Sequence[str] = ()) -> list[Path]:
 
 
 COLAB_SETUP_ID = "colab-setup"
-"""The cell id of the Colab set-up cell (:func:`trajectory_judge.book.build.hosting.colab_cell`)."""
+"""The cell id of the Colab set-up cell (:func:`trajectory_judge.book.building.hosting.colab_cell`)."""
 
 
 def is_colab_setup(cell) -> bool:
     """Whether ``cell`` is the Colab set-up cell that opens a chapter."""
-    from trajectory_judge.book.build.hosting import COLAB_MARKER
+    from trajectory_judge.book.building.hosting import COLAB_MARKER
 
     source = cell.get("source", "")  # a string in memory, a list of lines in a notebook file
     return cell.get("cell_type") == "code" and "".join(source).startswith(COLAB_MARKER)
@@ -118,7 +118,7 @@ def _env(var: str, value: str | None) -> Iterator[None]:
 
 METADATA_KEY = "trajectory_judge"
 """The executed notebook's metadata key for what the build needs beside its outputs:
-``{"data_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`trajectory_judge.book.build.records.pack`)."""
+``{"data_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`trajectory_judge.book.building.records.pack`)."""
 
 
 def data_folders(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
@@ -148,7 +148,7 @@ def data_digest(folders: Sequence[tuple[str, Path]]) -> str:
 
 
 def places(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
-    """Where a recorded data file is named from (:func:`trajectory_judge.book.build.records.portable_path`):
+    """Where a recorded data file is named from (:func:`trajectory_judge.book.building.records.portable_path`):
     the book's root, then the folder executed on and the paper's verdicts."""
     folders = data_folders(start, data)
     return [("", repo_root(start)), folders[0], folders[1]]
@@ -161,7 +161,7 @@ def recorded_digest(nb) -> str | None:
 
 
 def recorded_records(nb) -> dict[str, str]:
-    """The records an executed notebook carries (:func:`trajectory_judge.book.build.records.pack`)."""
+    """The records an executed notebook carries (:func:`trajectory_judge.book.building.records.pack`)."""
     meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
     return dict(meta.get("records") or {})
 
@@ -193,7 +193,7 @@ def execute(
     import nbformat
     from nbclient import NotebookClient
 
-    from trajectory_judge.book.build.records import RECORDS_ENV, pack
+    from trajectory_judge.book.building.records import RECORDS_ENV, pack
     from trajectory_judge.fileio import atomic_write_text
 
     md = Path(md).resolve()
@@ -337,8 +337,8 @@ def sync_ipynb_cell(md: Path, index: int) -> bool:
 
 def name_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
     """Name the hosting repository in ``_config.yml`` and in every notebook's set-up cell, ``.md``
-    and executed ``.ipynb`` (:func:`trajectory_judge.book.build.hosting.set_repository`); the files rewritten."""
-    from trajectory_judge.book.build.hosting import set_repository
+    and executed ``.ipynb`` (:func:`trajectory_judge.book.building.hosting.set_repository`); the files rewritten."""
+    from trajectory_judge.book.building.hosting import set_repository
 
     root = Path(book) if book is not None else repo_root()
     written = set_repository(url, branch, book=root)
