@@ -24,7 +24,7 @@ SOURCES = ("trajectory_judge", "book/_ext", "tests", "notebooks")
 
 
 def _is_library(module: str | None) -> bool:
-    return bool(module) and module.split(".")[0] in LIBRARIES  # type: ignore[union-attr]
+    return module is not None and module.split(".")[0] in LIBRARIES
 
 
 def _bound(tree: ast.AST) -> set[str]:
