@@ -213,10 +213,8 @@ def test_a_failing_chapter_stops_the_build_with_one_line_naming_it(tmp_path):
     done = _build(book)
     assert done.returncode != 0
     out = done.stdout + done.stderr
-    assert (
-        "1 chapter failed to execute on the named data: notebooks/b.md: a cell failed: RuntimeError: this chapter fails"
-        in out
-    )
+    line = next(ln for ln in out.splitlines() if "failed to execute" in ln)  # one line: how many, which, why
+    assert line.count("notebooks/") == 1 and "notebooks/b.md" in line and "RuntimeError: this chapter fails" in line
     assert sorted(_runs(book)) == ["a", "c"]  # the others ran, once each; myst-nb executed none again
 
 
@@ -227,7 +225,7 @@ def test_a_chapter_myst_nb_executes_while_the_book_is_read_fails_the_warnings_as
     done = _build(book)
     assert done.returncode != 0
     out = done.stdout + done.stderr
-    assert "notebooks/a: executed again while the book was read" in out
+    assert "notebooks/a: executed again" in out
     assert "python -m trajectory_judge.book execute a" in out
     _runs(book)
     again = _build(book)  # myst-nb's own cache entry records no data digest: replaced by the execute step's
