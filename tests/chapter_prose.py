@@ -61,6 +61,7 @@ def results(ed: Editions) -> Sentences:
     from trajectory_judge.book.chapters.results import (
         above_baseline,
         anchor_example,
+        anchor_rule,
         baseline_design,
         no_signal_clause,
         signal_table,
@@ -90,6 +91,7 @@ def results(ed: Editions) -> Sentences:
     out["baseline_design"] = baseline_design(rep)
     out["paper_above_baseline"] = above_baseline(paper, "the paper's")
     out["above_baseline"] = above_baseline(rep, "our")
+    out["anchor_rule"] = anchor_rule(rep)
     signal = signal_table(rep)
     out["no_signal_clause"] = no_signal_clause(signal)
     out["paper_no_signal_clause"] = no_signal_clause(signal_table(paper))

@@ -298,3 +298,17 @@ def test_no_published_number_is_typed_outside_published_py():
         for m in pattern.finditer(p.read_text(encoding="utf-8"))
     ]
     assert not hits, f"published numbers typed outside published.py: {hits}"
+
+
+def test_executing_a_chapter_prints_no_kernel_warning(tmp_path):
+    # the kernel talks over private local sockets, so it has no unencrypted-TCP warning to print
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    md = tmp_path / "tiny.md"
+    head = (ROOT / "notebooks" / "seeds.md").read_text(encoding="utf-8").split("---", 2)
+    md.write_text("---" + head[1] + "---\n\n# Tiny\n\n```{code-cell} ipython3\n1 + 1\n```\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "trajectory_judge.book", "execute", str(md)]
+    run = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "tiny.ipynb").exists()
+    assert "WARNING" not in run.stderr and "TCP" not in run.stderr

@@ -341,3 +341,46 @@ def test_python_judges_sharing_a_name_are_not_compared_as_one_model_or_one_view(
 
     pairs = {(c.a, c.b) for c in compared_pairs(["step:m", "length:m", "length:v2", "outcome:m"])}
     assert pairs == {("step:m", "outcome:m")}, pairs  # 'length:m' is a Python judge, not the model m
+
+
+def _flagger(trajs, judge):
+    from trajectory_judge.models import Verdict
+
+    return [
+        Verdict(
+            trajectory_id=t.trajectory_id,
+            judge_id=judge,
+            faulty=True,
+            confidence=1.0,
+            latency_s=0.0,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
+        for t in trajs
+    ]
+
+
+def test_a_flag_everything_judge_on_part_of_the_design_is_read_at_its_own_anchor(tmp_path, capsys):
+    trajs = design(10)
+    faults = [t for t in trajs if t.label.faulty][:30]
+    clean = [t for t in trajs if not t.label.faulty][:2]
+    verdicts = [*_flagger(faults + clean, "py:flagger"), *random_verdicts(trajs, "step:m", 5)]
+    d = _write(tmp_path, trajs, verdicts)
+    rep = build_report(trajs, verdicts, resamples=50)
+    reading = rep.anchor_reading()
+    assert round(reading.f1["py:flagger"], 3) == round(reading.anchor["py:flagger"], 3) == 0.968
+    assert "py:flagger" not in reading.above and set(reading.own) == {"py:flagger"}
+    # the design's anchor is lower: the old comparison called this judge better than flagging everything
+    assert round(flag_everything_f1(rep.baselines), 3) == round(120 / 130, 3) < 0.968
+    assert rep.anchors_frame().loc["py:flagger", "above"] == False  # noqa: E712 (a numpy bool)
+    assert main(["report", "--data", str(d), "--resamples", "50", "--json", str(tmp_path / "o" / "r.json")]) == 0
+    out = capsys.readouterr().out
+    assert "flag everything on py:flagger's" in out and "only py:flagger" not in out
+    doc = json.loads((tmp_path / "o" / "r.json").read_text())
+    own = doc["judges"]["py:flagger"]["baselines"]["flag everything"]
+    assert (own["n"], own["faults"], round(own["metrics"]["f1"], 3)) == (32, 30, 0.968)
+    assert doc["judges"]["step:m"]["baselines"]["flag everything"]["n"] == len(trajs)
+
+
+def flag_everything_f1(rows):
+    return next(b for b in rows if b.flags).metrics["f1"]

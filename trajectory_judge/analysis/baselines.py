@@ -71,6 +71,55 @@ def baselines(trajectories: Sequence[Trajectory]) -> tuple[Baseline, ...]:
     return tuple(baseline(trajectories, name) for name in BASELINES)
 
 
+def flag_everything(rows: Sequence[Baseline]) -> Baseline:
+    """The flag-everything baseline among ``rows``."""
+    return next(b for b in rows if b.flags)
+
+
+@dataclass(frozen=True)
+class AnchorReading:
+    """Each judge's F1 read against flagging everything on the trajectories that judge judged.
+
+    A judge that judged only part of the design has its own anchor: on 30 faults and 2 clean runs,
+    flagging everything scores F1 0.968, far above its value on the whole design."""
+
+    f1: dict[str, float]
+    """Judge -> F1 (judges without an F1 left out)."""
+    anchor: dict[str, float]
+    """Judge -> F1 of flagging everything on that judge's trajectories."""
+    own: dict[str, Baseline]
+    """Judge -> its flag-everything baseline, for the judges whose trajectories differ from the design's."""
+    digits: int = 3
+    """Precision at which a judge counts as above its anchor."""
+
+    @property
+    def above(self) -> list[str]:
+        """Judges whose F1 exceeds their own anchor at :attr:`digits`."""
+        return [j for j, v in self.f1.items() if round(v, self.digits) > round(self.anchor[j], self.digits)]
+
+
+def read_against_anchors(
+    design: Sequence[Baseline],
+    judges: Mapping[str, tuple[float | None, Sequence[Baseline]]],
+    *,
+    digits: int = 3,
+) -> AnchorReading:
+    """Read every judge (id -> (F1, its own baselines)) against flagging everything on what it judged;
+    judges whose own baselines are empty are read against ``design``'s."""
+    every = flag_everything(design)
+    f1: dict[str, float] = {}
+    anchor: dict[str, float] = {}
+    own: dict[str, Baseline] = {}
+    for j, (value, rows) in judges.items():
+        if value is None:
+            continue
+        mine = flag_everything(rows) if rows else every
+        f1[j], anchor[j] = float(value), mine.metrics["f1"] or 0.0
+        if (mine.n, mine.faults) != (every.n, every.faults):
+            own[j] = mine
+    return AnchorReading(f1, anchor, own, digits)
+
+
 def baselines_frame(rows: Sequence[Baseline]) -> pd.DataFrame:
     """One row per baseline: n and the :data:`BASELINE_METRICS`."""
     import pandas as pd
@@ -83,14 +132,40 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def baseline_sentence(
-    rows: Sequence[Baseline], f1: Mapping[str, float | None], *, name: Callable[[str], str] = str, digits: int = 3
+def _whom(n: int) -> str:
+    return "the one judge" if n == 1 else ("both judges" if n == 2 else f"all {n} judges")
+
+
+def own_anchor_clause(
+    reading: AnchorReading, *, name: Callable[[str], str] = str, number: Callable[[float | None], str] | None = None
 ) -> str:
-    """What the baselines mean for the F1 and recall of the judges in ``f1`` (judge id -> F1), in words."""
-    every = next(b for b in rows if b.flags)
+    """The judges that judged only part of the design, each with its own anchor, as one clause
+    ("" when every judge judged the whole design)."""
+    if not reading.own:
+        return ""
+    num = number or (lambda v: "n/a" if v is None else f"{v:.{reading.digits}f}")
+    parts = [
+        f"{name(j)} judged {_count(b.faults, 'fault')} and {_count(b.n - b.faults, 'clean run')}, where flagging "
+        f"everything has F1 {num(b.metrics['f1'])}"
+        for j, b in reading.own.items()
+    ]
+    return "; ".join(parts)
+
+
+def baseline_sentence(
+    rows: Sequence[Baseline],
+    f1: Mapping[str, float | None],
+    *,
+    own: Mapping[str, Sequence[Baseline]] | None = None,
+    name: Callable[[str], str] = str,
+    digits: int = 3,
+) -> str:
+    """What the baselines mean for the F1 and recall of the judges in ``f1`` (judge id -> F1), in words.
+    ``own`` gives each judge's baselines on the trajectories it judged: each judge is compared with
+    flagging everything on those."""
+    every = flag_everything(rows)
     nothing = next(b for b in rows if not b.flags)
     clean = every.n - every.faults
-    floor = every.metrics["f1"] or 0.0
 
     def num(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.{digits}f}"
@@ -101,26 +176,24 @@ def baseline_sentence(
         f"anything, at a false-alarm rate of {num(every.metrics['false_alarm_rate'])}; one that flags nothing "
         f"has recall and F1 {num(nothing.metrics['f1'])}"
     )
-    scored = {j: v for j, v in f1.items() if v is not None}
-    above = [j for j, v in scored.items() if round(v, digits) > round(floor, digits)]
+    reading = read_against_anchors(rows, {j: (v, (own or {}).get(j, ())) for j, v in f1.items()}, digits=digits)
+    if reading.own:
+        text += ". Each judge is read against flagging everything on the trajectories it judged: " + own_anchor_clause(
+            reading, name=name, number=num
+        )
+    scored, above = reading.f1, reading.above
+    anchor = "its own anchor" if reading.own else "that of flagging everything"
     if not scored:
         return text + "."
     if not above:
-        whom = (
-            "the one judge"
-            if len(scored) == 1
-            else ("both judges" if len(scored) == 2 else f"all {len(scored)} judges")
-        )
-        return text + f". The F1 of {whom} here is at or below that of flagging everything."
+        return text + f". The F1 of {_whom(len(scored))} here is at or below {anchor}."
     names = ", ".join(name(j) for j in above)
     if len(above) == len(scored):
-        whom = (
-            "the one judge"
-            if len(scored) == 1
-            else ("both judges" if len(scored) == 2 else f"all {len(scored)} judges")
+        return (
+            text
+            + f". The F1 of {_whom(len(scored))} here is above {'its own anchor' if reading.own else 'it'} ({names})."
         )
-        return text + f". The F1 of {whom} here is above it ({names})."
+    verb = "has" if len(above) == 1 else "have"
     return (
-        text
-        + f". Of the {len(scored)} judges here, only {names} {'has' if len(above) == 1 else 'have'} an F1 above it."
+        text + f". Of the {len(scored)} judges here, only {names} {verb} an F1 above {anchor if reading.own else 'it'}."
     )

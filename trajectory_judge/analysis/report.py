@@ -31,7 +31,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.analysis import metrics as M
-from trajectory_judge.analysis.baselines import Baseline, baseline_sentence, baselines, baselines_frame
+from trajectory_judge.analysis.baselines import (
+    AnchorReading,
+    Baseline,
+    baseline_sentence,
+    baselines,
+    baselines_frame,
+    flag_everything,
+    read_against_anchors,
+)
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
@@ -111,6 +119,8 @@ class JudgeReport:
     """Ten equal-width bins: population, mean confidence, accuracy."""
     claim_detection: dict[str, tuple[int, int]]
     """Invented sentence -> (flagged, judged) on ``unsupported_claim``."""
+    baselines: tuple[Baseline, ...] = ()
+    """Flag everything and flag nothing on the trajectories this judge judged: its own anchors."""
 
 
 @dataclass(frozen=True)
@@ -158,14 +168,13 @@ class Report:
                     g: {"value": _num(p.value), "n": p.n} for g, p in jr.paired_discrimination.items()
                 },
                 "confidence_support": dict(jr.confidence_support),
+                "baselines": _baselines_dict(jr.baselines),
             }
         return {
             "n_trajectories": self.n_trajectories,
             "design": dict(self.design),
             "judges": judges,
-            "baselines": {
-                b.name: {"n": b.n, "metrics": {m: _num(v) for m, v in b.metrics.items()}} for b in self.baselines
-            },
+            "baselines": _baselines_dict(self.baselines),
             "pairs": self.pairs,
             "reference": self.reference,
             "deltas": [
@@ -294,6 +303,31 @@ class Report:
         """Flag everything and flag nothing: n and detection metrics, one row each."""
         return baselines_frame(self.baselines)
 
+    def anchor_reading(self) -> AnchorReading:
+        """Every judge's F1 read against flagging everything on the trajectories it judged."""
+        return read_against_anchors(
+            self.baselines, {j: (jr.metrics["f1"], jr.baselines) for j, jr in self.judges.items()}
+        )
+
+    @computes
+    def anchors_frame(self) -> pd.DataFrame:
+        """One row per judge: what it judged, its F1, and the F1 of flagging everything on the same trajectories."""
+        import pandas as pd
+
+        reading = self.anchor_reading()
+        rows = {}
+        for j, jr in self.judges.items():
+            every = flag_everything(jr.baselines or self.baselines)
+            rows[j] = {
+                "n": jr.n,
+                "faults": every.faults,
+                "f1": jr.metrics["f1"],
+                "flag_everything_f1": every.metrics["f1"],
+                "above": j in reading.above,
+            }
+        columns = ["n", "faults", "f1", "flag_everything_f1", "above"]
+        return pd.DataFrame.from_dict(rows, orient="index", columns=columns).rename_axis("judge")
+
     @computes
     def gaps_frame(self) -> pd.DataFrame:
         """Loud minus silent recall per judge, with intervals."""
@@ -316,7 +350,12 @@ class Report:
             "## Baselines\n\n"
             + _md(self.baselines_frame())
             + "\n\n"
-            + baseline_sentence(self.baselines, {j: jr.metrics["f1"] for j, jr in self.judges.items()}),
+            + baseline_sentence(
+                self.baselines,
+                {j: jr.metrics["f1"] for j, jr in self.judges.items()},
+                own={j: jr.baselines for j, jr in self.judges.items()},
+            ),
+            "## Each judge against flagging everything on what it judged\n\n" + _md(self.anchors_frame()),
             "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
         ]
         return "\n\n".join(parts) + "\n"
@@ -325,6 +364,10 @@ class Report:
         if judge not in self.judges:
             raise KeyError(f"unknown judge {judge!r}; known: {', '.join(self.judges)}")
         return self.judges[judge]
+
+
+def _baselines_dict(rows: Sequence[Baseline]) -> dict[str, Any]:
+    return {b.name: {"n": b.n, "faults": b.faults, "metrics": {m: _num(v) for m, v in b.metrics.items()}} for b in rows}
 
 
 def _num(x: float | None) -> float | None:
@@ -435,6 +478,7 @@ def _judge_report(
         confusion=M.confusion(pairs),
         calibration_bins=M.calibration_bins(pairs),
         claim_detection=claim_detection(trajectories, by_id),
+        baselines=baselines([t for t in trajectories if t.trajectory_id in by_id]),
     )
 
 

@@ -73,11 +73,17 @@ def terminal_table(rep: Report, metrics: tuple[str, ...]) -> TextTable:
 
 
 def baselines_table(rep: Report) -> TextTable:
-    """The baselines with their detection metrics (exact: fixed by the design)."""
+    """The baselines with their detection metrics (exact: fixed by the design), and flagging everything on
+    the trajectories of each judge that judged only part of the design."""
     rows = {
         f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
         for b in rep.baselines
     }
+    for j, b in rep.anchor_reading().own.items():
+        rows[f"flag everything on {j}'s"] = {
+            "n": b.n,
+            **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS},
+        }
     return TextTable.from_rows(rows, "baseline")
 
 
@@ -148,7 +154,7 @@ def terminal_text(rep: Report) -> str:
     f1 = {j: jr.metrics["f1"] for j, jr in rep.judges.items()}
     parts.append(
         f"Baselines (computed from the labels)\n{baselines_table(rep).to_string()}\n"
-        + baseline_sentence(rep.baselines, f1)
+        + baseline_sentence(rep.baselines, f1, own={j: jr.baselines for j, jr in rep.judges.items()})
     )
     parts.append(
         "Recall per failure type (the last column is the anchor: recall at or below it is no evidence)\n"

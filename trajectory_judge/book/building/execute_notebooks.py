@@ -192,6 +192,7 @@ def execute(
     """
     import nbformat
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     from trajectory_judge.book.building.records import RECORDS_ENV, pack
     from trajectory_judge.fileio import atomic_write_text
@@ -203,19 +204,24 @@ def execute(
     folders = data_folders(start, data)
     digest = data_digest(folders)
     nb = read_source(md)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name=KERNEL,
-        record_timing=False,
-        resources={"metadata": {"path": str(md.parent)}},
-    )
     with (
         tempfile.TemporaryDirectory(prefix="tj-records-") as records,
+        tempfile.TemporaryDirectory(prefix="tj-kernel-") as sockets,
         _env(DATA_ENV, str(folders[0][1])),
         _env(PAPER_DATA_ENV, str(folders[1][1])),
         _env(RECORDS_ENV, records if start is not None else ""),  # a copy outside any book: no pages to feed
     ):
+        # The kernel talks over local sockets in a private folder, not TCP on loopback: nothing to
+        # eavesdrop on, and the kernel has no reason to warn that its traffic is unencrypted.
+        sockets_config = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+        client = NotebookClient(
+            nb,
+            config=sockets_config,
+            timeout=timeout,
+            kernel_name=KERNEL,
+            record_timing=False,
+            resources={"metadata": {"path": str(md.parent)}},
+        )
         started = time.monotonic()
         client.execute()
         seconds = time.monotonic() - started

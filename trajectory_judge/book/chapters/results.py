@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from trajectory_judge.analysis.baselines import own_anchor_clause
 from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.render.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
@@ -124,12 +125,23 @@ def _words(n: int) -> str:
     return small[n] if 0 <= n < len(small) else str(n)
 
 
+def anchor_rule(rep: Report) -> str:
+    """The rule an F1 is read by, with the anchor of every judge that judged only part of the design."""
+    every = next(b for b in rep.baselines if b.flags)
+    text = (
+        "An F1 is evidence of detection only above that of flagging everything on the same trajectories "
+        f"({format_number(every.metrics['f1'])} on the whole design"
+    )
+    clause = own_anchor_clause(rep.anchor_reading(), name=judge_name, number=format_number)
+    return text + (f"; {clause})" if clause else ")")
+
+
 def above_baseline(rep: Report, whose: str) -> str:
     """A sentence: which of ``rep``'s judges (``whose``: "the paper's", "our") have an F1 above that of
-    flagging everything, with their F1; when none does, the highest F1."""
-    floor = next(b for b in rep.baselines if b.flags).metrics["f1"] or 0.0
-    f1 = {j: float(jr.metrics["f1"]) for j, jr in rep.judges.items() if not _missing(jr.metrics["f1"])}
-    above = [j for j, v in f1.items() if round(v, 3) > round(floor, 3)]
+    flagging everything on the trajectories each judged, with their F1; when none does, the highest F1."""
+    reading = rep.anchor_reading()
+    f1 = {j: v for j, v in reading.f1.items() if not _missing(v)}
+    above = [j for j in reading.above if j in f1]
     n, k = len(f1), len(above)
     if n == 1:
         ((j, v),) = f1.items()
