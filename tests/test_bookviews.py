@@ -144,6 +144,15 @@ def test_format_interval_is_one_line_with_a_mark_for_exact_zero_width_and_struct
     assert style.format_interval(0.003, -0.07, 0.08, "bootstrap") == "0.003 (\u22120.07 to 0.08)"
 
 
+def test_a_narrow_interval_prints_bounds_that_differ_not_zero_to_zero():
+    # a cost of 0.003 s with bounds 0.0028 and 0.0032 once printed "0.003 (0.00–0.00)"
+    assert style.format_interval(0.003, 0.0028, 0.0032, "bootstrap") == "0.00300 (0.0028\u20130.0032)"
+    assert style.format_interval(0.9981, 0.9952, 0.9994, "bootstrap") == "0.9981 (0.995\u20130.999)"
+    assert style.format_interval(0.616, 0.59, 0.64, "bootstrap") == "0.616 (0.59\u20130.64)"  # the usual case as before
+    # narrower than six decimals show: value and bounds at the value's own three, agreeing with each other
+    assert style.format_interval(9.1e-6, 9.0e-6, 9.2e-6, "bootstrap") == "0.000 (0.000\u20130.000)"
+
+
 def test_main_table_shows_intervals_and_the_localisation_denominator(rep):
     parts = {axis: results.main_table({"edition": rep}, axis) for axis in results.AXES}
     columns = [c for tab in parts.values() for c in tab.columns]

@@ -71,10 +71,22 @@ def format_number(x: Any, decimals: int = 3, *, count: bool = False) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
 
 
+def bound_decimals(low: float, high: float, *, fewest: int = 2, most: int = 6) -> int:
+    """Decimals for an interval's bounds: two, or as many more as it takes for bounds that differ to
+    print differently (so a narrow interval such as 0.0028 to 0.0032 never reads ``(0.00–0.00)``)."""
+    places = fewest
+    while places < most and format_number(low, places) == format_number(high, places):
+        places += 1
+    if format_number(low, places) == format_number(high, places):  # narrower than ``most`` shows: the value's own
+        return fewest + 1
+    return places
+
+
 def format_interval(
     value: float | None, low: float | None = None, high: float | None = None, method: str | None = None
 ) -> str:
-    """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two;
+    """``0.616 (0.59\u20130.64)`` on one line, the value with three decimals and the bounds with two
+    (one more of each for every decimal two bounds that differ need to print differently, :func:`bound_decimals`);
     with a negative bound, ``\u22120.180 (\u22120.28 to \u22120.08)`` (minus signs, and "to" between the bounds).
 
     A mark follows the interval: \u2020 exact (Clopper\u2013Pearson), \u2021 a zero-width bootstrap
@@ -90,7 +102,9 @@ def format_interval(
         return text
     if method != "clopper-pearson" and round(float(high) - float(low), 9) == 0:
         return text + ZERO_WIDTH
-    lo, hi = format_number(float(low), 2), format_number(float(high), 2)
+    places = bound_decimals(float(low), float(high))
+    lo, hi = format_number(float(low), places), format_number(float(high), places)
+    text = format_number(value, 3 if lo == hi else places + 1)
     if lo.startswith("-"):  # a negative bound: true minus signs, and "to" so no dash meets a minus
         text, lo, hi = (t.replace("-", "\u2212", 1) for t in (text, lo, hi))
         span = f" ({lo} to {hi})"
