@@ -62,13 +62,13 @@ def results(ed: Editions) -> Sentences:
         above_baseline,
         anchor_example,
         anchor_rule,
+        our_headline,
         baseline_design,
         no_signal_clause,
         signal_table,
     )
     from trajectory_judge.book.render.claim_text import (
         contradicted_sentence,
-        edition_headline,
         holds_sentence,
         paper_claims,
         scope_phrase,
@@ -82,7 +82,7 @@ def results(ed: Editions) -> Sentences:
     for c in claims.items:
         out[f"claim_{c.key}"] = c.sentence()
         out[f"claim_{c.key}_value"] = c.value_text()
-    out["edition_headline"] = edition_headline(rep) + "."
+    out["edition_headline"] = our_headline(rep) + "."
     out["results_hold"] = holds_sentence(claims.group("results"))
     out["headline_hold_text"] = holds_sentence(claims.group("headline"))
     out["contradicted_text"] = contradicted_sentence(claims)

@@ -185,6 +185,21 @@ def test_landing_and_results_speak_of_your_judges_not_our_smaller_models(folders
     assert not any("smaller models" in v or "this edition" in v.lower() for v in said.values())
 
 
+def test_results_headline_on_a_readers_folder_names_the_folder_and_counts_once(folders, in_book):
+    from trajectory_judge.book.chapters.results import our_headline
+    from trajectory_judge.book.chapters.view_analysis import naming_sentence
+
+    in_book.setenv("TJ_DATA", str(folders["n40"]))
+    _, rep = _report(folders["n40"])
+    text = our_headline(rep)
+    assert text.startswith("Your folder's outcome-only judge") and "on 40 trajectories each" in text
+    assert "this edition" not in text.lower() and "40 and 40" not in text
+    import pandas as pd
+
+    frame = pd.DataFrame({"type_macro_f1": [0.1], "recall": [0.5]}, index=["x"])
+    assert naming_sentence({"edition": frame}).endswith("of your folder")
+
+
 def test_chapters_keep_this_editions_wording_on_the_books_own_data(in_book):
     from trajectory_judge.book.chapters.editions import ours_phrases, ours_wording
     from trajectory_judge.book.render.style import source_name

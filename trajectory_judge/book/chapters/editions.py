@@ -35,6 +35,11 @@ class OursWording:
     column: str
     """A table column's head for one model's judges: ``This edition`` or ``Your folder``."""
 
+    @property
+    def whose(self) -> str:
+        """The possessive that opens a sentence about the verdict set: ``This edition's`` or ``Your folder's``."""
+        return f"{self.column}'s"
+
 
 def ours_wording() -> OursWording:
     """The wording of the verdict set in ``TJ_DATA``: this edition's, or the reader's folder's."""

@@ -125,6 +125,14 @@ def _words(n: int) -> str:
     return small[n] if 0 <= n < len(small) else str(n)
 
 
+def our_headline(rep: Report) -> str:
+    """The headline's counterpart in the verdicts beside the paper's, named as the tables name them."""
+    from trajectory_judge.book.chapters.editions import ours_wording
+    from trajectory_judge.book.render.claim_text import edition_headline
+
+    return edition_headline(rep, ours_wording().column)
+
+
 def anchor_rule(rep: Report) -> str:
     """The rule an F1 is read by, with the anchor of every judge that judged only part of the design."""
     every = next(b for b in rep.baselines if b.flags)

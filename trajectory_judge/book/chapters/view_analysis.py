@@ -426,13 +426,14 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     """Per source, for how many judges typing macro-F1 falls below detection recall."""
     from trajectory_judge.book.render.claim_text import number_word
 
+    from trajectory_judge.book.chapters.editions import ours_wording
+
+    ours = ours_wording().column.lower()
     parts = []
     for source, frame in naming.items():
         n, k = len(frame), int((frame["type_macro_f1"] < frame["recall"]).sum())
         count = f"all {number_word(n)}" if k == n else f"{number_word(k)} of the {number_word(n)}"
-        parts.append(
-            f"{count} {'judges' if n > 1 else 'judge'} of {'the paper' if source == 'release' else 'this edition'}"
-        )
+        parts.append(f"{count} {'judges' if n > 1 else 'judge'} of {'the paper' if source == 'release' else ours}")
     return list_text(parts)
 
 

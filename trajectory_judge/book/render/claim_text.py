@@ -180,20 +180,31 @@ def verdict_table(claims: Claims) -> pd.DataFrame:
     return frame
 
 
-def edition_headline(rep: Report) -> str:
-    """This edition's counterpart of the headline, for the first model with both an outcome and a step judge."""
+def judged_scope(a: int, b: int, total: int) -> str:
+    """How many trajectories two judges were scored on: ``on all 400 trajectories``, ``on 40 trajectories each``
+    or ``on 40 and 38 trajectories``."""
+    if a == b == total:
+        return f"on all {a} trajectories"
+    if a == b:
+        return f"on {a} trajectories each"
+    return f"on {a} and {b} trajectories"
+
+
+def edition_headline(rep: Report, whose: str = "This edition") -> str:
+    """The counterpart of the headline in ``whose`` verdicts (``This edition``, ``Your folder``), for the first
+    model with both an outcome and a step judge."""
     from trajectory_judge.book.render.style import family_pairs, judge_name, model_name, parse_judge_id
 
     pairs = family_pairs(list(rep.judges), [("outcome", "step")])
     if not pairs:
-        return "This edition's data holds no outcome-only and step-rubric judge of the same model, so it has no counterpart of the headline"
+        return f"{whose}'s data holds no outcome-only and step-rubric judge of the same model, so it has no counterpart of the headline"
     o, st = pairs[0]
     f = lambda j, m: (lambda e: format_interval(e.value, e.low, e.high, e.method))(metric(rep, j, m))
     model = model_name(parse_judge_id(o).model or "")
     n_o, n_s = rep.judges[o].n, rep.judges[st].n
-    scope = f"on all {n_o} trajectories" if n_o == n_s == rep.n_trajectories else f"on {n_o} and {n_s} trajectories"
+    scope = judged_scope(n_o, n_s, rep.n_trajectories)
     return (
-        f"This edition's outcome-only judge ({model}, {scope}) catches {f(o, 'loud_recall')} of loud faults and "
+        f"{whose}'s outcome-only judge ({model}, {scope}) catches {f(o, 'loud_recall')} of loud faults and "
         f"{f(o, 'silent_recall')} of silent ones while flagging {f(o, 'false_alarm_rate')} of clean runs; the "
         f"{judge_name(st).split(' · ')[0].lower()}-rubric judge of the same model reaches {f(st, 'silent_recall')} silent recall "
         f"at a false-alarm rate of {f(st, 'false_alarm_rate')}"
