@@ -62,9 +62,9 @@ def results(ed: Editions) -> Sentences:
         above_baseline,
         anchor_example,
         anchor_rule,
-        our_headline,
         baseline_design,
         no_signal_clause,
+        our_headline,
         signal_table,
     )
     from trajectory_judge.book.render.claim_text import (

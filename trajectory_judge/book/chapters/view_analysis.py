@@ -424,9 +424,8 @@ def cost_sentence(ratios: dict[str, dict[str, float | None]]) -> str:
 
 def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     """Per source, for how many judges typing macro-F1 falls below detection recall."""
-    from trajectory_judge.book.render.claim_text import number_word
-
     from trajectory_judge.book.chapters.editions import ours_wording
+    from trajectory_judge.book.render.claim_text import number_word
 
     ours = ours_wording().column.lower()
     parts = []
