@@ -107,6 +107,7 @@ def paired(ed: Editions) -> Sentences:
         hidden_claim_sentence,
         hidden_input_summary,
         paired_detail,
+        reply_beside_camera_ready,
     )
     from trajectory_judge.book.chapters.landing import finding_sentence, register_counts_sentence, verdict_sentence
     from trajectory_judge.book.chapters.results import anchor_example
@@ -129,6 +130,7 @@ def paired(ed: Editions) -> Sentences:
         "landing_finding": finding_sentence(ed.paper_rep, cr),
         "landing_verdict": verdict_sentence(register) + ".",
         "landing_register": register_counts_sentence(register.counts()),
+        "reply_beside_camera_ready": reply_beside_camera_ready(ed.rep, ours.trajectories, ours.verdicts),
     }
 
 

@@ -194,3 +194,23 @@ def test_organic_tables_are_records_whose_frames_index_by_their_naming_field():
     assert list(organic_tools([]).to_frame().index) == list(TOOLS)
     endings = organic_endings([]).to_frame()
     assert list(endings.index) == ["replied", "max_steps", "unparseable_action"] and (endings["episodes"] == 0).all()
+
+
+def test_the_camera_ready_reply_figure_stands_beside_our_own_reply_judge(monkeypatch):
+    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.paired_detail import reply_unchanged_paired, reply_unchanged_types
+    from trajectory_judge.book.chapters.discrimination import reply_beside_camera_ready
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1] / "notebooks")
+    ours = load_data(Path("../data"))
+    rep = build_report(ours.trajectories, ours.verdicts, resamples=200, seed=7)
+    reply = [j for j in rep.judges if j.startswith("reply:")]
+    assert reply, "this edition's data holds a reply judge"
+    e = reply_unchanged_paired(rep, ours.trajectories, ours.verdicts, reply[0])
+    four = set(reply_unchanged_types(ours.trajectories))
+    pairs = sum(p.n for t, p in rep.judges[reply[0]].paired_discrimination.items() if t in four)
+    assert e is not None and e.n == pairs and e.low <= e.value <= e.high
+    text = reply_beside_camera_ready(rep, ours.trajectories, ours.verdicts)
+    assert "+0.69" in text and f"({e.n} fault–parent pairs)" in text
+    # a judge the report does not hold has no such value
+    assert reply_unchanged_paired(rep, ours.trajectories, ours.verdicts, "no-such-judge") is None

@@ -110,6 +110,18 @@ def paired_estimate(
     return E.paired_group(rep, trajectories, verdicts, judge, pick)
 
 
+def reply_unchanged_paired(
+    rep: Report, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str
+) -> Estimate | None:
+    """``judge``'s paired discrimination pooled over the faults of the reply-unchanged types
+    (:func:`reply_unchanged_types`), with the report's interval; ``None`` when it judged no such pair."""
+    four = set(reply_unchanged_types(trajectories))
+    jr = rep.judges.get(judge)
+    if not four or jr is None or not any(p.n for t, p in jr.paired_discrimination.items() if t in four):
+        return None
+    return E.paired_group(rep, trajectories, verdicts, judge, lambda t, p: t.label.failure_type in four)  # type: ignore[union-attr]
+
+
 CAMERA_READY_KEYS: tuple[str, ...] = (
     "n_reply_unchanged_types",
     "outcome_recall_reply_unchanged_min",

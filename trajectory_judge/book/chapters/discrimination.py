@@ -15,6 +15,7 @@ from trajectory_judge.analysis.paired_detail import (
     CameraReady,
     camera_ready,
     paired_detail as compute_paired_detail,
+    reply_unchanged_paired,
     reply_unchanged_types,  # noqa: F401  (re-exported for the chapter)
 )
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
@@ -146,6 +147,29 @@ def camera_ready_quantities(
 def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float | None]:
     """:func:`camera_ready_quantities` as plain values (``None`` where missing)."""
     return dict(camera_ready(rep, trajectories, outcome, step).values)
+
+
+def reply_beside_camera_ready(rep, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> str:
+    """The camera-ready abstract's reply-only figure beside this edition's own reply judges on the same faults."""
+    from trajectory_judge.analysis.formatting import format_interval
+    from trajectory_judge.analysis.published import PUBLISHED_PAIRED
+    from trajectory_judge.analysis.register.common import signed_text
+    from trajectory_judge.book.chapters.editions import ours_wording
+    from trajectory_judge.book.render.style import judge_name, list_text
+
+    published = signed_text(PUBLISHED_PAIRED["reply_paired_reply_unchanged"].value, 2)
+    said = f"The camera-ready abstract puts its reply-only judge at a paired {published} on those types"
+    found = {j: reply_unchanged_paired(rep, trajectories, verdicts, j) for j in judges_of(rep.judges, "reply")}
+    shown = [
+        f"{format_interval(e.value, e.low, e.high, e.method)} for {judge_name(j)} ({e.n} fault–parent pairs)"
+        for j, e in found.items()
+        if e is not None
+    ]
+    whose = ours_wording().column.lower()
+    if not shown:
+        return f"{said}; {whose} has no judge with that view, so nothing stands beside it {HERE}."
+    judges = "reply judges reach" if len(shown) > 1 else "reply judge reaches"
+    return f"{said}; pooled over the same faults, {whose}'s {judges} {list_text(shown)}."
 
 
 def camera_ready_gaps(quantities: dict[str, dict[str, Quantity]]) -> str:

@@ -95,13 +95,39 @@ def floor_table(rep: Report) -> pd.DataFrame:
 
 
 @computes
+def promise_labels(rep: Report) -> dict[str, str]:
+    """Each invented sentence of ``rep``'s trajectories -> ``Promise 1``, ``Promise 2``, ... in the order
+    the testbed's injector lists them: the same label names the same group of faults in every verdict set,
+    whatever wording the set's injector gave it."""
+    from trajectory_judge.testbed.inject import INVENTED_PROMISES
+
+    seen = {s for jr in rep.judges.values() for s in jr.claim_detection}
+    ordered = [s for s in INVENTED_PROMISES if s in seen] + sorted(seen - set(INVENTED_PROMISES))
+    return {s: f"Promise {k}" for k, s in enumerate(ordered, 1)}
+
+
 def claim_frame(rep: Report, judges: Sequence[str]) -> pd.DataFrame:
-    """Invented sentence (rows) by judge (columns): ``flagged/judged`` on ``unsupported_claim`` faults."""
+    """Invented promise (rows, :func:`promise_labels`) by judge (columns): ``flagged/judged`` on
+    ``unsupported_claim`` faults."""
+    labels = promise_labels(rep)
     cols = {}
     for j in judges:
         tab = rep.claim_table(j)
-        cols[j] = {s: f"{int(r.flagged)}/{int(r.n)}" for s, r in tab.iterrows()}
-    return pd.DataFrame(cols).rename_axis("invented sentence").fillna("")
+        cols[j] = {labels[s]: f"{int(r.flagged)}/{int(r.n)}" for s, r in tab.iterrows()}
+    return (
+        pd.DataFrame(cols).reindex(sorted(set(labels.values()), key=_promise_number)).rename_axis("promise").fillna("")
+    )
+
+
+def _promise_number(label: str) -> int:
+    return int(label.rpartition(" ")[2])
+
+
+@computes
+def promise_key(rep: Report) -> pd.DataFrame:
+    """Each promise label with this edition's sentence for it."""
+    rows = {label: {"this edition's sentence": s} for s, label in promise_labels(rep).items()}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("promise")
 
 
 def cost_ratio(verdicts: Sequence[Verdict], a: str, b: str) -> float | None:
