@@ -14,7 +14,7 @@ Two engines:
   endpoint answers more;
 - ``ray``: Ray Data (the ``scale`` extra). The requests are split over the endpoints in turn, one
   dataset per endpoint (``ray.data.from_items``), each mapped by one actor per endpoint
-  (``map_batches`` with a callable class, ``concurrency=1``) that keeps ``--concurrency``
+  (``map_batches`` with a callable class and ``ActorPoolStrategy(size=1)``) that keeps ``--concurrency``
   requests in flight; the datasets are united and their answers stream back to this process,
   which writes them. ``ray.init`` joins the cluster of ``RAY_ADDRESS`` when it is set, else starts
   a local one.
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trajectory_judge.backends.errors import JudgeClientError, RetryBudgetExhausted, ServerRejectedError
+from trajectory_judge.backends.errors import JudgeClientError, ServerRejectedError
 from trajectory_judge.models import DataError
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.store import VerdictWriter, repair_torn_tail
@@ -129,49 +129,54 @@ def settled(path: Path) -> set[str]:
 
 
 # --- the local engine ------------------------------------------------------------------------------
-def run_local(
-    pending: Sequence[tuple[str, dict[str, Any]]], endpoints: Sequence[Endpoint], write: Callable[[str, bool], None]
-) -> list[str]:
-    """Answer ``pending`` on ``endpoints`` with threads; returns why each given-up endpoint was given up."""
-    work: queue.Queue[tuple[int, str, dict[str, Any]]] = queue.Queue()
-    for n, (cid, body) in enumerate(pending):
-        work.put((n, cid, body))
-    failures: list[str] = []
-    clients = [client_for(ep) for ep in endpoints]
-    stop = threading.Event()
+class _LocalPool:
+    """Threads taking requests from one queue: ``concurrency`` per endpoint, each endpoint with its client."""
 
-    def worker(client: Any, dead: threading.Event) -> None:
-        while not dead.is_set() and not stop.is_set():
+    def __init__(self, pending: Sequence[tuple[str, dict[str, Any]]], write: Callable[[str, bool], None]) -> None:
+        self.work: queue.Queue[tuple[int, str, dict[str, Any]]] = queue.Queue()
+        for n, (cid, body) in enumerate(pending):
+            self.work.put((n, cid, body))
+        self.write = write
+        self.failures: list[str] = []
+        self.stop = threading.Event()
+
+    def worker(self, client: Any, dead: threading.Event) -> None:
+        """Answer requests until the queue is empty, the run stops or this endpoint is given up."""
+        while not dead.is_set() and not self.stop.is_set():
             try:
-                n, cid, body = work.get_nowait()
+                n, cid, body = self.work.get_nowait()
             except queue.Empty:
                 return
             try:
                 line, ok = answer(client, cid, body, n)
-            except RetryBudgetExhausted as exc:
+            except JudgeClientError as exc:  # the endpoint keeps failing: another one may still answer it
+                self.work.put((n, cid, body))
                 if not dead.is_set():
-                    failures.append(f"{client.base_url}: {exc}")
-                dead.set()
-                work.put((n, cid, body))  # another endpoint may still answer it
+                    dead.set()
+                    self.failures.append(f"{client.base_url}: {exc}")
                 return
-            except JudgeClientError as exc:
-                failures.append(f"{client.base_url}: {exc}")
-                dead.set()
-                return
-            write(line, ok)
+            self.write(line, ok)
 
-    threads = []
-    for client, ep in zip(clients, endpoints):
-        dead = threading.Event()
-        threads += [threading.Thread(target=worker, args=(client, dead), daemon=True) for _ in range(ep.concurrency)]
+
+def run_local(
+    pending: Sequence[tuple[str, dict[str, Any]]], endpoints: Sequence[Endpoint], write: Callable[[str, bool], None]
+) -> list[str]:
+    """Answer ``pending`` on ``endpoints`` with threads; returns why each given-up endpoint was given up."""
+    pool = _LocalPool(pending, write)
+    clients = [client_for(ep) for ep in endpoints]
+    threads = [
+        threading.Thread(target=pool.worker, args=(client, dead), daemon=True)
+        for client, ep, dead in zip(clients, endpoints, [threading.Event() for _ in endpoints])
+        for _ in range(ep.concurrency)
+    ]
     for t in threads:
         t.start()
     try:
         for t in threads:
             while t.is_alive():
                 t.join(timeout=0.5)
-    except BaseException:
-        stop.set()
+    except BaseException:  # Ctrl-C: cut off what is in flight; what was written stays
+        pool.stop.set()
         for c in clients:
             c.abort()
         for t in threads:
@@ -180,7 +185,7 @@ def run_local(
     finally:
         for c in clients:
             c.close()
-    return failures
+    return pool.failures
 
 
 # --- the Ray engine ----------------------------------------------------------------------------------
@@ -226,6 +231,7 @@ def run_ray(
 
     if not ray.is_initialized():
         ray.init(log_to_driver=False)  # joins RAY_ADDRESS when it is set
+    ray.data.DataContext.get_current().enable_progress_bars = False
     shards: list[list[dict[str, Any]]] = [[] for _ in endpoints]
     for n, (cid, body) in enumerate(pending):
         shards[n % len(endpoints)].append({"n": n, "custom_id": cid, "body": json.dumps(body, ensure_ascii=False)})
@@ -234,7 +240,7 @@ def run_ray(
             EndpointCaller,
             fn_constructor_kwargs={"endpoint": ep},
             batch_size=max(1, 4 * ep.concurrency),
-            concurrency=1,
+            compute=ray.data.ActorPoolStrategy(size=1),
             num_cpus=0.25,
         )
         for shard, ep in zip(shards, endpoints)

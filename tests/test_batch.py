@@ -1,0 +1,259 @@
+"""Exported requests, answered anywhere, imported: the verdicts of a direct run.
+
+Every flow here is offline: the answers come from the loopback stand-in server (``fake_server.py``,
+as a hosted OpenAI-compatible API whose verdict is a hash of the prompt).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from book_folders import stand_in_answer
+from fake_server import FakeModelServer
+
+from trajectory_judge.cli import main
+from trajectory_judge.run import batch
+
+JUDGES = "outcome,step,selfcons"
+LIMIT = "16"
+
+
+def _folder(root: Path, name: str) -> Path:
+    d = root / name
+    assert main(["build-dataset", "--out", str(d), "--n", "40"]) == 0
+    return d
+
+
+def _export(d: Path, out: Path, *extra: str) -> int:
+    return main(
+        ["export-requests", "--data", str(d), "--judges", JUDGES, "--model", "stand-in", "--limit", LIMIT]
+        + ["--out", str(out), "--quiet", *extra]
+    )
+
+
+def _direct(d: Path, srv: FakeModelServer) -> None:
+    argv = ["run", "--data", str(d), "--judges", JUDGES, "--model", "stand-in", "--limit", LIMIT]
+    assert main([*argv, "--base-url", srv.url + "/v1", "--quiet", "--concurrency", "4"]) == 0
+
+
+def verdicts(d: Path, name: str = "verdicts.jsonl") -> list[dict]:
+    """The verdicts of a folder's file, sorted by key, without their timing."""
+    rows = [json.loads(line) for line in (d / name).read_text().splitlines()]
+    for r in rows:
+        r.pop("latency_s")
+    return sorted(rows, key=lambda r: (r["trajectory_id"], r["judge_id"]))
+
+
+def _stand_in() -> FakeModelServer:
+    return FakeModelServer(["ok"], hosted=True, answer=stand_in_answer)
+
+
+@pytest.fixture(scope="module")
+def flow(tmp_path_factory):
+    """A folder judged directly, and a twin with its requests exported and answered by the same stand-in."""
+    root = tmp_path_factory.mktemp("batch")
+    direct, mine = _folder(root, "direct"), _folder(root, "mine")
+    req, res = root / "requests.jsonl", root / "results.jsonl"
+    assert _export(mine, req) == 0
+    with _stand_in() as srv:
+        _direct(direct, srv)
+        assert main(["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--quiet"]) == 0
+    return root, direct, mine, req, res
+
+
+def test_export_answer_and_import_give_the_verdicts_and_members_of_a_direct_run(flow, capsys):
+    root, direct, mine, req, res = flow
+    assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
+    assert "96 written, 0 already on disk" in capsys.readouterr().err  # 48 verdicts (16 x 3) and 48 members
+    assert verdicts(mine) == verdicts(direct) and len(verdicts(mine)) == 48
+    assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
+    record = json.loads((mine / "runs.jsonl").read_text().splitlines()[-1])
+    assert record["backend"] == "batch" and record["written"] == 96
+    assert record["batch"]["unanswered_requests"] == 0
+    assert set(record["judges"]) == {"outcome:stand-in", "step:stand-in", "selfcons3:stand-in"}
+
+
+def test_a_reimport_adds_nothing_not_even_a_run_record(flow, capsys):
+    root, direct, mine, req, res = flow
+    assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
+    before = {p.name: p.read_bytes() for p in mine.iterdir() if p.is_file() and p.name != ".lock"}
+    assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
+    assert "0 written, 48 already on disk" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in mine.iterdir() if p.is_file() and p.name != ".lock"} == before
+
+
+def test_every_request_is_a_batch_line_whose_custom_id_hashes_the_judge_and_body(flow):
+    root, direct, mine, req, res = flow
+    lines = [json.loads(x) for x in req.read_text().splitlines()]
+    assert {(x["method"], x["url"]) for x in lines} == {("POST", "/v1/chat/completions")}
+    ids = [x["custom_id"] for x in lines]
+    assert len(set(ids)) == len(ids) and all(len(i) <= 64 and i.startswith("tj-") for i in ids)
+    settings = json.loads(batch.settings_path(req).read_text())
+    judge_of = {}
+    for x in lines:
+        matches = [j for j in settings["judge_ids"] if batch.custom_id(j, x["body"]) == x["custom_id"]]
+        assert len(matches) == 1
+        judge_of[x["custom_id"]] = matches[0]
+    seeds = sorted(x["body"]["seed"] for x in lines if judge_of[x["custom_id"]] == "selfcons3:stand-in")
+    assert seeds == [7] * 16 + [8] * 16 + [9] * 16  # one request per judge x trajectory x seed
+    # what determines the answer changes the id: the seed, the judge id
+    body = lines[0]["body"]
+    assert batch.custom_id("step:a", body) != batch.custom_id("step:b", body)
+    assert batch.custom_id("step:a", body) != batch.custom_id("step:a", {**body, "seed": 8})
+    assert batch.custom_id("step:a", body) == batch.custom_id("step:a", json.loads(json.dumps(body)))
+
+
+def test_identical_requests_are_written_once(tmp_path):
+    d = _folder(tmp_path, "d")
+    rows = (d / "trajectories.jsonl").read_text().splitlines()
+    twin = json.loads(rows[0]) | {"trajectory_id": "TWIN-0", "instance_id": "TWIN-0"}
+    (d / "trajectories.jsonl").write_text("\n".join([rows[0], json.dumps(twin), *rows[1:]]) + "\n")
+    out = tmp_path / "r.jsonl"
+    assert main(["export-requests", "--data", str(d), "--judges", "step", "--model", "m", "--limit", "2"]
+                + ["--out", str(out), "--quiet"]) == 0  # fmt: skip
+    assert len(out.read_text().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_half_written_results_file_imports_what_is_whole_and_lists_what_is_missing(flow, tmp_path, capsys):
+    root, direct, _, req, res = flow
+    mine = _folder(tmp_path, "mine")
+    whole = res.read_text().splitlines(keepends=True)
+    half = tmp_path / "half.jsonl"
+    half.write_text("".join(whole[:30]) + whole[30][:40])  # a download cut off mid-line
+    missing = tmp_path / "missing.txt"
+    args = ["import-results", str(half), "--data", str(mine), "--requests", str(req), "--missing", str(missing)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    ids = missing.read_text().split()
+    n_requests = len(req.read_text().splitlines())
+    assert len(ids) == n_requests - 30 and f"{len(ids)} requests have no answer" in err
+    assert "half.jsonl:31" in err and ids[0] in err
+    got = {(v["trajectory_id"], v["judge_id"]): v for v in verdicts(mine)}
+    want = {(v["trajectory_id"], v["judge_id"]): v for v in verdicts(direct)}
+    assert got and len(got) < len(want) and all(want[k] == v for k, v in got.items())
+    # the rest of the file later: the import completes the folder
+    assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
+    assert verdicts(mine) == verdicts(direct)
+
+
+@pytest.mark.slow
+def test_run_requests_resumes_asking_only_what_is_unanswered(tmp_path, capsys):
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req) == 0
+    lines = req.read_text().splitlines(keepends=True)
+    with _stand_in() as srv:
+        assert main(["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--quiet"]) == 0
+        first = srv.generations
+        with open(res, "a") as fh:
+            fh.write('{"id": "x", "custom_id": "tj-')  # killed mid-append
+        assert main(["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res)]) == 0
+        assert srv.generations == first == len(lines)
+    err = capsys.readouterr().err
+    assert f"0 answered, 0 refused by the server, {len(lines)} already in" in err and "res.jsonl.torn-1" in err
+    assert len(res.read_text().splitlines()) == len(lines)
+
+
+@pytest.mark.slow
+def test_an_endpoint_that_keeps_failing_is_given_up_and_another_answers_its_requests(tmp_path, capsys):
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req, "--judges", "step") == 0
+    with FakeModelServer(["500"], hosted=True) as bad, _stand_in() as good:
+        argv = ["run-requests", str(req), "--endpoint", bad.url + "/v1", "--endpoint", good.url + "/v1"]
+        assert main([*argv, "--out", str(res), "--retries", "0", "--concurrency", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "endpoint given up" in err and bad.url in err
+    assert good.generations == 16 and len(res.read_text().splitlines()) == 16
+
+
+@pytest.mark.slow
+def test_a_refused_request_is_an_error_line_the_import_names(tmp_path, capsys):
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req, "--judges", "outcome", "--limit", "2") == 0
+    with FakeModelServer(["quota", "ok"], hosted=True, answer=stand_in_answer) as srv:
+        assert (
+            main(["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--concurrency", "1"])
+            == 0
+        )
+    assert "1 answered, 1 refused by the server" in capsys.readouterr().err
+    statuses = sorted(json.loads(x)["response"]["status_code"] for x in res.read_text().splitlines())
+    assert statuses == [200, 429]
+    assert main(["import-results", str(res), "--data", str(d), "--requests", str(req)]) == 0
+    err = capsys.readouterr().err
+    assert "1 written" in err and "1 requests have no answer, 1 of them answered with an error" in err
+
+
+def test_the_commands_refuse_bad_input_with_one_line_and_exit_2(flow, tmp_path, capsys):
+    root, direct, mine, req, res = flow
+    cases = {
+        "is the requests file": ["run-requests", str(req), "--endpoint", "http://127.0.0.1:9/v1", "--out", str(req)],
+        "an input of this command": _export_argv(mine, mine / "trajectories.jsonl"),
+        "settings.json: not found": ["import-results", str(res), "--data", str(mine), "--requests", str(res)],
+    }
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(res.read_text().splitlines()[0] + "\nnot json\n" + res.read_text().splitlines()[1] + "\n")
+    cases["bad.jsonl:2"] = ["import-results", str(bad), "--data", str(mine), "--requests", str(req)]
+    other = _folder(tmp_path, "other")
+    (other / "trajectories.jsonl").write_text("".join((other / "trajectories.jsonl").read_text().splitlines(True)[:24]))
+    cases["not the trajectories"] = ["import-results", str(res), "--data", str(other), "--requests", str(req)]
+    capsys.readouterr()
+    for words, argv in cases.items():
+        assert main(argv) == 2, words
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (words, err)
+
+
+def _export_argv(d: Path, out: Path) -> list[str]:
+    return ["export-requests", "--data", str(d), "--model", "m", "--out", str(out)]
+
+
+def test_import_refuses_a_pinned_folder_and_a_folder_another_process_writes(flow, tmp_path, capsys):
+    from trajectory_judge.run.store import data_dir_lock
+
+    root, direct, mine, req, res = flow
+    argv = ["import-results", str(res), "--data", str(mine), "--requests", str(req)]
+    with data_dir_lock(mine):
+        assert main(argv) == 2
+    assert "is being written by" in capsys.readouterr().err
+    (mine / "SHA256SUMS").write_text("")
+    try:
+        assert main(argv) == 2
+        assert "SHA256SUMS" in capsys.readouterr().err
+    finally:
+        (mine / "SHA256SUMS").unlink()
+
+
+def test_engine_ray_without_ray_says_how_to_get_it(flow, monkeypatch, tmp_path, capsys):
+    root, direct, mine, req, res = flow
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed: importing it fails
+    argv = ["run-requests", str(req), "--endpoint", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o.jsonl")]
+    assert main([*argv, "--engine", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert "trajectory-judge[scale]" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(flow, tmp_path, capsys):
+    ray = pytest.importorskip("ray")
+    root, direct, _, req, _ = flow
+    mine = _folder(tmp_path, "mine")
+    out = tmp_path / "ray.jsonl"
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with _stand_in() as a, _stand_in() as b:
+            argv = ["run-requests", str(req), "--endpoint", a.url + "/v1", "--endpoint", b.url + "/v1"]
+            assert main([*argv, "--out", str(out), "--engine", "ray", "--concurrency", "2"]) == 0
+    finally:
+        ray.shutdown()
+    n = len(req.read_text().splitlines())
+    assert a.generations > 0 and b.generations > 0 and a.generations + b.generations == n
+    assert main(["import-results", str(out), "--data", str(mine), "--requests", str(req)]) == 0
+    assert verdicts(mine) == verdicts(direct)
+    assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
