@@ -258,3 +258,70 @@ def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(f
     assert main(["import-results", str(out), "--data", str(mine), "--requests", str(req)]) == 0
     assert verdicts(mine) == verdicts(direct)
     assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
+
+
+# --- the guide page, as a user runs it -------------------------------------------------------------
+PAGE = Path(__file__).resolve().parents[1] / "book" / "guide" / "scale.md"
+
+
+def page_commands() -> list[str]:
+    """The package's commands in the page's bash blocks, in order (continuations joined)."""
+    import re
+
+    blocks = re.findall(r"^```bash\n(.*?)^```", PAGE.read_text(encoding="utf-8"), flags=re.M | re.S)
+    lines = [ln.strip() for b in blocks for ln in b.replace("\\\n", " ").splitlines()]
+    return [ln for ln in lines if ln.startswith(("trajectory-judge ", "RAY_ADDRESS="))]
+
+
+def _shell(cmd: str, cwd: Path, urls: dict[str, str]) -> None:
+    import os
+    import shlex
+    import subprocess
+
+    for page_url, real in urls.items():
+        cmd = cmd.replace(page_url, real)
+    words = shlex.split(cmd)
+    words[0] = str(Path(sys.executable).with_name("trajectory-judge"))
+    env = {**os.environ, "PYTHONPATH": str(PAGE.parents[2])}
+    done = subprocess.run(words, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, (cmd, done.stderr[-2000:])
+
+
+@pytest.mark.slow
+def test_the_scale_pages_commands_give_the_verdicts_of_a_direct_run_with_either_engine(tmp_path):
+    pytest.importorskip("ray")
+    cmds = page_commands()
+    verb = {c: c.split()[2 if c.startswith("RAY_ADDRESS=") else 1] for c in cmds}
+    setup = [c for c in cmds if verb[c] in ("build-dataset", "export-requests")]
+    engines = [c for c in cmds if verb[c] == "run-requests"]
+    back = [c for c in cmds if verb[c] in ("import-results", "report")]
+    assert len(setup) == 2 and len(back) == 2 and len(engines) == 3
+    local, on_ray, cluster = engines
+    assert "--engine ray" in on_ray and cluster.startswith("RAY_ADDRESS=") and "--engine ray" in cluster
+    assert "--engine" not in local
+    export = shlex_words(setup[1])
+    direct = tmp_path / "direct"
+    assert main(shlex_words(setup[0].replace("mine/", str(direct)))[1:]) == 0  # the page's dataset
+    with _stand_in() as a, _stand_in() as b:
+        argv = ["run", "--data", str(direct), "--quiet", "--base-url", a.url + "/v1", "--concurrency", "4"]
+        argv += [w for opt in ("--judges", "--model", "--limit") for w in (opt, export[export.index(opt) + 1])]
+        assert main(argv) == 0
+        urls = {
+            "http://127.0.0.1:8000/v1": a.url + "/v1",
+            "http://127.0.0.1:8001/v1": b.url + "/v1",
+        }
+        for engine in (local, on_ray):  # the cluster's command is the Ray one with an address: no cluster here
+            work = tmp_path / engine.split("--engine")[-1].split()[0] if "--engine" in engine else tmp_path / "local"
+            work.mkdir()
+            before = a.generations + b.generations
+            for cmd in [*setup, engine, *back]:
+                _shell(cmd, work, urls)
+            assert a.generations + b.generations - before == len((work / "requests.jsonl").read_text().splitlines())
+            assert verdicts(work / "mine") == verdicts(direct), engine
+            assert verdicts(work / "mine", "members.jsonl") == verdicts(direct, "members.jsonl"), engine
+
+
+def shlex_words(cmd: str) -> list[str]:
+    import shlex
+
+    return shlex.split(cmd)
