@@ -299,6 +299,19 @@ def usable(body: Any) -> str | None:
     return None if isinstance(content, str) or content is None else "choices[0].message.content is not text"
 
 
+def essential(body: dict[str, Any]) -> dict[str, Any]:
+    """What the client reads of a response body (its answer, finish reason and token counts): kept in
+    memory for each answer of a results file, so the import's memory grows with the answers, not their envelopes."""
+    choice = body["choices"][0]
+    return {
+        "choices": [
+            {"message": {"content": choice["message"]["content"]}, "finish_reason": choice.get("finish_reason")}
+        ],
+        "usage": body.get("usage"),
+        "system_fingerprint": body.get("system_fingerprint"),
+    }
+
+
 def read_results(path: Path) -> Results:
     """Read a Batch API output file; a torn last line is left out and reported, any other bad line is a DataError."""
     out = Results()
@@ -320,7 +333,7 @@ def read_results(path: Path) -> Results:
             continue
         why = (f"HTTP {status}" if status != 200 else usable(body)) if status is not None else None
         if status == 200 and why is None:
-            out.answers[cid] = body
+            out.answers[cid] = essential(body)
             out.errors.pop(cid, None)
         else:
             err = obj.get("error")
