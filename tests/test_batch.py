@@ -18,7 +18,7 @@ from trajectory_judge.cli import main
 from trajectory_judge.run import batch
 
 JUDGES = "outcome,step,selfcons"
-LIMIT = "16"
+LIMIT = "8"
 
 
 def _folder(root: Path, name: str) -> Path:
@@ -67,11 +67,11 @@ def flow(tmp_path_factory):
 def test_export_answer_and_import_give_the_verdicts_and_members_of_a_direct_run(flow, capsys):
     root, direct, mine, req, res = flow
     assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
-    assert "96 written, 0 already on disk" in capsys.readouterr().err  # 48 verdicts (16 x 3) and 48 members
-    assert verdicts(mine) == verdicts(direct) and len(verdicts(mine)) == 48
+    assert "48 written, 0 already on disk" in capsys.readouterr().err  # 24 verdicts (8 x 3) and 24 members
+    assert verdicts(mine) == verdicts(direct) and len(verdicts(mine)) == 24
     assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
     record = json.loads((mine / "runs.jsonl").read_text().splitlines()[-1])
-    assert record["backend"] == "batch" and record["written"] == 96
+    assert record["backend"] == "batch" and record["written"] == 48
     assert record["batch"]["unanswered_requests"] == 0
     assert set(record["judges"]) == {"outcome:stand-in", "step:stand-in", "selfcons3:stand-in"}
 
@@ -81,7 +81,7 @@ def test_a_reimport_adds_nothing_not_even_a_run_record(flow, capsys):
     assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
     before = {p.name: p.read_bytes() for p in mine.iterdir() if p.is_file() and p.name != ".lock"}
     assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
-    assert "0 written, 48 already on disk" in capsys.readouterr().err
+    assert "0 written, 24 already on disk" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in mine.iterdir() if p.is_file() and p.name != ".lock"} == before
 
 
@@ -98,7 +98,7 @@ def test_every_request_is_a_batch_line_whose_custom_id_hashes_the_judge_and_body
         assert len(matches) == 1
         judge_of[x["custom_id"]] = matches[0]
     seeds = sorted(x["body"]["seed"] for x in lines if judge_of[x["custom_id"]] == "selfcons3:stand-in")
-    assert seeds == [7] * 16 + [8] * 16 + [9] * 16  # one request per judge x trajectory x seed
+    assert seeds == [7] * 8 + [8] * 8 + [9] * 8  # one request per judge x trajectory x seed
     # what determines the answer changes the id: the seed, the judge id
     body = lines[0]["body"]
     assert batch.custom_id("step:a", body) != batch.custom_id("step:b", body)
@@ -123,15 +123,15 @@ def test_a_half_written_results_file_imports_what_is_whole_and_lists_what_is_mis
     mine = _folder(tmp_path, "mine")
     whole = res.read_text().splitlines(keepends=True)
     half = tmp_path / "half.jsonl"
-    half.write_text("".join(whole[:30]) + whole[30][:40])  # a download cut off mid-line
+    half.write_text("".join(whole[:15]) + whole[15][:40])  # a download cut off mid-line
     missing = tmp_path / "missing.txt"
     args = ["import-results", str(half), "--data", str(mine), "--requests", str(req), "--missing", str(missing)]
     assert main(args) == 0
     err = capsys.readouterr().err
     ids = missing.read_text().split()
     n_requests = len(req.read_text().splitlines())
-    assert len(ids) == n_requests - 30 and f"{len(ids)} requests have no answer" in err
-    assert "half.jsonl:31" in err and ids[0] in err
+    assert len(ids) == n_requests - 15 and f"{len(ids)} requests have no answer" in err
+    assert "half.jsonl:16" in err and ids[0] in err
     got = {(v["trajectory_id"], v["judge_id"]): v for v in verdicts(mine)}
     want = {(v["trajectory_id"], v["judge_id"]): v for v in verdicts(direct)}
     assert got and len(got) < len(want) and all(want[k] == v for k, v in got.items())
@@ -168,7 +168,7 @@ def test_an_endpoint_that_keeps_failing_is_given_up_and_another_answers_its_requ
         assert main([*argv, "--out", str(res), "--retries", "0", "--concurrency", "2"]) == 0
     err = capsys.readouterr().err
     assert "endpoint given up" in err and bad.url in err
-    assert good.generations == 16 and len(res.read_text().splitlines()) == 16
+    assert good.generations == 8 and len(res.read_text().splitlines()) == 8
 
 
 @pytest.mark.slow
