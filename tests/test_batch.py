@@ -172,6 +172,18 @@ def test_an_endpoint_that_keeps_failing_is_given_up_and_another_answers_its_requ
 
 
 @pytest.mark.slow
+def test_run_requests_waits_out_a_rate_limit_as_run_does_and_answers_everything(tmp_path, capsys):
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req, "--judges", "outcome", "--limit", "2") == 0
+    with FakeModelServer([("429", 0), "ok"], hosted=True, answer=stand_in_answer) as srv:
+        argv = ["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--concurrency", "1"]
+        assert main(argv) == 0
+    assert srv.generations == 3  # the rate-limited request was asked again, after the pause
+    assert sorted(json.loads(x)["response"]["status_code"] for x in res.read_text().splitlines()) == [200, 200]
+
+
+@pytest.mark.slow
 def test_a_refused_request_is_an_error_line_the_import_names(tmp_path, capsys):
     d = _folder(tmp_path, "d")
     req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
@@ -200,6 +212,10 @@ def test_the_commands_refuse_bad_input_with_one_line_and_exit_2(flow, tmp_path, 
     bad = tmp_path / "bad.jsonl"
     bad.write_text(res.read_text().splitlines()[0] + "\nnot json\n" + res.read_text().splitlines()[1] + "\n")
     cases["bad.jsonl:2"] = ["import-results", str(bad), "--data", str(mine), "--requests", str(req)]
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(req.read_text().replace('"seed": 7', '"seed": 70', 1))
+    batch.settings_path(edited).write_text(batch.settings_path(req).read_text())
+    cases["its bytes are not those"] = ["import-results", str(res), "--data", str(mine), "--requests", str(edited)]
     other = _folder(tmp_path, "other")
     (other / "trajectories.jsonl").write_text("".join((other / "trajectories.jsonl").read_text().splitlines(True)[:24]))
     cases["not the trajectories"] = ["import-results", str(res), "--data", str(other), "--requests", str(req)]
