@@ -151,6 +151,37 @@ def _agent(sub: argparse._SubParsersAction) -> None:
     add_agent_arguments(p)
 
 
+# --- batches: export requests, answer them anywhere, import the answers -----------------------
+def _export_requests(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export-requests", help="write the LLM judges' requests in the OpenAI Batch API's input format")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.batch", fromlist=["x"]).cli_export_requests(a))
+    if not _needs_arguments(sub, "export-requests"):
+        return
+    from trajectory_judge.run.batch import add_export_arguments
+
+    add_export_arguments(p)
+
+
+def _import_results(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import-results", help="turn Batch API results of exported requests into verdicts")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.batch", fromlist=["x"]).cli_import_results(a))
+    if not _needs_arguments(sub, "import-results"):
+        return
+    from trajectory_judge.run.batch import add_import_arguments
+
+    add_import_arguments(p)
+
+
+def _run_requests(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run-requests", help="answer exported requests on one or more endpoints (threads or Ray)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.engines", fromlist=["x"]).cli_run_requests(a))
+    if not _needs_arguments(sub, "run-requests"):
+        return
+    from trajectory_judge.run.engines import add_arguments
+
+    add_arguments(p)
+
+
 # --- fetch-release -------------------------------------------------------------------
 def _fetch_release(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
@@ -230,7 +261,21 @@ def _forget(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.forget", fromlist=["x"]).cli_forget(a))
 
 
-VERBS = [_build_dataset, _check, _report, _misses, _run, _agent, _fetch_release, _manifest, _forget, _import_inspect]
+VERBS = [
+    _build_dataset,
+    _check,
+    _report,
+    _misses,
+    _run,
+    _agent,
+    _export_requests,
+    _run_requests,
+    _import_results,
+    _fetch_release,
+    _manifest,
+    _forget,
+    _import_inspect,
+]
 
 
 def one_line(exc: BaseException) -> str:
@@ -253,6 +298,9 @@ VERB_NAMES = frozenset(
         "misses",
         "run",
         "agent",
+        "export-requests",
+        "run-requests",
+        "import-results",
         "fetch-release",
         "manifest",
         "forget",

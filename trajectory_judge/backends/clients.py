@@ -273,8 +273,16 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
         """The chat-completions URL in use, once the server has answered there (not 404)."""
         self._resolving = threading.Lock()
 
+    def post_chat(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """POST one chat-completions request body as it is, retried and rate-limited like every request
+        of :meth:`complete`; returns the response body and the latency of the good try."""
+        return self._chat(payload)
+
     def _chat(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """POST to the chat-completions endpoint with the key; the first request finds which URL answers."""
+        """POST to the chat-completions endpoint with the key; the first request finds which URL answers.
+
+        Every request body :meth:`complete` builds goes through here: a client that answers from
+        elsewhere (a batch's exported requests, their imported answers) overrides this one method."""
         if self.endpoint is None:
             with self._resolving:
                 if self.endpoint is None:

@@ -250,11 +250,15 @@ class VerdictWriter:
 
     def write(self, verdict: Verdict) -> None:
         """Append one verdict: written whole now (or not at all), fsynced now or by the background syncer."""
+        self.write_line(dumps(verdict))
+
+    def write_line(self, line: str) -> None:
+        """Append one JSON line (without its newline) as :meth:`write` appends a verdict."""
         if self._sync_error is not None:  # pragma: no cover
             raise OSError(f"{self.path}: fsync failed: {self._sync_error}")
         self._reopen_if_replaced()
         assert self._fd is not None, "write after close"
-        append_line(self._fd, (dumps(verdict) + "\n").encode("utf-8"))
+        append_line(self._fd, (line + "\n").encode("utf-8"))
         if self._background:
             self._dirty.set()
         else:
