@@ -284,3 +284,12 @@ def test_landing_hidden_sentence_counts_pairs_in_words_a_person_would_write():
     assert "our two outcome judges " in two and " 151 fault–parent pairs " in two  # 100 + 51, the judges in words
     none = landing_hidden_sentence(pd.DataFrame({"n_hidden": []}))
     assert none.startswith("None of our judges") and "not tested here" in none
+
+
+def test_tool_names_in_table_headers_read_as_code_not_as_snake_case_headers():
+    from trajectory_judge.book.render.tables import _code_identifiers
+
+    out = _code_identifiers("<th a='1'>Episodes calling check_eligibility</th><th>reply</th><th>reply placement</th>")
+    assert "Episodes calling <code>check_eligibility</code>" in out
+    assert "<th>reply placement</th>" in out and "<th><code>reply</code></th>" in out
+    assert _code_identifiers("<td>get_customer</td>") == "<td>get_customer</td>"  # data cells are left alone

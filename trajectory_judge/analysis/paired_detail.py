@@ -119,7 +119,9 @@ def reply_unchanged_paired(
     jr = rep.judges.get(judge)
     if not four or jr is None or not any(p.n for t, p in jr.paired_discrimination.items() if t in four):
         return None
-    return E.paired_group(rep, trajectories, verdicts, judge, lambda t, p: t.label is not None and t.label.failure_type in four)
+    return E.paired_group(
+        rep, trajectories, verdicts, judge, lambda t, p: t.label is not None and t.label.failure_type in four
+    )
 
 
 CAMERA_READY_KEYS: tuple[str, ...] = (

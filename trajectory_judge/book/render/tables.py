@@ -230,6 +230,25 @@ def _group_rows(html_text: str, groups: list[Any], width: int) -> str:
     return head + sep + "".join(out) + end + tail
 
 
+_HEADER_CELL = re.compile(r"(<th\b[^>]*>)(.*?)(</th>)", re.S)
+
+
+def _code_identifiers(html_text: str) -> str:
+    """Header cells that name one of the environment's tools show the name as code, as the prose does:
+    ``get_customer`` is an identifier, not a snake_case header."""
+    from trajectory_judge.testbed.env import TOOLS
+
+    named = [t for t in TOOLS if "_" in t]  # a one-word tool ("reply") is code only as a whole cell
+    tool = re.compile(r"(?<![\w>])(" + "|".join(map(re.escape, named)) + r")(?![\w<])")
+
+    def cell(m: re.Match[str]) -> str:
+        inner = m.group(2)
+        inner = f"<code>{inner}</code>" if inner.strip() in TOOLS else tool.sub(r"<code>\1</code>", inner)
+        return m.group(1) + inner + m.group(3)
+
+    return _HEADER_CELL.sub(cell, html_text)
+
+
 def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     """The Styler HTML of a text frame, with a fixed id and one header row where possible; text
     columns flush left, numbers flush right (``book.css``). An outer row level that groups the rows
@@ -259,7 +278,7 @@ def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
         out = _stacked(out, list(frame.columns))
     if groups is not None:
         out = _group_rows(out, groups, frame.index.nlevels + len(frame.columns))
-    return _interval_spans(out)
+    return _code_identifiers(_interval_spans(out))
 
 
 def _notes_html(text: pd.DataFrame) -> str:
