@@ -189,6 +189,7 @@ def test_report_json_has_the_documented_shape(rep):
     assert set(doc) == {"n_trajectories", "design", "judges", "baselines", "pairs", "reference", "deltas", "gaps"}
     assert doc["baselines"]["flag everything"] == {
         "n": 400,
+        "faults": 300,
         "metrics": {
             "precision": 0.75,
             "recall": 1.0,
@@ -208,7 +209,9 @@ def test_report_json_has_the_documented_shape(rep):
         "per_type_recall",
         "paired_discrimination",
         "confidence_support",
+        "baselines",
     }
+    assert j["baselines"]["flag everything"]["n"] == 400  # it judged the whole design: its anchor is the design's
     assert j["metrics"]["step_exact"] is None and j["metrics"]["step_exact_n"] == 0
     assert set(j["paired_discrimination"]) == {
         "all",
