@@ -162,3 +162,60 @@ def test_forget_in_a_pinned_folder_is_refused_without_force_and_says_once_how_to
     err = capsys.readouterr().err
     assert err.count("no longer pins") == 1 and "verdicts.jsonl" in err
     assert f"`trajectory-judge manifest --data {folder}`" in err
+
+
+class Always:
+    """A Python judge that judges every trajectory clean."""
+
+    def __init__(self, judge_id):
+        self.judge_id = judge_id
+
+    def judge(self, t):
+        return Verdict(trajectory_id=t.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+
+
+def test_a_forgotten_judge_leaves_the_compute_table_and_the_runs_chapter_its_records_kept_in_forgotten(folder, dataset):
+    from trajectory_judge.analysis.cost import compute_spent, read_run_records
+    from trajectory_judge.book.chapters.edition_runs import run_settings
+
+    path = folder / "verdicts.jsonl"
+    run_judges(dataset[:4], [Always("mine"), Always("theirs")], path, progress=False)
+    run_judges(dataset[:4], [Always("mine")], path, progress=False)
+    before = (folder / "runs.jsonl").read_text().splitlines()
+    assert forget_verdicts(folder, "mine", [dataset[0].trajectory_id]).runs == 0  # it still has verdicts
+    r = forget_verdicts(folder, "mine")
+    assert (r.verdicts, r.runs) == (3, 2)
+    records = read_run_records(folder)
+    assert len(records) == 1 and records[0]["judges"] == ["theirs"] and records[0]["forgotten"] == ["mine"]
+    assert records[0]["written"] == 4 and list(records[0]["per_judge"]) == ["theirs"]
+    assert [row.task for row in compute_spent(folder).rows] == ["theirs · Python judge"]
+    assert compute_spent(folder).rows[0].written == 4
+    assert set(run_settings(folder)["judge"]) == {"theirs"}
+    kept = (folder / FORGOTTEN).read_text().splitlines()
+    assert set(before) <= set(kept)  # both records as they were, beside the verdicts
+
+
+def test_forgetting_an_ensemble_drops_it_and_its_members_from_a_shared_run_record(folder, dataset):
+    rec = {
+        "judges": ["step:m", "selfcons3:m"],
+        "members": {"selfcons3:m": [f"step@T0.7/seed{s}:m" for s in (7, 8, 9)]},
+        "per_judge": {
+            "step:m": {"verdicts": 1},
+            "selfcons3:m": {"verdicts": 1},
+            **{f"step@T0.7/seed{s}:m": {"verdicts": 1} for s in (7, 8, 9)},
+        },
+        "written": 5,
+        "wall_s": 3.0,
+    }
+    (folder / "runs.jsonl").write_text(json.dumps(rec) + "\n")
+    _plant(folder, dataset, [_v(dataset[0], "selfcons3:m"), _v(dataset[0], "step:m")])
+    (folder / "members.jsonl").write_text("".join(_v(dataset[0], f"step@T0.7/seed{s}:m") + "\n" for s in (7, 8, 9)))
+    assert forget_verdicts(folder, "selfcons3:m").runs == 1
+    (left,) = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert (left["judges"], list(left["per_judge"]), left["written"], left["members"]) == (
+        ["step:m"],
+        ["step:m"],
+        1,
+        None,
+    )
+    assert left["wall_s"] == 3.0  # the time was spent
