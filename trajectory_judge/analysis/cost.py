@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.models import DataError, JudgeSpec, read_text
+from trajectory_judge.provenance.manifest import verify_manifest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,13 +49,15 @@ def torn_run_record(data_dir: str | Path) -> int | None:
 def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
     """The records of ``DIR/runs.jsonl`` ([] when absent).
 
-    A last line cut short by a crash (no newline, not valid JSON) is left out (see
-    :func:`torn_run_record`); any other bad line, or a field of the wrong shape
-    (:func:`check_run_record`), raises :class:`DataError` naming file and line.
+    The file is checksum-verified when the folder's manifest pins it. A last line cut short by a
+    crash (no newline, not valid JSON) is left out (see :func:`torn_run_record`); any other bad
+    line, or a field of the wrong shape (:func:`check_run_record`), raises :class:`DataError`
+    naming file and line.
     """
     path = Path(data_dir) / RUNS
     if not path.exists():
         return []
+    verify_manifest(data_dir, (RUNS,))
     out = []
     for lineno, line in enumerate(_lines(path)[0], start=1):
         if not line.strip():

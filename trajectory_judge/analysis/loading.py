@@ -1,6 +1,7 @@
 """Loading a data directory for analysis: trajectories and verdicts, validated together.
 
-:func:`load_data` verifies the directory's checksum manifest when there is one, reads
+:func:`load_data` verifies every file the directory's checksum manifest pins when there is one
+(not only the two it reads: a folder it trusts is trusted whole), reads
 ``trajectories.jsonl`` and ``verdicts.jsonl`` and checks that every verdict names a known
 trajectory once per judge. :func:`judge_order` fixes the order judges appear in every table.
 """
@@ -24,7 +25,7 @@ from trajectory_judge.models import (
     load_verdicts,
     read_text,
 )
-from trajectory_judge.provenance.manifest import verify_manifest
+from trajectory_judge.provenance.manifest import verify_folder, verify_manifest
 
 _check_judge_id = lru_cache(maxsize=4096)(check_judge_id)
 """:func:`~trajectory_judge.models.check_judge_id` once per distinct id (a file holds a few ids on many lines)."""
@@ -54,7 +55,7 @@ def load_data(directory: str | Path) -> Dataset:
     """
     directory = Path(directory)
     tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
-    verify_manifest(directory, ("trajectories.jsonl", "verdicts.jsonl"))
+    verify_folder(directory, ("trajectories.jsonl", "verdicts.jsonl"))
     trajectories = load_trajectories(tpath)
     for lineno, t in zip(_record_lines(tpath), trajectories):
         if t.label is None:
@@ -116,7 +117,7 @@ def load_paper_data(paper_dir: str | Path, trajectories_dir: str | Path) -> Data
     """
     paper_dir, trajectories_dir = Path(paper_dir), Path(trajectories_dir)
     verify_manifest(trajectories_dir, ("trajectories.jsonl",))
-    verify_manifest(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
+    verify_folder(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
     tpath, opath = trajectories_dir / "trajectories.jsonl", paper_dir / PAPER_ORDER
     by_id = {t.trajectory_id: t for t in load_trajectories(tpath)}
     order = [ln.strip() for ln in read_text(opath).split("\n") if ln.strip()]

@@ -21,6 +21,7 @@ from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.provenance.manifest import hashing_once
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
 TERMINAL_AXES: dict[str, tuple[str, ...]] = {
@@ -174,7 +175,16 @@ def compute_markdown(spent: ComputeSpent) -> str:
 
 
 def cli_report(args: Any) -> int:
-    """``trajectory-judge report``: print the tables; write JSON and Markdown on request."""
+    """``trajectory-judge report``: print the tables; write JSON and Markdown on request.
+
+    Every file the folder's ``SHA256SUMS`` pins is verified before anything is computed, each hashed
+    once however many of the loaders read it.
+    """
+    with hashing_once():
+        return _report(args)
+
+
+def _report(args: Any) -> int:
     _guard_outputs(args)
     torn = torn_run_record(args.data)
     if torn is not None:
