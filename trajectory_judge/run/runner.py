@@ -63,11 +63,13 @@ class RunResult:
     """What one invocation did."""
 
     planned: int = 0
-    """(trajectory, judge) pairs in scope."""
+    """Verdicts in scope: one per (trajectory, judge), and one per ensemble member as well, so that
+    ``planned`` counts what ``written`` and ``skipped`` count (``written + skipped == planned`` when a
+    run ends ``ok``)."""
     skipped: int = 0
-    """Pairs already on disk, not judged again."""
+    """Verdicts in scope already on disk (members included), not written again."""
     written: int = 0
-    """Verdicts written by this invocation."""
+    """Verdicts written by this invocation, ensemble members included."""
     unparseable: int = 0
     """Written verdicts that record an unparseable response (voting clean at 0.5)."""
     failed: int = 0
@@ -94,17 +96,17 @@ def same_verdict(a: Verdict, b: Verdict) -> bool:
 def _plan(
     trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]], result: RunResult
 ) -> tuple[list[tuple[Trajectory, Judge]], int]:
-    """The (trajectory, judge) tasks still to do, and the verdicts (members included) they will write."""
+    """The (trajectory, judge) tasks still to do, and the verdicts (members included) they will write;
+    ``result.planned`` and ``result.skipped`` count verdicts, members included, as ``written`` does."""
     tasks: list[tuple[Trajectory, Judge]] = []
     to_write = 0
     for t in trajectories:
         for j in judges:
-            result.planned += 1
             keys = [(t.trajectory_id, k) for k in (j.judge_id, *member_ids(j))]
             missing = sum(k not in done for k in keys)
-            if not missing:
-                result.skipped += 1
-            else:
+            result.planned += len(keys)
+            result.skipped += len(keys) - missing
+            if missing:
                 tasks.append((t, j))
                 to_write += missing
     return tasks, to_write
