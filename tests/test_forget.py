@@ -68,7 +68,7 @@ def test_a_judge_that_raises_costs_that_trajectory_and_retry_judges_it_again(fol
     r = run_judges(dataset[:8], [Flaky()], path, progress=False, record=False)
     assert (r.written, r.failed, r.status) == (8, 4, "ok")
     err = capsys.readouterr().err
-    assert err.count("judge 'flaky' failed") == 1 and "KeyError" in err and "--retry-unparseable" in err
+    assert err.count("judge 'flaky' failed") == 1 and "KeyError" in err and "retry_unparseable=True" in err
     r2 = run_judges(dataset[:8], [Flaky(broken=False)], path, progress=False, record=False, retry_unparseable=True)
     assert (r2.retried, r2.written, r2.failed) == (4, 4, 0)
     assert not any(v.error for v in parse_jsonl(path, Verdict))
@@ -219,3 +219,44 @@ def test_forgetting_an_ensemble_drops_it_and_its_members_from_a_shared_run_recor
         None,
     )
     assert left["wall_s"] == 3.0  # the time was spent
+
+
+def test_a_python_judge_that_raises_keeps_the_traceback_in_its_error_and_the_run_counts_the_raises_once(
+    folder, dataset, capsys
+):
+    path = folder / "verdicts.jsonl"
+    r = run_judges(dataset[:8], [Flaky()], path, progress=False, record=False)
+    assert (r.written, r.failed, r.raised) == (8, 4, 4)
+    raised = [v for v in parse_jsonl(path, Verdict) if v.error]
+    assert len(raised) == 4 and all(v.unparseable for v in raised)
+    for v in raised:
+        assert "KeyError: 'no such field'" in v.error and "Traceback (most recent call last)" in v.error
+        assert "in judge" in v.error and "test_forget.py" in v.error  # the frame that raised
+    err = capsys.readouterr().err
+    assert err.count("4 verdicts raised; first: KeyError") == 1 and "Traceback" not in err
+
+
+def test_a_python_judges_hint_is_run_judges_retry_never_the_run_command(folder, dataset, capsys):
+    run_judges(dataset[:8], [Flaky()], folder / "verdicts.jsonl", progress=False)
+    err = capsys.readouterr().err
+    assert "retry_unparseable=True" in err and "--retry-unparseable" not in err
+    assert main(["report", "--data", str(folder), "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "flaky 4 of 8" in out and "retry_unparseable=True" in out and "--retry-unparseable" not in out
+
+
+def test_each_kind_of_judge_gets_the_retry_hint_that_works_for_it(dataset):
+    from trajectory_judge.analysis.loading import unparseable_sentence
+
+    bad = {"error": "unparseable verdict: no JSON"}
+    vs = [Verdict.model_validate_json(_v(dataset[0], j, **bad)) for j in ("step:m", "outcome:inspect-m", "mine")]
+    records = [{"backend": "openai", "judges": ["step:m"]}, {"backend": "inspect_ai", "judges": ["outcome:inspect-m"]}]
+    text = unparseable_sentence(vs, records)
+    for judge, hint in (
+        ("step:m", "--retry-unparseable"),
+        ("outcome:inspect-m", "inspect eval"),
+        ("mine", "run_judges"),
+    ):
+        part = next(p for p in text.split("; ") if judge in p)
+        assert hint in part, (judge, part)
+    assert "--retry-unparseable" not in unparseable_sentence(vs[1:2], records)

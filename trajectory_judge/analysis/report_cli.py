@@ -14,7 +14,7 @@ from typing import Any
 
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
-from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, torn_run_record
+from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
 from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
 from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.analysis.report import Report, _md, build_report
@@ -205,7 +205,9 @@ def _report(args: Any) -> int:
         batch=BATCH,
     )
     print(terminal_text(rep))
-    print(f"\n{unparseable_sentence(data.verdicts)}.")
+    records = read_run_records(args.data)
+    unparseable = unparseable_sentence(data.verdicts, records)
+    print(f"\n{unparseable}.")
     members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
     if members:
         print("\n" + members)
@@ -219,9 +221,7 @@ def _report(args: Any) -> int:
     if args.markdown:
         atomic_write_text(
             args.markdown,
-            rep.to_markdown()
-            + f"\n## Unparseable answers\n\n{unparseable_sentence(data.verdicts)}.\n"
-            + compute_markdown(spent),
+            rep.to_markdown() + f"\n## Unparseable answers\n\n{unparseable}.\n" + compute_markdown(spent),
         )
     return 0
 
