@@ -214,7 +214,7 @@ def _report(args: Any) -> int:
     spent = compute_spent(args.data)
     print(f"\n{spent.sentence()}.")
     if spent.rows:
-        print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
+        print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))
     if args.json:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
