@@ -273,13 +273,13 @@ def _run_step(folder: Path, server, limit: int) -> int:
 def test_import_links_transcripts_only_for_the_verdicts_it_wrote_so_misses_names_no_log_for_a_run_verdict(
     folder, server, tmp_path, capsys
 ):
-    assert _run_step(folder, server, 4) == 0
+    assert _run_step(folder, server, 2) == 0
     run_made = {(v.trajectory_id, v.judge_id) for v in load_verdicts(folder / "verdicts.jsonl")}
-    logs = run_eval([step_judge(data=str(folder), limit=8)], tmp_path / "logs")
+    logs = run_eval([step_judge(data=str(folder), limit=4)], tmp_path / "logs")
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
-    assert "4 written, 4 already on disk" in capsys.readouterr().err
+    assert "2 written, 2 already on disk" in capsys.readouterr().err
     links = _links(folder)
-    assert len(run_made) == 4 and len(links) == 4 and not links & run_made
+    assert len(run_made) == 2 and len(links) == 2 and not links & run_made
     assert main(["misses", "--data", str(folder), "--judge", f"step:{MODEL}", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     named = {a["trajectory_id"]: a["transcript"] for kind in ("misses", "false_alarms") for a in found[kind]}
