@@ -119,3 +119,49 @@ def test_a_bad_run_record_is_named_by_file_and_line(tmp_path):
     (tmp_path / "runs.jsonl").write_text('{"wall_s": 1}\n[1, 2]\n')
     with pytest.raises(DataError, match=r"runs\.jsonl:2: expected a JSON object"):
         cost.read_run_records(tmp_path)
+
+
+class _Busy:
+    """A Python judge that spends CPU time (no server behind it)."""
+
+    judge_id = "busy:v1"
+
+    def judge(self, t):
+        from trajectory_judge.models import Verdict
+
+        sum(i * i for i in range(200_000))
+        return Verdict(trajectory_id=t.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+
+
+def test_a_python_judges_cpu_time_is_counted_and_report_shows_it(tmp_path, dataset, capsys):
+    from trajectory_judge.cli import main
+    from trajectory_judge.models import write_jsonl
+    from trajectory_judge.run.runner import run_judges
+
+    write_jsonl(tmp_path / "trajectories.jsonl", dataset[:8])
+    run_judges(dataset[:8], [_Busy()], tmp_path / "verdicts.jsonl", progress=False)
+    (rec,) = cost.read_run_records(tmp_path)
+    assert rec["cpu_s"]["client"] > 0 and rec["cpu_s"]["server"] is None  # measured: the run has no server
+    spent = cost.compute_spent(tmp_path)
+    assert spent.cpu_runs == 1 and spent.cpu_h == pytest.approx(rec["cpu_s"]["client"] / 3600)
+    assert "none of their records measured CPU time" not in spent.sentence()
+    assert main(["report", "--data", str(tmp_path), "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    compute = out[out.index("\nThe 1 run took") :]
+    assert "NaN" not in compute and "nan" not in compute and "CPU seconds" in compute
+
+
+def test_report_says_not_measured_where_a_run_measured_no_cpu_time(tmp_path, dataset, capsys):
+    from trajectory_judge.cli import main
+    from trajectory_judge.models import write_jsonl
+    from trajectory_judge.run.runner import run_judges
+
+    write_jsonl(tmp_path / "trajectories.jsonl", dataset[:4])
+    run_judges(dataset[:4], [_Busy()], tmp_path / "verdicts.jsonl", progress=False)
+    hosted = {"backend": "openai", "judges": ["step:m"], "wall_s": 7.0, "cpu_s": {"client": 1.0, "server": None}}
+    with open(tmp_path / "runs.jsonl", "a") as fh:
+        fh.write(json.dumps(hosted) + "\n")
+    assert main(["report", "--data", str(tmp_path), "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    compute = out[out.index("\nThe 2 runs took") :]
+    assert "nan" not in compute.lower() and "not measured" in compute and "the other 1 run did not" in compute

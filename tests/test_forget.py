@@ -68,7 +68,7 @@ def test_a_judge_that_raises_costs_that_trajectory_and_retry_judges_it_again(fol
     r = run_judges(dataset[:8], [Flaky()], path, progress=False, record=False)
     assert (r.written, r.failed, r.status) == (8, 4, "ok")
     err = capsys.readouterr().err
-    assert err.count("judge 'flaky' failed") == 1 and "KeyError" in err and "--retry-unparseable" in err
+    assert err.count("judge 'flaky' failed") == 1 and "KeyError" in err and "retry_unparseable=True" in err
     r2 = run_judges(dataset[:8], [Flaky(broken=False)], path, progress=False, record=False, retry_unparseable=True)
     assert (r2.retried, r2.written, r2.failed) == (4, 4, 0)
     assert not any(v.error for v in parse_jsonl(path, Verdict))
@@ -162,3 +162,101 @@ def test_forget_in_a_pinned_folder_is_refused_without_force_and_says_once_how_to
     err = capsys.readouterr().err
     assert err.count("no longer pins") == 1 and "verdicts.jsonl" in err
     assert f"`trajectory-judge manifest --data {folder}`" in err
+
+
+class Always:
+    """A Python judge that judges every trajectory clean."""
+
+    def __init__(self, judge_id):
+        self.judge_id = judge_id
+
+    def judge(self, t):
+        return Verdict(trajectory_id=t.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+
+
+def test_a_forgotten_judge_leaves_the_compute_table_and_the_runs_chapter_its_records_kept_in_forgotten(folder, dataset):
+    from trajectory_judge.analysis.cost import compute_spent, read_run_records
+    from trajectory_judge.book.chapters.edition_runs import run_settings
+
+    path = folder / "verdicts.jsonl"
+    run_judges(dataset[:4], [Always("mine"), Always("theirs")], path, progress=False)
+    run_judges(dataset[:4], [Always("mine")], path, progress=False)
+    before = (folder / "runs.jsonl").read_text().splitlines()
+    assert forget_verdicts(folder, "mine", [dataset[0].trajectory_id]).runs == 0  # it still has verdicts
+    r = forget_verdicts(folder, "mine")
+    assert (r.verdicts, r.runs) == (3, 2)
+    records = read_run_records(folder)
+    assert len(records) == 1 and records[0]["judges"] == ["theirs"] and records[0]["forgotten"] == ["mine"]
+    assert records[0]["written"] == 4 and list(records[0]["per_judge"]) == ["theirs"]
+    assert [row.task for row in compute_spent(folder).rows] == ["theirs · Python judge"]
+    assert compute_spent(folder).rows[0].written == 4
+    assert set(run_settings(folder)["judge"]) == {"theirs"}
+    kept = (folder / FORGOTTEN).read_text().splitlines()
+    assert set(before) <= set(kept)  # both records as they were, beside the verdicts
+
+
+def test_forgetting_an_ensemble_drops_it_and_its_members_from_a_shared_run_record(folder, dataset):
+    rec = {
+        "judges": ["step:m", "selfcons3:m"],
+        "members": {"selfcons3:m": [f"step@T0.7/seed{s}:m" for s in (7, 8, 9)]},
+        "per_judge": {
+            "step:m": {"verdicts": 1},
+            "selfcons3:m": {"verdicts": 1},
+            **{f"step@T0.7/seed{s}:m": {"verdicts": 1} for s in (7, 8, 9)},
+        },
+        "written": 5,
+        "wall_s": 3.0,
+    }
+    (folder / "runs.jsonl").write_text(json.dumps(rec) + "\n")
+    _plant(folder, dataset, [_v(dataset[0], "selfcons3:m"), _v(dataset[0], "step:m")])
+    (folder / "members.jsonl").write_text("".join(_v(dataset[0], f"step@T0.7/seed{s}:m") + "\n" for s in (7, 8, 9)))
+    assert forget_verdicts(folder, "selfcons3:m").runs == 1
+    (left,) = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert (left["judges"], list(left["per_judge"]), left["written"], left["members"]) == (
+        ["step:m"],
+        ["step:m"],
+        1,
+        None,
+    )
+    assert left["wall_s"] == 3.0  # the time was spent
+
+
+def test_a_python_judge_that_raises_keeps_the_traceback_in_its_error_and_the_run_counts_the_raises_once(
+    folder, dataset, capsys
+):
+    path = folder / "verdicts.jsonl"
+    r = run_judges(dataset[:8], [Flaky()], path, progress=False, record=False)
+    assert (r.written, r.failed, r.raised) == (8, 4, 4)
+    raised = [v for v in parse_jsonl(path, Verdict) if v.error]
+    assert len(raised) == 4 and all(v.unparseable for v in raised)
+    for v in raised:
+        assert "KeyError: 'no such field'" in v.error and "Traceback (most recent call last)" in v.error
+        assert "in judge" in v.error and "test_forget.py" in v.error  # the frame that raised
+    err = capsys.readouterr().err
+    assert err.count("4 verdicts raised; first: KeyError") == 1 and "Traceback" not in err
+
+
+def test_a_python_judges_hint_is_run_judges_retry_never_the_run_command(folder, dataset, capsys):
+    run_judges(dataset[:8], [Flaky()], folder / "verdicts.jsonl", progress=False)
+    err = capsys.readouterr().err
+    assert "retry_unparseable=True" in err and "--retry-unparseable" not in err
+    assert main(["report", "--data", str(folder), "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "flaky 4 of 8" in out and "retry_unparseable=True" in out and "--retry-unparseable" not in out
+
+
+def test_each_kind_of_judge_gets_the_retry_hint_that_works_for_it(dataset):
+    from trajectory_judge.analysis.loading import unparseable_sentence
+
+    bad = {"error": "unparseable verdict: no JSON"}
+    vs = [Verdict.model_validate_json(_v(dataset[0], j, **bad)) for j in ("step:m", "outcome:inspect-m", "mine")]
+    records = [{"backend": "openai", "judges": ["step:m"]}, {"backend": "inspect_ai", "judges": ["outcome:inspect-m"]}]
+    text = unparseable_sentence(vs, records)
+    for judge, hint in (
+        ("step:m", "--retry-unparseable"),
+        ("outcome:inspect-m", "inspect eval"),
+        ("mine", "run_judges"),
+    ):
+        part = next(p for p in text.split("; ") if judge in p)
+        assert hint in part, (judge, part)
+    assert "--retry-unparseable" not in unparseable_sentence(vs[1:2], records)

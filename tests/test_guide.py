@@ -355,3 +355,13 @@ def test_a_benchmark_with_a_failed_run_is_not_written(bench_speed, tmp_path):
     ours = bench_speed.Variant("ours", ["false"], tmp_path, {}, walls=[1.0], cpus=[1.0], failures=["exit 1: boom"])
     with pytest.raises(ValueError, match="report: 1 of the runs failed"):
         bench_speed.figure_record("report", ours, 1)
+
+
+def test_the_folders_the_guide_writes_a_users_results_and_inspect_logs_to_are_ignored_by_git():
+    import subprocess
+
+    text = "\n".join(p.read_text(encoding="utf-8") for p in GUIDE_PAGES)
+    assert "--out mine/" in text and "logs/*.eval" in text  # the names the guide uses
+    for name in ("mine/verdicts.jsonl", "logs/x.eval"):
+        r = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT, capture_output=True, timeout=30)
+        assert r.returncode == 0, f"{name} is not ignored by .gitignore"

@@ -340,3 +340,17 @@ def test_a_retry_after_of_zero_cannot_spin_past_the_budget():
     ):
         hosted_client(srv, ft, retry_budget_s=5).complete("P", SCHEMA, temperature=0, seed=7)
     assert ft.slept == [1.0] * 5 and len(chats(srv)) == 6
+
+
+def test_rate_limit_lines_come_one_per_change_of_state_not_one_per_429(tmp_path, monkeypatch, capsys):
+    write_jsonl(tmp_path / "trajectories.jsonl", [make_trajectory(f"t-{i:04d}") for i in range(48)])
+    ft = FakeTime()
+    # every other request refused for 2 s, then every other for 30 s, then none: three states
+    script = [("429", 2), "ok"] * 16 + [("429", 30), "ok"] * 16 + ["ok"]
+    with FakeModelServer(script, hosted=True) as srv:
+        assert _cli(tmp_path, monkeypatch, srv, ft) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("trajectory-judge: rate limit")]
+    assert len(lines) == 3, lines
+    assert "paused 2 s" in lines[0] and "30 s" in lines[1] and "over" in lines[2] and "32 requests" in lines[2]
+    assert "48 written" in err and "; rate limited 32 times" in err

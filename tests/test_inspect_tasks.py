@@ -253,3 +253,48 @@ def test_import_into_a_pinned_folder_needs_force_and_then_says_how_to_repin(fold
     err = capsys.readouterr().err
     assert "8 written" in err and "no longer pins verdicts.jsonl, runs.jsonl" in err
     assert f"`trajectory-judge manifest --data {folder}`" in err
+
+
+# --- transcript links name the path that wrote each verdict ---------------------------------------
+def _links(folder: Path) -> set[tuple[str, str]]:
+    path = folder / "transcripts.jsonl"
+    if not path.exists():
+        return set()
+    return {(r["trajectory_id"], r["judge_id"]) for r in map(json.loads, path.read_text().splitlines())}
+
+
+def _run_step(folder: Path, server, limit: int) -> int:
+    """``run`` the step judge on the stand-in under the id an import of its inspect log gives."""
+    argv = ["run", "--data", str(folder), "--judges", "step", "--base-url", server.url + "/v1", "--model", "m"]
+    argv += ["--judge-model-name", MODEL, "--api-key-env", "FAKE_API_KEY", "--limit", str(limit), "--quiet"]
+    return main(argv)
+
+
+def test_import_links_transcripts_only_for_the_verdicts_it_wrote_so_misses_names_no_log_for_a_run_verdict(
+    folder, server, tmp_path, capsys
+):
+    assert _run_step(folder, server, 2) == 0
+    run_made = {(v.trajectory_id, v.judge_id) for v in load_verdicts(folder / "verdicts.jsonl")}
+    logs = run_eval([step_judge(data=str(folder), limit=4)], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    assert "2 written, 2 already on disk" in capsys.readouterr().err
+    links = _links(folder)
+    assert len(run_made) == 2 and len(links) == 2 and not links & run_made
+    assert main(["misses", "--data", str(folder), "--judge", f"step:{MODEL}", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    named = {a["trajectory_id"]: a["transcript"] for kind in ("misses", "false_alarms") for a in found[kind]}
+    assert named and all((t in {tid for tid, _ in links}) == (n is not None) for t, n in named.items())
+
+
+def test_forget_removes_a_judges_transcript_links_so_a_new_import_links_afresh(folder, server, tmp_path, capsys):
+    first = run_eval([step_judge(data=str(folder), limit=4)], tmp_path / "first")
+    assert main(["import-inspect", *first, "--data", str(folder)]) == 0
+    assert len(_links(folder)) == 4
+    assert main(["forget", "--data", str(folder), "--judge", f"step:{MODEL}"]) == 0
+    assert not _links(folder)
+    kept = [json.loads(line) for line in (folder / "forgotten.jsonl").read_text().splitlines()]
+    assert sum("log" in r and "sample_id" in r for r in kept) == 4  # set aside, not lost
+    second = run_eval([step_judge(data=str(folder), limit=4)], tmp_path / "second")
+    assert main(["import-inspect", *second, "--data", str(folder)]) == 0
+    logs = {r["log"] for r in map(json.loads, (folder / "transcripts.jsonl").read_text().splitlines())}
+    assert logs == {str(Path(second[0]).resolve())}

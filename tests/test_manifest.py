@@ -46,3 +46,16 @@ def test_malformed_manifest_names_file_and_line(tmp_path):
     (tmp_path / "SHA256SUMS").write_text("abc trajectories.jsonl\n")
     with pytest.raises(DataError, match=r"SHA256SUMS:1: expected"):
         verify_manifest(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["runs.jsonl", "members.jsonl", "organic.jsonl"])
+def test_report_verifies_every_pinned_file_so_a_duplicated_line_stops_it_naming_the_file(tmp_path, capsys, name):
+    d = tmp_path / "data"
+    shutil.copytree(ROOT / "data", d, ignore=shutil.ignore_patterns("release"))
+    lines = (d / name).read_text().splitlines(keepends=True)
+    (d / name).write_text("".join(lines + lines[-1:]))  # one line twice
+    assert main(["manifest", "--data", str(d), "--check"]) == 2
+    capsys.readouterr()
+    assert main(["report", "--data", str(d), "--resamples", "50"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{name}: checksum mismatch" in err[0]

@@ -412,7 +412,25 @@ def test_ensemble_on_disk_without_members_is_rejudged_for_them_and_compared(tmp_
     assert len(parse_jsonl(tmp_path / "members.jsonl", Verdict)) == 6 and res.written == 6
     assert res.rechecked == {j.judge_id: {"same": 1, "different": 1}}
     again = run_judges(trajs, [j2], tmp_path / "verdicts.jsonl", progress=False)
-    assert (again.written, again.skipped) == (0, 2)
+    assert (again.planned, again.written, again.skipped) == (8, 0, 8)  # members counted as verdicts
+
+
+def test_a_run_record_plans_what_it_writes_ensemble_members_included(tmp_path):
+    from llm_fakes import ScriptedClient, response
+
+    from trajectory_judge.judges.llm import LLMJudge
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    from trajectory_judge.run.runner import run_judges
+
+    trajs = [make_trajectory(f"t-{i:04d}") for i in range(4)]
+    client = ScriptedClient(response())
+    judges = [LLMJudge("step", client, "m"), SelfConsistencyJudge(client, "m")]
+    first = run_judges(trajs[:2], judges, tmp_path / "verdicts.jsonl", progress=False)
+    assert (first.planned, first.written, first.skipped) == (10, 10, 0)  # 2 x (step + 3 members + ensemble)
+    second = run_judges(trajs, judges, tmp_path / "verdicts.jsonl", progress=False)
+    assert (second.planned, second.written, second.skipped) == (20, 10, 10)
+    rec = [json.loads(line) for line in (tmp_path / "runs.jsonl").read_text().splitlines()][-1]
+    assert rec["planned"] == rec["written"] + rec["skipped"] == 20
 
 
 class _ShortRun:

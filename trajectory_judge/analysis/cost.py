@@ -4,7 +4,8 @@ Per-verdict cost (seconds and tokens) lives in the verdicts and in :mod:`traject
 this module sums what whole runs cost. Wall time is what every run record has (``wall_s``). CPU
 time is measured, not estimated: a run started against a local server whose launch record names
 its PID reads that process's user+system CPU seconds from ``/proc`` before and after, and its own
-from ``getrusage`` (:class:`CpuMeter`). Records written before this existed carry no CPU time; the
+from ``getrusage`` (:class:`CpuMeter`); a run of Python judges has no server, and its own CPU time
+is all it spent. Records written before this existed carry no CPU time; the
 summary says how many runs it could count.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.models import DataError, JudgeSpec, read_text
+from trajectory_judge.provenance.manifest import verify_manifest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,13 +50,15 @@ def torn_run_record(data_dir: str | Path) -> int | None:
 def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
     """The records of ``DIR/runs.jsonl`` ([] when absent).
 
-    A last line cut short by a crash (no newline, not valid JSON) is left out (see
-    :func:`torn_run_record`); any other bad line, or a field of the wrong shape
-    (:func:`check_run_record`), raises :class:`DataError` naming file and line.
+    The file is checksum-verified when the folder's manifest pins it. A last line cut short by a
+    crash (no newline, not valid JSON) is left out (see :func:`torn_run_record`); any other bad
+    line, or a field of the wrong shape (:func:`check_run_record`), raises :class:`DataError`
+    naming file and line.
     """
     path = Path(data_dir) / RUNS
     if not path.exists():
         return []
+    verify_manifest(data_dir, (RUNS,))
     out = []
     for lineno, line in enumerate(_lines(path)[0], start=1):
         if not line.strip():
@@ -146,9 +150,9 @@ class ComputeRow:
     """Verdicts (judge runs; one per judge and trajectory) or episodes (agent runs)."""
     wall_h: float
     cpu_h: float | None
-    """Server + client CPU hours, summed over the runs that measured it; None when none did."""
+    """CPU hours (:func:`cpu_seconds`), summed over the runs that measured them; None when none did."""
     cpu_runs: int
-    """Runs whose record has a server CPU measurement."""
+    """Runs whose record measured all the CPU time they spent (:func:`cpu_seconds`)."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,9 @@ class ComputeSpent:
         text = f"The {_runs(self.runs)} took {self.wall_h:.2f} h of wall time"
         if not self.cpu_runs:
             return text + "; none of their records measured CPU time"
-        text += f"; the {_runs(self.cpu_runs)} that measured it used {self.cpu_h:.2f} CPU hours (server and client)"
+        cpu = self.cpu_h or 0.0
+        used = f"{cpu:.2f} CPU hours" if cpu >= 0.01 else f"{cpu * 3600:.1f} CPU seconds"
+        text += f"; the {_runs(self.cpu_runs)} that measured it used {used} (server and client)"
         rest = self.runs - self.cpu_runs
         return text + (f", and the other {_runs(rest)} did not measure it" if rest else "")
 
@@ -201,17 +207,32 @@ def _runs(n: int) -> str:
     return f"{n} run" if n == 1 else f"{n} runs"
 
 
+def cpu_seconds(rec: dict[str, Any]) -> float | None:
+    """The CPU seconds a run spent, when its record measured all of them, else None.
+
+    A run against a local server whose CPU was read counts the server's and its own; a run of
+    judges in Python (``backend: python``) has no server, so its own CPU time is all of it; a run
+    against a server it could not measure (a hosted API, a server it did not launch) counts none.
+    """
+    cpu = rec.get("cpu_s") or {}
+    if cpu.get("server") is not None:
+        return float(cpu["server"]) + float(cpu.get("client") or 0.0)
+    if rec.get("backend") == "python" and cpu.get("client") is not None:
+        return float(cpu["client"])
+    return None
+
+
 def compute_spent(data_dir: str | Path) -> ComputeSpent:
     """Sum the run records of ``data_dir`` per :func:`run_task`, in order of first appearance."""
     acc: dict[str, list[float]] = {}
     for rec in read_run_records(data_dir):
         a = acc.setdefault(run_task(rec), [0, 0, 0.0, 0.0, 0])
-        cpu = rec.get("cpu_s") or {}
+        cpu = cpu_seconds(rec)
         a[0] += 1
         a[1] += _written(rec)
         a[2] += float(rec.get("wall_s") or 0.0) / 3600
-        if cpu.get("server") is not None:
-            a[3] += (float(cpu["server"]) + float(cpu.get("client") or 0.0)) / 3600
+        if cpu is not None:
+            a[3] += cpu / 3600
             a[4] += 1
     return ComputeSpent(
         tuple(ComputeRow(t, int(a[0]), int(a[1]), a[2], a[3] if a[4] else None, int(a[4])) for t, a in acc.items())

@@ -1,6 +1,7 @@
 """Loading a data directory for analysis: trajectories and verdicts, validated together.
 
-:func:`load_data` verifies the directory's checksum manifest when there is one, reads
+:func:`load_data` verifies every file the directory's checksum manifest pins when there is one
+(not only the two it reads: a folder it trusts is trusted whole), reads
 ``trajectories.jsonl`` and ``verdicts.jsonl`` and checks that every verdict names a known
 trajectory once per judge. :func:`judge_order` fixes the order judges appear in every table.
 """
@@ -24,7 +25,7 @@ from trajectory_judge.models import (
     load_verdicts,
     read_text,
 )
-from trajectory_judge.provenance.manifest import verify_manifest
+from trajectory_judge.provenance.manifest import verify_folder, verify_manifest
 
 _check_judge_id = lru_cache(maxsize=4096)(check_judge_id)
 """:func:`~trajectory_judge.models.check_judge_id` once per distinct id (a file holds a few ids on many lines)."""
@@ -54,7 +55,7 @@ def load_data(directory: str | Path) -> Dataset:
     """
     directory = Path(directory)
     tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
-    verify_manifest(directory, ("trajectories.jsonl", "verdicts.jsonl"))
+    verify_folder(directory, ("trajectories.jsonl", "verdicts.jsonl"))
     trajectories = load_trajectories(tpath)
     for lineno, t in zip(_record_lines(tpath), trajectories):
         if t.label is None:
@@ -116,7 +117,7 @@ def load_paper_data(paper_dir: str | Path, trajectories_dir: str | Path) -> Data
     """
     paper_dir, trajectories_dir = Path(paper_dir), Path(trajectories_dir)
     verify_manifest(trajectories_dir, ("trajectories.jsonl",))
-    verify_manifest(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
+    verify_folder(paper_dir, ("verdicts.jsonl", PAPER_ORDER))
     tpath, opath = trajectories_dir / "trajectories.jsonl", paper_dir / PAPER_ORDER
     by_id = {t.trajectory_id: t for t in load_trajectories(tpath)}
     order = [ln.strip() for ln in read_text(opath).split("\n") if ln.strip()]
@@ -173,8 +174,8 @@ def unparseable_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
     """Per judge id (in :func:`judge_order`), the verdicts stored from a response that did not parse.
 
     Such a verdict votes clean at the lowest confidence (it is never dropped); an ensemble's
-    counts when any of its members' responses did not parse. ``run --retry-unparseable`` judges
-    them again.
+    counts when any of its members' responses did not parse. :func:`retry_hint` says how each
+    kind of judge is asked again.
     """
     counts = dict.fromkeys(judge_order(verdicts), 0)
     for v in verdicts:
@@ -182,14 +183,54 @@ def unparseable_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
     return counts
 
 
-def unparseable_sentence(verdicts: Sequence[Verdict]) -> str:
-    """The unparseable verdicts of every judge in one sentence (the report's line about them)."""
+RETRY_HINTS: dict[str, str] = {
+    "run": "`trajectory-judge run --retry-unparseable` judges them again",
+    "python": "`run_judges(..., retry_unparseable=True)` judges them again",
+    "inspect": "`trajectory-judge forget` sets them aside, then a new `inspect eval` and `import-inspect` judge them again",
+}
+"""How a judge's unparseable verdicts are judged again, by the path that made them: ``run`` (an LLM
+judge of ``trajectory-judge run``), ``python`` (a judge in Python, through ``run_judges``) or
+``inspect`` (an inspect_ai task imported by ``import-inspect``, which ``run`` cannot judge again)."""
+
+
+def judge_sources(verdicts: Sequence[Verdict], records: Sequence[dict] = ()) -> dict[str, str]:
+    """Per judge id, the path that made its verdicts (a key of :data:`RETRY_HINTS`).
+
+    A Python (or rules) judge is ``python``; an LLM judge is ``inspect`` when every run record
+    naming it is an import of an inspect_ai log, else ``run``.
+    """
+    backends: dict[str, set[str]] = {}
+    for rec in records:
+        for j in {*(rec.get("judges") or []), *(rec.get("per_judge") or {})}:
+            backends.setdefault(j, set()).add(str(rec.get("backend")))
+    out = {}
+    for j in judge_order(verdicts):
+        if JudgeSpec.parse(j).kind in ("python", "rules"):
+            out[j] = "python"
+        else:
+            out[j] = "inspect" if backends.get(j) == {"inspect_ai"} else "run"
+    return out
+
+
+def retry_hint(source: str) -> str:
+    """How the unparseable verdicts of a judge made by ``source`` (:func:`judge_sources`) are judged again."""
+    return RETRY_HINTS[source]
+
+
+def unparseable_sentence(verdicts: Sequence[Verdict], records: Sequence[dict] = ()) -> str:
+    """The unparseable verdicts of every judge in one sentence (the report's line about them), with the
+    way to judge them again that works for each judge (``records``: the folder's run records)."""
     counts = unparseable_counts(verdicts)
     totals = Counter(v.judge_id for v in verdicts)
     if not any(counts.values()):
         return "No judge's answers failed to parse" if len(counts) > 1 else "The judge's answers all parsed"
-    parts = [f"{j} {n} of {totals[j]}" for j, n in counts.items() if n]
-    return (
-        "Answers that did not parse (stored as clean at the lowest confidence; run --retry-unparseable "
-        "judges them again): " + ", ".join(parts)
-    )
+    sources = judge_sources(verdicts, records)
+    by_source: dict[str, list[str]] = {}
+    for j, n in counts.items():
+        if n:
+            by_source.setdefault(sources[j], []).append(f"{j} {n} of {totals[j]}")
+    head = "Answers that did not parse (stored as clean at the lowest confidence): "
+    if len(by_source) == 1:
+        ((src, found),) = by_source.items()
+        return head + ", ".join(found) + f"; {retry_hint(src)}"
+    return head + "; ".join(f"{', '.join(found)} ({retry_hint(src)})" for src, found in by_source.items())

@@ -14,13 +14,14 @@ from typing import Any
 
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
-from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, torn_run_record
+from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
 from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
 from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.provenance.manifest import hashing_once
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
 TERMINAL_AXES: dict[str, tuple[str, ...]] = {
@@ -180,7 +181,16 @@ def compute_markdown(spent: ComputeSpent) -> str:
 
 
 def cli_report(args: Any) -> int:
-    """``trajectory-judge report``: print the tables; write JSON and Markdown on request."""
+    """``trajectory-judge report``: print the tables; write JSON and Markdown on request.
+
+    Every file the folder's ``SHA256SUMS`` pins is verified before anything is computed, each hashed
+    once however many of the loaders read it.
+    """
+    with hashing_once():
+        return _report(args)
+
+
+def _report(args: Any) -> int:
     _guard_outputs(args)
     torn = torn_run_record(args.data)
     if torn is not None:
@@ -201,23 +211,23 @@ def cli_report(args: Any) -> int:
         batch=BATCH,
     )
     print(terminal_text(rep))
-    print(f"\n{unparseable_sentence(data.verdicts)}.")
+    records = read_run_records(args.data)
+    unparseable = unparseable_sentence(data.verdicts, records)
+    print(f"\n{unparseable}.")
     members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
     if members:
         print("\n" + members)
     spent = compute_spent(args.data)
     print(f"\n{spent.sentence()}.")
     if spent.rows:
-        print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
+        print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))
     if args.json:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     if args.markdown:
         atomic_write_text(
             args.markdown,
-            rep.to_markdown()
-            + f"\n## Unparseable answers\n\n{unparseable_sentence(data.verdicts)}.\n"
-            + compute_markdown(spent),
+            rep.to_markdown() + f"\n## Unparseable answers\n\n{unparseable}.\n" + compute_markdown(spent),
         )
     return 0
 

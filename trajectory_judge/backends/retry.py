@@ -91,7 +91,15 @@ class RateGate:
     ``limit`` starts at ``concurrency``; a rate limit halves it (once per round of requests sent
     at the same limit) and pauses every request until ``now + wait``; ``limit`` consecutive
     successes raise it by one, up to ``concurrency``.
+
+    ``on_event`` hears one line per change of state, not one per refused request: when the rate
+    limiting starts, when the wait it asks for changes materially (by half or double of the last
+    one said), when requests in flight are back to ``concurrency``, and when it is over
+    (:data:`OVER_AFTER` answers in a row without one), with how many requests it refused meanwhile.
     """
+
+    OVER_AFTER = 10
+    """Successes in a row after which a spell of rate limiting is said to be over."""
 
     def __init__(
         self,
@@ -112,6 +120,9 @@ class RateGate:
         self.paused_s = 0.0
         self.closed: str | None = None
         self._ok_streak = 0
+        self._spell: tuple[int, float] | None = None  # while rate-limited: (refusals, paused s) when it began
+        self._said_wait = 0.0
+        self._clear_streak = 0
         self._clock, self._sleep = clock, sleep
         self.on_event = on_event
         self._cond = threading.Condition()
@@ -160,22 +171,35 @@ class RateGate:
         """A request sent at ``epoch`` was rate-limited: pause everyone ``wait`` s; halve the limit once per epoch."""
         with self._cond:
             self.rate_limited += 1
-            self._ok_streak = 0
+            self._ok_streak = self._clear_streak = 0
+            paused_before = self.paused_s
             until = self._clock() + wait
             longer = until > self.pause_until
             if longer:
                 self.paused_s += wait if self.pause_until < self._clock() else until - self.pause_until
                 self.pause_until = until
-            if epoch != self.epoch:
-                return  # sent before the last decrease: that decrease already answered it
-            self.epoch += 1
-            old, self.limit = self.limit, max(1, self.limit // 2)
-            self.lowest = min(self.lowest, self.limit)
-        lowered = f"; requests in flight {old} -> {self.limit} of {self.concurrency}" if self.limit != old else ""
-        self._say(f"rate limited ({why}): every request paused {wait:.0f} s{lowered}")
+            old = self.limit
+            if epoch == self.epoch:  # else sent before the last decrease: that decrease already answered it
+                self.epoch += 1
+                self.limit = max(1, self.limit // 2)
+                self.lowest = min(self.lowest, self.limit)
+            new, starts = self.limit, self._spell is None
+            changed = not starts and not (self._said_wait / 2 < wait < self._said_wait * 2)
+            if starts:
+                self._spell = (self.rate_limited - 1, paused_before)
+            if starts or changed:
+                self._said_wait = wait
+        lowered = f"; requests in flight {old} -> {new} of {self.concurrency}" if new != old else ""
+        if starts:
+            self._say(f"rate limited ({why}): every request paused {wait:.0f} s{lowered}")
+        elif changed:
+            self._say(f"rate limit wait now {wait:.0f} s ({why}){lowered}")
 
     def succeeded(self) -> None:
         """A request got its answer: after ``limit`` successes in a row, allow one more in flight."""
+        over = self._spell_over()
+        if over:
+            self._say(over)
         with self._cond:
             if self.limit >= self.concurrency:
                 return
@@ -187,7 +211,23 @@ class RateGate:
             self.epoch += 1
             self._cond.notify_all()
             limit = self.limit
-        self._say(f"rate limit eased: requests in flight back up to {limit} of {self.concurrency}")
+        if limit == self.concurrency:
+            self._say(f"rate limit eased: requests in flight back up to {limit} of {self.concurrency}")
+
+    def _spell_over(self) -> str | None:
+        """The line saying a spell of rate limiting is over, once :data:`OVER_AFTER` answers came in a row."""
+        with self._cond:
+            if self._spell is None:
+                return None
+            self._clear_streak += 1
+            if self._clear_streak < self.OVER_AFTER:
+                return None
+            (refused0, paused0), self._spell = self._spell, None
+            refused, paused = self.rate_limited - refused0, self.paused_s - paused0
+        return (
+            f"rate limit over: {refused} request{'s' if refused != 1 else ''} refused meanwhile, "
+            f"every request paused {paused:.0f} s in all; requests in flight {self.limit} of {self.concurrency}"
+        )
 
     def close(self, message: str) -> None:
         """Stop every request waiting here (one gave up, or the run is aborting)."""

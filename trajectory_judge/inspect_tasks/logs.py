@@ -9,8 +9,10 @@ aggregate is ``selfcons3:MODEL``. MODEL is the log's model string (``openai/gpt-
 ``--judge-model-name`` says otherwise.
 
 Importing is idempotent: a (trajectory, judge) already on disk is skipped, and one run record per
-log (its ``eval_id``) is appended to ``runs.jsonl``. Each verdict's transcript (log file, sample id,
-epochs) goes to ``transcripts.jsonl``, which ``misses`` reads to say where ``inspect view`` shows it.
+log (its ``eval_id``) is appended to ``runs.jsonl``. The transcript (log file, sample id, epochs) of
+each verdict the import writes goes to ``transcripts.jsonl``, which ``misses`` reads to say where
+``inspect view`` shows it; a verdict skipped because it was already on disk (``run`` wrote it, or an
+earlier import) keeps whatever link it had, so a link always names the log its verdict came from.
 A sample that errored in the log is not a verdict: it is counted, and ``inspect eval-retry`` redoes it.
 """
 
@@ -308,7 +310,8 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
         result.written = len(written)
         result.skipped = len(got.members) + len(got.verdicts) - len(written)
         result.unparseable = sum(v.unparseable for v in written)
-        _append_transcripts(data, got.transcripts)
+        made = {(v.trajectory_id, v.judge_id) for v in written}  # a verdict `run` wrote has no transcript here
+        _append_transcripts(data, [ln for ln in got.transcripts if (ln["trajectory_id"], ln["judge_id"]) in made])
         if written or log.eval.eval_id not in _recorded_evals(data):
             append_run_record(data, run_record(log, got, result, judge_model_name or log.eval.model, written))
             result.recorded = True

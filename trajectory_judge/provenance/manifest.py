@@ -7,7 +7,9 @@ computed from data that silently differs from what was committed.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,47 @@ def write_manifest(directory: str | Path, names: Iterable[str] | None = None) ->
     return path
 
 
+_VERIFIED: ContextVar[dict[tuple[str, int, int, int], str] | None] = ContextVar("verified", default=None)
+
+
+@contextmanager
+def hashing_once() -> Iterator[None]:
+    """Within this block each file is hashed once: the digest is kept by path, inode, size and mtime.
+
+    For one command that reads a folder through several loaders (``report``), each of which
+    verifies what it reads; outside such a block every verification hashes afresh.
+    """
+    token = _VERIFIED.set({})
+    try:
+        yield
+    finally:
+        _VERIFIED.reset(token)
+
+
+def _digest(path: Path) -> str:
+    seen = _VERIFIED.get()
+    if seen is None:
+        return sha256_file(path)
+    st = path.stat()
+    key = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in seen:
+        seen[key] = sha256_file(path)
+    return seen[key]
+
+
+def verify_folder(directory: str | Path, required: tuple[str, ...] = ()) -> None:
+    """Verify every file the manifest of ``directory`` pins, and that ``required`` and every data
+    file present (:data:`DATA_FILES`) are pinned; as :func:`verify_manifest`, a :class:`DataError`
+    names the first file that fails. A folder without a manifest is accepted as is.
+    """
+    d = Path(directory)
+    listed = read_manifest(d)
+    if listed is None:
+        return
+    present = tuple(n for n in DATA_FILES if n not in listed and (d / n).is_file())
+    verify_manifest(d, (*listed, *(n for n in required if n not in listed), *present))
+
+
 def verify_manifest(directory: str | Path, names: tuple[str, ...] | None = None) -> None:
     """Raise :class:`DataError` if a listed file is missing or differs from its digest.
 
@@ -91,7 +134,7 @@ def verify_manifest(directory: str | Path, names: tuple[str, ...] | None = None)
         path = d / name
         if not path.is_file():
             raise DataError(f"{path}: listed in {MANIFEST} but missing")
-        got = sha256_file(path)
+        got = _digest(path)
         if got != listed[name]:
             raise DataError(
                 f"{path}: checksum mismatch with {d / MANIFEST} (sha256 {got}, listed {listed[name]}); "
@@ -117,7 +160,7 @@ def check_manifest(directory: str | Path) -> int:
             file=sys.stderr,
         )
         return 1
-    verify_manifest(d)
+    verify_folder(d)
     print(f"{d / MANIFEST}: all listed files verify ({len(listed)} files)")
     return 0
 

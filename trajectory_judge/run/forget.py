@@ -7,7 +7,16 @@ all of them) are first appended to ``forgotten.jsonl`` beside the verdicts (fsyn
 each line in one file or both, never in neither. Forgetting a self-consistency ensemble forgets
 its members too (``members.jsonl``: the member ids of the same model and view), so that a rerun judges
 both again. Lines are matched by their ``judge_id`` and ``trajectory_id`` fields as JSON, so a
-line that no longer validates as a verdict can still be removed; nothing else is rewritten.
+line that no longer validates as a verdict can still be removed.
+
+What pointed at the forgotten verdicts goes with them, set aside in ``forgotten.jsonl`` the same way:
+their transcript links (``transcripts.jsonl``, written by ``import-inspect``), and, once a judge has
+no verdict left in the folder, its part of the run records (``runs.jsonl``). A record of that judge
+alone is moved whole; a record of several judges is kept for the others, rewritten without the
+forgotten ones (its ``judges``, ``judge_kinds``, ``members``, ``per_judge``, ``rechecked`` and
+``written``; its wall and CPU time were spent and stay), with their ids listed under ``forgotten``,
+and its line as it was is appended to ``forgotten.jsonl``. So the compute table and the runs
+chapter no longer name a forgotten judge, and nothing is lost.
 """
 
 from __future__ import annotations
@@ -20,10 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from trajectory_judge.analysis.misses import TRANSCRIPTS
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, JudgeSpec, read_text
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
-from trajectory_judge.run.store import MEMBERS, VERDICTS, append_line, data_dir_lock
+from trajectory_judge.run.store import MEMBERS, RUNS, VERDICTS, append_line, data_dir_lock
 
 FORGOTTEN = "forgotten.jsonl"
 """The lines ``forget`` removed, appended beside the verdicts (kept, never deleted)."""
@@ -37,6 +47,10 @@ class Forgotten:
     """Lines removed from ``verdicts.jsonl``."""
     members: int
     """Lines removed from ``members.jsonl`` (an ensemble's members)."""
+    transcripts: int
+    """Transcript links removed from ``transcripts.jsonl``."""
+    runs: int
+    """Run records moved out of ``runs.jsonl`` or rewritten without the forgotten judges."""
     backup: Path
     """Where the removed lines were appended."""
 
@@ -91,6 +105,7 @@ def forget_verdicts(data_dir: str | Path, judge_id: str, trajectory_ids: Sequenc
     """
     d = Path(data_dir)
     vpath, mpath, backup = d / VERDICTS, d / MEMBERS, d / FORGOTTEN
+    tpath, rpath = d / TRANSCRIPTS, d / RUNS
     if not vpath.exists():
         raise DataError(f"{vpath}: file not found")
     scope = set(trajectory_ids) if trajectory_ids is not None else None
@@ -98,20 +113,85 @@ def forget_verdicts(data_dir: str | Path, judge_id: str, trajectory_ids: Sequenc
         keep_v, drop_v = _split(vpath, lambda j: j == judge_id, scope)
         spec = _spec(judge_id)
         ensemble = spec is not None and spec.kind == "ensemble"
-        keep_m, drop_m = _split(mpath, lambda j: j == judge_id or (ensemble and _member_of(spec, j)), scope)
+
+        def forgotten(j: str | None) -> bool:
+            return j == judge_id or bool(ensemble and _member_of(spec, j))
+
+        keep_m, drop_m = _split(mpath, forgotten, scope)
         if not drop_v and not drop_m:
             raise DataError(_nothing(vpath, judge_id, scope))
+        keep_t, drop_t = _split(tpath, forgotten, scope)
+        left = {_ids(line)[0] for line in keep_v + keep_m}
+        gone = {j for j in (_ids(line)[0] for line in drop_v + drop_m) if j is not None and j not in left}
+        keep_r, drop_r = _runs_without(rpath, gone)
         fd = os.open(backup, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
-            append_line(fd, "".join(line + "\n" for line in drop_v + drop_m).encode("utf-8"))
+            append_line(fd, "".join(line + "\n" for line in drop_v + drop_m + drop_t + drop_r).encode("utf-8"))
             os.fsync(fd)
         finally:
             os.close(fd)
+        if drop_r:
+            atomic_write_text(rpath, "".join(line + "\n" for line in keep_r))
+        if drop_t:
+            atomic_write_text(tpath, "".join(line + "\n" for line in keep_t))
         if drop_m:
             atomic_write_text(mpath, "".join(line + "\n" for line in keep_m))
         if drop_v:
             atomic_write_text(vpath, "".join(line + "\n" for line in keep_v))
-    return Forgotten(len(drop_v), len(drop_m), backup)
+    return Forgotten(len(drop_v), len(drop_m), len(drop_t), len(drop_r), backup)
+
+
+def _runs_without(path: Path, gone: set[str]) -> tuple[list[str], list[str]]:
+    """The lines of ``runs.jsonl`` to keep (records rewritten without the judges in ``gone``) and those set aside.
+
+    A line that is not a JSON object, or names none of ``gone``, is kept as it is.
+    """
+    if not gone or not path.exists():
+        return [], []
+    keep: list[str] = []
+    drop: list[str] = []
+    for line in read_text(path).split("\n"):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            keep.append(line)
+            continue
+        judges = rec.get("judges") if isinstance(rec, dict) else None
+        per = rec.get("per_judge") if isinstance(rec, dict) else None
+        named = set(judges if isinstance(judges, list) else []) | set(per if isinstance(per, dict) else {})
+        if not named & gone:
+            keep.append(line)
+            continue
+        drop.append(line)
+        if rest := _record_without(rec, gone):
+            keep.append(json.dumps(rest, sort_keys=True, ensure_ascii=False))
+    return keep, drop
+
+
+def _record_without(rec: dict, gone: set[str]) -> dict | None:
+    """``rec`` without the judges in ``gone`` (and their members), or None when it names no other judge."""
+    judges = [j for j in rec.get("judges") or [] if j not in gone]
+    if not judges:
+        return None
+    members = {e: ms for e, ms in (rec.get("members") or {}).items() if e not in gone}
+    per = rec.get("per_judge") or {}
+    dropped = {j for j in per if j in gone or (j not in judges and not any(j in ms for ms in members.values()))}
+    out = dict(rec)
+    out["judges"] = judges
+    if isinstance(rec.get("judge_kinds"), dict):
+        out["judge_kinds"] = {j: k for j, k in rec["judge_kinds"].items() if j in judges}
+    if "members" in rec:
+        out["members"] = members or None
+    if isinstance(rec.get("rechecked"), dict):
+        out["rechecked"] = {j: t for j, t in rec["rechecked"].items() if j in judges}
+    if per:
+        out["per_judge"] = {j: p for j, p in per.items() if j not in dropped}
+        if isinstance(rec.get("written"), (int, float)):
+            out["written"] = rec["written"] - sum(int((per[j] or {}).get("verdicts") or 0) for j in dropped)
+    out["forgotten"] = sorted({*(rec.get("forgotten") or []), *(set(rec.get("judges") or []) - set(judges))})
+    return out
 
 
 def _nothing(vpath: Path, judge_id: str, scope: set[str] | None) -> str:
@@ -136,9 +216,11 @@ def cli_forget(args: argparse.Namespace) -> int:
             raise ValueError("--trajectories: give one or more trajectory ids, separated by commas")
     r = forget_verdicts(data, args.judge, scope)
     members = f" and {r.members} member verdict{'s' if r.members != 1 else ''}" if r.members else ""
+    links = f", {r.transcripts} transcript link{'s' if r.transcripts != 1 else ''}" if r.transcripts else ""
+    runs = f", its part of {r.runs} run record{'s' if r.runs != 1 else ''}" if r.runs else ""
     print(
-        f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members} of {args.judge!r}; "
-        f"the lines are kept in {r.backup}; `trajectory-judge run` judges them again",
+        f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members}{links}{runs} "
+        f"of {args.judge!r}; the lines are kept in {r.backup}; `trajectory-judge run` judges them again",
         file=sys.stderr,
     )
     if note := broken_pins_note(data):

@@ -54,7 +54,15 @@ from trajectory_judge.run.store import (
     repair_torn_tail,
     set_aside_unparseable,
 )
-from trajectory_judge.run.task import JUDGE_FAILED, judge_task, member_ids
+from trajectory_judge.run.task import JUDGE_FAILED, JUDGE_RAISED, judge_task, member_ids
+
+
+def _source(judge_id: str) -> str:
+    """The path whose retry judges ``judge_id`` again: ``python`` for a judge in Python, ``run`` for an LLM judge."""
+    from trajectory_judge.models import JudgeSpec
+
+    return "python" if JudgeSpec.parse(judge_id).kind in ("python", "rules") else "run"
+
 
 
 # --- running -------------------------------------------------------------------------------
@@ -63,15 +71,19 @@ class RunResult:
     """What one invocation did."""
 
     planned: int = 0
-    """(trajectory, judge) pairs in scope."""
+    """Verdicts in scope: one per (trajectory, judge), and one per ensemble member as well, so that
+    ``planned`` counts what ``written`` and ``skipped`` count (``written + skipped == planned`` when a
+    run ends ``ok``)."""
     skipped: int = 0
-    """Pairs already on disk, not judged again."""
+    """Verdicts in scope already on disk (members included), not written again."""
     written: int = 0
-    """Verdicts written by this invocation."""
+    """Verdicts written by this invocation, ensemble members included."""
     unparseable: int = 0
     """Written verdicts that record an unparseable response (voting clean at 0.5)."""
     failed: int = 0
     """Written verdicts that stand for a judge's failure (:data:`JUDGE_FAILED`; counted in ``unparseable`` too)."""
+    raised: int = 0
+    """Of ``failed``, the verdicts of a judge that raised (the exception and traceback in their ``error``)."""
     retried: int = 0
     """(trajectory, judge) pairs whose unparseable verdicts were set aside to be judged again."""
     status: str = "ok"
@@ -94,17 +106,17 @@ def same_verdict(a: Verdict, b: Verdict) -> bool:
 def _plan(
     trajectories: Sequence[Trajectory], judges: Sequence[Judge], done: set[tuple[str, str]], result: RunResult
 ) -> tuple[list[tuple[Trajectory, Judge]], int]:
-    """The (trajectory, judge) tasks still to do, and the verdicts (members included) they will write."""
+    """The (trajectory, judge) tasks still to do, and the verdicts (members included) they will write;
+    ``result.planned`` and ``result.skipped`` count verdicts, members included, as ``written`` does."""
     tasks: list[tuple[Trajectory, Judge]] = []
     to_write = 0
     for t in trajectories:
         for j in judges:
-            result.planned += 1
             keys = [(t.trajectory_id, k) for k in (j.judge_id, *member_ids(j))]
             missing = sum(k not in done for k in keys)
-            if not missing:
-                result.skipped += 1
-            else:
+            result.planned += len(keys)
+            result.skipped += len(keys) - missing
+            if missing:
                 tasks.append((t, j))
                 to_write += missing
     return tasks, to_write
@@ -129,6 +141,7 @@ class _Recorder:
         self.mwriter = VerdictWriter(mpath) if members else None
         self.stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
         self.warned: set[str] = set()
+        self.first_raise: Verdict | None = None
 
     def __call__(self, vs: list[Verdict]) -> None:
         before = self.result.written
@@ -149,12 +162,18 @@ class _Recorder:
         self.result.unparseable += v.unparseable
         if v.error and v.error.startswith(JUDGE_FAILED):
             self.result.failed += 1
+            reason = v.error.removeprefix(JUDGE_FAILED)
+            if reason.startswith(JUDGE_RAISED):
+                self.result.raised += 1
+                self.first_raise = self.first_raise or v
             if v.judge_id not in self.warned:  # once per judge: the rest are counted in the summary
+                from trajectory_judge.analysis.loading import retry_hint
+
                 self.warned.add(v.judge_id)
                 print(
                     f"trajectory-judge: warning: judge {v.judge_id!r} failed on trajectory {v.trajectory_id!r} "
-                    f"({v.error.removeprefix(JUDGE_FAILED)}); stored as an unparseable verdict (clean at 0.5), "
-                    "judged again by --retry-unparseable",
+                    f"({reason.splitlines()[0]}); stored as an unparseable verdict (clean at 0.5), "
+                    f"{retry_hint(_source(v.judge_id))}",
                     file=sys.stderr,
                 )
         s = self.stats[v.judge_id]
@@ -163,8 +182,22 @@ class _Recorder:
         s[2] += v.prompt_tokens
         s[3] += v.completion_tokens
 
+    def raised_summary(self) -> str | None:
+        """``N verdicts raised; first: ...`` (the first exception and where its traceback is kept), or None."""
+        v = self.first_raise
+        if v is None or v.error is None:
+            return None
+        n = self.result.raised
+        first = v.error.removeprefix(JUDGE_FAILED).removeprefix(JUDGE_RAISED).splitlines()[0]
+        return (
+            f"{n} verdict{'s' if n != 1 else ''} raised; first: {first} (judge {v.judge_id!r}, trajectory "
+            f"{v.trajectory_id!r}; each traceback is in its verdict's error field)"
+        )
+
     def close(self) -> None:
-        """Close both files (fsynced) and the progress bar; fill ``result.per_judge``."""
+        """Close both files (fsynced) and the progress bar; fill ``result.per_judge``; say once what raised."""
+        if summary := self.raised_summary():
+            print(f"trajectory-judge: warning: {summary}", file=sys.stderr)
         try:
             self.writer.close()
         finally:

@@ -4,7 +4,8 @@ The judge is handed :meth:`~trajectory_judge.judges.blind.Blinder.blind` of the 
 label, an opaque id); its verdicts are checked against the trajectory and stored under the real
 id. A judge that raises (other than a client failure, an interruption or a full disk) or returns
 verdicts that do not fit the trajectory costs that trajectory, not the run: it is stored as
-:func:`failed_verdicts`, which ``--retry-unparseable`` judges again.
+:func:`failed_verdicts` (an unparseable verdict; one that raised keeps the exception and its
+traceback in its ``error``), which ``run_judges(..., retry_unparseable=True)`` judges again.
 """
 
 from __future__ import annotations
@@ -26,10 +27,25 @@ def member_ids(judge: Judge) -> tuple[str, ...]:
     return ()
 
 
+JUDGE_RAISED = "the judge raised "
+"""How the reason of a verdict stored for a judge that raised begins (after :data:`JUDGE_FAILED`)."""
+
+TRACEBACK_CHARS = 8000
+"""The most of a judge's traceback kept in its verdict's ``error`` (the innermost frames, where it is longer)."""
+
+
+def raised(exc: BaseException) -> str:
+    """``the judge raised TYPE: MESSAGE`` and, on the lines after, the traceback of ``exc``."""
+    import traceback
+
+    tb = "".join(traceback.format_exception(exc)).rstrip()
+    return f"{JUDGE_RAISED}{type(exc).__name__}: {exc}\n{tb}"
+
+
 JUDGE_FAILED = "unparseable verdict: "
 """How the ``error`` of a verdict stored for a judge that failed begins (an exception, or a verdict
 that does not fit its trajectory); :attr:`~trajectory_judge.models.Verdict.unparseable` counts it,
-and ``--retry-unparseable`` judges it again."""
+and a retry of unparseable verdicts judges it again."""
 
 
 def _stops_the_run(exc: BaseException) -> bool:
@@ -60,9 +76,7 @@ def judge_task(judge: Judge, traj: Trajectory, blinder: Blinder) -> list[Verdict
     except BaseException as exc:
         if _stops_the_run(exc):
             raise
-        return failed_verdicts(
-            judge, traj, f"the judge raised {type(exc).__name__}: {exc}", round(time.perf_counter() - t0, 6)
-        )
+        return failed_verdicts(judge, traj, raised(exc), round(time.perf_counter() - t0, 6), limit=TRACEBACK_CHARS)
     took = round(time.perf_counter() - t0, 6)
     try:
         checked = _check_verdicts(vs, seen, traj, judge)
@@ -76,11 +90,17 @@ def judge_task(judge: Judge, traj: Trajectory, blinder: Blinder) -> list[Verdict
     ]
 
 
-def failed_verdicts(judge: Judge, traj: Trajectory, reason: str, latency_s: float = 0.0) -> list[Verdict]:
+def failed_verdicts(
+    judge: Judge, traj: Trajectory, reason: str, latency_s: float = 0.0, *, limit: int = 500
+) -> list[Verdict]:
     """What is stored when ``judge`` failed on ``traj``: for each of its ids (members first) a clean
     verdict at confidence 0.5 whose ``error`` is :data:`JUDGE_FAILED` and ``reason`` (an unparseable
-    answer is stored alike)."""
-    reason = reason if len(reason) <= 500 else reason[:497] + "..."
+    answer is stored alike, so it is counted and scored as one). A reason longer than ``limit``
+    keeps its first line and the end of the rest (a traceback's innermost frames)."""
+    if len(reason) > limit:
+        first, _, rest = reason.partition("\n")
+        first = first if len(first) <= limit // 2 else first[: limit // 2 - 3] + "..."
+        reason = first + ("\n..." + rest[-(limit - len(first) - 4) :] if rest else "")
     return [
         Verdict(
             trajectory_id=traj.trajectory_id,
