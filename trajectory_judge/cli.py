@@ -259,6 +259,24 @@ def _forget(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.forget", fromlist=["x"]).cli_forget(a))
 
 
+# --- merge ----------------------------------------------------------------------------------
+def _merge(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("merge", help="merge data folders of the same trajectories into one")
+    p.add_argument("folders", nargs="+", metavar="FOLDER", help="data folders holding the same trajectories.jsonl")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="the merged folder: a new one, or a data folder of the same trajectories (then merged with them)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --out even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
+    )
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.merge", fromlist=["x"]).cli_merge(a))
+
+
 VERBS = [
     _build_dataset,
     _check,
@@ -271,6 +289,7 @@ VERBS = [
     _manifest,
     _forget,
     _import_inspect,
+    _merge,
 ]
 
 
@@ -299,6 +318,7 @@ VERB_NAMES = frozenset(
         "manifest",
         "forget",
         "import-inspect",
+        "merge",
     }
 )
 
