@@ -71,8 +71,17 @@ def _lines(path: Path) -> list[tuple[int, str]]:
             f"{path}: the last line is incomplete (a writer was cut off); a rerun of the command that writes "
             "it repairs it, then merge again; nothing was written"
         )
-    text = data.decode("utf-8")
-    return [(i, ln) for i, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (at byte offset {exc.start}); nothing was written") from None
+    out = [(i, ln) for i, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+    for i, ln in out:
+        try:
+            json.loads(ln)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{i}: not valid JSON ({exc.msg}); nothing was written") from None
+    return out
 
 
 def _validate(folder: Path, name: str, known: list[str]) -> None:
