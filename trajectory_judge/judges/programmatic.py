@@ -55,10 +55,14 @@ def cli_check(args: Any) -> int:
     """``trajectory-judge check FILE|DIR [--out VERDICTS]`` (a folder: its ``trajectories.jsonl``)."""
     from pathlib import Path
 
-    from trajectory_judge.models import write_jsonl
+    from trajectory_judge.models import DataError, write_jsonl
     from trajectory_judge.provenance.outputs import guard_output
 
     if Path(args.file).is_dir():
+        if not (Path(args.file) / "trajectories.jsonl").is_file():
+            raise DataError(
+                f"{args.file}: a folder that holds no trajectories.jsonl; give a trajectories file or a data folder"
+            )
         args.file = str(Path(args.file) / "trajectories.jsonl")
     if args.out:
         guard_output(args.out, inputs=[args.file])
