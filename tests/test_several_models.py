@@ -191,3 +191,19 @@ def test_inspect_eval_set_over_two_models_imports_into_one_folder_whose_report_s
     report = capsys.readouterr().out
     assert all(j in report for j in ids)
     assert f"step · {models[1]} − {models[0]}" in report
+
+
+@pytest.mark.slow  # a whole book build with -W
+def test_the_book_builds_with_warnings_as_errors_on_a_merged_folder_and_shows_both_folders_judges(folder, tmp_path):
+    a, b = _copy_of(folder, "a"), _copy_of(folder, "b")
+    _judged(a, "short:v1", n=40)
+    _judged(b, "long:v1", n=40)
+    merged = tmp_path / "merged"
+    assert main(["merge", str(a), str(b), "--out", str(merged)]) == 0
+    build = tmp_path / "book"
+    jb = str(Path(sys.executable).with_name("jupyter-book"))
+    argv = [jb, "build", str(ROOT), "--all", "-W", "--keep-going", "--path-output", str(build)]
+    proc = subprocess.run(argv, env={**os.environ, "TJ_DATA": str(merged)}, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    page = (build / "_build" / "html" / "notebooks" / "judges.html").read_text(encoding="utf-8")
+    assert "short:v1" in page and "long:v1" in page
