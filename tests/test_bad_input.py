@@ -322,7 +322,7 @@ V, T = "data/verdicts.jsonl", "data/trajectories.jsonl"
 # (name, files to prepare {path under tmp: bytes, DIR or text -> text}, argv with {d} = tmp, key words)
 FILE_CASES: list[tuple[str, dict[str, Any], list[str], tuple[str, ...]]] = [
     ("check-missing", {}, ["check", "{d}/absent.jsonl"], ("absent.jsonl", "file not found")),
-    ("check-directory", {}, ["check", "{d}"], ("Is a directory",)),
+    ("check-directory", {}, ["check", "{d}"], ("holds no trajectories.jsonl",)),
     ("check-not-utf8", {"t.jsonl": b'{"x": "\xff\xfe"}\n'}, ["check", "{d}/t.jsonl"], ("t.jsonl", "not UTF-8", "0xff")),
     ("check-empty", {"t.jsonl": b""}, ["check", "{d}/t.jsonl"], ("t.jsonl", "empty")),
     ("check-blank-lines", {"t.jsonl": b"\n  \n"}, ["check", "{d}/t.jsonl"], ("t.jsonl", "empty")),

@@ -58,10 +58,39 @@ def _build_dataset(sub: argparse._SubParsersAction) -> None:
 
 
 def _check(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="run the rule checker over a trajectories file")
-    p.add_argument("file", help="a trajectories JSONL file")
+    p = sub.add_parser("check", help="validate trajectories and run the rule checker over them")
+    p.add_argument("file", metavar="FILE|DIR", help="a trajectories JSONL file, or a folder holding trajectories.jsonl")
     p.add_argument("--out", default=None, help="write one programmatic verdict per trajectory here")
     p.set_defaults(func=lambda a: __import__("trajectory_judge.judges.programmatic", fromlist=["x"]).cli_check(a))
+
+
+# --- schema (the data formats) --------------------------------------------------------------
+def _schema(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("schema", help="print the JSON Schema of trajectories, labels or verdicts")
+    p.add_argument(
+        "kind",
+        choices=("trajectories", "labels", "verdicts"),
+        help="one line of trajectories.jsonl, the label inside a trajectory, or one line of verdicts.jsonl",
+    )
+    p.add_argument("--out", default=None, metavar="FILE", help="write the schema to FILE instead of printing it")
+    p.set_defaults(func=_cli_schema)
+
+
+def _cli_schema(args: argparse.Namespace) -> int:
+    """``trajectory-judge schema KIND [--out FILE]``: the JSON Schema generated from the data model."""
+    import json
+
+    from trajectory_judge.fileio import atomic_write_text
+    from trajectory_judge.models import json_schema
+    from trajectory_judge.provenance.outputs import guard_output
+
+    text = json.dumps(json_schema(args.kind), indent=2, ensure_ascii=False) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    guard_output(args.out, inputs=[])
+    atomic_write_text(args.out, text)
+    return 0
 
 
 # --- report (analysis) ---------------------------------------------------------------
@@ -261,9 +290,28 @@ def _forget(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.run.forget", fromlist=["x"]).cli_forget(a))
 
 
+# --- merge ----------------------------------------------------------------------------------
+def _merge(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("merge", help="merge data folders of the same trajectories into one")
+    p.add_argument("folders", nargs="+", metavar="FOLDER", help="data folders holding the same trajectories.jsonl")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="the merged folder: a new one, or a data folder of the same trajectories (then merged with them)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --out even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
+    )
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.run.merge", fromlist=["x"]).cli_merge(a))
+
+
 VERBS = [
     _build_dataset,
     _check,
+    _schema,
     _report,
     _misses,
     _run,
@@ -275,6 +323,7 @@ VERBS = [
     _manifest,
     _forget,
     _import_inspect,
+    _merge,
 ]
 
 
@@ -294,6 +343,7 @@ VERB_NAMES = frozenset(
     {
         "build-dataset",
         "check",
+        "schema",
         "report",
         "misses",
         "run",
@@ -305,10 +355,11 @@ VERB_NAMES = frozenset(
         "manifest",
         "forget",
         "import-inspect",
+        "merge",
     }
 )
 
-READING_VERBS = frozenset({"check", "report", "misses"})
+READING_VERBS = frozenset({"check", "schema", "report", "misses"})
 """Verbs whose output is for reading, often through ``head`` or ``less``: stdout closing early is not an error."""
 
 

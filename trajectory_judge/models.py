@@ -48,7 +48,7 @@ class DataError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 def check_name(value: str, what: str = "judge id") -> str:
@@ -251,33 +251,47 @@ class ToolCall(_Strict):
     """One tool invocation: the tool's name and its keyword arguments."""
 
     tool: str
+    """The tool's name, as the agent called it."""
     args: dict[str, Any]
+    """The call's keyword arguments (any JSON object)."""
 
 
 class Observation(_Strict):
     """What a tool returned: success flag, payload, and an error string on failure."""
 
     ok: StrictBool
+    """Whether the call succeeded."""
     data: dict[str, Any]
+    """What the tool returned (any JSON object; empty on failure)."""
     error: str | None = None
+    """The tool's error message when ``ok`` is false."""
 
 
 class Step(_Strict):
     """One step s_t = (thought, call, observation)."""
 
     index: StepIndex
+    """The step's position, counted from 0."""
     thought: str
+    """What the agent wrote before the call (may be empty)."""
     call: ToolCall
+    """The tool call it made."""
     observation: Observation
+    """What the call returned."""
 
 
 class Label(_Strict):
     """Ground truth by construction: faulty, where, what, and whether the outcome survived."""
 
     faulty: StrictBool
+    """Whether the trajectory contains a failure."""
     failure_step: StepIndex | None = None
+    """The index of the step where the failure happens (null for a clean trajectory)."""
     failure_type: FailureType | None = None
+    """Which of the six failure types it is (null for a clean trajectory)."""
     outcome_correct: StrictBool
+    """Whether the customer-visible outcome is still the expected one (a fault that leaves it right is silent,
+    one that breaks it loud)."""
 
     @model_validator(mode="after")
     def _fields_agree(self) -> Label:
@@ -299,11 +313,18 @@ class Trajectory(_Strict):
     """A goal, the steps taken, the final answer, and (when known) the label."""
 
     trajectory_id: str
+    """Unique within a file. Judges never see it (they get an opaque id), so it may name the fault."""
     instance_id: str
+    """The task the trajectory attempts; a clean trajectory and the faults made from it share it (a fault's
+    clean parent). Give every trajectory its own when there are no such pairs."""
     goal: str
+    """The task as the agent was given it."""
     steps: list[Step]
+    """The steps taken, in order."""
     final_answer: str
+    """The agent's final answer or reply."""
     label: Label | None = None
+    """The ground truth; needed to score a judge (``report``), not to judge."""
 
     @model_validator(mode="after")
     def _label_step_in_range(self) -> Trajectory:
@@ -523,6 +544,60 @@ class Episode(BaseModel):
     """Prompt tokens over all steps."""
     completion_tokens: Count
     """Generated tokens over all steps."""
+
+
+SCHEMA_VERSION = 1
+"""The version of the trajectory, label and verdict formats (:func:`json_schema` states it).
+
+Version 1 is the format of the published release and of every file this edition writes. It changes
+only when a file that loads today would fail to load or would mean something else; an optional field
+added with a default that keeps old files' meaning is not such a change.
+"""
+
+SCHEMA_RULES: dict[str, tuple[str, ...]] = {
+    "trajectories": (
+        "trajectory_id is unique within a file",
+        "steps[i].index is i: the indices run 0, 1, 2, ... in order",
+        "label.failure_step, when given, is the index of one of the trajectory's steps (0 for a trajectory "
+        "with no steps)",
+    ),
+    "labels": (
+        "a clean label (faulty false) names no failure_type or failure_step and has outcome_correct true",
+        "a faulty label names both failure_type and failure_step, or neither; neither only when outcome_correct "
+        "is false (a wrong outcome, its step unknown)",
+    ),
+    "verdicts": (
+        "one verdict per (trajectory_id, judge_id); trajectory_id names a trajectory of the folder",
+        "a clean verdict (faulty false) names no failure_type or failure_step; failure_step is a step of "
+        "its trajectory",
+        "judge_id follows the judge-id grammar: " + JUDGE_ID_GRAMMAR,
+    ),
+}
+"""What each format requires beyond what a JSON Schema can say: checked by the loaders, listed in the schema."""
+
+SCHEMA_KINDS: dict[str, type[BaseModel]] = {"trajectories": Trajectory, "labels": Label, "verdicts": Verdict}
+"""The formats :func:`json_schema` exports: one JSON object per line of ``trajectories.jsonl`` or
+``verdicts.jsonl``, and the ``label`` object inside a trajectory."""
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one format of :data:`SCHEMA_KINDS`, generated from its model.
+
+    It carries :data:`SCHEMA_VERSION` (``x-schema-version`` and the version in ``$id``) and, under
+    ``x-rules``, the rules of :data:`SCHEMA_RULES` that the loaders check and a schema cannot state.
+    """
+    if kind not in SCHEMA_KINDS:
+        raise ValueError(f"no schema {kind!r}; choose one of {', '.join(SCHEMA_KINDS)}")
+    body = _clean(SCHEMA_KINDS[kind].model_json_schema())
+    rules = SCHEMA_RULES[kind] + (SCHEMA_RULES["labels"] if kind == "trajectories" else ())
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:trajectory-judge:{kind}:v{SCHEMA_VERSION}",
+        "title": f"trajectory-judge {kind}, version {SCHEMA_VERSION}",
+        "x-schema-version": SCHEMA_VERSION,
+        "x-rules": list(rules),
+        **body,
+    }
 
 
 def _clean(node: Any) -> Any:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from trajectory_judge.models import (
+    FAILURE_TYPES,
     DataError,
     JudgeSpec,
     Trajectory,
@@ -234,3 +235,55 @@ def unparseable_sentence(verdicts: Sequence[Verdict], records: Sequence[dict] = 
         ((src, found),) = by_source.items()
         return head + ", ".join(found) + f"; {retry_hint(src)}"
     return head + "; ".join(f"{', '.join(found)} ({retry_hint(src)})" for src, found in by_source.items())
+
+
+# --- what a folder cannot show -------------------------------------------------------------------
+def absent_parts(trajectories: Sequence[Trajectory]) -> list[str]:
+    """What the report cannot compute on these trajectories because their construction lacks it, one phrase each.
+
+    The testbed builds every fault from a clean run of the same task (its *clean parent*, same
+    ``instance_id``), in both outcome strata and all six failure types; a folder of one's own
+    trajectories may have none of that. Each phrase names the measurement and why it is absent;
+    empty for a folder that has everything (the testbed's own).
+    """
+    labels = [t.label for t in trajectories if t.label is not None]
+    faults = [lab for lab in labels if lab.faulty]
+    clean_tasks = {t.instance_id for t in trajectories if t.label is not None and not t.label.faulty}
+    out: list[str] = []
+    if not any(lab.faulty for lab in labels):
+        out.append("recall and every fault measurement (no trajectory is labelled faulty)")
+    if not any(not lab.faulty for lab in labels):
+        out.append("the false-alarm rate (no clean trajectory)")
+    if faults and not any(t.instance_id in clean_tasks for t in trajectories if t.label is not None and t.label.faulty):
+        out.append("paired discrimination (no fault shares its instance_id with a clean trajectory, its clean parent)")
+    if faults and not any(lab.outcome_correct for lab in faults):
+        out.append("silent recall and the loud-minus-silent gap (no fault leaves the outcome correct)")
+    if faults and all(lab.outcome_correct for lab in faults):
+        out.append("loud recall and the loud-minus-silent gap (every fault leaves the outcome correct)")
+    typed = {lab.failure_type for lab in faults if lab.failure_type is not None}
+    missing = [t for t in FAILURE_TYPES if t not in typed]
+    if faults and missing:
+        out.append(
+            f"recall of {', '.join(missing)} (no fault of {'that type' if len(missing) == 1 else 'these types'})"
+        )
+    untyped = sum(lab.failure_type is None for lab in faults)
+    if untyped:
+        out.append(
+            f"the step and type of {untyped} fault{'s' if untyped != 1 else ''} labelled by outcome only "
+            "(they count for detection, not for localisation or typing)"
+        )
+    return out
+
+
+def absent_sentence(trajectories: Sequence[Trajectory]) -> str | None:
+    """:func:`absent_parts` as the one sentence the report prints, or None when nothing is absent."""
+    parts = absent_parts(trajectories)
+    if not parts:
+        return None
+    return "Not measurable on these trajectories: " + "; ".join(parts) + "."
+
+
+def present_types(trajectories: Sequence[Trajectory]) -> tuple[str, ...]:
+    """The failure types some trajectory is labelled with, in the taxonomy's order (all six on the testbed)."""
+    typed = {t.label.failure_type for t in trajectories if t.label is not None and t.label.faulty}
+    return tuple(t for t in FAILURE_TYPES if t in typed)

@@ -335,17 +335,23 @@ class Report:
 
         return pd.DataFrame([g.__dict__ for g in self.gaps], columns=["judge", "metric", "value", "low", "high"])
 
-    def to_markdown(self) -> str:
-        """The tables as Markdown."""
+    def to_markdown(self, types: tuple[str, ...] = FAILURE_TYPES, absent: str | None = None) -> str:
+        """The tables as Markdown: recall of ``types`` only (default all six), ``absent`` (what the
+        trajectories cannot show) once under the heading, and paired discrimination only where it has pairs."""
+        per_type = self.per_type_table().loc[[*types, "false_alarms_on_clean"]]
+        paired = self.paired_frame()
+        paired = paired[paired["n"] > 0]
         parts = [
             f"# Report\n\n{self.n_trajectories} trajectories: "
             + ", ".join(f"{v} {k}" for k, v in self.design.items())
-            + f". Intervals: 95% stratified paired bootstrap, B={self.resamples}, seed {self.seed}.",
+            + f". Intervals: 95% stratified paired bootstrap, B={self.resamples}, seed {self.seed}."
+            + (f"\n\n{absent}" if absent else ""),
             "## Main table\n\n" + _md(self.main_table()),
             "## Strata judged\n\n" + _md(self.strata_table()),
-            "## Recall per failure type\n\n" + _md(self.per_type_table()),
+            "## Recall per failure type\n\n" + _md(per_type),
             "## Intervals\n\n" + _md(self.intervals_frame().set_index(["judge", "metric"])),
-            "## Paired discrimination\n\n" + _md(self.paired_frame().set_index(["judge", "group"])),
+            "## Paired discrimination\n\n"
+            + (_md(paired.set_index(["judge", "group"])) if len(paired) else "No fault with a judged clean parent."),
             "## Loud minus silent\n\n" + _md(self.gaps_frame().set_index("judge")),
             "## Baselines\n\n"
             + _md(self.baselines_frame())

@@ -16,7 +16,14 @@ from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sente
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
 from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
-from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
+from trajectory_judge.analysis.loading import (
+    absent_parts,
+    absent_sentence,
+    load_data,
+    present_types,
+    unparseable_counts,
+    unparseable_sentence,
+)
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import members_summary
 from trajectory_judge.fileio import atomic_write_text
@@ -124,12 +131,13 @@ TYPE_HEADERS: dict[str, str] = {
 """Short headers of the per-type recall table on the terminal."""
 
 
-def per_type_terminal(rep: Report) -> TextTable:
-    """Recall per failure type, one row per judge (so it grows down, not across), and the false-alarm rate."""
+def per_type_terminal(rep: Report, types: tuple[str, ...] = FAILURE_TYPES) -> TextTable:
+    """Recall per failure type of ``types`` (default all six), one row per judge (so it grows down, not
+    across), and the false-alarm rate."""
     rows = {
         j: {
             "n": jr.n,
-            **{TYPE_HEADERS.get(t, t): _float(jr.per_type_recall[t]) for t in FAILURE_TYPES},
+            **{TYPE_HEADERS.get(t, t): _float(jr.per_type_recall[t]) for t in types},
             TYPE_HEADERS["false_alarms_on_clean"]: _float(jr.metrics["false_alarm_rate"]),
         }
         for j, jr in rep.judges.items()
@@ -141,15 +149,16 @@ def _float(x: Any) -> float:
     return math.nan if x is None else float(x)
 
 
-def terminal_text(rep: Report) -> str:
-    """The whole terminal report (without the data directory's members and compute sections)."""
+def terminal_text(rep: Report, types: tuple[str, ...] = FAILURE_TYPES, absent: str | None = None) -> str:
+    """The whole terminal report (without the data directory's members and compute sections): recall per
+    type of ``types`` only, and ``absent`` (what the trajectories cannot show) once, after the heading."""
     head = (
         f"{rep.n_trajectories} trajectories: "
         + ", ".join(f"{v} {k}" for k, v in rep.design.items())
         + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed}, written as "
         "the book writes them, value (low–high);\n" + "\n".join(f"{m} {why}" for m, why in MARKS.items()) + "."
     )
-    parts = [head]
+    parts = [head] + ([absent] if absent else [])
     for title, metrics in TERMINAL_AXES.items():
         parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
     f1 = {j: jr.metrics["f1"] for j, jr in rep.judges.items()}
@@ -159,7 +168,7 @@ def terminal_text(rep: Report) -> str:
     )
     parts.append(
         "Recall per failure type (the last column is the anchor: recall at or below it is no evidence)\n"
-        + per_type_terminal(rep).to_string(float_format=lambda v: f"{v:.2f}", na_rep="–")
+        + per_type_terminal(rep, types).to_string(float_format=lambda v: f"{v:.2f}", na_rep="–")
     )
     deltas = deltas_table(rep)
     which = f"each judge against {rep.reference}, " if rep.reference else ""
@@ -210,7 +219,8 @@ def _report(args: Any) -> int:
         reference=args.reference,
         batch=BATCH,
     )
-    print(terminal_text(rep))
+    absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
+    print(terminal_text(rep, types, absent))
     records = read_run_records(args.data)
     unparseable = unparseable_sentence(data.verdicts, records)
     print(f"\n{unparseable}.")
@@ -223,11 +233,12 @@ def _report(args: Any) -> int:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))
     if args.json:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
+        body["not_measurable"] = absent_parts(data.trajectories)
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     if args.markdown:
         atomic_write_text(
             args.markdown,
-            rep.to_markdown() + f"\n## Unparseable answers\n\n{unparseable}.\n" + compute_markdown(spent),
+            rep.to_markdown(types, absent) + f"\n## Unparseable answers\n\n{unparseable}.\n" + compute_markdown(spent),
         )
     return 0
 

@@ -30,14 +30,45 @@ def _load_any(path: str) -> list[Trajectory]:
     return load_trajectories(path)
 
 
+def foreign_tools_note(trajs: list[Trajectory]) -> str | None:
+    """The line ``check`` prints once when trajectories call tools the support desk does not have, else None.
+
+    The rules know the support desk's tools only; on other tools they can fire only the rules that
+    read any call (an argument no earlier observation grounds, a missing or repeated reply), so a
+    clean result there says little.
+    """
+    from trajectory_judge.testbed.env import TOOLS
+
+    other = sorted({s.call.tool for t in trajs for s in t.steps} - set(TOOLS))
+    if not other:
+        return None
+    n = sum(any(s.call.tool not in TOOLS for s in t.steps) for t in trajs)
+    shown = ", ".join(other[:6]) + (f" and {len(other) - 6} more" if len(other) > 6 else "")
+    return (
+        f"note: {n} of {len(trajs)} trajectories call tools the rules do not know ({shown}); the rules were "
+        "written for the support desk's tools, so on these trajectories their verdicts check little beyond "
+        "the format"
+    )
+
+
 def cli_check(args: Any) -> int:
-    """``trajectory-judge check FILE [--out VERDICTS]``."""
-    from trajectory_judge.models import write_jsonl
+    """``trajectory-judge check FILE|DIR [--out VERDICTS]`` (a folder: its ``trajectories.jsonl``)."""
+    from pathlib import Path
+
+    from trajectory_judge.models import DataError, write_jsonl
     from trajectory_judge.provenance.outputs import guard_output
 
+    if Path(args.file).is_dir():
+        if not (Path(args.file) / "trajectories.jsonl").is_file():
+            raise DataError(
+                f"{args.file}: a folder that holds no trajectories.jsonl; give a trajectories file or a data folder"
+            )
+        args.file = str(Path(args.file) / "trajectories.jsonl")
     if args.out:
         guard_output(args.out, inputs=[args.file])
     trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
+    if note := foreign_tools_note(trajs):
+        print(note, file=sys.stderr)
     print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
     for kind, n, flagged, typed in checker_table(trajs):
         print(

@@ -3,7 +3,7 @@
 A folder is *pinned* when it holds ``SHA256SUMS`` (:mod:`.manifest`): ``report`` and the book
 verify its files against it and refuse them on a checksum mismatch, so one stray append breaks
 everything that reads the folder. Every command that adds to a data folder (``run``, ``agent``,
-``import-inspect``, ``forget``, ``build-dataset``, and the inspect tasks whose logs are imported
+``import-inspect``, ``forget``, ``build-dataset``, ``merge`` into an existing folder, and the inspect tasks whose logs are imported
 into one) asks :func:`writable_folder` first, before it creates, locks or opens anything:
 
 - with no folder named it refuses, saying which option names one (there is no default folder);

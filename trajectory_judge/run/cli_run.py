@@ -83,12 +83,19 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="the openai server is llama.cpp's llama-server: send its own fields (cache_prompt, /tokenize); "
         "detected through its /props when not given",
     )
-    p.add_argument("--model", type=A.model_name, required=True, help="model name sent to the server")
+    p.add_argument(
+        "--model",
+        type=A.model_name,
+        required=True,
+        help="model name sent to the server; several, comma-separated (a,b), are judged one after another, "
+        "each under its own judge ids and run record",
+    )
     p.add_argument(
         "--judge-model-name",
         type=A.model_name,
         default=None,
-        help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model",
+        help="model name used in judge ids, spelled as Ollama would (e.g. qwen2.5-coder:1.5b); default --model "
+        "(with several models, as many names, comma-separated)",
     )
     p.add_argument(
         "--limit", type=A.positive_int, default=None, help="judge only the first N trajectories (a stratified prefix)"
@@ -231,6 +238,9 @@ def cli_run(args: argparse.Namespace) -> int:
     without ``--force`` (then nothing is written); 130 after Ctrl-C and 143 after SIGTERM (the run
     record is appended either way).
     """
+    models = split_models(args.model, args.judge_model_name)
+    if len(models) > 1:
+        return run_models(args, models)
     data = writable_folder(args.data, what="verdicts and a run record", force=args.force)
     trajs = load_trajectories(data / TRAJECTORIES)
     known = [t.trajectory_id for t in trajs]  # a verdict on the disk naming any other is refused
@@ -254,6 +264,44 @@ def cli_run(args: argparse.Namespace) -> int:
         client.close()
         if note := broken_pins_note(data):  # only after --force: say which pins this run broke
             print(note, file=sys.stderr)
+
+
+def split_models(model: str, judge_model_name: str | None) -> list[tuple[str, str | None]]:
+    """``--model a,b`` and ``--judge-model-name`` as (model, name in judge ids) pairs; :class:`ValueError` if they
+    do not pair up or a model repeats."""
+    models = [m.strip() for m in model.split(",")]
+    names: list[str | None] = (
+        [n.strip() for n in judge_model_name.split(",")] if judge_model_name else [None] * len(models)
+    )
+    if any(not m for m in models) or any(n is not None and not n for n in names):
+        raise ValueError(f"--model {model!r}: an empty name between commas")
+    if len(names) != len(models):
+        raise ValueError(
+            f"--judge-model-name names {len(names)} models and --model {len(models)}; give one name per model"
+        )
+    ids = [n or m for m, n in zip(models, names)]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"--model {model!r}: a model repeats, so two runs would write the same judge ids")
+    return list(zip(models, names))
+
+
+def run_models(args: argparse.Namespace, models: Sequence[tuple[str, str | None]]) -> int:
+    """``run --model a,b``: one run per model, one after another (each takes the folder's lock and appends its
+    own run record); stops at the first that does not end cleanly and says which models were not run."""
+    for i, (model, name) in enumerate(models):
+        if not args.quiet:
+            print(f"trajectory-judge: model {i + 1} of {len(models)}: {model}", file=sys.stderr)
+        code = cli_run(argparse.Namespace(**{**vars(args), "model": model, "judge_model_name": name}))
+        if code != 0:
+            rest = [m for m, _ in models[i + 1 :]]
+            if rest:
+                print(
+                    f"trajectory-judge: the run of {model} ended with status {code}; not run: {', '.join(rest)} "
+                    "(the same command resumes every model)",
+                    file=sys.stderr,
+                )
+            return code
+    return 0
 
 
 def _judge_and_record(

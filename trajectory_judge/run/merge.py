@@ -1,0 +1,245 @@
+"""``trajectory-judge merge``: several data folders of the same trajectories into one.
+
+A study of several models is often run as several folders (one per machine, server or model). The
+merge checks that every folder holds byte-for-byte the same ``trajectories.jsonl`` (the verdicts'
+trajectory ids mean the same thing only then), and takes the union of what the folders add to it:
+
+- verdicts and ensemble members, one per (trajectory, judge id): the same record in two folders
+  is kept once; two different records for the same key are a conflict, refused with one line naming
+  both files and lines and the fields that differ, before anything is written;
+- organic episodes, one per episode id, likewise;
+- run records, transcript links and the set-aside files (``forgotten.jsonl``, ``retried.jsonl``):
+  every distinct line, in order of first appearance.
+
+A file of a source that the merge does not know (notes, a torn tail set aside) is named in one note
+on stderr, not dropped silently. The result is written atomically: a new folder is built beside
+its destination and renamed into place; an existing folder (which then counts as the first source)
+is written under its lock, one whole file at a time, and refused when pinned unless ``--force``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trajectory_judge.fileio import atomic_write_bytes, atomic_write_text, fsync_dir
+from trajectory_judge.models import DataError, Episode, Verdict, load_trajectories, load_verdicts, parse_jsonl
+from trajectory_judge.provenance.manifest import MANIFEST, verify_manifest
+from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal
+from trajectory_judge.run.store import LOCK, MEMBERS, RETRIED, RUNS, TRAJECTORIES, VERDICTS, data_dir_lock
+
+ORGANIC, TRANSCRIPTS, FORGOTTEN = "organic.jsonl", "transcripts.jsonl", "forgotten.jsonl"
+
+KEYED: dict[str, Callable[[dict[str, Any]], str]] = {
+    VERDICTS: lambda r: f"trajectory {r['trajectory_id']!r}, judge {r['judge_id']!r}",
+    MEMBERS: lambda r: f"trajectory {r['trajectory_id']!r}, member {r['judge_id']!r}",
+    ORGANIC: lambda r: f"episode {r['episode_id']!r}",
+}
+"""Files of one record per key (what a conflict names), merged by key."""
+
+LINES: tuple[str, ...] = (RUNS, TRANSCRIPTS, FORGOTTEN, RETRIED)
+"""Files merged as the distinct lines of every source."""
+
+IGNORED: frozenset[str] = frozenset({MANIFEST, LOCK})
+"""A source's files that are not data: its checksums (verified, not copied) and its writer lock."""
+
+
+@dataclass
+class Merged:
+    """What the merge will write: each file's lines, and what it counted on the way."""
+
+    files: dict[str, list[str]] = field(default_factory=dict)
+    shared: dict[str, int] = field(default_factory=dict)
+    """Per keyed file, records found identical in more than one folder (kept once)."""
+    not_merged: list[str] = field(default_factory=list)
+    """Source files the merge does not know, as paths."""
+
+
+def _lines(path: Path) -> list[tuple[int, str]]:
+    """The non-blank lines of ``path`` with their numbers; a last line without its newline is refused."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        raise DataError(
+            f"{path}: the last line is incomplete (a writer was cut off); a rerun of the command that writes "
+            "it repairs it, then merge again; nothing was written"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (at byte offset {exc.start}); nothing was written") from None
+    out = [(i, ln) for i, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+    for i, ln in out:
+        try:
+            json.loads(ln)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{i}: not valid JSON ({exc.msg}); nothing was written") from None
+    return out
+
+
+def _validate(folder: Path, name: str, known: list[str]) -> None:
+    """Each file's own checks (its model, one record per key, known trajectories), as its loaders make them."""
+    path = folder / name
+    if name == VERDICTS:
+        load_verdicts(path, known)
+    elif name == MEMBERS:
+        parse_jsonl(path, Verdict)
+    elif name == ORGANIC:
+        parse_jsonl(path, Episode)
+
+
+def _diff(a: dict[str, Any], b: dict[str, Any]) -> str:
+    keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    return ", ".join(keys[:4]) + (" ..." if len(keys) > 4 else "")
+
+
+def check_trajectories(sources: Sequence[Path]) -> list[str]:
+    """The trajectory ids every source shares, or :class:`DataError` when one's ``trajectories.jsonl`` differs."""
+    first, digest, known = sources[0] / TRAJECTORIES, None, []
+    for src in sources:
+        if not src.is_dir():
+            raise DataError(f"{src}: no such folder")
+        verify_manifest(src)
+        tpath = src / TRAJECTORIES
+        if not tpath.is_file():
+            raise DataError(f"{tpath}: file not found; every folder merged holds the same trajectories.jsonl")
+        d = hashlib.sha256(tpath.read_bytes()).hexdigest()
+        if digest is None:
+            digest, known = d, [t.trajectory_id for t in load_trajectories(tpath)]
+        elif d != digest:
+            raise DataError(
+                f"{tpath} differs from {first} (sha256 {d[:12]}… and {digest[:12]}…): only folders of byte-for-byte "
+                "the same trajectories are merged; nothing was written"
+            )
+    return known
+
+
+def collect(sources: Sequence[Path]) -> Merged:
+    """Read and check every source; :class:`DataError` (one line, nothing written) on any disagreement."""
+    if not sources:
+        raise DataError("name at least one folder to merge")
+    known = check_trajectories(sources)
+    out = Merged()
+    seen: dict[str, dict[str, tuple[str, Path, int]]] = {n: {} for n in KEYED}
+    lines_seen: dict[str, set[str]] = {n: set() for n in LINES}
+    for src in sources:
+        for path in sorted(src.iterdir()):
+            name = path.name
+            if name == TRAJECTORIES or name in IGNORED or (name.startswith(".") and name.endswith(".tmp")):
+                continue
+            if name not in KEYED and name not in LINES:
+                out.not_merged.append(str(path))
+                continue
+            _validate(src, name, known)
+            rows = out.files.setdefault(name, [])
+            for lineno, line in _lines(path):
+                if name in LINES:
+                    if line not in lines_seen[name]:
+                        lines_seen[name].add(line)
+                        rows.append(line)
+                elif _keep(out, seen[name], name, line, path, lineno):
+                    rows.append(line)
+    return out
+
+
+def _keep(out: Merged, seen: dict[str, tuple[str, Path, int]], name: str, line: str, path: Path, lineno: int) -> bool:
+    """Whether a keyed record is new (then noted in ``seen``); False for a copy of one kept; DataError for a conflict."""
+    rec = json.loads(line)
+    key = KEYED[name](rec)
+    if key not in seen:
+        seen[key] = (line, path, lineno)
+        return True
+    kept, kpath, klineno = seen[key]
+    if json.loads(kept) == rec:
+        out.shared[name] = out.shared.get(name, 0) + 1
+        return False
+    raise DataError(
+        f"{path}:{lineno}: conflicts with {kpath}:{klineno} for {key} (they differ in "
+        f"{_diff(json.loads(kept), rec)}); keep one of them (`trajectory-judge forget --data FOLDER "
+        "--judge ID` removes a judge from a folder) and merge again; nothing was written"
+    )
+
+
+def write_merged(merged: Merged, trajectories: Path, out: Path, *, exists: bool) -> None:
+    """Write ``merged`` into ``out``: a new folder built beside it and renamed, or an existing one file by file."""
+    text = {name: "".join(f"{ln}\n" for ln in rows) for name, rows in merged.files.items()}
+    if exists:  # the caller holds its lock
+        for name, body in text.items():
+            atomic_write_text(out / name, body)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.merge-{secrets.token_hex(4)}")
+    tmp.mkdir()
+    try:
+        atomic_write_bytes(tmp / TRAJECTORIES, trajectories.read_bytes())
+        for name, body in text.items():
+            atomic_write_text(tmp / name, body)
+        os.rename(tmp, out)  # fails if another process made ``out`` meanwhile: nothing is replaced
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(out.parent)
+
+
+def summary(merged: Merged, n_sources: int, out: Path) -> str:
+    """What the merge wrote, in one line."""
+    verdicts = [json.loads(ln) for ln in merged.files.get(VERDICTS, [])]
+    judges = list(dict.fromkeys(v["judge_id"] for v in verdicts))
+    parts = [f"{len(verdicts)} verdicts of {len(judges)} judge{'s' if len(judges) != 1 else ''}"]
+    for name, what in ((MEMBERS, "ensemble members"), (ORGANIC, "organic episodes"), (RUNS, "run records")):
+        if merged.files.get(name):
+            parts.append(f"{len(merged.files[name])} {what}")
+    shared = sum(merged.shared.values())
+    tail = f"; {shared} records were in more than one folder, identical, and are kept once" if shared else ""
+    return f"trajectory-judge merge: {n_sources} folders into {out}: " + ", ".join(parts) + tail
+
+
+def _collect_and_write(sources: Sequence[Path], out: Path, *, exists: bool) -> Merged:
+    merged = collect(sources)
+    if merged.not_merged:
+        print(
+            "trajectory-judge merge: note: not merged (merge knows trajectories, verdicts, members, organic "
+            f"episodes, run records, transcripts and set-aside lines): {', '.join(merged.not_merged)}",
+            file=sys.stderr,
+        )
+    write_merged(merged, sources[0] / TRAJECTORIES, out, exists=exists)
+    return merged
+
+
+def cli_merge(args: Any) -> int:
+    """``trajectory-judge merge FOLDER... --out DIR [--force]``."""
+    out = Path(args.out)
+    sources = [Path(s) for s in args.folders]
+    exists = out.exists()
+    if exists and not out.is_dir():
+        raise DataError(f"{out}: exists and is not a folder; --out names a new folder or a data folder")
+    if exists and is_pinned(out) and not args.force:
+        raise pinned_refusal(out, "merged verdicts")
+    if exists and any(out.iterdir()):
+        if not (out / TRAJECTORIES).is_file():
+            raise DataError(f"{out}: not empty and holds no {TRAJECTORIES}; --out names a new folder or a data folder")
+        if not any(os.path.samefile(out, s) for s in sources if s.exists()):
+            print(
+                f"trajectory-judge merge: note: {out} already holds data; it is merged as the first folder",
+                file=sys.stderr,
+            )
+            sources.insert(0, out)
+    elif exists:
+        out.rmdir()  # an empty folder: built beside and renamed into place like a new one
+        exists = False
+    if exists:  # no writer may append to it between reading and writing
+        with data_dir_lock(out):
+            merged = _collect_and_write(sources, out, exists=True)
+    else:
+        merged = _collect_and_write(sources, out, exists=False)
+    print(summary(merged, len(sources), out), file=sys.stderr)
+    if exists and (note := broken_pins_note(out)):
+        print(note, file=sys.stderr)
+    return 0
