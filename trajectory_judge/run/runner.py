@@ -64,7 +64,6 @@ def _source(judge_id: str) -> str:
     return "python" if JudgeSpec.parse(judge_id).kind in ("python", "rules") else "run"
 
 
-
 # --- running -------------------------------------------------------------------------------
 @dataclass
 class RunResult:
