@@ -81,7 +81,7 @@ def test_a_reimport_adds_nothing_not_even_a_run_record(flow, capsys):
     assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
     before = {p.name: p.read_bytes() for p in mine.iterdir() if p.is_file() and p.name != ".lock"}
     assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
-    assert "0 written, 24 already on disk" in capsys.readouterr().err
+    assert "0 written, 48 already on disk" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in mine.iterdir() if p.is_file() and p.name != ".lock"} == before
 
 
