@@ -46,9 +46,6 @@ HEADERS: dict[str, str] = {
 DELTA_COLUMNS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate")
 """Metrics whose paired deltas the terminal shows (``--json`` and ``--markdown`` have them all)."""
 
-BATCH = 2_000
-"""Bootstrap replicates held in memory at once (bounds the report's memory; numbers do not depend on it)."""
-
 
 def metric_cell(rep: Report, judge: str, metric: str) -> str:
     """The value and its interval as the book writes them (:func:`~.formatting.format_interval`:
@@ -192,7 +189,6 @@ def cli_report(args: Any) -> int:
         seed=args.seed,
         pairs=pairs,
         reference=args.reference,
-        batch=BATCH,
     )
     print(terminal_text(rep))
     print(f"\n{unparseable_sentence(data.verdicts)}.")
