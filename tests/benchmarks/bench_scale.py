@@ -11,7 +11,8 @@ maximum resident set size. With ``--before REV`` the same ``report`` of REV (che
 temporary worktree, run with this venv) is measured right after ours on the same folder, up to
 ``--before-max`` trajectories (above it the old report needs more memory than the machine may have)
 and its output compared with ours. ``--write FILE`` (``book/benchmarks.json``) stores the figures under
-``scale``; the guide's benchmarks page shows them. Not a test: the figures depend on the machine.
+``scale``, keeping those of other sizes measured with the same ``--resamples`` and ``--before``; the
+guide's benchmarks page shows them. Not a test: the figures depend on the machine.
 """
 
 from __future__ import annotations
@@ -128,6 +129,10 @@ def main() -> None:
         )
     if args.write:
         doc = json.loads(args.write.read_text(encoding="utf-8")) if args.write.exists() else {}
+        earlier = doc.get("scale") or {}
+        if (earlier.get("resamples"), earlier.get("before")) == (args.resamples, args.before):  # keep other sizes
+            kept = [r for r in earlier["sizes"] if r["n"] not in {row["n"] for row in rows}]
+            rows = sorted(kept + rows, key=lambda r: r["n"])
         doc["scale"] = {
             "command": f"trajectory-judge report --data DIR --resamples {args.resamples}",
             "resamples": args.resamples,

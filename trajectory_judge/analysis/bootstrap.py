@@ -26,7 +26,7 @@ Interval methods, in order of precedence:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -142,7 +142,7 @@ def block_bounds(n: int, resamples: int, batch: int | None = None) -> list[tuple
 
 def stratum_starts(
     groups: Sequence[np.ndarray], *, resamples: int, rng: np.random.Generator, elements: int = 1 << 20
-) -> list[dict[str, Any]]:
+) -> list[Mapping[str, Any]]:
     """The generator's state where each stratum's draws begin in :func:`stratified_draws`.
 
     Walks every stratum but the last through its ``(resamples, size)`` draws in slices of about
