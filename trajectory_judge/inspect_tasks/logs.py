@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log, read_eval_log_samples
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from trajectory_judge.analysis.misses import TRANSCRIPTS
 from trajectory_judge.inspect_tasks.scoring import TRUNCATED
@@ -118,15 +118,11 @@ def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tupl
 
 
 SKIPPED_FIELDS = frozenset({"events", "messages", "attachments", "store"})
-"""Fields of a sample the import does not read (the transcript stays in the log), left unread in ``.eval`` logs."""
+"""Fields of a sample the import does not read (the transcript stays in the log); an ``.eval`` log is read without them."""
 
 
-def log_verdicts(
-    log: EvalLog, trajectories: dict[str, Trajectory], model_name: str, samples: Iterable[EvalSample] | None = None
-) -> LogVerdicts:
-    """Every verdict (and member) the samples of ``log`` give, in the folder's trajectory order.
-
-    ``samples`` (default ``log.samples``) may be a stream, read one sample at a time."""
+def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:
+    """Every verdict (and member) the samples of ``log`` give, in the folder's trajectory order."""
     where = str(log.location)
     view = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("view")
     if view not in (*LLM_VIEWS, ENSEMBLE_FAMILY):
@@ -138,7 +134,7 @@ def log_verdicts(
     out = LogVerdicts(log=where, view=view)
     by_traj: dict[str, dict[int, Verdict]] = defaultdict(dict)
     sids: dict[str, str] = {}
-    for s in log.samples or [] if samples is None else samples:
+    for s in log.samples or []:
         tid = (s.metadata or {}).get("trajectory_id")
         at = f"{where}: sample {s.id} (epoch {s.epoch})"
         if tid not in trajectories:
@@ -298,32 +294,17 @@ def _append_transcripts(data: Path, links: Sequence[dict[str, Any]]) -> None:
             fh.write("".join(json.dumps(ln, sort_keys=True) + "\n" for ln in new))
 
 
-def _not_a_log(log_path: str | Path, exc: Exception) -> str:
-    return f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
-
-
-def _samples(log_path: str | Path) -> Iterator[EvalSample]:
-    """The log's samples one at a time, without the fields the import does not read."""
-    it = read_eval_log_samples(str(log_path), all_samples_required=False, exclude_fields=set(SKIPPED_FIELDS))
-    while True:
-        try:
-            sample = next(it)
-        except StopIteration:
-            return
-        except Exception as exc:  # noqa: BLE001 - as for the header: a damaged log
-            raise DataError(_not_a_log(log_path, exc)) from None
-        yield sample
-
-
 def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str | None = None) -> ImportResult:
     """Import one eval log into ``data`` (holding its lock): new verdicts, members, transcripts, one run record."""
     data = Path(data)
     trajs = {t.trajectory_id: t for t in load_trajectories(data / TRAJECTORIES)}
     try:
-        log = read_eval_log(str(log_path), header_only=True)
+        log = read_eval_log(str(log_path), exclude_fields=set(SKIPPED_FIELDS))
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a file that is not a log
-        raise DataError(_not_a_log(log_path, exc)) from None
-    got = log_verdicts(log, trajs, judge_model_name or log.eval.model, _samples(log_path))
+        raise DataError(
+            f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+        ) from None
+    got = log_verdicts(log, trajs, judge_model_name or log.eval.model)
     result = ImportResult(log=str(log_path), errored=got.errored)
     with data_dir_lock(data):
         done = keys_on_disk(data / VERDICTS) | keys_on_disk(data / MEMBERS)
