@@ -7,9 +7,11 @@ The unit of resampling is the row (a trajectory). Rows are resampled with replac
 their stratum (the design cell), so every stratum keeps its size in every replicate. A
 replicate is written as a vector of multiplicities ``w`` (how often each row was drawn), and a
 statistic is any function of the weighted column sums ``w @ data``: counts, and ratios of
-counts, for all judges at once. One ``(B, n)`` weight matrix times the ``(n, k)`` data gives
-every replicate without a Python loop, and because all statistics read the same weights the
-resample is shared, which is what makes between-column deltas paired.
+counts, for all judges at once. A block of replicates' ``(b, n)`` weight matrix times the
+``(n, k)`` data gives those replicates without a Python loop, and because all statistics read the
+same weights the resample is shared, which is what makes between-column deltas paired. The blocks
+(:func:`block_weights`) hold a bounded number of weights whatever ``B`` and draw exactly the numbers
+of drawing every replicate at once (:func:`stratified_draws`), so the result does not depend on them.
 
 Interval methods, in order of precedence:
 
