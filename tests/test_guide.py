@@ -317,7 +317,7 @@ def bench_speed():
 def test_the_benchmarks_page_shows_every_figure_the_benchmark_measures(bench_speed):
     assert tuple(appendix.BENCHMARK_FIGURES) == bench_speed.FIGURES
     keys = {k for _, k in glue_references(GUIDE / "benchmarks.md")}
-    assert keys == {f"bench_{f}" for f in bench_speed.FIGURES}
+    assert keys == {f"bench_{f}" for f in bench_speed.FIGURES} | {f"bench_at_{k}" for k in appendix.scale_sentences()}
     text = (GUIDE / "benchmarks.md").read_text(encoding="utf-8")
     assert f"bench_speed.py {' '.join(bench_speed.FIGURES)} --runs 5 --write {appendix.BENCHMARKS}" in text
 
@@ -342,6 +342,24 @@ def test_a_figure_written_by_the_benchmark_is_the_sentence_the_page_shows(bench_
     for number in ("99.0 s", "90.0 s", "one run"):
         assert number in sentences["tests"], number
     assert "not measured yet" in sentences["build"] and "not measured yet" not in sentences["report"]
+
+
+def test_the_scale_figures_name_each_size_its_cpu_time_memory_and_the_revision_paired_with(tmp_path):
+    (tmp_path / "book").mkdir()
+    (tmp_path / "_config.yml").write_text("title: x\n")
+    assert all("not measured yet" in s for s in appendix.scale_sentences(tmp_path).values())
+    row = {"n": 4000, "judges": 5, "runner_ms_per_verdict": 0.3012, "wall_s": 5.0, "cpu_s": 4.56, "rss_mb": 288, "rc": 0}
+    big = {**row, "n": 100_000, "cpu_s": 120.4, "rss_mb": 3100, "runner_ms_per_verdict": 0.33}
+    before = {"wall_s": 6.0, "cpu_s": 5.46, "rss_mb": 569, "rc": 0, "same_output": True}
+    scale = {"resamples": 10_000, "before": "abc1234", "cpus": 2, "version": "0.1.0"}
+    scale["sizes"] = [{**row, "before": before}, big]
+    (tmp_path / appendix.BENCHMARKS).write_text(json.dumps({"scale": scale}))
+    got = appendix.scale_sentences(tmp_path)
+    for part in ("4,000 trajectories", "4.56 s", "1.14 ms", "288 MB", "abc1234: 5.46 s and 569 MB", "the same output"):
+        assert part in got["scale"], part
+    for part in ("100,000 trajectories", "120.4 s", "1.20 ms", "3,100 MB", "abc1234 not run", "B = 10,000"):
+        assert part in got["scale"], part
+    assert "0.30 ms at 20,000" in got["runner"] and "0.33 ms at 500,000" in got["runner"]
 
 
 def test_with_no_benchmark_file_every_figure_says_it_was_not_measured(tmp_path):

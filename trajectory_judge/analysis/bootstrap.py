@@ -7,9 +7,11 @@ The unit of resampling is the row (a trajectory). Rows are resampled with replac
 their stratum (the design cell), so every stratum keeps its size in every replicate. A
 replicate is written as a vector of multiplicities ``w`` (how often each row was drawn), and a
 statistic is any function of the weighted column sums ``w @ data``: counts, and ratios of
-counts, for all judges at once. One ``(B, n)`` weight matrix times the ``(n, k)`` data gives
-every replicate without a Python loop, and because all statistics read the same weights the
-resample is shared, which is what makes between-column deltas paired.
+counts, for all judges at once. A block of replicates' ``(b, n)`` weight matrix times the
+``(n, k)`` data gives those replicates without a Python loop, and because all statistics read the
+same weights the resample is shared, which is what makes between-column deltas paired. The blocks
+(:func:`block_weights`) hold a bounded number of weights whatever ``B`` and draw exactly the numbers
+of drawing every replicate at once (:func:`stratified_draws`), so the result does not depend on them.
 
 Interval methods, in order of precedence:
 
@@ -26,7 +28,7 @@ Interval methods, in order of precedence:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +119,106 @@ def stratified_draws(
         (members, rng.integers(0, len(members), size=(resamples, len(members))))
         for members in strata_members(strata, order)
     ]
+
+
+BLOCK_ELEMENTS = 1 << 23
+"""Weights held at once when resampling in blocks: a block of replicates holds about this many
+(64 MB of float64 weights, as many draws of its largest stratum at a time), whatever ``resamples``."""
+
+BLOCK_ALIGN = 256
+"""Blocks are a multiple of this many replicates, and none is shorter (a short rest joins the block
+before it). OpenBLAS then sums each replicate's row as it does in one product of all replicates, on
+one thread or more, so the float columns' sums (confidence, Brier, latency) keep their last bits."""
+
+
+def block_bounds(n: int, resamples: int, batch: int | None = None) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each block of replicates: about :data:`BLOCK_ELEMENTS` weights of ``n``
+    rows each (or ``batch`` replicates), rounded up to a multiple of :data:`BLOCK_ALIGN`."""
+    want = batch if batch is not None else BLOCK_ELEMENTS // max(n, 1)
+    step = max(BLOCK_ALIGN, -(-want // BLOCK_ALIGN) * BLOCK_ALIGN)
+    starts = list(range(0, resamples, step))
+    if len(starts) > 1 and resamples - starts[-1] < BLOCK_ALIGN:
+        starts.pop()
+    return [(a, b) for a, b in zip(starts, [*starts[1:], resamples])]
+
+
+def stratum_starts(
+    groups: Sequence[np.ndarray], *, resamples: int, rng: np.random.Generator, elements: int = 1 << 20
+) -> list[Mapping[str, Any]]:
+    """The generator's state where each stratum's draws begin in :func:`stratified_draws`.
+
+    Walks every stratum but the last through its ``(resamples, size)`` draws in slices of about
+    ``elements`` numbers, keeping none of them. Splitting one ``Generator.integers`` call into
+    consecutive calls of fewer rows gives the same numbers and the same final state (numpy keeps the
+    half-used 32-bit word in the bit generator's state, not in the call); the tests pin that."""
+    starts = []
+    for i, members in enumerate(groups):
+        starts.append(rng.bit_generator.state)
+        if i == len(groups) - 1:
+            break
+        k = len(members)
+        step = max(1, elements // k)
+        for s in range(0, resamples, step):
+            rng.integers(0, k, size=(min(step, resamples - s), k))
+    return starts
+
+
+def _blocks(
+    strata: Sequence[Any], resamples: int, rng: np.random.Generator, order: Sequence[Any] | None, batch: int | None
+) -> Iterator[tuple[int, int, Iterator[tuple[np.ndarray, np.ndarray]]]]:
+    groups = strata_members(strata, order)
+    states = stratum_starts(groups, resamples=resamples, rng=rng)
+
+    def draws(start: int, stop: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for i, members in enumerate(groups):
+            rng.bit_generator.state = states[i]
+            d = rng.integers(0, len(members), size=(stop - start, len(members)))
+            states[i] = rng.bit_generator.state
+            yield members, d
+
+    for start, stop in block_bounds(sum(len(m) for m in groups), resamples, batch):
+        yield start, stop, draws(start, stop)
+    rng.bit_generator.state = states[-1]
+
+
+def block_draws(
+    strata: Sequence[Any],
+    *,
+    resamples: int,
+    rng: np.random.Generator,
+    order: Sequence[Any] | None = None,
+    batch: int | None = None,
+) -> Iterator[tuple[int, int, list[tuple[np.ndarray, np.ndarray]]]]:
+    """:func:`stratified_draws` a block of replicates at a time (:func:`block_bounds`): ``(start, stop,
+    draws)`` where each stratum's draws are rows ``start:stop`` of its draws there, the same numbers.
+
+    A first pass records where each stratum's draws begin (:func:`stratum_starts`); each block then
+    continues every stratum from where its previous block stopped. ``rng`` ends where
+    :func:`stratified_draws` leaves it."""
+    for start, stop, draws in _blocks(strata, resamples, rng, order, batch):
+        yield start, stop, list(draws)
+
+
+def block_weights(
+    strata: Sequence[Any],
+    *,
+    resamples: int,
+    rng: np.random.Generator,
+    order: Sequence[Any] | None = None,
+    batch: int | None = None,
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block, drawing and
+    counting one stratum at a time: a block holds its weights and one stratum's draws."""
+    n = len(strata)
+    for start, stop, draws in _blocks(strata, resamples, rng, order, batch):
+        w = np.zeros((stop - start, n))
+        for members, d in draws:
+            k = len(members)
+            d += np.arange(stop - start)[:, None] * k  # in place: each replicate's draws, offset to its own row
+            w[:, members] = np.bincount(d.ravel(), minlength=(stop - start) * k).reshape(stop - start, k)
+            del d
+        yield start, stop, w
+        del w  # before the next block's, so that one block is held at a time
 
 
 def stratified_indices(
@@ -249,18 +351,18 @@ def bootstrap(
     ``data`` is ``(n, k)``; ``statistic`` maps sums of shape ``(..., k)`` to ``(..., m)``.
     ``exact`` gives (successes, trials) per statistic (NaN where it is not a proportion) and
     ``structural`` a boolean per statistic; see the module docstring for how they are used.
-    The draws are made once, before batching, so the result does not depend on ``batch``.
+    Replicates are drawn and weighed a block at a time (:func:`block_bounds`; ``batch`` replicates,
+    or None for blocks of about :data:`BLOCK_ELEMENTS` weights), so memory does not grow with
+    ``resamples`` times the rows. The draws are those of :func:`stratified_draws` whatever the block,
+    and the blocks are aligned so that the sums keep their bits: the result does not depend on ``batch``.
     """
     data, strata, gen = _validate(data, strata, resamples, confidence_level, batch, rng)
     estimate = np.asarray(statistic(data.sum(axis=0)), dtype=float)
-    draws = stratified_draws(strata, resamples=resamples, rng=gen, order=strata_order)
-    step, n = batch or resamples, data.shape[0]
     distinct, inverse = distinct_columns(data)
-    parts = [
-        statistic(replicate_sums(distinct, inverse, draw_weights(draws, n, i, min(i + step, resamples))))
-        for i in range(0, resamples, step)
-    ]
-    distribution = np.concatenate([np.asarray(p, dtype=float) for p in parts], axis=0)
+    distribution = np.empty((resamples, len(estimate)))
+    for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
+        distribution[start:stop] = statistic(replicate_sums(distinct, inverse, w))
+        del w
     low, high = percentile_interval(distribution, confidence_level)
     method = _methods(estimate, distribution, low, high, exact, structural, confidence_level)
     names = tuple(names) if names is not None else tuple(str(i) for i in range(len(estimate)))

@@ -54,9 +54,6 @@ HEADERS: dict[str, str] = {
 DELTA_COLUMNS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate")
 """Metrics whose paired deltas the terminal shows (``--json`` and ``--markdown`` have them all)."""
 
-BATCH = 2_000
-"""Bootstrap replicates held in memory at once (bounds the report's memory; numbers do not depend on it)."""
-
 
 def metric_cell(rep: Report, judge: str, metric: str) -> str:
     """The value and its interval as the book writes them (:func:`~.formatting.format_interval`:
@@ -217,7 +214,6 @@ def _report(args: Any) -> int:
         seed=args.seed,
         pairs=pairs,
         reference=args.reference,
-        batch=BATCH,
     )
     absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
     print(terminal_text(rep, types, absent))

@@ -119,6 +119,10 @@ def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tupl
     return JudgeSpec.self_consistency(len(seeds), model_name).judge_id, [(float(temp), s) for s in seeds]
 
 
+SKIPPED_FIELDS = frozenset({"events", "messages", "attachments", "store"})
+"""Fields of a sample the import does not read (the transcript stays in the log); an ``.eval`` log is read without them."""
+
+
 def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:
     """Every verdict (and member) the samples of ``log`` give, in the folder's trajectory order."""
     where = str(log.location)
@@ -297,7 +301,7 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
     data = Path(data)
     trajs = {t.trajectory_id: t for t in load_trajectories(data / TRAJECTORIES)}
     try:
-        log = read_eval_log(str(log_path))
+        log = read_eval_log(str(log_path), exclude_fields=set(SKIPPED_FIELDS))
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a file that is not a log
         raise DataError(
             f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"

@@ -261,6 +261,48 @@ def benchmark_sentence(name: str, figure: dict | None) -> str:
     )
 
 
+def scale_sentences(root=None) -> dict[str, str]:
+    """Two sentences on the ``scale`` figures of :data:`BENCHMARKS` (``tests/benchmarks/bench_scale.py
+    --write``): ``report`` at each size (CPU time, per trajectory, peak memory, and the revision it was
+    paired with) and the runner's time per verdict; each says it was not measured when the file lacks them."""
+    import json
+
+    from trajectory_judge.book.paths import repo_root
+
+    path = repo_root(root) / BENCHMARKS
+    fig = (json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}).get("scale")
+    if not fig:
+        missing = f"not measured yet ({BENCHMARKS} has no 'scale' figure; the command below measures it)."
+        return {"scale": f"The report command at scale: {missing}", "runner": f"The runner at scale: {missing}"}
+    parts = []
+    for row in fig["sizes"]:
+        text = (
+            f"{row['n']:,} trajectories, {seconds_text(row['cpu_s'])} of CPU "
+            f"({row['cpu_s'] / row['n'] * 1e3:.2f} ms per trajectory) and {row['rss_mb']:,} MB at most"
+        )
+        before = row.get("before")
+        if fig.get("before"):
+            text += (
+                f" ({fig['before']}: {seconds_text(before['cpu_s'])} and {before['rss_mb']:,} MB"
+                + (", the same output)" if before["same_output"] else ", a different output)")
+                if before
+                else f" ({fig['before']} not run at this size)"
+            )
+        parts.append(text)
+    head = (
+        f"The report command with {fig['sizes'][0]['judges']} Python judges and B = {fig['resamples']:,}, one run each on "
+        f"{fig['cpus']} CPUs with trajectory-judge {fig['version']} (target: at most 1 GB and, per trajectory, "
+        f"at most 1.5 times the time at the smallest size): "
+    )
+    runner = "; ".join(
+        f"{row['runner_ms_per_verdict']:.2f} ms at {row['n'] * row['judges']:,} verdicts" for row in fig["sizes"]
+    )
+    return {
+        "scale": head + "; ".join(parts) + ".",
+        "runner": f"The runner's time per trivial Python verdict, the same runs (target: at most 1.3 times the smallest's): {runner}.",
+    }
+
+
 def seconds_text(seconds: float, unit: bool = True) -> str:
     """``seconds`` to two decimals under ten seconds, to one above, with `` s`` unless ``unit`` is false."""
     text = f"{seconds:.2f}" if seconds < 10 else f"{seconds:.1f}"

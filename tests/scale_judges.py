@@ -1,0 +1,97 @@
+"""Five trivial Python judges, for the scale tests and benchmarks: each looks only at what a judge sees.
+
+:func:`judge_all` applies them directly (no runner: fast enough for the fast tier at 4,000
+trajectories); the benchmark scores a folder with them through the runner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+
+
+def _digest(traj: Trajectory) -> int:
+    text = traj.goal + "|" + "|".join(s.call.tool for s in traj.steps) + "|" + traj.final_answer
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+class _Rule:
+    judge_id = "rule:v1"
+
+    def flag(self, traj: Trajectory) -> int | None:
+        """The step it blames, or None for clean."""
+        raise NotImplementedError
+
+    def judge(self, traj: Trajectory) -> Verdict:
+        step = self.flag(traj)
+        h = _digest(traj)
+        if step is None:
+            return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+        return Verdict(
+            trajectory_id=traj.trajectory_id,
+            judge_id=self.judge_id,
+            faulty=True,
+            failure_step=step,
+            failure_type=FAILURE_TYPES[h % len(FAILURE_TYPES)],
+            confidence=(5 + h % 5) / 10,
+        )
+
+
+class ShortRun(_Rule):
+    """Flags a run of fewer than six steps, at its last step."""
+
+    judge_id = "short-run:v1"
+
+    def flag(self, traj: Trajectory) -> int | None:
+        return (traj.steps[-1].index if traj.steps else 0) if len(traj.steps) < 6 else None
+
+
+class FirstError(_Rule):
+    """Flags the first step whose tool call failed."""
+
+    judge_id = "first-error:v1"
+
+    def flag(self, traj: Trajectory) -> int | None:
+        return next((s.index for s in traj.steps if not s.observation.ok), None)
+
+
+class Repeat(_Rule):
+    """Flags a tool called twice in a row."""
+
+    judge_id = "repeat:v1"
+
+    def flag(self, traj: Trajectory) -> int | None:
+        pairs = zip(traj.steps, traj.steps[1:])
+        return next((b.index for a, b in pairs if a.call.tool == b.call.tool), None)
+
+
+class ShortReply(_Rule):
+    """Flags a reply of fewer than 120 characters, at the last step."""
+
+    judge_id = "short-reply:v1"
+
+    def flag(self, traj: Trajectory) -> int | None:
+        return (traj.steps[-1].index if traj.steps else 0) if len(traj.final_answer) < 120 else None
+
+
+class Coin(_Rule):
+    """Flags about a third of the runs by a hash of what it sees, at a step the hash picks."""
+
+    judge_id = "coin:v1"
+
+    def flag(self, traj: Trajectory) -> int | None:
+        h = _digest(traj) >> 8
+        if h % 3 or not traj.steps:
+            return None
+        return traj.steps[h % len(traj.steps)].index
+
+
+JUDGES = (ShortRun(), FirstError(), Repeat(), ShortReply(), Coin())
+"""The five judges, in the order they are run."""
+
+
+def judge_all(trajectories: Sequence[Trajectory]) -> list[Verdict]:
+    """Every judge's verdict on every trajectory, judge by judge."""
+    return [j.judge(t) for j in JUDGES for t in trajectories]
