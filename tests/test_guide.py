@@ -348,7 +348,15 @@ def test_the_scale_figures_name_each_size_its_cpu_time_memory_and_the_revision_p
     (tmp_path / "book").mkdir()
     (tmp_path / "_config.yml").write_text("title: x\n")
     assert all("not measured yet" in s for s in appendix.scale_sentences(tmp_path).values())
-    row = {"n": 4000, "judges": 5, "runner_ms_per_verdict": 0.3012, "wall_s": 5.0, "cpu_s": 4.56, "rss_mb": 288, "rc": 0}
+    row = {
+        "n": 4000,
+        "judges": 5,
+        "runner_ms_per_verdict": 0.3012,
+        "wall_s": 5.0,
+        "cpu_s": 4.56,
+        "rss_mb": 288,
+        "rc": 0,
+    }
     big = {**row, "n": 100_000, "cpu_s": 120.4, "rss_mb": 3100, "runner_ms_per_verdict": 0.33}
     before = {"wall_s": 6.0, "cpu_s": 5.46, "rss_mb": 569, "rc": 0, "same_output": True}
     scale = {"resamples": 10_000, "before": "abc1234", "cpus": 2, "version": "0.1.0"}
