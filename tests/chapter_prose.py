@@ -85,6 +85,9 @@ def results(ed: Editions) -> Sentences:
     out["edition_headline"] = our_headline(rep) + "."
     out["results_hold"] = holds_sentence(claims.group("results"))
     out["headline_hold_text"] = holds_sentence(claims.group("headline"))
+    for key in ("headline_hold_text", "results_hold"):
+        said = out[key]
+        out[key.replace("_text", "") + "_lower"] = said[:1].lower() + said[1:]
     out["contradicted_text"] = contradicted_sentence(claims)
     strata = rep.strata_table()
     out["scope"] = scope_phrase([int(x) for x in strata.sum(axis=1)], rep.n_trajectories)

@@ -133,6 +133,29 @@ def our_headline(rep: Report) -> str:
     return edition_headline(rep, ours_wording().column)
 
 
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def summary_phrases(claims: Any, rep: Report) -> dict[str, str]:
+    """The sentences the chapter's opening says the claims and our headline with, by glue name:
+    ``edition_headline`` (with its lower-case ``_lower`` form), ``headline_hold_text`` and ``results_hold``
+    (with theirs, ``headline_hold_lower`` and ``results_hold_lower``) and ``contradicted_text``."""
+    from trajectory_judge.book.render.claim_text import contradicted_sentence, holds_sentence
+
+    ours = our_headline(rep)
+    headline, results = holds_sentence(claims.group("headline")), holds_sentence(claims.group("results"))
+    return {
+        "edition_headline": ours + ".",
+        "edition_headline_lower": _lower_first(ours),
+        "results_hold": results,
+        "results_hold_lower": _lower_first(results),
+        "headline_hold_text": headline,
+        "headline_hold_lower": _lower_first(headline),
+        "contradicted_text": contradicted_sentence(claims),
+    }
+
+
 def anchor_rule(rep: Report) -> str:
     """The rule an F1 is read by, with the anchor of every judge that judged only part of the design."""
     every = next(b for b in rep.baselines if b.flags)
