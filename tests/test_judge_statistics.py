@@ -243,7 +243,7 @@ def test_report_markdown_and_terminal_show_the_statistics(tmp_path, capsys):
         assert j[m]["low"] <= j[m]["value"] <= j[m]["high"]
     assert doc["statistic_deltas"]
     body = md.read_text()
-    assert "## Ranking, agreement and selective prediction" in body and "auroc" in body
+    assert body.count("## ") >= 10 and "| auroc |" in body and "| aurc |" in body
 
 
 def test_report_and_judge_records_to_frame_carry_the_statistics():
