@@ -274,6 +274,11 @@ def glue_values(ed: Editions) -> dict[str, str]:
     surest = COVERAGES[0]
     return {
         "n_checked": str(checked(ed)),
+        "level": f"{prep.bootstrap.confidence_level:.0%}",
+        "references": (
+            f"{pfa['auroc']:g} for AUROC, the share of faults for AUPRC, {pfa['kappa']:g} for Cohen's κ and "
+            f"{pfa['mcc']:g} for MCC, {pfa['balanced_accuracy']:g} for balanced accuracy"
+        ),
         "prevalence": format_number(pfa["prevalence"], 2),
         "flag_all_f1": format_number(prep.baselines[0].metrics["f1"], 3) if prep.baselines else "–",
         "paper_ranking": (
@@ -309,11 +314,12 @@ def glue_values(ed: Editions) -> dict[str, str]:
             f"{sum(t.pvalue < ALPHA for t in ptests)} have a bootstrap p under {ALPHA:g}; "
             f"{sum(t.holm < ALPHA for t in ptests)} survive Holm's correction and {sum(t.bh < ALPHA for t in ptests)} "
             f"the Benjamini–Hochberg false-discovery rate of {ALPHA:g}. Of the {len(pnoise)} whose interval holds 0, "
-            f"{sum(t.equivalent for t in pnoise)} are equivalent to 0 within ±{MARGIN:g} (TOST at {ALPHA:g}); the rest "
-            f"are 'within noise' only in the sense that the design could not tell, with a median minimum detectable "
-            f"effect of {format_number(float(pd.Series([t.mde for t in pnoise]).median()) if pnoise else math.nan, 3)} "
-            f"at {POWER:.0%} power. On this edition's verdicts: {sum(t.holm < ALPHA for t in otests)} of "
-            f"{len(otests)} survive Holm."
+            f"{sum(t.equivalent for t in pnoise)} are equivalent to 0 within ±{MARGIN:g} (TOST at {ALPHA:g}); the other "
+            f"{len(pnoise) - sum(t.equivalent for t in pnoise)} are within noise only in that the design cannot tell. "
+            f"The median minimum detectable effect behind those {len(pnoise)} is "
+            f"{format_number(float(pd.Series([t.mde for t in pnoise]).median()) if pnoise else math.nan, 3)} at "
+            f"{POWER:.0%} power: a smaller true difference would mostly go unseen. On this edition's verdicts, "
+            f"{sum(t.holm < ALPHA for t in otests)} of {len(otests)} survive Holm."
         ),
         "front": (
             f"On the paper's verdicts the front of AUROC against seconds per trajectory holds {_names(front(prep, 'auroc'))}; "
