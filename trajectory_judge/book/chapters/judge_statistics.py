@@ -344,7 +344,7 @@ def risk_coverage_figure(ed: Editions) -> Any:
         labels = {t.trajectory_id: t.label for t in data.trajectories}
         for j in rep.judges:
             pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == j]
-            curve = risk_coverage(pairs)
+            curve = risk_coverage(pairs)  # type: ignore[arg-type]  # every trajectory of a Dataset is labelled
             style = judge_style(j)
             (line,) = ax.step(
                 [0.0, *(p["coverage"] for p in curve)],
@@ -389,7 +389,7 @@ def front_figure(ed: Editions) -> Any:
         for j, jr in rep.judges.items():
             style = judge_style(j)
             iv = jr.statistic_intervals["auroc"]
-            x, y = jr.metrics["s_per_traj"], jr.statistics["auroc"]
+            x, y = float(jr.metrics["s_per_traj"] or 0.0), float(jr.statistics["auroc"] or math.nan)
             ax.errorbar([x], [y], yerr=[[y - iv.low], [iv.high - y]], fmt="none", ecolor=style["color"], capsize=2)
             ax.scatter([x], [y], color=style["color"], marker=style["marker"], s=48, zorder=3,
                        edgecolor="black", linewidth=1.4 if j in on else 0.4)  # fmt: skip
