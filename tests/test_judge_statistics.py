@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from analysis_synth import design, random_verdicts, verdict
-from conftest import ROOT
 from sklearn.metrics import (
     average_precision_score,
     balanced_accuracy_score,
@@ -38,6 +38,7 @@ from trajectory_judge.analysis.plan import make_plan
 from trajectory_judge.analysis.report import build_report
 from trajectory_judge.models import design_cell
 
+ROOT = Path(__file__).resolve().parents[1]
 OUTCOME, STEP = "outcome:qwen2.5:14b", "step:qwen2.5:14b"
 SKLEARN = {
     "auroc": lambda y, s, f: roc_auc_score(y, s),

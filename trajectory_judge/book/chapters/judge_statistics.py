@@ -66,7 +66,7 @@ def checked(ed: Editions) -> int:
         for v in data.verdicts:
             aligned[v.judge_id][by[v.trajectory_id]] = v
         labels = [t.label for t in data.trajectories]
-        judge_statistics(labels, aligned, [design_cell(lab) for lab in labels], resamples=20, check=True)  # type: ignore[arg-type]
+        judge_statistics(labels, aligned, [design_cell(lab) for lab in labels], resamples=20, check=True)
         n += len(rep.judges)
     return n
 
@@ -89,7 +89,7 @@ def flag_everything(data: Dataset) -> dict[str, float | None]:
         )
         for t in data.trajectories
     ]
-    return point_statistics(pairs)  # type: ignore[arg-type]
+    return point_statistics(pairs)
 
 
 def _cell(rep: Report, j: str, m: str) -> str:
@@ -251,7 +251,7 @@ def front(rep: Report, quality: str) -> list[str]:
     q = {j: jr.statistics.get(quality, jr.metrics.get(quality)) for j, jr in rep.judges.items()}
     c = {j: jr.metrics["s_per_traj"] for j, jr in rep.judges.items()}
     keep = [j for j in rep.judges if q[j] is not None and c[j] is not None]
-    return pareto_front({j: float(q[j]) for j in keep}, {j: float(c[j]) for j in keep})  # type: ignore[arg-type]
+    return pareto_front({j: float(q[j]) for j in keep}, {j: float(c[j]) for j in keep})
 
 
 def _names(judges: Sequence[str]) -> str:
@@ -344,7 +344,7 @@ def risk_coverage_figure(ed: Editions) -> Any:
         labels = {t.trajectory_id: t.label for t in data.trajectories}
         for j in rep.judges:
             pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == j]
-            curve = risk_coverage(pairs)  # type: ignore[arg-type]  # every trajectory of a Dataset is labelled
+            curve = risk_coverage(pairs)
             style = judge_style(j)
             (line,) = ax.step(
                 [0.0, *(p["coverage"] for p in curve)],
