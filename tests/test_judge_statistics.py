@@ -266,3 +266,20 @@ def test_checked_statistics_agree_with_sklearn_and_a_disagreement_stops(dataset,
     monkeypatch.setattr(JS, "point_statistics", lambda pairs: {**real(pairs), "auroc": 0.123})
     with pytest.raises(RuntimeError, match="auroc"):
         judge_statistics(plan.labels, plan.verdicts, plan.cells, resamples=50, check=True)
+
+
+def test_a_delta_between_judges_of_different_trajectories_is_taken_on_those_both_judged():
+    from trajectory_judge.analysis.judge_statistics import point_statistics
+
+    trajs = design(10)
+    va = {v.trajectory_id: v for v in random_verdicts(trajs, "step:a", 1, coverage=0.7)}
+    vb = {v.trajectory_id: v for v in random_verdicts(trajs, "step:b", 2, coverage=0.7)}
+    labels, cells = [t.label for t in trajs], [design_cell(t.label) for t in trajs]
+    aligned = {"step:a": [va.get(t.trajectory_id) for t in trajs], "step:b": [vb.get(t.trajectory_id) for t in trajs]}
+    st = judge_statistics(labels, aligned, cells, pairs=[("step:a", "step:b")], resamples=100)
+    both = [t for t in trajs if t.trajectory_id in va and t.trajectory_id in vb]
+    assert 0 < len(both) < len(va)
+    on = {j: point_statistics([(t.label, by[t.trajectory_id]) for t in both]) for j, by in (("a", va), ("b", vb))}
+    d = next(x for x in st.deltas if x.metric == "auroc")
+    assert d.n == len(both) and d.value == pytest.approx(on["b"]["auroc"] - on["a"]["auroc"], abs=1e-9)
+    assert st.values["step:a"]["auroc"] != pytest.approx(on["a"]["auroc"], abs=1e-9)  # its own value uses all it judged
