@@ -166,32 +166,33 @@ def outcome_step_pairs(rep: Report) -> list[tuple[str, str]]:
     return family_pairs(list(rep.judges), (("outcome", "step"),))
 
 
+STATISTIC_NAMES: dict[str, str] = {
+    "auroc": "AUROC",
+    "auprc": "AUPRC",
+    "kappa": "Cohen's κ",
+    "mcc": "MCC",
+    "balanced_accuracy": "Balanced accuracy",
+    "aurc": "AURC (lower is better)",
+}
+"""Row labels of the paired table."""
+
+
 @computes
 def paired_table(ed: Editions) -> pd.DataFrame:
-    """Step minus outcome judge of one model: the paired delta of each statistic, with its interval."""
-    frames = {}
+    """Step minus outcome judge of one model, one column per edition's pair: the paired delta of each
+    statistic (rows), with its interval."""
+    from trajectory_judge.book.render.style import source_name
+
+    cols = {}
     for source, (_, rep) in _editions(ed).items():
-        rows = {}
         for a, b in outcome_step_pairs(rep):
-            rows[f"{judge_name(b)} − outcome"] = {
-                m: (lambda d: format_interval(d.value, d.low, d.high, "bootstrap"))(rep.statistic_delta(a, b, m))
-                for m in ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc")
+            cols[f"{source_name(source)}: {judge_name(b)} − outcome"] = {
+                STATISTIC_NAMES[m]: (lambda d: format_interval(d.value, d.low, d.high, "bootstrap"))(
+                    rep.statistic_delta(a, b, m)
+                )
+                for m in STATISTIC_NAMES
             }
-        frames[source] = (
-            pd.DataFrame.from_dict(rows, orient="index")
-            .rename(
-                columns={
-                    "auroc": "AUROC",
-                    "auprc": "AUPRC",
-                    "kappa": "Cohen's κ",
-                    "mcc": "MCC",
-                    "balanced_accuracy": "Balanced accuracy",
-                    "aurc": "AURC",
-                }
-            )
-            .rename_axis("pair")
-        )
-    return by_source(frames)
+    return pd.DataFrame(cols).rename_axis("statistic")
 
 
 @computes
@@ -236,7 +237,7 @@ def testing_table(ed: Editions) -> pd.DataFrame:
         rows[source_name(source)] = {
             "Paired deltas": len(tests),
             "Interval excludes 0": len(tests) - len(noise),
-            "p < 0.05, raw": sum(t.pvalue < ALPHA for t in tests),
+            "Raw p < 0.05": sum(t.pvalue < ALPHA for t in tests),
             "Holm p < 0.05": sum(t.holm < ALPHA for t in tests),
             "BH q < 0.05": sum(t.bh < ALPHA for t in tests),
             "Interval holds 0": len(noise),
