@@ -215,6 +215,12 @@ def seeds(ed: Editions) -> Sentences:
     return {**glue_values(sv, checks, len(data.trajectories)), **prose_values(sv, checks)}
 
 
+def statistics(ed: Editions) -> Sentences:
+    from trajectory_judge.book.chapters.judge_statistics import glue_values
+
+    return glue_values(ed)
+
+
 def runs(ed: Editions) -> Sentences:
     from trajectory_judge.analysis.cost import compute_spent
     from trajectory_judge.analysis.loading import judge_order
@@ -267,6 +273,7 @@ CHAPTERS: dict[str, Callable[[Editions], Sentences]] = {
     "analysis": analysis,
     "organic": organic,
     "seeds": seeds,
+    "statistics": statistics,
     "runs": runs,
     "audit": audit,
     "appendix": appendix,

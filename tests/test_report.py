@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 from analysis_synth import design, random_verdicts, verdict
 
+from trajectory_judge.analysis.judge_statistics import STATISTICS
 from trajectory_judge.analysis.loading import load_data
 from trajectory_judge.analysis.report import build_report
 from trajectory_judge.cli import main
@@ -186,7 +187,17 @@ def test_deltas_cover_every_pair_and_every_shared_metric(rep):
 
 def test_report_json_has_the_documented_shape(rep):
     doc = json.loads(rep.to_json())
-    assert set(doc) == {"n_trajectories", "design", "judges", "baselines", "pairs", "reference", "deltas", "gaps"}
+    assert set(doc) == {
+        "n_trajectories",
+        "design",
+        "judges",
+        "baselines",
+        "pairs",
+        "reference",
+        "deltas",
+        "gaps",
+        "statistic_deltas",
+    }
     assert doc["baselines"]["flag everything"] == {
         "n": 400,
         "faults": 300,
@@ -210,8 +221,10 @@ def test_report_json_has_the_documented_shape(rep):
         "paired_discrimination",
         "confidence_support",
         "baselines",
+        *STATISTICS,
     }
     assert j["baselines"]["flag everything"]["n"] == 400  # it judged the whole design: its anchor is the design's
+    assert set(j["auroc"]) == {"value", "low", "high", "method"}
     assert j["metrics"]["step_exact"] is None and j["metrics"]["step_exact_n"] == 0
     assert set(j["paired_discrimination"]) == {
         "all",

@@ -43,6 +43,7 @@ from trajectory_judge.analysis.baselines import (
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
+from trajectory_judge.analysis.judge_statistics import STATISTICS, JudgeStatistics, judge_statistics
 from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.paired import (
     PairedValue,
@@ -77,6 +78,14 @@ MAIN_COLUMNS: tuple[str, ...] = (
 
 
 _DIGITS = 6
+
+STATISTICS_NOTE = (
+    'AUROC and AUPRC score each judge\'s probability of "faulty": its confidence when it flags, one minus '
+    "its confidence when it does not. Read AUROC against 0.5, AUPRC against the prevalence of faults, kappa "
+    "and MCC against 0 and balanced accuracy against 0.5 (what flagging everything reaches). AURC is the area "
+    "under the risk-coverage curve (the judge keeps its most confident verdicts; lower is better)."
+)
+"""How the statistics are made and read, where they are shown."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,33 @@ class JudgeReport:
     """Invented sentence -> (flagged, judged) on ``unsupported_claim``."""
     baselines: tuple[Baseline, ...] = ()
     """Flag everything and flag nothing on the trajectories this judge judged: its own anchors."""
+    statistics: dict[str, float | None] = field(default_factory=dict)
+    """AUROC, AUPRC (with its reference ``prevalence``), kappa, MCC, balanced accuracy, AURC and recall at
+    coverage (:data:`trajectory_judge.analysis.judge_statistics.STATISTICS`); ranking statistics score
+    the judge's probability of "faulty" (its confidence when it flags, one minus it when it does not)."""
+    statistic_intervals: dict[str, Interval] = field(default_factory=dict)
+    """Interval per non-null statistic, from the report's resamples."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per headline metric and statistic: value, low, high, method (NaN and ``none`` without one)."""
+        import pandas as pd
+
+        rows = []
+        for kind, values, ivs in (
+            ("metric", self.metrics, self.intervals),
+            ("statistic", self.statistics, self.statistic_intervals),
+        ):
+            for m, v in values.items():
+                iv = ivs.get(m)
+                rows.append(
+                    (
+                        kind,
+                        m,
+                        math.nan if v is None else v,
+                        *((iv.low, iv.high, iv.method) if iv else (math.nan, math.nan, "none")),
+                    )
+                )
+        return pd.DataFrame(rows, columns=["kind", "name", "value", "low", "high", "method"]).set_index("name")
 
 
 @dataclass(frozen=True)
@@ -149,6 +185,10 @@ class Report:
     """Which pairs have deltas: ``all``, or ``compared`` (same model, same view, against ``reference``)."""
     reference: str | None = None
     """The judge every other was compared with, if one was named."""
+    statistic_deltas: tuple[Delta, ...] = ()
+    """Paired ``b - a`` of AUROC, AUPRC, kappa, MCC, balanced accuracy and AURC for every compared pair."""
+    statistics_bootstrap: BootstrapResult | None = field(default=None, repr=False)
+    """The replicates of the statistics (the same resamples as :attr:`bootstrap`)."""
 
     # --- machine-readable --------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -169,6 +209,17 @@ class Report:
                 },
                 "confidence_support": dict(jr.confidence_support),
                 "baselines": _baselines_dict(jr.baselines),
+                **{
+                    m: {
+                        "value": _num(v),
+                        **(
+                            {"low": _num(iv.low), "high": _num(iv.high), "method": iv.method}
+                            if (iv := jr.statistic_intervals.get(m))
+                            else {"low": None, "high": None, "method": None}
+                        ),
+                    }
+                    for m, v in jr.statistics.items()
+                },
             }
         return {
             "n_trajectories": self.n_trajectories,
@@ -194,6 +245,19 @@ class Report:
                 {"judge": g.judge, "metric": g.metric, "value": _num(g.value), "low": _num(g.low), "high": _num(g.high)}
                 for g in self.gaps
             ],
+            "statistic_deltas": [
+                {
+                    "a": d.a,
+                    "b": d.b,
+                    "kind": d.kind,
+                    "n": d.n,
+                    "metric": d.metric,
+                    "value": _num(d.value),
+                    "low": _num(d.low),
+                    "high": _num(d.high),
+                }
+                for d in self.statistic_deltas
+            ],
         }
 
     def to_json(self) -> str:
@@ -206,6 +270,40 @@ class Report:
         """Table 3: one row per judge, the main-table metrics."""
         rows = {j: {c: jr.metrics[c] for c in MAIN_COLUMNS} for j, jr in self.judges.items()}
         return _frame(rows, "judge")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per judge: n, every headline metric and every statistic (point values)."""
+        rows = {j: {"n": jr.n, **jr.metrics, **jr.statistics} for j, jr in self.judges.items()}
+        return _frame(rows, "judge")
+
+    @computes
+    def statistics_frame(self) -> pd.DataFrame:
+        """Long table: judge, statistic, value, low, high, method (AUROC, AUPRC, kappa, MCC, ...)."""
+        import pandas as pd
+
+        rows = []
+        for j, jr in self.judges.items():
+            for m, v in jr.statistics.items():
+                iv = jr.statistic_intervals.get(m)
+                rows.append((j, m, v, *((iv.low, iv.high, iv.method) if iv else (None, None, None))))
+        return pd.DataFrame(rows, columns=["judge", "statistic", "value", "low", "high", "method"])
+
+    @computes
+    def statistic_deltas_frame(self) -> pd.DataFrame:
+        """Paired deltas ``b - a`` of the statistics, with intervals."""
+        import pandas as pd
+
+        cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
+        return pd.DataFrame([d.__dict__ for d in self.statistic_deltas], columns=cols)
+
+    def statistic_delta(self, a: str, b: str, metric: str) -> Delta:
+        """The paired delta ``b - a`` of one statistic (either order of the pair; sign follows it)."""
+        for d in self.statistic_deltas:
+            if d.metric == metric and (d.a, d.b) == (a, b):
+                return d
+            if d.metric == metric and (d.a, d.b) == (b, a):
+                return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
+        raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
 
     @computes
     def metrics_table(self) -> pd.DataFrame:
@@ -363,6 +461,12 @@ class Report:
             ),
             "## Each judge against flagging everything on what it judged\n\n" + _md(self.anchors_frame()),
             "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
+            "## Ranking, agreement and selective prediction\n\n"
+            + STATISTICS_NOTE
+            + "\n\n"
+            + _md(self.statistics_frame().set_index(["judge", "statistic"])),
+            "## Paired deltas of the statistics (b - a)\n\n"
+            + _md(self.statistic_deltas_frame().set_index(["a", "b", "metric"])),
         ]
         return "\n\n".join(parts) + "\n"
 
@@ -430,6 +534,17 @@ def build_report(
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
     deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
+    stats = judge_statistics(
+        plan.labels,
+        plan.verdicts,
+        plan.cells,
+        pairs=[(c.a, c.b) for c in chosen],
+        kinds=kinds,
+        resamples=resamples,
+        seed=seed,
+        batch=batch,
+    )
+    judges = {j: _with_statistics(jr, stats) for j, jr in judges.items()}
     design = {"clean": 0, "silent": 0, "loud": 0}
     for lab in plan.labels:
         design[stratum(lab)] += 1
@@ -445,6 +560,19 @@ def build_report(
         baselines(trajectories),
         pairs,
         reference,
+        stats.deltas,
+        stats.bootstrap,
+    )
+
+
+def _with_statistics(jr: JudgeReport, stats: JudgeStatistics) -> JudgeReport:
+    from dataclasses import replace
+
+    ivs = stats.intervals[jr.judge_id]
+    return replace(
+        jr,
+        statistics=dict(stats.values[jr.judge_id]),
+        statistic_intervals={m: Interval(*ivs[m]) for m in STATISTICS if m in ivs},
     )
 
 

@@ -51,6 +51,24 @@ HEADERS: dict[str, str] = {
 }
 """Column headers in words."""
 
+STATISTIC_AXES: dict[str, tuple[str, ...]] = {
+    'Ranking by the probability of "faulty" (confidence when flagging, 1 − confidence when not) '
+    "and selective prediction": ("auroc", "auprc", "prevalence", "aurc"),
+    "Agreement with the labels beyond chance": ("kappa", "mcc", "balanced_accuracy"),
+}
+"""The judge statistics on the terminal, in two tables."""
+
+STATISTIC_HEADERS: dict[str, str] = {
+    "auroc": "AUROC",
+    "auprc": "AUPRC",
+    "prevalence": "AUPRC ref.",
+    "aurc": "AURC (lower better)",
+    "kappa": "Cohen's κ",
+    "mcc": "MCC",
+    "balanced_accuracy": "balanced accuracy",
+}
+"""Column headers of the statistics."""
+
 DELTA_COLUMNS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate")
 """Metrics whose paired deltas the terminal shows (``--json`` and ``--markdown`` have them all)."""
 
@@ -69,6 +87,24 @@ def metric_cell(rep: Report, judge: str, metric: str) -> str:
 
 EXCLUDES_ZERO = "§"
 """Marks, on the terminal, a paired delta whose interval excludes 0."""
+
+
+def statistic_cell(rep: Report, judge: str, name: str) -> str:
+    """A statistic and its interval as :func:`metric_cell` writes a metric; AUPRC's reference (the prevalence) bare."""
+    jr = rep.judges[judge]
+    value, iv = jr.statistics.get(name), jr.statistic_intervals.get(name)
+    if name == "prevalence":
+        return format_number(value)
+    return format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
+
+
+def statistics_table(rep: Report, names: tuple[str, ...]) -> TextTable:
+    """One row per judge: n, then each statistic of ``names`` as :func:`statistic_cell`."""
+    rows = {
+        j: {"n": jr.n, **{STATISTIC_HEADERS[m]: statistic_cell(rep, j, m) for m in names}}
+        for j, jr in rep.judges.items()
+    }
+    return TextTable.from_rows(rows, "judge")
 
 
 def terminal_table(rep: Report, metrics: tuple[str, ...]) -> TextTable:
@@ -158,6 +194,12 @@ def terminal_text(rep: Report, types: tuple[str, ...] = FAILURE_TYPES, absent: s
     parts = [head] + ([absent] if absent else [])
     for title, metrics in TERMINAL_AXES.items():
         parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
+    for title, names in STATISTIC_AXES.items():
+        parts.append(f"{title}\n{statistics_table(rep, names).to_string()}")
+    parts.append(
+        "Reference values: AUROC 0.5, AUPRC the prevalence of faults, κ and MCC 0, balanced accuracy 0.5 "
+        "(flagging everything)."
+    )
     f1 = {j: jr.metrics["f1"] for j, jr in rep.judges.items()}
     parts.append(
         f"Baselines (computed from the labels)\n{baselines_table(rep).to_string()}\n"

@@ -1,0 +1,285 @@
+"""Judge statistics: ranking, chance-corrected agreement, selective prediction, McNemar, multiplicity, front."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from analysis_synth import design, random_verdicts, verdict
+from sklearn.metrics import (
+    average_precision_score,
+    balanced_accuracy_score,
+    cohen_kappa_score,
+    matthews_corrcoef,
+    roc_auc_score,
+)
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from trajectory_judge.analysis.judge_statistics import (
+    DELTA_STATISTICS,
+    STATISTICS,
+    aurc,
+    delta_tests,
+    faulty_probability,
+    judge_statistics,
+    make_statistics_plan,
+    mcnemar_pairs,
+    pareto_front,
+    recall_at_coverage,
+    risk_coverage,
+    statistics_from_counts,
+)
+from trajectory_judge.analysis.loading import load_data, load_paper_data
+from trajectory_judge.analysis.plan import make_plan
+from trajectory_judge.analysis.report import build_report
+from trajectory_judge.models import design_cell
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTCOME, STEP = "outcome:qwen2.5:14b", "step:qwen2.5:14b"
+SKLEARN = {
+    "auroc": lambda y, s, f: roc_auc_score(y, s),
+    "auprc": lambda y, s, f: average_precision_score(y, s),
+    "kappa": lambda y, s, f: cohen_kappa_score(y, f),
+    "mcc": lambda y, s, f: matthews_corrcoef(y, f),
+    "balanced_accuracy": lambda y, s, f: balanced_accuracy_score(y, f),
+}
+
+
+@pytest.fixture(scope="module", params=["paper", "edition"])
+def dataset(request):
+    if request.param == "paper":
+        return load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    return load_data(ROOT / "data")
+
+
+def _sklearn_values(data, judge):
+    labels = {t.trajectory_id: t.label for t in data.trajectories}
+    vs = [v for v in data.verdicts if v.judge_id == judge]
+    y = np.asarray([int(labels[v.trajectory_id].faulty) for v in vs])
+    s = np.asarray([faulty_probability(v) for v in vs])
+    f = np.asarray([int(v.faulty) for v in vs])
+    return {m: float(fn(y, s, f)) for m, fn in SKLEARN.items()}
+
+
+def test_count_form_equals_sklearn_to_1e9_per_judge_on_the_release_and_ours(dataset):
+    plan = make_plan(dataset.trajectories, dataset.verdicts, [])
+    sp = make_statistics_plan(plan.labels, plan.verdicts)
+    sums = sp.data.sum(axis=0)
+    assert len(plan.judges) >= 5
+    for j in plan.judges:
+        counted = statistics_from_counts(sums, sp.blocks[(j,)])
+        for m, want in _sklearn_values(dataset, j).items():
+            assert abs(float(counted[m]) - want) <= 1e-9, (j, m)
+
+
+def test_report_json_statistics_equal_sklearn_to_1e9_on_the_release(paper_report):
+    data = load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    doc = json.loads(paper_report.to_json())
+    for j in paper_report.judges:
+        want = _sklearn_values(data, j)
+        for m in ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy"):
+            assert abs(paper_report.judges[j].statistics[m] - want[m]) <= 1e-9, (j, m)
+            entry = doc["judges"][j][m]
+            assert set(entry) == {"value", "low", "high", "method"} and abs(entry["value"] - want[m]) <= 1e-6
+        assert doc["judges"][j]["aurc"]["value"] is not None
+
+
+def test_every_interval_contains_its_estimate(paper_report):
+    seen = 0
+    for jr in paper_report.judges.values():
+        for m, iv in jr.statistic_intervals.items():
+            v = jr.statistics[m]
+            assert iv.low - 1e-12 <= v <= iv.high + 1e-12, (jr.judge_id, m, v, iv)
+            seen += 1
+    assert seen == len(paper_report.judges) * len(STATISTICS)
+
+
+def test_paired_auroc_delta_equals_difference_of_per_judge_aurocs_at_unit_weights(paper_report):
+    d = paper_report.statistic_delta(OUTCOME, STEP, "auroc")
+    a, b = paper_report.judges[OUTCOME].statistics["auroc"], paper_report.judges[STEP].statistics["auroc"]
+    assert math.isclose(d.value, b - a, abs_tol=1e-12)
+    assert d.low < d.value < d.high and d.low > 0  # the step judge ranks faults better, beyond noise
+    assert {x.metric for x in paper_report.statistic_deltas} == set(DELTA_STATISTICS)
+
+
+def test_statistics_share_the_reports_resamples(paper_report):
+    """The statistics' bootstrap draws the report's resamples: a quantity both compute has one distribution."""
+    boot, sboot = paper_report.bootstrap, paper_report.statistics_bootstrap
+    j = STEP
+    plan = make_plan(*load_paper_data(ROOT / "data" / "release", ROOT / "data"), [])
+    sp = make_statistics_plan(plan.labels, plan.verdicts)
+    blk = sp.blocks[(j,)]
+    # recall from the statistics' columns on the same weights equals the report's replicate recall
+    tpr = (2 * sboot.distribution[:, sboot.index(f"{j}|balanced_accuracy")]) - (
+        1 - boot.distribution[:, boot.index(f"{j}|false_alarm_rate")]
+    )
+    assert np.allclose(tpr, boot.distribution[:, boot.index(f"{j}|recall")], atol=1e-12)
+    assert blk.columns.stop > blk.columns.start
+
+
+def _design_pairs(judge_of):
+    trajs = design(6)
+    vs = [judge_of(t) for t in trajs]
+    return trajs, vs
+
+
+def test_a_flag_everything_judge_has_auroc_one_half_kappa_and_mcc_zero():
+    trajs, vs = _design_pairs(lambda t: verdict(t.trajectory_id, "step:all", True, confidence=0.8))
+    st = judge_statistics(
+        [t.label for t in trajs], {"step:all": vs}, [design_cell(t.label) for t in trajs], resamples=200
+    )
+    v = st.values["step:all"]
+    assert v["auroc"] == 0.5 and v["kappa"] == 0 and v["mcc"] == 0 and v["balanced_accuracy"] == 0.5
+    assert v["auprc"] == pytest.approx(v["prevalence"])  # the reference value of AUPRC
+    assert v["aurc"] == pytest.approx(1 - v["prevalence"])  # it keeps everything, wrong on every clean run
+
+
+def test_a_perfect_ranker_has_auroc_and_auprc_one_and_aurc_zero():
+    trajs, vs = _design_pairs(lambda t: verdict(t.trajectory_id, "step:oracle", t.label.faulty, confidence=0.9))
+    st = judge_statistics(
+        [t.label for t in trajs], {"step:oracle": vs}, [design_cell(t.label) for t in trajs], resamples=200
+    )
+    v = st.values["step:oracle"]
+    assert v["auroc"] == 1 and v["auprc"] == 1 and v["kappa"] == 1 and v["aurc"] == 0
+
+
+def test_aurc_without_ties_is_the_mean_risk_over_every_coverage():
+    trajs = design(3)
+    confs = np.linspace(0.51, 0.99, len(trajs))
+    vs = [verdict(t.trajectory_id, "j", i % 3 != 0, confidence=float(c)) for i, (t, c) in enumerate(zip(trajs, confs))]
+    pairs = sorted(zip([t.label for t in trajs], vs), key=lambda p: -p[1].confidence)
+    wrong = np.cumsum([lab.faulty != v.faulty for lab, v in pairs])
+    mean_risk = float(np.mean(wrong / np.arange(1, len(pairs) + 1)))
+    assert aurc(pairs) == pytest.approx(mean_risk, abs=1e-12)
+    assert len(risk_coverage(pairs)) == len(pairs)
+
+
+def test_count_form_of_aurc_and_recall_at_coverage_equals_the_plain_definition():
+    trajs = design(8)
+    vs = random_verdicts(trajs, "step:x", seed=3)
+    labels = {t.trajectory_id: t.label for t in trajs}
+    pairs = [(labels[v.trajectory_id], v) for v in vs]
+    aligned = {"step:x": [next((v for v in vs if v.trajectory_id == t.trajectory_id), None) for t in trajs]}
+    sp = make_statistics_plan([t.label for t in trajs], aligned)
+    got = statistics_from_counts(sp.data.sum(axis=0), sp.blocks[("step:x",)])
+    assert float(got["aurc"]) == pytest.approx(aurc(pairs), abs=1e-12)
+    for q in (0.5, 0.8):
+        assert float(got[f"recall_at_coverage:{q:g}"]) == pytest.approx(recall_at_coverage(pairs, q), abs=1e-12)
+
+
+def test_weighted_counts_equal_sklearn_with_sample_weights():
+    """The bootstrap's replicates are weighted counts: at any weights the count form is sklearn's weighted value."""
+    trajs = design(8)
+    vs = random_verdicts(trajs, "step:x", seed=5)
+    by = {v.trajectory_id: v for v in vs}
+    aligned = {"step:x": [by.get(t.trajectory_id) for t in trajs]}
+    sp = make_statistics_plan([t.label for t in trajs], aligned)
+    w = np.random.default_rng(1).integers(0, 4, size=len(trajs)).astype(float)
+    got = statistics_from_counts(w @ sp.data, sp.blocks[("step:x",)])
+    keep = [i for i, t in enumerate(trajs) if t.trajectory_id in by]
+    y = [int(trajs[i].label.faulty) for i in keep]
+    s = [faulty_probability(by[trajs[i].trajectory_id]) for i in keep]
+    f = [int(by[trajs[i].trajectory_id].faulty) for i in keep]
+    ww = w[keep]
+    assert float(got["auroc"]) == pytest.approx(roc_auc_score(y, s, sample_weight=ww), abs=1e-9)
+    assert float(got["auprc"]) == pytest.approx(average_precision_score(y, s, sample_weight=ww), abs=1e-9)
+    assert float(got["mcc"]) == pytest.approx(matthews_corrcoef(y, f, sample_weight=ww), abs=1e-9)
+    assert float(got["kappa"]) == pytest.approx(cohen_kappa_score(y, f, sample_weight=ww), abs=1e-9)
+
+
+def test_mcnemar_p_equals_statsmodels_and_counts_match_paired_discrimination(paper_report):
+    data = load_paper_data(ROOT / "data" / "release", ROOT / "data")
+    res = mcnemar_pairs(data.trajectories, data.verdicts, OUTCOME)
+    table = [[res.n - res.fault_only - res.parent_only - 0, res.parent_only], [res.fault_only, 0]]
+    assert res.pvalue == mcnemar(table, exact=True).pvalue
+    paired = paper_report.judges[OUTCOME].paired_discrimination["all"]
+    assert res.n == paired.n and res.discrimination == pytest.approx(paired.value, abs=1e-12)
+
+
+def test_holm_and_bh_adjustments_are_statsmodels_and_never_below_the_raw_p(paper_report):
+    deltas = [d for d in paper_report.statistic_deltas if d.metric == "auroc"]
+    tests = delta_tests(paper_report.statistics_bootstrap, deltas, margin=0.05)
+    raw = [t.pvalue for t in tests]
+    assert [t.holm for t in tests] == list(multipletests(raw, method="holm")[1])
+    assert [t.bh for t in tests] == list(multipletests(raw, method="fdr_bh")[1])
+    assert all(t.holm >= t.pvalue and t.bh >= t.pvalue for t in tests)
+    step = next(t for t in tests if {t.delta.a, t.delta.b} == {OUTCOME, STEP})
+    assert step.pvalue < 0.001 and not step.equivalent and step.mde > 0
+
+
+def test_tost_declares_equivalence_only_inside_the_margin():
+    trajs = design(10)
+    labels, cells = [t.label for t in trajs], [design_cell(t.label) for t in trajs]
+    a = [verdict(t.trajectory_id, "step:a", t.label.faulty, confidence=0.9) for t in trajs]
+    st = judge_statistics(labels, {"step:a": a, "step:b": list(a)}, cells, pairs=[("step:a", "step:b")], resamples=300)
+    same = [d for d in st.deltas if d.metric == "auroc"]
+    (t,) = delta_tests(st.bootstrap, same, margin=0.05)
+    assert t.equivalent and t.pvalue == 1.0 and t.mde == 0.0
+
+
+def test_pareto_front_keeps_only_judges_no_other_beats_on_quality_and_cost():
+    quality = {"a": 0.9, "b": 0.8, "c": 0.95, "d": 0.7}
+    cost = {"a": 10.0, "b": 12.0, "c": 30.0, "d": 0.0}
+    assert pareto_front(quality, cost) == ["d", "a", "c"]
+
+
+def test_report_markdown_and_terminal_show_the_statistics(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    out = tmp_path / "r.json"
+    md = tmp_path / "r.md"
+    assert (
+        main(["report", "--data", str(ROOT / "data"), "--resamples", "200", "--json", str(out), "--markdown", str(md)])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "AUROC" in text and "Cohen's κ" in text and "AURC" in text
+    doc = json.loads(out.read_text())
+    j = doc["judges"]["step:qwen2.5-coder:1.5b"]
+    for m in ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc"):
+        assert j[m]["low"] <= j[m]["value"] <= j[m]["high"]
+    assert doc["statistic_deltas"]
+    body = md.read_text()
+    assert body.count("## ") >= 10 and "| auroc |" in body and "| aurc |" in body
+
+
+def test_report_and_judge_records_to_frame_carry_the_statistics():
+    data = load_data(ROOT / "data")
+    rep = build_report(data.trajectories, data.verdicts, resamples=200, seed=7)
+    frame = rep.to_frame()
+    assert {"auroc", "kappa", "aurc", "f1"} <= set(frame.columns) and len(frame) == len(rep.judges)
+    jf = rep.judges["programmatic"].to_frame()
+    assert jf.loc["auroc", "method"] == "structural" and jf.loc["f1", "kind"] == "metric"
+
+
+def test_checked_statistics_agree_with_sklearn_and_a_disagreement_stops(dataset, monkeypatch):
+    plan = make_plan(dataset.trajectories, dataset.verdicts, [])
+    st = judge_statistics(plan.labels, plan.verdicts, plan.cells, resamples=50, check=True)
+    assert set(st.values) == set(plan.judges)
+    import trajectory_judge.analysis.judge_statistics as JS
+
+    real = JS.point_statistics
+    monkeypatch.setattr(JS, "point_statistics", lambda pairs: {**real(pairs), "auroc": 0.123})
+    with pytest.raises(RuntimeError, match="auroc"):
+        judge_statistics(plan.labels, plan.verdicts, plan.cells, resamples=50, check=True)
+
+
+def test_a_delta_between_judges_of_different_trajectories_is_taken_on_those_both_judged():
+    from trajectory_judge.analysis.judge_statistics import point_statistics
+
+    trajs = design(10)
+    va = {v.trajectory_id: v for v in random_verdicts(trajs, "step:a", 1, coverage=0.7)}
+    vb = {v.trajectory_id: v for v in random_verdicts(trajs, "step:b", 2, coverage=0.7)}
+    labels, cells = [t.label for t in trajs], [design_cell(t.label) for t in trajs]
+    aligned = {"step:a": [va.get(t.trajectory_id) for t in trajs], "step:b": [vb.get(t.trajectory_id) for t in trajs]}
+    st = judge_statistics(labels, aligned, cells, pairs=[("step:a", "step:b")], resamples=100)
+    both = [t for t in trajs if t.trajectory_id in va and t.trajectory_id in vb]
+    assert 0 < len(both) < len(va)
+    on = {j: point_statistics([(t.label, by[t.trajectory_id]) for t in both]) for j, by in (("a", va), ("b", vb))}
+    d = next(x for x in st.deltas if x.metric == "auroc")
+    assert d.n == len(both) and d.value == pytest.approx(on["b"]["auroc"] - on["a"]["auroc"], abs=1e-9)
+    assert st.values["step:a"]["auroc"] != pytest.approx(on["a"]["auroc"], abs=1e-9)  # its own value uses all it judged

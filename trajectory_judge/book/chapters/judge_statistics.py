@@ -1,0 +1,408 @@
+"""Helpers of the chapter "What a judge's verdicts are worth" (``notebooks/statistics.md``).
+
+Every table and sentence reads the two reports of :func:`~trajectory_judge.book.chapters.editions.load_editions`
+(their statistics are computed by :mod:`trajectory_judge.analysis.judge_statistics` on the report's resamples)
+and checks the point values against scikit-learn on every build (:func:`checked`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from trajectory_judge.analysis.judge_statistics import (
+    COVERAGES,
+    DeltaTest,
+    delta_tests,
+    judge_statistics,
+    mcnemar_pairs,
+    pareto_front,
+    point_statistics,
+    risk_coverage,
+)
+from trajectory_judge.analysis.loading import Dataset
+from trajectory_judge.analysis.report import Report
+from trajectory_judge.book.chapters.editions import Editions
+from trajectory_judge.book.render.style import (
+    by_source,
+    family_pairs,
+    format_interval,
+    format_number,
+    judge_name,
+    list_text,
+    llm_judges,
+    plural,
+)
+from trajectory_judge.models import Verdict, design_cell
+from trajectory_judge.provenance.computed import computes
+
+MARGIN = 0.05
+"""The equivalence margin of the TOST: a paired delta within ±0.05 is called practically zero."""
+
+ALPHA = 0.05
+"""Level of every test here (two-sided; the TOST's two one-sided tests each at this level)."""
+
+POWER = 0.8
+"""Power behind the minimum detectable effect."""
+
+QUALITY_DELTAS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece")
+"""The report's paired deltas tested for multiplicity, power and equivalence."""
+
+
+def _editions(ed: Editions) -> dict[str, tuple[Dataset, Report]]:
+    return {"release": (ed.paper, ed.paper_rep), "edition": (ed.ours, ed.rep)}
+
+
+def checked(ed: Editions) -> int:
+    """Recompute both editions' statistics with the scikit-learn check on (raises if any value differs by
+    more than 1e-9); the number of judges checked."""
+    n = 0
+    for data, rep in _editions(ed).values():
+        by = {t.trajectory_id: i for i, t in enumerate(data.trajectories)}
+        aligned: dict[str, list[Verdict | None]] = {j: [None] * len(data.trajectories) for j in rep.judges}
+        for v in data.verdicts:
+            aligned[v.judge_id][by[v.trajectory_id]] = v
+        labels = [t.label for t in data.trajectories]
+        judge_statistics(labels, aligned, [design_cell(lab) for lab in labels], resamples=20, check=True)
+        n += len(rep.judges)
+    return n
+
+
+def flag_everything(data: Dataset) -> dict[str, float | None]:
+    """The statistics of a judge that flags every trajectory at one confidence (scikit-learn's values)."""
+    pairs = [
+        (
+            t.label,
+            Verdict(
+                trajectory_id=t.trajectory_id,
+                judge_id="programmatic",
+                faulty=True,
+                confidence=1.0,
+                rationale="",
+                latency_s=0.0,
+                prompt_tokens=0,
+                completion_tokens=0,
+            ),
+        )
+        for t in data.trajectories
+    ]
+    return point_statistics(pairs)
+
+
+def _cell(rep: Report, j: str, m: str) -> str:
+    jr = rep.judges[j]
+    iv = jr.statistic_intervals.get(m)
+    return format_interval(
+        jr.statistics.get(m), iv.low if iv else None, iv.high if iv else None, iv.method if iv else None
+    )
+
+
+FLAG_ALL = "Flag everything (reference)"
+"""Row label of the reference judge."""
+
+
+@computes
+def ranking_table(ed: Editions) -> pd.DataFrame:
+    """Per judge of both editions: AUROC, AUPRC and its reference, Cohen's kappa, MCC, balanced accuracy and the flag
+    rate beside the share of faults; a flag-everything row per edition gives the reference values."""
+    frames = {}
+    for source, (data, rep) in _editions(ed).items():
+        rows = {}
+        for j, jr in rep.judges.items():
+            flagged = (jr.metrics["recall"] or 0) * (jr.strata["silent"] + jr.strata["loud"]) + (
+                jr.metrics["false_alarm_rate"] or 0
+            ) * jr.strata["clean"]
+            rows[judge_name(j)] = {
+                "AUROC": _cell(rep, j, "auroc"),
+                "AUPRC": _cell(rep, j, "auprc"),
+                "AUPRC at random (share faulty)": format_number(jr.statistics["prevalence"], 3),
+                "Cohen's κ": _cell(rep, j, "kappa"),
+                "MCC": _cell(rep, j, "mcc"),
+                "Balanced accuracy": _cell(rep, j, "balanced_accuracy"),
+                "Flag rate": format_number(flagged / jr.n, 3),
+            }
+        ref = flag_everything(data)
+        rows[FLAG_ALL] = {
+            "AUROC": format_number(ref["auroc"], 3),
+            "AUPRC": format_number(ref["auprc"], 3),
+            "AUPRC at random (share faulty)": format_number(ref["prevalence"], 3),
+            "Cohen's κ": format_number(ref["kappa"], 3),
+            "MCC": format_number(ref["mcc"], 3),
+            "Balanced accuracy": format_number(ref["balanced_accuracy"], 3),
+            "Flag rate": format_number(1.0, 3),
+        }
+        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+    return by_source(frames)
+
+
+@computes
+def selective_table(ed: Editions) -> pd.DataFrame:
+    """Per judge: AURC and recall at each coverage of :data:`COVERAGES`, with intervals."""
+    frames = {}
+    for source, (data, rep) in _editions(ed).items():
+        rows = {
+            judge_name(j): {
+                "AURC (lower is better)": _cell(rep, j, "aurc"),
+                **{
+                    f"Recall, keeping the surest {q:.0%}": _cell(rep, j, f"recall_at_coverage:{q:g}") for q in COVERAGES
+                },
+            }
+            for j in rep.judges
+        }
+        ref = flag_everything(data)
+        rows[FLAG_ALL] = {
+            "AURC (lower is better)": format_number(ref["aurc"], 3),
+            **{f"Recall, keeping the surest {q:.0%}": format_number(1.0, 3) for q in COVERAGES},
+        }
+        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+    return by_source(frames)
+
+
+def outcome_step_pairs(rep: Report) -> list[tuple[str, str]]:
+    """The (outcome, step) judge pairs of one model."""
+    return family_pairs(list(rep.judges), (("outcome", "step"),))
+
+
+STATISTIC_NAMES: dict[str, str] = {
+    "auroc": "AUROC",
+    "auprc": "AUPRC",
+    "kappa": "Cohen's κ",
+    "mcc": "MCC",
+    "balanced_accuracy": "Balanced accuracy",
+    "aurc": "AURC (lower is better)",
+}
+"""Row labels of the paired table."""
+
+
+@computes
+def paired_table(ed: Editions) -> pd.DataFrame:
+    """Step minus outcome judge of one model, one column per edition's pair: the paired delta of each
+    statistic (rows), with its interval."""
+    from trajectory_judge.book.render.style import source_name
+
+    cols = {}
+    for source, (_, rep) in _editions(ed).items():
+        for a, b in outcome_step_pairs(rep):
+            cols[f"{source_name(source)}: {judge_name(b)} − outcome"] = {
+                STATISTIC_NAMES[m]: (lambda d: format_interval(d.value, d.low, d.high, "bootstrap"))(
+                    rep.statistic_delta(a, b, m)
+                )
+                for m in STATISTIC_NAMES
+            }
+    return pd.DataFrame(cols).rename_axis("statistic")
+
+
+@computes
+def mcnemar_table(ed: Editions) -> pd.DataFrame:
+    """Per LLM judge: fault/clean-parent pairs, the discordant counts, paired discrimination and McNemar's exact p."""
+    frames = {}
+    for source, (data, rep) in _editions(ed).items():
+        rows = {}
+        for j in rep.judges:
+            m = mcnemar_pairs(data.trajectories, data.verdicts, j)
+            rows[judge_name(j)] = {
+                "Pairs": m.n,
+                "Flags the fault only": m.fault_only,
+                "Flags the parent only": m.parent_only,
+                "Paired discrimination": m.discrimination,
+                "McNemar exact p": _p(m.pvalue),
+            }
+        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+    return by_source(frames)
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def quality_tests(rep: Report) -> list[DeltaTest]:
+    """Bootstrap p, Holm, BH, MDE and TOST of every report delta on :data:`QUALITY_DELTAS`."""
+    ds = [d for d in rep.deltas if d.metric in QUALITY_DELTAS and not math.isnan(d.value)]
+    return delta_tests(rep.bootstrap, ds, margin=MARGIN, alpha=ALPHA, power=POWER)
+
+
+@computes
+def testing_table(ed: Editions) -> pd.DataFrame:
+    """Per edition: how many paired deltas exclude 0 before and after multiplicity control, how many hold 0,
+    how many of those are equivalent to 0 within the margin, and their median minimum detectable effect."""
+    rows = {}
+    from trajectory_judge.book.render.style import source_name
+
+    for source, (_, rep) in _editions(ed).items():
+        tests = quality_tests(rep)
+        noise = [t for t in tests if t.delta.low <= 0 <= t.delta.high]
+        rows[source_name(source)] = {
+            "Paired deltas": len(tests),
+            "Interval excludes 0": len(tests) - len(noise),
+            "Raw p < 0.05": sum(t.pvalue < ALPHA for t in tests),
+            "Holm p < 0.05": sum(t.holm < ALPHA for t in tests),
+            "BH q < 0.05": sum(t.bh < ALPHA for t in tests),
+            "Interval holds 0": len(noise),
+            f"of which equivalent within ±{MARGIN:g}": sum(t.equivalent for t in noise),
+            "Median MDE of those": float(pd.Series([t.mde for t in noise]).median()) if noise else math.nan,
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("source")
+
+
+def front(rep: Report, quality: str) -> list[str]:
+    """The judges of ``rep`` on the quality-cost front (``quality`` a statistic or a metric; cost in seconds per trajectory)."""
+    q = {j: jr.statistics.get(quality, jr.metrics.get(quality)) for j, jr in rep.judges.items()}
+    c = {j: jr.metrics["s_per_traj"] for j, jr in rep.judges.items()}
+    keep = [j for j in rep.judges if q[j] is not None and c[j] is not None]
+    return pareto_front({j: float(q[j]) for j in keep}, {j: float(c[j]) for j in keep})
+
+
+def _names(judges: Sequence[str]) -> str:
+    return list_text([judge_name(j) for j in judges], "no judge")
+
+
+def glue_values(ed: Editions) -> dict[str, str]:
+    """Every number of the chapter's prose, as sentences."""
+    prep, rep = ed.paper_rep, ed.rep
+    (pa, pb), *_ = outcome_step_pairs(prep)
+    pd_auroc = prep.statistic_delta(pa, pb, "auroc")
+    pfa = flag_everything(ed.paper)
+    ptests, otests = quality_tests(prep), quality_tests(rep)
+    pnoise = [t for t in ptests if t.delta.low <= 0 <= t.delta.high]
+    best_p = max(llm_judges(list(prep.judges)), key=lambda j: prep.judges[j].statistics["auroc"] or -1)
+    best_o = max(llm_judges(list(rep.judges)), key=lambda j: rep.judges[j].statistics["auroc"] or -1)
+    below = [j for j, jr in rep.judges.items() if (jr.statistics["auroc"] or 0) < 0.5]
+    mc = {j: mcnemar_pairs(ed.paper.trajectories, ed.paper.verdicts, j) for j in prep.judges}
+    out_mc = mc[pa]
+    surest = COVERAGES[0]
+    return {
+        "n_checked": str(checked(ed)),
+        "level": f"{prep.bootstrap.confidence_level:.0%}",
+        "references": (
+            f"{pfa['auroc']:g} for AUROC, the share of faults for AUPRC, {pfa['kappa']:g} for Cohen's κ and "
+            f"{pfa['mcc']:g} for MCC, {pfa['balanced_accuracy']:g} for balanced accuracy"
+        ),
+        "prevalence": format_number(pfa["prevalence"], 2),
+        "flag_all_f1": format_number(prep.baselines[0].metrics["f1"], 3) if prep.baselines else "–",
+        "paper_ranking": (
+            f"On the paper's verdicts the best LLM ranker is {judge_name(best_p)}, AUROC {_cell(prep, best_p, 'auroc')}; "
+            f"the step judge ranks faults above clean runs better than the outcome judge of the same model by "
+            f"{format_interval(pd_auroc.value, pd_auroc.low, pd_auroc.high, 'bootstrap')} in AUROC, an interval "
+            f"{'that excludes 0' if pd_auroc.low > 0 or pd_auroc.high < 0 else 'that holds 0'}. Flagging everything "
+            f"has AUROC {format_number(pfa['auroc'], 3)}, AUPRC {format_number(pfa['auprc'], 3)} (the share of faults), "
+            f"and κ and MCC of {format_number(pfa['kappa'], 3)}, whatever its F1."
+        ),
+        "ours_ranking": (
+            f"This edition's best LLM ranker is {judge_name(best_o)}, AUROC {_cell(rep, best_o, 'auroc')}; "
+            + (
+                f"{plural(len(below), 'judge')} of its {len(rep.judges)} rank faults below clean runs more often than "
+                f"above them (AUROC under 0.5): {_names(below)}."
+                if below
+                else "none of its judges ranks below chance."
+            )
+        ),
+        "selective": (
+            f"Keeping only its surest {surest:.0%}, the paper's step judge finds "
+            f"{_cell(prep, pb, f'recall_at_coverage:{surest:g}')} of the faults it keeps, against "
+            f"{_cell(prep, pa, f'recall_at_coverage:{surest:g}')} for the outcome judge; their AURC is "
+            f"{_cell(prep, pb, 'aurc')} and {_cell(prep, pa, 'aurc')}."
+        ),
+        "mcnemar": (
+            f"On the paper's {out_mc.n} fault/clean-parent pairs the outcome judge flags the fault alone "
+            f"{out_mc.fault_only} times and the parent alone {out_mc.parent_only} times (McNemar exact p "
+            f"{_p(out_mc.pvalue)}); the step judge {mc[pb].fault_only} and {mc[pb].parent_only} (p {_p(mc[pb].pvalue)})."
+        ),
+        "testing": (
+            f"Of the paper's {len(ptests)} paired deltas on these six quality axes, "
+            f"{sum(t.pvalue < ALPHA for t in ptests)} have a bootstrap p under {ALPHA:g}; "
+            f"{sum(t.holm < ALPHA for t in ptests)} survive Holm's correction and {sum(t.bh < ALPHA for t in ptests)} "
+            f"the Benjamini–Hochberg false-discovery rate of {ALPHA:g}. Of the {len(pnoise)} whose interval holds 0, "
+            f"{sum(t.equivalent for t in pnoise)} are equivalent to 0 within ±{MARGIN:g} (TOST at {ALPHA:g}); the other "
+            f"{len(pnoise) - sum(t.equivalent for t in pnoise)} are within noise only in that the design cannot tell. "
+            f"The median minimum detectable effect behind those {len(pnoise)} is "
+            f"{format_number(float(pd.Series([t.mde for t in pnoise]).median()) if pnoise else math.nan, 3)} at "
+            f"{POWER:.0%} power: a smaller true difference would mostly go unseen. On this edition's verdicts, "
+            f"{sum(t.holm < ALPHA for t in otests)} of {len(otests)} survive Holm."
+        ),
+        "front": (
+            f"On the paper's verdicts the front of AUROC against seconds per trajectory holds {_names(front(prep, 'auroc'))}; "
+            f"on F1 it holds {_names(front(prep, 'f1'))}. On this edition's: {_names(front(rep, 'auroc'))} on AUROC, "
+            f"{_names(front(rep, 'f1'))} on F1."
+        ),
+    }
+
+
+# --- figures ---------------------------------------------------------------------------------
+@computes
+def risk_coverage_figure(ed: Editions) -> Any:
+    """Risk against coverage for every judge, the paper's verdicts above and this edition's below."""
+    import matplotlib.pyplot as plt
+
+    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
+    from trajectory_judge.book.render.style import source_name
+
+    fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 7.4), sharex=True)
+    handles: dict[str, Any] = {}
+    for ax, (source, (data, rep)) in zip(axes, _editions(ed).items()):
+        labels = {t.trajectory_id: t.label for t in data.trajectories}
+        for j in rep.judges:
+            pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == j]
+            curve = risk_coverage(pairs)
+            style = judge_style(j)
+            (line,) = ax.step(
+                [0.0, *(p["coverage"] for p in curve)],
+                [curve[0]["risk"], *(p["risk"] for p in curve)],
+                where="pre",
+                color=style["color"],
+                lw=1.6,
+            )
+            ax.scatter([p["coverage"] for p in curve], [p["risk"] for p in curve], color=style["color"],
+                       marker=style["marker"], s=22, zorder=3, edgecolor="black", linewidth=0.4)  # fmt: skip
+            handles.setdefault(style["label"], (line, style))
+        ax.set(ylim=(0, 1), ylabel="Risk (share wrong)", title=source_name(source))
+        ax.grid(color="#dddddd", lw=0.6)
+    axes[-1].set(xlim=(0, 1.02), xlabel="Coverage (share of verdicts kept, surest first)")
+    from matplotlib.lines import Line2D
+
+    legend = [
+        Line2D([], [], color=s["color"], marker=s["marker"], markeredgecolor="black", markeredgewidth=0.4, lw=1.6)
+        for _, s in handles.values()
+    ]
+    fig.legend(legend, list(handles), loc="outside upper center", ncol=2)
+    return fig
+
+
+@computes
+def front_figure(ed: Editions) -> Any:
+    """AUROC against seconds per trajectory for every judge, the front joined, paper above and this edition below."""
+    import matplotlib.pyplot as plt
+
+    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
+    from trajectory_judge.book.render.style import source_name
+
+    fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 7.0), sharex=True)
+    from matplotlib.lines import Line2D
+
+    legend: dict[str, Any] = {}
+    for ax, (source, (_, rep)) in zip(axes, _editions(ed).items()):
+        on = front(rep, "auroc")
+        xs = [rep.judges[j].metrics["s_per_traj"] for j in on]
+        ys = [rep.judges[j].statistics["auroc"] for j in on]
+        ax.plot(xs, ys, color="#888888", lw=1.0, ls="--", zorder=1)
+        for j, jr in rep.judges.items():
+            style = judge_style(j)
+            iv = jr.statistic_intervals["auroc"]
+            x, y = float(jr.metrics["s_per_traj"] or 0.0), float(jr.statistics["auroc"] or math.nan)
+            ax.errorbar([x], [y], yerr=[[y - iv.low], [iv.high - y]], fmt="none", ecolor=style["color"], capsize=2)
+            ax.scatter([x], [y], color=style["color"], marker=style["marker"], s=48, zorder=3,
+                       edgecolor="black", linewidth=1.4 if j in on else 0.4)  # fmt: skip
+            legend.setdefault(
+                style["label"],
+                Line2D([], [], color=style["color"], marker=style["marker"], markeredgecolor="black", ls="none"),
+            )
+        ax.axhline(0.5, color="black", lw=0.8, ls=":")
+        ax.set(ylim=(0, 1.02), ylabel="AUROC", title=source_name(source))
+        ax.grid(color="#dddddd", lw=0.6)
+    axes[-1].set(xlabel="Seconds per trajectory")
+    legend["Front (no judge better and cheaper)"] = Line2D([], [], color="#888888", ls="--")
+    legend["Random ranking (AUROC 0.5)"] = Line2D([], [], color="black", ls=":")
+    fig.legend(list(legend.values()), list(legend), loc="outside upper center", ncol=2)
+    return fig
