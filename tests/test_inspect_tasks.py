@@ -31,6 +31,7 @@ from trajectory_judge.models import FAILURE_TYPES, DataError, Label, load_trajec
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "openai-api/fake/m"
+JM = "m"  # the name the stand-in server is sent, which judge ids carry (as `run --model m` gives them)
 
 
 @pytest.fixture
@@ -125,7 +126,7 @@ def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, 
     assert sampled == sorted([(0.7, s) for s in (7, 8, 9)] * 16)  # one epoch per seed of the ensemble
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
     verdicts = load_verdicts(folder / "verdicts.jsonl")
-    assert sorted({v.judge_id for v in verdicts}) == [f"outcome:{MODEL}", f"selfcons3:{MODEL}", f"step:{MODEL}"]
+    assert sorted({v.judge_id for v in verdicts}) == [f"outcome:{JM}", f"selfcons3:{JM}", f"step:{JM}"]
     assert len(verdicts) == 48 and len(load_verdicts(folder / "members.jsonl")) == 48
     assert all(
         v.prompt_tokens == 123 and v.completion_tokens == 45 for v in verdicts if not v.judge_id.startswith("selfcons")
@@ -148,8 +149,8 @@ def test_report_and_misses_work_on_an_imported_folder_and_misses_names_the_trans
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
     capsys.readouterr()
     assert main(["report", "--data", str(folder), "--resamples", "200"]) == 0
-    assert f"selfcons3:{MODEL}" in capsys.readouterr().out
-    assert main(["misses", "--data", str(folder), "--judge", f"selfcons3:{MODEL}", "--json"]) == 0
+    assert f"selfcons3:{JM}" in capsys.readouterr().out
+    assert main(["misses", "--data", str(folder), "--judge", f"selfcons3:{JM}", "--json"]) == 0
     alarms = json.loads(capsys.readouterr().out)["false_alarms"]
     assert alarms and all(
         a["transcript"].startswith(str(Path(logs[0]).resolve())) and "epochs 1, 2, 3" in a["transcript"] for a in alarms
