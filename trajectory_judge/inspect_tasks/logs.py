@@ -32,8 +32,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from trajectory_judge.analysis.misses import TRANSCRIPTS
 from trajectory_judge.inspect_tasks.samples import sample_prompt
-from trajectory_judge.inspect_tasks.scoring import TRUNCATED
-from trajectory_judge.inspect_tasks.scoring import judge_model_name as default_model_name
+from trajectory_judge.inspect_tasks.scoring import TRUNCATED, judge_model_name as default_model_name
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.custom import PromptTemplate, check_template
 from trajectory_judge.judges.prompts import prompt_digests
