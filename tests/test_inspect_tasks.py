@@ -366,3 +366,13 @@ def test_inspect_eval_of_the_name_list_tasks_prints_judges_a_relative_folder(fol
     assert len(logs) == 1
     assert main(["import-inspect", str(logs[0]), "--data", str(folder)]) == 0
     assert len(load_verdicts(folder / "verdicts.jsonl")) == 2
+
+
+@pytest.mark.slow  # the inspect CLI in a subprocess
+def test_inspect_eval_of_a_missing_folder_is_one_line_and_no_traceback(server, tmp_path):
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    argv = [str(inspect_cli), "eval", "trajectory_judge/step_judge", "--model", MODEL, "-T", "data=nowhere"]
+    r = subprocess.run([*argv, "--display", "none"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out = (r.stdout + r.stderr).strip()
+    assert r.returncode != 0 and "Traceback" not in out and out.count("\n") == 0
+    assert str(tmp_path / "nowhere") in out and "no such folder" in out and not server.requests

@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from trajectory_judge.analysis.misses import TRANSCRIPTS
@@ -88,7 +89,7 @@ def model_call_seconds(sample: EvalSample) -> float:
     """Seconds of the sample's model calls that answered (each model event's ``working_time``: the try that
     succeeded, retries and waits for a connection excluded), as ``trajectory-judge run`` measures a request;
     the sample's working time when the log holds no model events."""
-    calls = [e.working_time for e in sample.events or [] if getattr(e, "event", None) == "model"]
+    calls = [e.working_time for e in sample.events or [] if isinstance(e, ModelEvent)]
     if calls and all(t is not None for t in calls):
         return round(float(sum(t for t in calls if t is not None)), 6)
     return round(float(sample.working_time or 0.0), 6)

@@ -17,8 +17,9 @@ Its log's verdicts are imported into the folder it judged, so a task refuses, as
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig
@@ -39,6 +40,29 @@ OWN = "judge a folder of your own (`trajectory-judge build-dataset --out mine/`,
 
 MAX_TOKENS = 512
 """The output budget per answer (``trajectory-judge run --max-tokens``'s default)."""
+
+
+_T = TypeVar("_T")
+
+
+class TaskRefused(DataError, SystemExit):
+    """A task refused as it is created (no folder, a pinned one, a bad prompt file): a :class:`DataError`
+    to a caller in Python, and to the ``inspect`` command one line on stderr and exit status 1 (Python
+    prints a :class:`SystemExit`'s text and no traceback)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.code = f"trajectory_judge task: error: {message}"
+
+
+def refusing(make: Callable[[], _T]) -> _T:
+    """``make()``, its :class:`DataError` raised again as :class:`TaskRefused` (one line at the command line)."""
+    try:
+        return make()
+    except TaskRefused:
+        raise
+    except DataError as exc:
+        raise TaskRefused(str(exc)) from None
 
 
 def user_dir() -> str:
@@ -97,6 +121,10 @@ def _truthy(value: object) -> bool:
 def view_task(view: str, data: str | None, limit: int | None, force: bool = False, prompt: str | None = None) -> Task:
     """The single-pass judge of ``view``: one greedy answer per trajectory under the view's schema; with
     ``prompt`` (a template file of one's own, :mod:`~trajectory_judge.judges.custom`) the template over the view."""
+    return refusing(lambda: _view_task(view, data, limit, force, prompt))
+
+
+def _view_task(view: str, data: str | None, limit: int | None, force: bool, prompt: str | None) -> Task:
     data = task_folder(data, force)
     template = load_template(user_path(prompt)) if prompt is not None and str(prompt).strip() else None
     return Task(
@@ -194,7 +222,7 @@ def selfcons_judge(
         seeds: one member per seed, an odd number of them (default 7, 8, 9).
         force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
     """
-    data = task_folder(data, force)
+    data = refusing(lambda: task_folder(data, force))
     seeds = tuple(int(s) for s in seeds)
     if len(seeds) % 2 == 0:
         raise ValueError(f"need an odd number of seeds for a strict majority, got {len(seeds)}")

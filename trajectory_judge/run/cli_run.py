@@ -262,7 +262,7 @@ def run_record(
         "api_key_env": getattr(args, "api_key_env", None),
         "retry_unparseable": bool(getattr(args, "retry_unparseable", False)),
         "prompt_sha256": prompt_digests(),
-        "prompts": {j.judge_id: j.template.record() for j in judges if getattr(j, "template", None)} or None,
+        "prompts": {j.judge_id: t.record() for j in judges if (t := getattr(j, "template", None))} or None,
         "latency": LATENCY_MEANING,
     }
     record["server"] = client.server_info()
