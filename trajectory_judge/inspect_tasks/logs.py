@@ -267,6 +267,7 @@ def run_record(
     rec.update(
         {
             "backend": "inspect_ai",
+            "concurrency": cfg.max_connections,  # None: inspect's default for the provider
             "provider": log.eval.model.split("/", 1)[0],
             "model": log.eval.model,
             "judge_model_name": model_name,
