@@ -191,9 +191,7 @@ def test_bibliography_is_author_year_and_favicon_is_linked(built):
     text = re.sub(r"<[^>]+>", "", intro)
     assert "Efron (1979)" in text
     assert "(Mohammadi, 2026)" in text  # the paper has one author
-    assert (
-        "Wang et al." in text and "and others" not in text
-    )  # several authors, or BibTeX's "and others", read "et al."
+    assert "Wang et al." in text and "and others" not in text  # several authors, or BibTeX's "and others", read "et al."
     assert re.search(r'<link rel="icon" href="[^"]*favicon\.svg"', intro)
 
 
