@@ -56,6 +56,10 @@ class ShortRunJudge:
         return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=short, confidence=0.7)
 
 
+OWN_PROMPT = "You audit a support agent. Its rules:\n{procedure}\n\nWhat it did:\n{view}\n"
+"""A reader's own template (the ``own-prompt`` folder's ``rubric.txt``)."""
+
+
 @dataclass(frozen=True)
 class Folder:
     """One experiment folder's recipe."""
@@ -67,6 +71,8 @@ class Folder:
     script: tuple[str, ...] = ("ok",)
     """The stand-in's behaviours (``"bad-content"``: an answer that does not parse)."""
     notes: dict = field(default_factory=dict, compare=False)
+    prompt: str | None = None
+    """A prompt template of one's own, run as ``--prompt rubric.txt`` over the step view beside the LLM judges."""
 
 
 FOLDERS: dict[str, Folder] = {
@@ -79,9 +85,17 @@ FOLDERS: dict[str, Folder] = {
         Folder("python-only", 40, llm_judges=(), python=True),
         Folder("selfcons-only", 40, llm_judges=("selfcons",)),
         Folder("unparseable", 40, script=("bad-content",)),
+        Folder("own-prompt", 40, llm_judges=("outcome", "step"), prompt=OWN_PROMPT),
     )
 }
 """The folders the tests build the book on."""
+
+
+def _prompt_args(root: Path, spec: Folder) -> list[str]:
+    if spec.prompt is None:
+        return []
+    (root / "rubric.txt").write_text(spec.prompt, encoding="utf-8")
+    return ["--prompt", str(root / "rubric.txt"), "--view", "step"]
 
 
 def make_folder(root: Path, spec: Folder) -> Path:
@@ -110,6 +124,7 @@ def make_folder(root: Path, spec: Folder) -> Path:
                     MODEL,
                     "--concurrency",
                     "4",
+                    *_prompt_args(root, spec),
                 ]
             )
             assert rc == 0

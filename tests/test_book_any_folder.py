@@ -295,3 +295,45 @@ def test_book_builds_with_W_on_readmes_40_trajectory_run(folders, tmp_path):
     assert not re.search(r"between\s+and\s", landing)  # the blank of issue 27
     paired = (html / "notebooks" / "paired.html").read_text()
     assert "has its clean parent judged in this folder" in paired and "Your folder (n40)" in paired
+
+
+def _outputs_text(ipynb: Path) -> str:
+    """Every output a notebook shows (text, HTML, markdown), as one string."""
+    out = []
+    for cell in json.loads(ipynb.read_text())["cells"]:
+        for o in cell.get("outputs", []):
+            for key in ("text/html", "text/markdown", "text/plain"):
+                if key in o.get("data", {}):
+                    out.append("".join(o["data"][key]))
+            out.append("".join(o.get("text", "")))
+    return "\n".join(out)
+
+
+@pytest.mark.slow  # executes every chapter on the folder (about a minute)
+def test_a_judge_with_its_own_prompt_is_shown_with_its_prompt_and_filed_under_its_view_in_every_chapter(
+    folders, tmp_path
+):
+    import html
+
+    from book_folders import OWN_PROMPT
+
+    own, step = f"step+rubric:{MODEL}", f"step:{MODEL}"
+    out = tmp_path / "executed"
+    env = {**os.environ, "TJ_DATA": str(folders["own-prompt"])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "trajectory_judge.book", "execute", "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    judges = _outputs_text(out / "judges.ipynb")
+    assert own in judges and html.escape(OWN_PROMPT.split("{")[0].strip()) in judges
+    assert "sha256" in judges and "Python judge" not in judges.split(own)[0][-200:]
+    shown = {nb.stem: _outputs_text(nb) for nb in sorted(out.glob("*.ipynb"))}
+    # wherever the built-in step judge is shown, the step judge of one's own prompt is shown too
+    with_step = [name for name, text in shown.items() if "Step \u00b7" in text or step in text]
+    missing = [name for name in with_step if "rubric" not in shown[name]]
+    assert len(with_step) >= 5 and not missing, (with_step, missing)
+    assert "Python judge" not in shown["judges"].split("rubric")[0][-300:]

@@ -31,6 +31,9 @@ from trajectory_judge.models import FAILURE_TYPES, DataError, Label, load_trajec
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "openai-api/fake/m"
+STEP_ID = "step:m"
+"""The step judge's id on the stand-in's model ``m``, whether ``run`` or an import of inspect's log made it."""
+JM = "m"  # the name the stand-in server is sent, which judge ids carry (as `run --model m` gives them)
 
 
 @pytest.fixture
@@ -125,7 +128,7 @@ def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, 
     assert sampled == sorted([(0.7, s) for s in (7, 8, 9)] * 16)  # one epoch per seed of the ensemble
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
     verdicts = load_verdicts(folder / "verdicts.jsonl")
-    assert sorted({v.judge_id for v in verdicts}) == [f"outcome:{MODEL}", f"selfcons3:{MODEL}", f"step:{MODEL}"]
+    assert sorted({v.judge_id for v in verdicts}) == [f"outcome:{JM}", f"selfcons3:{JM}", f"step:{JM}"]
     assert len(verdicts) == 48 and len(load_verdicts(folder / "members.jsonl")) == 48
     assert all(
         v.prompt_tokens == 123 and v.completion_tokens == 45 for v in verdicts if not v.judge_id.startswith("selfcons")
@@ -148,8 +151,8 @@ def test_report_and_misses_work_on_an_imported_folder_and_misses_names_the_trans
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
     capsys.readouterr()
     assert main(["report", "--data", str(folder), "--resamples", "200"]) == 0
-    assert f"selfcons3:{MODEL}" in capsys.readouterr().out
-    assert main(["misses", "--data", str(folder), "--judge", f"selfcons3:{MODEL}", "--json"]) == 0
+    assert f"selfcons3:{JM}" in capsys.readouterr().out
+    assert main(["misses", "--data", str(folder), "--judge", f"selfcons3:{JM}", "--json"]) == 0
     alarms = json.loads(capsys.readouterr().out)["false_alarms"]
     assert alarms and all(
         a["transcript"].startswith(str(Path(logs[0]).resolve())) and "epochs 1, 2, 3" in a["transcript"] for a in alarms
@@ -235,7 +238,7 @@ def test_inspect_eval_of_a_pinned_folder_calls_no_model_and_writes_no_log(pinned
     argv = [str(inspect_cli), "eval", "trajectory_judge/step_judge", "--model", MODEL, "-T", f"data={pinned}"]
     argv += ["-T", "limit=4", "--log-dir", str(tmp_path / "logs"), "--display", "none"]
     r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert r.returncode != 0 and "-T force=true" in r.stdout + r.stderr
+    assert r.returncode != 0 and "-T force=true" in r.stdout + r.stderr, (r.stdout, r.stderr)
     assert not (tmp_path / "logs").exists() and not server.requests
     assert {p.name: p.read_bytes() for p in pinned.iterdir()} == before
 
@@ -266,7 +269,7 @@ def _links(folder: Path) -> set[tuple[str, str]]:
 def _run_step(folder: Path, server, limit: int) -> int:
     """``run`` the step judge on the stand-in under the id an import of its inspect log gives."""
     argv = ["run", "--data", str(folder), "--judges", "step", "--base-url", server.url + "/v1", "--model", "m"]
-    argv += ["--judge-model-name", MODEL, "--api-key-env", "FAKE_API_KEY", "--limit", str(limit), "--quiet"]
+    argv += ["--api-key-env", "FAKE_API_KEY", "--limit", str(limit), "--quiet"]
     return main(argv)
 
 
@@ -280,7 +283,7 @@ def test_import_links_transcripts_only_for_the_verdicts_it_wrote_so_misses_names
     assert "2 written, 2 already on disk" in capsys.readouterr().err
     links = _links(folder)
     assert len(run_made) == 2 and len(links) == 2 and not links & run_made
-    assert main(["misses", "--data", str(folder), "--judge", f"step:{MODEL}", "--json"]) == 0
+    assert main(["misses", "--data", str(folder), "--judge", STEP_ID, "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     named = {a["trajectory_id"]: a["transcript"] for kind in ("misses", "false_alarms") for a in found[kind]}
     assert named and all((t in {tid for tid, _ in links}) == (n is not None) for t, n in named.items())
@@ -290,7 +293,7 @@ def test_forget_removes_a_judges_transcript_links_so_a_new_import_links_afresh(f
     first = run_eval([step_judge(data=str(folder), limit=4)], tmp_path / "first")
     assert main(["import-inspect", *first, "--data", str(folder)]) == 0
     assert len(_links(folder)) == 4
-    assert main(["forget", "--data", str(folder), "--judge", f"step:{MODEL}"]) == 0
+    assert main(["forget", "--data", str(folder), "--judge", STEP_ID]) == 0
     assert not _links(folder)
     kept = [json.loads(line) for line in (folder / "forgotten.jsonl").read_text().splitlines()]
     assert sum("log" in r and "sample_id" in r for r in kept) == 4  # set aside, not lost
@@ -298,3 +301,125 @@ def test_forget_removes_a_judges_transcript_links_so_a_new_import_links_afresh(f
     assert main(["import-inspect", *second, "--data", str(folder)]) == 0
     logs = {r["log"] for r in map(json.loads, (folder / "transcripts.jsonl").read_text().splitlines())}
     assert logs == {str(Path(second[0]).resolve())}
+
+
+# --- one judge, one id, one cost, whichever path ran it ---------------------------------------------
+RUBRIC = "Check the agent against its procedure.\n{procedure}\n\n{view}\n"
+
+
+def _run_cli(folder: Path, server, *extra: str) -> int:
+    base = os.environ["FAKE_BASE_URL"]
+    argv = ["run", "--data", str(folder), "--base-url", base, "--model", JM, "--api-key-env", "FAKE_API_KEY"]
+    return main([*argv, "--limit", "6", "--quiet", *extra])
+
+
+@pytest.mark.parametrize("own_prompt", [False, True], ids=["built-in prompt", "own prompt"])
+def test_run_and_inspect_give_the_same_judge_one_id_and_latency_and_tokens_that_mean_the_same(
+    folder, server, tmp_path, own_prompt
+):
+    prompt = tmp_path / "rubric.txt"
+    prompt.write_text(RUBRIC, encoding="utf-8")
+    task = step_judge(data=str(folder), limit=4, prompt=str(prompt) if own_prompt else None)
+    logs = run_eval([task], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    assert _run_cli(folder, server, *(["--prompt", str(prompt)] if own_prompt else ["--judges", "step"])) == 0
+    judge = "step+rubric:m" if own_prompt else "step:m"
+    verdicts = load_verdicts(folder / "verdicts.jsonl")
+    assert {v.judge_id for v in verdicts} == {judge} and len(verdicts) == 6  # 4 imported, 2 judged by run
+    inspect_rec, run_rec = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert inspect_rec["judges"] == run_rec["judges"] == [judge]
+    assert inspect_rec["latency"] == run_rec["latency"]
+    per_i, per_r = inspect_rec["per_judge"][judge], run_rec["per_judge"][judge]
+    assert (per_i["prompt_tokens"], per_i["completion_tokens"]) == (per_r["prompt_tokens"], per_r["completion_tokens"])
+    # the model call's own seconds in both: well under the sample's working time, which adds inspect's own work
+    from inspect_ai.log import read_eval_log
+
+    samples = read_eval_log(logs[0]).samples
+    assert per_i["s_per_verdict"] < sum(s.total_time for s in samples) / len(samples)
+    if own_prompt:
+        assert inspect_rec["prompts"][judge]["sha256"] == run_rec["prompts"][judge]["sha256"]
+        assert inspect_rec["prompts"][judge]["text"] == RUBRIC
+        sent = [b["messages"][0]["content"] for _, p, b in server.requests if p == "/v1/chat/completions"]
+        assert all(s.startswith("Check the agent") for s in sent) and len(sent) == 6
+
+
+@pytest.mark.parametrize(
+    "model, name",
+    [
+        ("openai/gpt-4o-mini", "gpt-4o-mini"),
+        ("openai-api/fake/m", "m"),
+        ("ollama/qwen2.5:14b", "qwen2.5:14b"),
+        ("together/meta-llama/Llama-3-8b", "meta-llama/Llama-3-8b"),
+    ],
+)
+def test_an_imported_judge_carries_the_model_name_the_server_was_sent(model, name):
+    from trajectory_judge.inspect_tasks.scoring import judge_model_name
+
+    assert judge_model_name(model) == name
+
+
+def test_a_log_whose_prompt_text_was_changed_is_refused_in_one_line(folder, server, tmp_path, capsys):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    prompt = tmp_path / "rubric.txt"
+    prompt.write_text(RUBRIC, encoding="utf-8")
+    (path,) = run_eval([step_judge(data=str(folder), limit=2, prompt=str(prompt))], tmp_path / "logs")
+    log = read_eval_log(path)
+    log.eval.metadata["trajectory_judge"]["prompt"]["text"] += "x"
+    write_eval_log(log, path)
+    assert main(["import-inspect", path, "--data", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "SHA-256" in err and not (folder / "verdicts.jsonl").exists()
+
+
+# --- inspect as a user calls it ------------------------------------------------------------------------
+TASKS_DIR = ROOT / "trajectory_judge" / "inspect_tasks"
+
+
+def test_a_file_task_reads_relative_data_and_prompt_from_where_the_user_stands(folder, tmp_path, monkeypatch):
+    """inspect creates a task named by its file in that file's folder; the shell's PWD still says where the user is."""
+    (tmp_path / "rubric.txt").write_text(RUBRIC, encoding="utf-8")
+    monkeypatch.setenv("PWD", str(tmp_path))
+    monkeypatch.chdir(TASKS_DIR)
+    task = step_judge(data="mine", limit=2, prompt="rubric.txt")
+    meta = task.metadata["trajectory_judge"]
+    assert meta["data"] == str(folder) and meta["prompt"]["text"] == RUBRIC
+    monkeypatch.chdir(tmp_path)  # a registry task: created where the user stands
+    assert step_judge(data="mine", limit=2).metadata["trajectory_judge"]["data"] == str(folder)
+
+
+@pytest.mark.parametrize("make", [outcome_judge, step_judge, reply_judge, selfcons_judge], ids=lambda f: f.__name__)
+def test_a_missing_data_folder_is_one_line_naming_it(make, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DataError, match=r"-T data=.*nowhere: no such folder") as exc:
+        make(data="nowhere", limit=2)
+    assert "\n" not in str(exc.value) and str(tmp_path / "nowhere") in str(exc.value)
+
+
+@pytest.mark.slow  # the inspect CLI in a subprocess
+def test_inspect_eval_of_the_name_list_tasks_prints_judges_a_relative_folder(folder, server, tmp_path):
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    listed = subprocess.run(
+        [str(inspect_cli), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    ).stdout.split()
+    name = str(ROOT / next(n for n in listed if n.endswith("@step_judge")))  # a file task, from another folder
+    env = {**os.environ, "PWD": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    argv = [str(inspect_cli), "eval", name, "--model", MODEL, "-T", "data=mine", "-T", "limit=2"]
+    r = subprocess.run(
+        [*argv, "--log-dir", "logs", "--display", "none"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    logs = sorted((tmp_path / "logs").glob("*.eval"))
+    assert len(logs) == 1
+    assert main(["import-inspect", str(logs[0]), "--data", str(folder)]) == 0
+    assert len(load_verdicts(folder / "verdicts.jsonl")) == 2
+
+
+@pytest.mark.slow  # the inspect CLI in a subprocess
+def test_inspect_eval_of_a_missing_folder_is_one_line_and_no_traceback(server, tmp_path):
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    argv = [str(inspect_cli), "eval", "trajectory_judge/step_judge", "--model", MODEL, "-T", "data=nowhere"]
+    r = subprocess.run([*argv, "--display", "none"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out = (r.stdout + r.stderr).strip()
+    assert r.returncode != 0 and "Traceback" not in out and out.count("\n") == 0
+    assert str(tmp_path / "nowhere") in out and "no such folder" in out and not server.requests

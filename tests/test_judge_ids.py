@@ -39,6 +39,10 @@ def test_every_documented_judge_id_form_is_accepted_with_its_kind(judge_id, kind
         ("reply", "names no model"),
         ("selfcons1:m", "names its size"),
         ("programmatic:m", "the rule engine takes no model"),
+        ("step+Rubric:m", "prompt name 'Rubric' must be lower-case"),
+        ("step+:m", "prompt name '' must be"),
+        ("step+rubric", "names no model"),
+        ("selfcons3+rubric:m", "names its size"),
     ],
 )
 def test_a_judge_id_outside_the_grammar_says_what_is_wrong(judge_id, why):
@@ -65,6 +69,8 @@ SHAPES = [
     ("outcome:gpt-4o-mini", "llm", "outcome", "outcome", "gpt-4o-mini", 1, None),
     ("step:qwen2.5:14b", "llm", "step", "step", "qwen2.5:14b", 1, None),
     ("reply:qwen2.5-coder:1.5b", "llm", "reply", "reply", "qwen2.5-coder:1.5b", 1, None),
+    ("step+rubric:qwen2.5:14b", "llm", "step", "step", "qwen2.5:14b", 1, None),
+    ("outcome+my_rubric-2:openai/gpt-4o-mini", "llm", "outcome", "outcome", "openai/gpt-4o-mini", 1, None),
     ("selfcons3:qwen2.5:14b", "ensemble", "selfcons", "step", "qwen2.5:14b", 3, None),
     ("selfcons11:m", "ensemble", "selfcons", "step", "m", 11, None),
     ("step@T0.7/seed7:qwen2.5-coder:1.5b", "member", "step", "step", "qwen2.5-coder:1.5b", 1, (0.7, 7)),
@@ -83,7 +89,7 @@ def _rebuilt(spec: JudgeSpec) -> JudgeSpec | None:
     if spec.kind == "rules":
         return JudgeSpec.rules()
     if spec.kind == "llm":
-        return JudgeSpec.llm(spec.view, str(spec.model))
+        return JudgeSpec.llm(spec.view, str(spec.model), spec.prompt)
     if spec.kind == "ensemble":
         return JudgeSpec.self_consistency(spec.ensemble, str(spec.model))
     if spec.kind == "member":
@@ -154,7 +160,12 @@ def test_inspect_import_names_a_judge_by_the_id_the_record_gives(judge_id):
     task = "selfcons" if spec.kind == "ensemble" else spec.view
     meta = {"view": task, "temperature": 0.7, "seeds": list(range(7, 7 + spec.ensemble))}
     log = SimpleNamespace(eval=SimpleNamespace(metadata={TASK_KEY: meta}))
-    got, sampling = _judge_ids(log, task, model)
+    template = None
+    if spec.prompt:  # a task run with -T prompt=FILE: the template named by the file's stem
+        from trajectory_judge.judges.custom import PromptTemplate
+
+        template = PromptTemplate(name=spec.prompt, text="{view}", file=f"{spec.prompt}.txt")
+    got, sampling = _judge_ids(log, task, model, template)
     assert got == judge_id and len(sampling) == (spec.ensemble if spec.kind == "ensemble" else 0)
     assert all(JudgeSpec.parse(member_id(model, temperature=t, seed=s)).model == model for t, s in sampling)
 

@@ -256,7 +256,8 @@ def _import_inspect(sub: argparse._SubParsersAction) -> None:
         "--judge-model-name",
         type=A.model_name,
         default=None,
-        help="model name used in judge ids (default: the log's model string, e.g. openai/gpt-4o-mini)",
+        help="model name used in judge ids (default: the name the server was sent, as run --model takes it: "
+        "gpt-4o-mini for the log's openai/gpt-4o-mini, m for openai-api/SERVICE/m)",
     )
     p.set_defaults(func=_cli_import_inspect)
 

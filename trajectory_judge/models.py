@@ -70,13 +70,29 @@ def check_name(value: str, what: str = "judge id") -> str:
 LLM_VIEWS, RULES_ID = ("outcome", "step", "reply"), "programmatic"
 """The views an LLM judge reads (single-pass LLM judge ids begin with one), and the rule engine's id."""
 JUDGE_ID_GRAMMAR = (
-    "'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'selfconsK:MODEL', "
+    "'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'VIEW+PROMPT:MODEL' (a prompt of "
+    "one's own, PROMPT named as NAME below), 'selfconsK:MODEL', "
     "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
     "(NAME lower-case letters, digits, '_' or '-', starting with a letter)"
 )
 """The judge-id grammar in one phrase, for error messages (the guide's "Judge ids" page says it at length)."""
 _NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons(?P<k>[2-9]|[1-9]\d+)")
 _MEMBER = re.compile(r"(?P<view>outcome|step|reply)@T(?P<temperature>\d+(\.\d+)?)/seed(?P<seed>\d+)")
+_CUSTOM = re.compile(r"(?P<view>outcome|step|reply)\+(?P<prompt>.*)")
+
+
+def check_prompt_name(name: str) -> str:
+    """``name`` if it can name a prompt of one's own in a judge id (``step+NAME:MODEL``), else a ValueError.
+
+    The grammar of a Python judge's NAME: lower-case letters, digits, ``_`` or ``-``, starting with a letter.
+    """
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            f"prompt name {name!r} must be lower-case letters, digits, '_' or '-', starting with a letter "
+            "(it is taken from the prompt file's name without its suffix)"
+        )
+    return name
+
 
 JudgeKind = Literal["rules", "llm", "ensemble", "member", "python"]
 """What a judge id names: the rule engine, a single-pass LLM judge, the self-consistency ensemble,
@@ -115,13 +131,16 @@ class JudgeSpec:
     """A member's seed (``/seed7``); None for any other judge."""
     detail: str | None = None
     """A Python judge's ``DETAIL`` (after the first ``:``), or None."""
+    prompt: str | None = None
+    """The NAME of a prompt of one's own (``step+NAME:MODEL``); None for a judge under the built-in prompts."""
 
     def __str__(self) -> str:
         return self.judge_id
 
     @property
     def head(self) -> str:
-        """The id before its model or detail: ``step``, ``selfcons3``, ``step@T0.7/seed7``, a Python judge's NAME."""
+        """The id before its model or detail: ``step``, ``step+NAME``, ``selfcons3``, ``step@T0.7/seed7``, a Python
+        judge's NAME."""
         return self.judge_id.partition(":")[0]
 
     @property
@@ -151,9 +170,10 @@ class JudgeSpec:
         return cls.parse(RULES_ID)
 
     @classmethod
-    def llm(cls, view: str, model: str) -> JudgeSpec:
-        """A single-pass LLM judge, ``VIEW:MODEL``."""
-        return cls._kind_of(f"{view}:{model}", "llm")
+    def llm(cls, view: str, model: str, prompt: str | None = None) -> JudgeSpec:
+        """A single-pass LLM judge, ``VIEW:MODEL``; with ``prompt`` (a prompt of one's own), ``VIEW+PROMPT:MODEL``."""
+        head = view if prompt is None else f"{view}+{check_prompt_name(prompt)}"
+        return cls._kind_of(f"{head}:{model}", "llm")
 
     @classmethod
     def self_consistency(cls, k: int, model: str) -> JudgeSpec:
@@ -200,10 +220,16 @@ def _parse_judge_id(judge_id: str) -> JudgeSpec:
     if judge_id == RULES_ID:
         return JudgeSpec(judge_id, "rules", RULES_ID, "rules")
     head, sep, detail = judge_id.partition(":")
-    member, ensemble = _MEMBER.fullmatch(head), _ENSEMBLE.fullmatch(head)
-    _check_separators(judge_id, head, sep, detail, bool(head in LLM_VIEWS or member or ensemble))
+    member, ensemble, custom = _MEMBER.fullmatch(head), _ENSEMBLE.fullmatch(head), _CUSTOM.fullmatch(head)
+    _check_separators(judge_id, head, sep, detail, bool(head in LLM_VIEWS or member or ensemble or custom))
     if head in LLM_VIEWS:
         return JudgeSpec(judge_id, "llm", head, head, detail)
+    if custom:
+        try:
+            name = check_prompt_name(custom["prompt"])
+        except ValueError as exc:
+            raise ValueError(f"judge id {judge_id!r}: {exc}") from None
+        return JudgeSpec(judge_id, "llm", custom["view"], custom["view"], detail, prompt=name)
     if member:
         view = member["view"]
         return JudgeSpec(

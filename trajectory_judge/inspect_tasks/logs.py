@@ -5,8 +5,11 @@ written from the same answer: the model's text coerced by :func:`~trajectory_jud
 (so an unparseable answer votes clean at 0.5), validated against its trajectory, with the sample's
 tokens and working time as its cost. A view task's verdicts are ``VIEW:MODEL``; the ensemble's
 epochs are its members (``step@T0.7/seed7:MODEL``, in ``members.jsonl``) and their strict-majority
-aggregate is ``selfcons3:MODEL``. MODEL is the log's model string (``openai/gpt-4o-mini``) unless
-``--judge-model-name`` says otherwise.
+aggregate is ``selfcons3:MODEL``; a task run with ``-T prompt=FILE`` gives ``VIEW+NAME:MODEL``. MODEL is the
+name the server was sent, as ``trajectory-judge run --model`` takes it (the log's ``openai/gpt-4o-mini``
+gives ``gpt-4o-mini``, ``openai-api/SERVICE/m`` gives ``m``: the same judge gets the same id by either
+path) unless ``--judge-model-name`` says otherwise. A verdict's latency is the seconds of its model calls
+that answered (each model event's working time), what ``run`` measures of a request.
 
 Importing is idempotent: a (trajectory, judge) already on disk is skipped, and one run record per
 log (its ``eval_id``) is appended to ``runs.jsonl``. The transcript (log file, sample id, epochs) of
@@ -27,12 +30,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from trajectory_judge.analysis.misses import TRANSCRIPTS
-from trajectory_judge.inspect_tasks.scoring import TRUNCATED
+from trajectory_judge.inspect_tasks.samples import sample_prompt
+from trajectory_judge.inspect_tasks.scoring import TRUNCATED, judge_model_name as default_model_name
 from trajectory_judge.judges.coerce import coerce
-from trajectory_judge.judges.prompts import build_prompt, prompt_digests
+from trajectory_judge.judges.custom import PromptTemplate, check_template
+from trajectory_judge.judges.prompts import prompt_digests
 from trajectory_judge.judges.selfcons import aggregate, member_id
 from trajectory_judge.models import (
     ENSEMBLE_FAMILY,
@@ -45,7 +51,7 @@ from trajectory_judge.models import (
     load_trajectories,
 )
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
-from trajectory_judge.run.record import base_record, now
+from trajectory_judge.run.record import LATENCY_MEANING, base_record, now
 from trajectory_judge.run.store import (
     MEMBERS,
     RUNS,
@@ -77,6 +83,33 @@ class LogVerdicts:
     """Where each verdict's transcript is: log, sample id, epochs."""
     errored: int = 0
     """Samples that ended in an error (no answer, no verdict)."""
+    template: PromptTemplate | None = None
+    """The prompt of one's own the task judged with, if any."""
+
+
+def model_call_seconds(sample: EvalSample) -> float:
+    """Seconds of the sample's model calls that answered (each model event's ``working_time``: the try that
+    succeeded, retries and waits for a connection excluded), as ``trajectory-judge run`` measures a request;
+    the sample's working time when the log holds no model events."""
+    calls = [e.working_time for e in sample.events or [] if isinstance(e, ModelEvent)]
+    if calls and all(t is not None for t in calls):
+        return round(float(sum(t for t in calls if t is not None)), 6)
+    return round(float(sample.working_time or 0.0), 6)
+
+
+def log_template(log: EvalLog) -> PromptTemplate | None:
+    """The prompt of one's own a log's task judged with (its metadata holds the template), checked again."""
+    rec = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("prompt")
+    if rec is None:
+        return None
+    where = f"{log.location}: the task's prompt ({TASK_KEY}.prompt)"
+    if not isinstance(rec, dict) or not all(isinstance(rec.get(k), str) for k in ("name", "text", "sha256")):
+        raise DataError(f"{where} holds no name, text and sha256")
+    template = PromptTemplate(name=rec["name"], text=rec["text"], file=str(rec.get("file", "")))
+    if template.sha256 != rec["sha256"]:
+        raise DataError(f"{where}: its text does not have the SHA-256 the log records")
+    check_template(template.text, where)
+    return template
 
 
 def _tokens(sample: EvalSample) -> tuple[int, int]:
@@ -84,9 +117,16 @@ def _tokens(sample: EvalSample) -> tuple[int, int]:
     return sum(u.input_tokens or 0 for u in usage), sum(u.output_tokens or 0 for u in usage)
 
 
-def sample_verdict(sample: EvalSample, traj: Trajectory, view: str, judge_id: str, where: str) -> Verdict:
+def sample_verdict(
+    sample: EvalSample,
+    traj: Trajectory,
+    view: str,
+    judge_id: str,
+    where: str,
+    template: PromptTemplate | None = None,
+) -> Verdict:
     """The verdict of one sample on ``traj``, validated; DataError naming the sample when it is not that trajectory's."""
-    if isinstance(sample.input, str) and sample.input != build_prompt(view, traj):
+    if isinstance(sample.input, str) and sample.input != sample_prompt(view, traj, template):
         raise DataError(
             f"{where}: the prompt in the log is not trajectory {traj.trajectory_id!r} of this folder "
             "as the task renders it (another data folder, or another version of the prompts)"
@@ -98,7 +138,7 @@ def sample_verdict(sample: EvalSample, traj: Trajectory, view: str, judge_id: st
         trajectory_id=traj.trajectory_id,
         judge_id=judge_id,
         step_indices=[s.index for s in traj.steps],
-        latency_s=round(float(sample.working_time or 0.0), 6),
+        latency_s=model_call_seconds(sample),
         prompt_tokens=prompt,
         completion_tokens=completion,
         note=note,
@@ -107,11 +147,13 @@ def sample_verdict(sample: EvalSample, traj: Trajectory, view: str, judge_id: st
     return v
 
 
-def _judge_ids(log: EvalLog, view: str, model_name: str) -> tuple[str, list[tuple[float, int]]]:
+def _judge_ids(
+    log: EvalLog, view: str, model_name: str, template: PromptTemplate | None = None
+) -> tuple[str, list[tuple[float, int]]]:
     """The log's judge id and, for the ensemble, its members' (temperature, seed)."""
     meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
     if view != ENSEMBLE_FAMILY:
-        return JudgeSpec.llm(view, model_name).judge_id, []
+        return JudgeSpec.llm(view, model_name, template.name if template else None).judge_id, []
     seeds = [int(s) for s in meta.get("seeds") or []]
     temp = meta.get("temperature")
     if not isinstance(temp, (int, float)) or isinstance(temp, bool):
@@ -132,8 +174,9 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
             f"{where}: task {log.eval.task!r} is not one of trajectory_judge's tasks "
             "(outcome_judge, step_judge, reply_judge, selfcons_judge)"
         )
-    judge_id, sampling = _judge_ids(log, view, model_name)
-    out = LogVerdicts(log=where, view=view)
+    template = log_template(log)
+    judge_id, sampling = _judge_ids(log, view, model_name, template)
+    out = LogVerdicts(log=where, view=view, template=template)
     by_traj: dict[str, dict[int, Verdict]] = defaultdict(dict)
     sids: dict[str, str] = {}
     for s in log.samples or []:
@@ -152,7 +195,9 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
             jid = member_id(model_name, temperature=temp, seed=seed)
         else:
             jid = judge_id
-        by_traj[tid][s.epoch] = sample_verdict(s, trajectories[tid], JudgeSpec.parse(jid).rendered_view, jid, at)
+        by_traj[tid][s.epoch] = sample_verdict(
+            s, trajectories[tid], JudgeSpec.parse(jid).rendered_view, jid, at, None if sampling else template
+        )
         sids[tid] = str(s.id)
     for tid in (t for t in trajectories if t in by_traj):
         epochs = sorted(by_traj[tid])
@@ -228,6 +273,7 @@ def run_record(
     rec.update(
         {
             "backend": "inspect_ai",
+            "concurrency": cfg.max_connections,  # None: inspect's default for the provider
             "provider": log.eval.model.split("/", 1)[0],
             "model": log.eval.model,
             "judge_model_name": model_name,
@@ -243,6 +289,8 @@ def run_record(
                 "server": f"inspect_ai {log.eval.packages.get('inspect_ai', '')} ({log.eval.model.split('/', 1)[0]})".strip()
             },
             "prompt_sha256": prompt_digests(),
+            "prompts": {i: got.template.record() for i in ids} if got.template else None,
+            "latency": LATENCY_MEANING,
             "started": log.stats.started_at or rec["started"],
             "ended": log.stats.completed_at or now(),
             "wall_s": _seconds(log.stats.started_at, log.stats.completed_at),
@@ -306,7 +354,8 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
         raise DataError(
             f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
         ) from None
-    got = log_verdicts(log, trajs, judge_model_name or log.eval.model)
+    model_name = judge_model_name or default_model_name(log.eval.model)
+    got = log_verdicts(log, trajs, model_name)
     result = ImportResult(log=str(log_path), errored=got.errored)
     with data_dir_lock(data):
         done = keys_on_disk(data / VERDICTS) | keys_on_disk(data / MEMBERS)
@@ -317,7 +366,7 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
         made = {(v.trajectory_id, v.judge_id) for v in written}  # a verdict `run` wrote has no transcript here
         _append_transcripts(data, [ln for ln in got.transcripts if (ln["trajectory_id"], ln["judge_id"]) in made])
         if written or log.eval.eval_id not in _recorded_evals(data):
-            append_run_record(data, run_record(log, got, result, judge_model_name or log.eval.model, written))
+            append_run_record(data, run_record(log, got, result, model_name, written))
             result.recorded = True
     return result
 

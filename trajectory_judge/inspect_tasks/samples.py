@@ -21,6 +21,7 @@ from inspect_ai.util import JSONSchema
 
 from trajectory_judge.backends.strict import strict_subset
 from trajectory_judge.judges.blind import judge_view, opaque_id
+from trajectory_judge.judges.custom import PromptTemplate
 from trajectory_judge.judges.prompts import build_prompt
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.models import DataError, Trajectory, design_cell, load_trajectories, stratum
@@ -47,8 +48,14 @@ def response_format(view: str) -> ResponseSchema:
     return ResponseSchema(name=RESPONSE_NAME, json_schema=JSONSchema.model_validate(schema), strict=True)
 
 
-def trajectory_sample(view: str, traj: Trajectory, key: bytes) -> Sample:
-    """One sample: ``traj`` as a judge is handed it, rendered in ``view``'s prompt; its label as the target."""
+def sample_prompt(view: str, traj: Trajectory, template: PromptTemplate | None = None) -> str:
+    """The prompt of ``traj`` in ``view``: the built-in prompt, or ``template`` over the view."""
+    return template.render(view, traj) if template is not None else build_prompt(view, traj)
+
+
+def trajectory_sample(view: str, traj: Trajectory, key: bytes, template: PromptTemplate | None = None) -> Sample:
+    """One sample: ``traj`` as a judge is handed it, rendered in ``view``'s prompt (or ``template`` over the
+    view); its label as the target."""
     if traj.label is None:
         raise DataError(f"trajectory {traj.trajectory_id!r} has no label; a task scores against labels")
     lab = traj.label
@@ -62,24 +69,28 @@ def trajectory_sample(view: str, traj: Trajectory, key: bytes) -> Sample:
         "outcome_correct": lab.outcome_correct,
         "steps": [s.index for s in traj.steps],
         "view": view,
+        "prompt": template.name if template is not None else None,
     }
     return Sample(
         id=sample_id(traj, key),
-        input=build_prompt(view, judge_view(traj, key)),
+        input=sample_prompt(view, judge_view(traj, key), template),
         target=lab.model_dump_json(),
         metadata=meta,
     )
 
 
-def load_dataset(view: str, data: str | Path, limit: int | None = None) -> MemoryDataset:
-    """The samples of ``data/trajectories.jsonl`` in ``view``; ``limit`` keeps the stratified prefix of N."""
+def load_dataset(
+    view: str, data: str | Path, limit: int | None = None, template: PromptTemplate | None = None
+) -> MemoryDataset:
+    """The samples of ``data/trajectories.jsonl`` in ``view`` (under ``template`` when given); ``limit`` keeps
+    the stratified prefix of N."""
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be a positive number of trajectories, got {limit}")
     trajs: Sequence[Trajectory] = load_trajectories(Path(data) / TRAJECTORIES)
     trajs = trajs[:limit] if limit is not None else trajs
     key = folder_key(Path(data) / TRAJECTORIES)
     return MemoryDataset(
-        [trajectory_sample(view, t, key) for t in trajs],
+        [trajectory_sample(view, t, key, template) for t in trajs],
         name=f"trajectory-judge-{view}",
         location=str(Path(data) / TRAJECTORIES),
     )

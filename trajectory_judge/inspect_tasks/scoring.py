@@ -30,10 +30,20 @@ from inspect_ai.solver import TaskState
 from trajectory_judge.analysis.metrics import confusion, detection, localisation, macro_f1
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.selfcons import aggregate
-from trajectory_judge.models import Label, Verdict
+from trajectory_judge.models import JudgeSpec, Label, Verdict
 
 TRUNCATED = "output truncated at max_tokens"
 """The note an answer cut at the output budget carries (as in our runner)."""
+
+
+def judge_model_name(model: str) -> str:
+    """The model name a judge id carries for inspect's model string: the name sent to the server, as
+    ``trajectory-judge run --model`` takes it (``openai/gpt-4o-mini`` -> ``gpt-4o-mini``,
+    ``openai-api/SERVICE/m`` -> ``m``, ``together/meta-llama/L-3`` -> ``meta-llama/L-3``)."""
+    provider, _, rest = model.partition("/")
+    if provider == "openai-api":  # openai-api/SERVICE/MODEL: the service names the environment variables
+        rest = rest.partition("/")[2]
+    return rest or model
 
 
 def label_of(metadata: dict[str, Any]) -> Label:
@@ -128,7 +138,7 @@ def verdict_scorer() -> Scorer:
         v = coerce(
             state.output.completion,
             trajectory_id=meta["trajectory_id"],
-            judge_id=f"{meta['view']}:{state.model}",
+            judge_id=JudgeSpec.llm(meta["view"], judge_model_name(str(state.model)), meta.get("prompt")).judge_id,
             step_indices=meta["steps"],
             note=note,
         )

@@ -16,8 +16,10 @@ Its log's verdicts are imported into the folder it judged, so a task refuses, as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig
@@ -25,17 +27,64 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from trajectory_judge.inspect_tasks.samples import load_dataset, response_format
 from trajectory_judge.inspect_tasks.scoring import majority, verdict_scorer
+from trajectory_judge.judges.custom import load_template
 from trajectory_judge.judges.llm import DEFAULT_SEED, DEFAULT_TEMPERATURE
 from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
 from trajectory_judge.models import DataError
 from trajectory_judge.provenance.manifest import MANIFEST
 from trajectory_judge.provenance.pins import is_pinned
+from trajectory_judge.run.store import TRAJECTORIES
 
 OWN = "judge a folder of your own (`trajectory-judge build-dataset --out mine/`, then -T data=mine/)"
 """Where a task's refusal points: the same 400 trajectories in an unpinned folder."""
 
 MAX_TOKENS = 512
 """The output budget per answer (``trajectory-judge run --max-tokens``'s default)."""
+
+
+_T = TypeVar("_T")
+
+
+class TaskRefused(DataError, SystemExit):
+    """A task refused as it is created (no folder, a pinned one, a bad prompt file): a :class:`DataError`
+    to a caller in Python, and to the ``inspect`` command one line on stderr and exit status 1 (Python
+    prints a :class:`SystemExit`'s text and no traceback)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.code = f"trajectory_judge task: error: {message}"
+
+
+def refusing(make: Callable[[], _T]) -> _T:
+    """``make()``, its :class:`DataError` raised again as :class:`TaskRefused` (one line at the command line)."""
+    try:
+        return make()
+    except TaskRefused:
+        raise
+    except DataError as exc:
+        raise TaskRefused(str(exc)) from None
+
+
+def user_dir() -> str:
+    """The folder the user ran inspect from, against which a task's relative paths are read.
+
+    A task named by the registry (``trajectory_judge/step_judge``) is created where the user stands. A task
+    named by its file (``.../inspect_tasks/tasks.py@step_judge``, the name ``inspect list tasks`` prints)
+    is created by inspect with that file's folder as the working directory; there the shell's ``PWD``
+    (which a process's ``chdir`` leaves alone) still names where the user stands.
+    """
+    cwd = os.getcwd()
+    if Path(cwd).resolve() == Path(__file__).resolve().parent:
+        pwd = os.environ.get("PWD")
+        if pwd and Path(pwd).is_dir():
+            return pwd
+    return cwd
+
+
+def user_path(path: str) -> str:
+    """``path`` made absolute against :func:`user_dir` (``~`` expanded); an absolute path as it is."""
+    p = Path(str(path).strip()).expanduser()
+    return str(p if p.is_absolute() else Path(user_dir()) / p)
 
 
 def task_folder(data: str | None, force: bool = False) -> str:
@@ -49,13 +98,17 @@ def task_folder(data: str | None, force: bool = False) -> str:
             "-T data=DIR is required: it names the folder whose trajectories this task judges, and into which "
             f"`trajectory-judge import-inspect --data DIR` imports its log (no folder is judged by default); {OWN}"
         )
+    data = user_path(data)
+    if not (Path(data) / TRAJECTORIES).is_file():
+        what = "no such folder" if not Path(data).exists() else f"it holds no {TRAJECTORIES}"
+        raise DataError(f"-T data={data}: {what}; {OWN}")
     if is_pinned(data) and not _truthy(force):
         raise DataError(
             f"{data} is pinned by {Path(data) / MANIFEST}, which report and the book verify: importing this task's "
             f"verdicts there would break its checksums, so the task was not created and no model was called; "
             f"{OWN}, or pass -T force=true to judge {data} anyway"
         )
-    return str(data)
+    return data
 
 
 def _truthy(value: object) -> bool:
@@ -65,11 +118,17 @@ def _truthy(value: object) -> bool:
     return bool(value)
 
 
-def view_task(view: str, data: str | None, limit: int | None, force: bool = False) -> Task:
-    """The single-pass judge of ``view``: one greedy answer per trajectory under the view's schema."""
+def view_task(view: str, data: str | None, limit: int | None, force: bool = False, prompt: str | None = None) -> Task:
+    """The single-pass judge of ``view``: one greedy answer per trajectory under the view's schema; with
+    ``prompt`` (a template file of one's own, :mod:`~trajectory_judge.judges.custom`) the template over the view."""
+    return refusing(lambda: _view_task(view, data, limit, force, prompt))
+
+
+def _view_task(view: str, data: str | None, limit: int | None, force: bool, prompt: str | None) -> Task:
     data = task_folder(data, force)
+    template = load_template(user_path(prompt)) if prompt is not None and str(prompt).strip() else None
     return Task(
-        dataset=load_dataset(view, data, limit),
+        dataset=load_dataset(view, data, limit, template),
         solver=generate(),
         scorer=verdict_scorer(),
         config=GenerateConfig(
@@ -78,44 +137,60 @@ def view_task(view: str, data: str | None, limit: int | None, force: bool = Fals
             max_tokens=MAX_TOKENS,
             response_schema=response_format(view),
         ),
-        metadata={"trajectory_judge": {"view": view, "data": data, "limit": limit}},
+        metadata={
+            "trajectory_judge": {
+                "view": view,
+                "data": data,
+                "limit": limit,
+                **({"prompt": template.record()} if template else {}),
+            }
+        },
     )
 
 
 @task
-def outcome_judge(data: str | None = None, limit: int | None = None, force: bool = False) -> Task:
+def outcome_judge(
+    data: str | None = None, limit: int | None = None, force: bool = False, prompt: str | None = None
+) -> Task:
     """The outcome view: the goal and the final answer only.
 
     Args:
         data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
         force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
+        prompt: a prompt template file of your own over this view (judge id ``VIEW+NAME:MODEL``).
     """
-    return view_task("outcome", data, limit, force)
+    return view_task("outcome", data, limit, force, prompt)
 
 
 @task
-def step_judge(data: str | None = None, limit: int | None = None, force: bool = False) -> Task:
+def step_judge(
+    data: str | None = None, limit: int | None = None, force: bool = False, prompt: str | None = None
+) -> Task:
     """The step view: every thought, call and observation, held against the procedure.
 
     Args:
         data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
         force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
+        prompt: a prompt template file of your own over this view (judge id ``VIEW+NAME:MODEL``).
     """
-    return view_task("step", data, limit, force)
+    return view_task("step", data, limit, force, prompt)
 
 
 @task
-def reply_judge(data: str | None = None, limit: int | None = None, force: bool = False) -> Task:
+def reply_judge(
+    data: str | None = None, limit: int | None = None, force: bool = False, prompt: str | None = None
+) -> Task:
     """The reply view: the full trajectory, asked only whether the reply is backed by the observations.
 
     Args:
         data: folder holding ``trajectories.jsonl`` (required).
         limit: judge the stratified prefix of this many trajectories (default all).
         force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
+        prompt: a prompt template file of your own over this view (judge id ``VIEW+NAME:MODEL``).
     """
-    return view_task("reply", data, limit, force)
+    return view_task("reply", data, limit, force, prompt)
 
 
 @solver
@@ -147,7 +222,7 @@ def selfcons_judge(
         seeds: one member per seed, an odd number of them (default 7, 8, 9).
         force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
     """
-    data = task_folder(data, force)
+    data = refusing(lambda: task_folder(data, force))
     seeds = tuple(int(s) for s in seeds)
     if len(seeds) % 2 == 0:
         raise ValueError(f"need an odd number of seeds for a strict majority, got {len(seeds)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from trajectory_judge.backends.clients import Completion, ModelClient
 from trajectory_judge.judges.coerce import coerce
+from trajectory_judge.judges.custom import PromptTemplate
 from trajectory_judge.judges.prompts import build_prompt
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.judges.views import VIEWS
@@ -34,7 +35,9 @@ class LLMJudge:
     """An LLM judge reading one view (``outcome``, ``step`` or ``reply``); id ``f"{view}:{model_name}"``.
 
     ``model_name`` names the model in verdict ids (spelled as Ollama would, e.g.
-    ``qwen2.5-coder:1.5b``) independently of what the server calls it.
+    ``qwen2.5-coder:1.5b``) independently of what the server calls it. With ``template`` (a prompt of
+    one's own, :mod:`~trajectory_judge.judges.custom`) the prompt is the template over the view, the
+    id ``f"{view}+{template.name}:{model_name}"``; the response schema and the parser stay the view's.
     """
 
     def __init__(
@@ -45,6 +48,7 @@ class LLMJudge:
         *,
         temperature: float = DEFAULT_TEMPERATURE,
         seed: int = DEFAULT_SEED,
+        template: PromptTemplate | None = None,
     ) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
@@ -53,12 +57,15 @@ class LLMJudge:
         self.model_name = model_name
         self.temperature = temperature
         self.seed = seed
-        self.judge_id = JudgeSpec.llm(view, model_name).judge_id
+        self.template = template
+        self.judge_id = JudgeSpec.llm(view, model_name, template.name if template else None).judge_id
         self.schema = response_schema(view)
+
+    def prompt(self, traj: Trajectory) -> str:
+        """The prompt sent for ``traj`` (the label-free copy the runner hands a judge)."""
+        return self.template.render(self.view, traj) if self.template else build_prompt(self.view, traj)
 
     def judge(self, traj: Trajectory) -> Verdict:
         """One request, one verdict (client failures propagate; they are never verdicts)."""
-        c = self.client.complete(
-            build_prompt(self.view, traj), self.schema, temperature=self.temperature, seed=self.seed
-        )
+        c = self.client.complete(self.prompt(traj), self.schema, temperature=self.temperature, seed=self.seed)
         return completion_verdict(c, trajectory_id=traj.trajectory_id, judge_id=self.judge_id, traj=traj)

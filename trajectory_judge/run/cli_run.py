@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from trajectory_judge.judges.base import Judge
+from trajectory_judge.judges.custom import load_template
 from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS, load_trajectories
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.progress import say
+from trajectory_judge.run.record import LATENCY_MEANING
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, is_disk_full, stop_on_signals
 from trajectory_judge.run.store import MEMBERS, RETRIED, TRAJECTORIES, VERDICTS, data_dir_lock
@@ -53,8 +55,23 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--judges",
         type=A.name_list(JUDGE_FAMILIES),
-        default="outcome,step,reply",
-        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)",
+        default=None,
+        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt)",
+    )
+    p.add_argument(
+        "--prompt",
+        default=None,
+        metavar="FILE",
+        help="judge with a prompt template of your own over --view: str.format text holding {view}, and "
+        "optionally {goal}, {reply}, {procedure}; the judge id is VIEW+NAME:MODEL, NAME the file's name "
+        "without its suffix",
+    )
+    p.add_argument(
+        "--view",
+        choices=list(LLM_VIEWS),
+        default=None,
+        help="what of each trajectory --prompt's {view} shows, rendered as the built-in prompts render it, "
+        "and which response schema the judge answers in (default step)",
     )
     p.add_argument(
         "--backend",
@@ -144,10 +161,25 @@ def check_run_args(args: argparse.Namespace) -> None:
     """Checks between arguments that argparse cannot make one at a time; :class:`ValueError` says which."""
     if args.cache_prompt == "prefix" and args.backend == "openai" and args.concurrency != 1:
         raise ValueError("--cache-prompt prefix restores one slot before each request; it needs --concurrency 1")
+    if getattr(args, "view", None) is not None and getattr(args, "prompt", None) is None:
+        raise ValueError("--view chooses what --prompt's template shows; give --prompt FILE with it")
+    if getattr(args, "prompt", None) is not None and args.cache_prompt == "prefix":
+        raise ValueError(
+            "--cache-prompt prefix saves the built-in prompts' shared prefixes; with --prompt use off, on or unset"
+        )
 
 
-def make_judges(names: Sequence[str], client: Any, model_name: str, *, temperature: float, seed: int) -> list[Judge]:
-    """The judges named by ``--judges``."""
+def make_judges(
+    names: Sequence[str],
+    client: Any,
+    model_name: str,
+    *,
+    temperature: float,
+    seed: int,
+    template: Any = None,
+    view: str | None = None,
+) -> list[Judge]:
+    """The judges named by ``--judges``, then the judge of ``--prompt`` (``template``) over ``view``."""
     from trajectory_judge.judges.llm import LLMJudge
     from trajectory_judge.judges.selfcons import SelfConsistencyJudge
 
@@ -159,7 +191,21 @@ def make_judges(names: Sequence[str], client: Any, model_name: str, *, temperatu
             out.append(SelfConsistencyJudge(client, model_name))
         else:
             raise ValueError(f"unknown judge {name!r}; expected some of {', '.join(JUDGE_FAMILIES)}")
+    if template is not None:
+        out.append(
+            LLMJudge(view or DEFAULT_VIEW, client, model_name, temperature=temperature, seed=seed, template=template)
+        )
     return out
+
+
+DEFAULT_VIEW = "step"
+"""The view of ``--prompt`` when ``--view`` is not given."""
+
+
+def judge_names(args: argparse.Namespace) -> list[str]:
+    """The built-in judges of ``--judges``: by default outcome, step and reply, or none beside ``--prompt``."""
+    given = args.judges if args.judges is not None else ("" if getattr(args, "prompt", None) else "outcome,step,reply")
+    return [n.strip() for n in given.split(",") if n.strip()]
 
 
 def make_client(args: argparse.Namespace) -> Any:
@@ -223,6 +269,8 @@ def run_record(
         "api_key_env": getattr(args, "api_key_env", None),
         "retry_unparseable": bool(getattr(args, "retry_unparseable", False)),
         "prompt_sha256": prompt_digests(),
+        "prompts": {j.judge_id: t.record() for j in judges if (t := getattr(j, "template", None))} or None,
+        "latency": LATENCY_MEANING,
     }
     record["server"] = client.server_info()
     record["server_launch"] = launch_record(args.base_url, record["server"])
@@ -246,11 +294,20 @@ def cli_run(args: argparse.Namespace) -> int:
     known = [t.trajectory_id for t in trajs]  # a verdict on the disk naming any other is refused
     if args.limit is not None:
         trajs = trajs[: args.limit]
-    names = [n.strip() for n in args.judges.split(",") if n.strip()]
+    names = judge_names(args)
     model_name = args.judge_model_name or args.model
+    template = load_template(args.prompt) if getattr(args, "prompt", None) else None  # refused before any request
     try:
         client = make_client(args)
-        judges = make_judges(names, client, model_name, temperature=args.temperature, seed=args.seed)
+        judges = make_judges(
+            names,
+            client,
+            model_name,
+            temperature=args.temperature,
+            seed=args.seed,
+            template=template,
+            view=getattr(args, "view", None),
+        )
     except ValueError as exc:
         print(f"trajectory-judge: error: {exc}", file=sys.stderr)
         return 2

@@ -18,6 +18,13 @@ from typing import Any
 
 from trajectory_judge.models import judge_kind
 
+LATENCY_MEANING = (
+    "latency_s: seconds of the model call that answered, from sending the request to its full answer "
+    "(the try that succeeded; backoff, rate-limit waits and queueing for a connection excluded); requests "
+    "in flight at once (the record's concurrency) share the server, so each of them takes longer"
+)
+"""What a verdict's ``latency_s`` measures, as every run record (``run`` and ``import-inspect``) says it."""
+
 
 def now() -> str:
     """The current UTC time, ISO 8601 to the second."""

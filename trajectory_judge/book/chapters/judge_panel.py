@@ -240,6 +240,46 @@ def prompt_comparison_table(example: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["part", "paper (Appendix D)", "this edition", "same?"]).set_index("part")
 
 
+def own_prompts(runs: Sequence[dict[str, Any]], judge_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+    """The prompts of one's own behind ``judge_ids`` (``VIEW+NAME:MODEL``), from the run records that
+    keep them: judge id to its template's name, text and SHA-256 (the latest record for each)."""
+    wanted = {j for j in judge_ids if parse_judge_id(j).prompt}
+    out: dict[str, dict[str, str]] = {}
+    for rec in runs:
+        for judge, prompt in (rec.get("prompts") or {}).items():
+            if judge in wanted and isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
+                out[judge] = prompt
+    return {j: out[j] for j in judge_ids if j in out}
+
+
+def own_prompts_display(prompts: dict[str, dict[str, str]], example: Any) -> Any:
+    """A paragraph and, per judge, its template and the example as that template renders it, folded;
+    None when no judge uses a prompt of its own (the page then shows nothing here)."""
+    import html
+
+    from IPython.display import HTML
+
+    from trajectory_judge.book.render.style import judge_name, list_text
+    from trajectory_judge.judges.custom import PromptTemplate
+
+    if not prompts:
+        return None
+    names = list_text([judge_name(j) for j in prompts])
+    parts = [
+        f"<p>Beside the built-in prompts, {html.escape(names)} "
+        f"{'judges' if len(prompts) == 1 else 'judge'} with a prompt of its own over its view, "
+        "under that view's response schema and parser; the template is kept in the folder's run record "
+        "and shown here as it was sent, then the example as it renders it.</p>"
+    ]
+    for judge, rec in prompts.items():
+        spec = parse_judge_id(judge)
+        template = PromptTemplate(name=str(spec.prompt), text=rec["text"], file=rec.get("file", ""))
+        sha = str(rec.get("sha256", template.sha256))[:16]
+        parts.append(folded(f"{judge}: its template ({spec.view} view, sha256 {sha})", rec["text"]).data)
+        parts.append(folded(f"{judge}: the example as its prompt reads", template.render(spec.view, example)).data)
+    return HTML("\n".join(parts))
+
+
 def folded(summary: str, text: str) -> Any:
     """``text`` as preformatted lines inside a dropdown whose summary line is ``summary``."""
     import html

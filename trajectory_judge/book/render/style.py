@@ -210,6 +210,8 @@ def judge_name(judge_id: str) -> str:
     family = FAMILY_NAMES.get(spec.family, spec.family.capitalize())
     if spec.ensemble > 1:
         family += f" \u00d7{spec.ensemble}"
+    if spec.prompt:  # a prompt of one's own over the view
+        family += f" ({spec.prompt} prompt)"
     return f"{family} \u00b7 {model_name(spec.model or '')}"
 
 
@@ -246,7 +248,7 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
 def judge_label(judge_id: str, n: int | None = None) -> str:
     """A two-line axis label: family (and ensemble size), then the model and ``n``."""
     s = parse_judge_id(judge_id)
-    head = (s.head if s.is_member else s.family) + (f" x{s.ensemble}" if s.ensemble > 1 else "")
+    head = (s.head if s.is_member or s.prompt else s.family) + (f" x{s.ensemble}" if s.ensemble > 1 else "")
     tail = s.model or "rules"
     if s.family == PYTHON:
         head, tail = judge_id, "Python judge"
