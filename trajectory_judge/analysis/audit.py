@@ -22,8 +22,8 @@ import pandas as pd
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.cost import total_hours
+from trajectory_judge.analysis.estimates import quoted_miss
 from trajectory_judge.analysis.paired_detail import camera_ready, reply_unchanged_types
-from trajectory_judge.analysis.register import quoted_miss
 from trajectory_judge.analysis.report import Report, build_report
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 
