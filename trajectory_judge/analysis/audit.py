@@ -39,9 +39,13 @@ VERDICTS: tuple[str, ...] = (REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIF
 """The verdicts of an audit row; ``differs`` (unexplained) should never occur."""
 
 
-def _printed_decimals(x: float) -> int:
+def printed_decimals(x: float) -> int:
+    """The decimals a published value is printed with (0.38 has two)."""
     s = repr(float(x))
     return 0 if float(x).is_integer() else len(s.split(".")[1])
+
+
+_printed_decimals = printed_decimals
 
 
 def _row(

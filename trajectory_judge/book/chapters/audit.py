@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are re-exported: the chapter imports them)
+    printed_decimals,
     DIFFERS,
     EXPLAINED,
     NOISE,
@@ -139,6 +140,26 @@ def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
     if why:
         out["Why"] = checks["why"]
     return out
+
+
+@computes
+def spread_display(spread: pd.DataFrame) -> pd.DataFrame:
+    """The seed spread of the published bounds as shown: the published value at the precision the paper prints it,
+    the seeds' lowest and highest one digit finer, and whether the published value lies between them at its own
+    precision."""
+    digits = [printed_decimals(v) for v in spread["published"]]
+    out = pd.DataFrame(
+        {
+            "Published": [_value_text(v, d) for v, d in zip(spread["published"], digits)],
+            "Lowest": [_value_text(v, d + 1) for v, d in zip(spread["min"], digits)],
+            "Highest": [_value_text(v, d + 1) for v, d in zip(spread["max"], digits)],
+            "Seeds printing it": spread["seeds printing it"],
+            "Seeds": spread["seeds"],
+            "Within range at its printed digits": spread["within range"].map({True: "yes", False: "no"}),
+        },
+        index=spread.index.map(quantity_name),
+    )
+    return out.rename_axis("Quantity")
 
 
 @computes
