@@ -128,7 +128,12 @@ def test_misattributes_a_third_is_74_of_257_and_a_third_is_read_to_one_figure(pa
 def test_contradicted_sentence_names_each_place_once(paper_claims):
     text = C.contradicted_sentence(paper_claims)
     assert (
-        text.startswith("Six statements") and text.count("Figure 3 caption") == 1 and "§7.1" in text and "§7.3" in text
+        text.startswith("Six statements")
+        and text.count("Figure 3 caption") == 1
+        and "§7.1" in text
+        and "§7.3" in text
+        and text.count("abstract") == 1
+        and "two sentences of its abstract" in text
     )
 
 

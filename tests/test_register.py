@@ -205,7 +205,7 @@ def test_table_4_uniformly_one_is_fragile_the_exact_interval_of_47_of_50_exclude
 
 def test_misattributes_a_third_is_fragile_read_literally_a_third_lies_above_the_interval(paper, robust):
     c = paper[2]["step_misattributes_third"]
-    assert c.holds and c.high < 1 / 3 and "0.25 to 0.35" in c.reason and "inside" not in c.reason
+    assert c.holds and c.high < 1 / 3 and "read as 0.25 to 0.35" in c.reason and "inside" not in c.reason
     assert _flip(robust, "step_misattributes_third", "read literally") == NOT_BORNE_OUT
     assert robust["outcome_third_flagged"].status == "robust"  # 0.33 (0.24-0.43) holds a third either way
 
@@ -263,7 +263,7 @@ def test_the_jackknife_acceleration_of_a_mean_equals_the_brute_force_jackknife()
 
 
 _NUM = r"([\u2212\d.e+]+)"
-_READ = rf"\((?:exactly {_NUM}|read as {_NUM} to {_NUM})\)"
+_READ = rf"\((?:exactly {_NUM}|read as {_NUM} to {_NUM}|at its printed precision)\)"
 _IV = rf"(?:the (?:whole )?interval {_NUM} to {_NUM}|the value {_NUM})"
 
 
@@ -272,7 +272,15 @@ def _f(x: str | None) -> float | None:
 
 
 def _rounds(printed: float, true: float) -> bool:
-    return any(float(f"{true:.{k}g}") == printed for k in range(3, 18))
+    return any(round(true, d) == printed or float(f"{true:.{d + 1}g}") == printed for d in range(17))
+
+
+def _band(c, x, a, b):
+    from trajectory_judge.analysis.claims import band
+
+    if x is not None:
+        return x, x
+    return (a, b) if a is not None else band(c.stated)  # "at its printed precision": the stated value's own band
 
 
 def test_every_reason_states_a_comparison_its_own_printed_numbers_bear_out(paper):
@@ -282,12 +290,12 @@ def test_every_reason_states_a_comparison_its_own_printed_numbers_bear_out(paper
             continue
         if m := re.fullmatch(rf".+ {_READ} meets {_IV}", why):
             x, a, b, lo, hi, v = map(_f, m.groups())
-            a, b = (x, x) if x is not None else (a, b)
+            a, b = _band(c, x, a, b)
             lo, hi = (v, v) if v is not None else (lo, hi)
             assert a <= hi and lo <= b, (c.key, why)
         elif m := re.fullmatch(rf"{_IV} excludes .+ {_READ}", why):
             lo, hi, v, x, a, b = map(_f, m.groups())
-            a, b = (x, x) if x is not None else (a, b)
+            a, b = _band(c, x, a, b)
             lo, hi = (v, v) if v is not None else (lo, hi)
             assert hi < a or lo > b, (c.key, why)
         elif m := re.fullmatch(rf"{_IV} lies (above|at or above|below|at or below|on the other side of) {_NUM}", why):
@@ -298,9 +306,9 @@ def test_every_reason_states_a_comparison_its_own_printed_numbers_bear_out(paper
         elif m := re.fullmatch(rf"the interval {_NUM} to {_NUM} straddles {_NUM}, .+", why):
             lo, hi, t = map(_f, m.groups())
             assert lo <= t <= hi, (c.key, why)
-        elif m := re.fullmatch(rf"the value {_NUM} (equals|differs from) .+", why):
+        elif m := re.fullmatch(rf"the value is {_NUM}, (as stated|not) .+", why):
             v = _f(m.group(1))
-            assert (v == pytest.approx(c.stated.value, abs=1e-9)) == (m.group(2) == "equals"), (c.key, why)
+            assert (abs(e.value - c.stated.value) <= 1e-9) == (m.group(2) == "as stated"), (c.key, why)
             lo = hi = v
         else:
             raise AssertionError(f"{c.key}: a reason of no known form: {why}")

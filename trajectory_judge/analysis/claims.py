@@ -143,13 +143,18 @@ def _off_side(direction: Direction, lo: float, hi: float, t: float) -> bool:
 
 
 def number_texts(values: Sequence[float], relation) -> list[str]:
-    """``values`` printed with the fewest significant figures (three at least) at which ``relation`` of the printed
-    numbers is what it is of the values, so no reason can state a comparison its own digits contradict."""
+    """``values`` printed as the book prints numbers (integers whole, others with two or three decimals), with the
+    fewest digits at which ``relation`` of the printed numbers is what it is of the values, so no reason can state a
+    comparison its own digits contradict; more digits only when three decimals cannot show it."""
     want = relation(*values)
-    for sig in range(3, 17):
-        texts = [f"{v:.{sig}g}" for v in values]
+    forms = [lambda v: f"{v:.0f}"] if all(float(v).is_integer() for v in values) else []
+    forms += [lambda v, d=d: f"{v:.{d}f}" for d in (2, 3)] + [lambda v, k=k: f"{v:.{k}g}" for k in range(3, 18)]
+    for form in forms:
+        texts = [form(v) for v in values]
         if relation(*(float(t) for t in texts)) == want:
-            return [t.replace("-", "\u2212") for t in texts]
+            return [
+                ("0" + t[2:] if t.startswith("-0") and not t.strip("-0.") else t).replace("-", "\u2212") for t in texts
+            ]
     return [repr(v).replace("-", "\u2212") for v in values]
 
 
@@ -171,22 +176,26 @@ def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
         a, b = band(stated)
         ok = _meets(a, b, lo, hi)
         if lo < hi or a < b:
-            la, lb, llo, lhi = number_texts((a, b, lo, hi), lambda a, b, lo, hi: (_meets(a, b, lo, hi), a < b, lo < hi))
-            read = f" (exactly {la})" if a == b else f" (read as {la} to {lb})"
+            llo, lhi = number_texts((lo, hi), lambda lo, hi: (_meets(a, b, lo, hi), lo < hi))
             iv = f"the interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
+            if a == b:
+                read = f" (exactly {_exact_text(a)})"
+            elif (dec := _decimals(stated.precision / 2)) <= 3:
+                read = f" (read as {_signed(a, dec)} to {_signed(b, dec)})"
+            else:
+                read = " (at its printed precision)"
             if ok:
                 return BORNE_OUT, f"{stated.text}{read} meets {iv}"
             return NOT_BORNE_OUT, f"{iv} excludes {stated.text}{read}"
         v, _ = number_texts((lo, a), lambda x, a: abs(x - a) <= _EPS)
         if ok:
-            return BORNE_OUT, f"the value {v} equals {stated.text}"
-        return NOT_BORNE_OUT, f"the value {v} differs from {stated.text}"
+            return BORNE_OUT, f"the value is {v}, as stated ({stated.text})"
+        return NOT_BORNE_OUT, f"the value is {v}, not {stated.text}"
     t, d = stated.boundary, stated.direction
     if d is None:
         raise ValueError(f"{stated.text!r} states neither a value nor a direction")
-    lt, llo, lhi = number_texts(
-        (t, lo, hi), lambda t, lo, hi: (_on_side(d, lo, hi, t), _off_side(d, lo, hi, t), lo < hi)
-    )
+    llo, lhi = number_texts((lo, hi), lambda lo, hi: (_on_side(d, lo, hi, t), _off_side(d, lo, hi, t), lo < hi))
+    lt = _exact_text(t)
     iv = f"the whole interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
     if _on_side(d, lo, hi, t):
         return BORNE_OUT, f"{iv} lies {_side_word(d)} {lt}"
@@ -196,6 +205,19 @@ def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
         NOT_CHECKABLE,
         f"the interval {_interval_text(llo, lhi)} straddles {lt}, so the data cannot tell the direction",
     )
+
+
+def _decimals(x: float) -> int:
+    """Decimals of a unit such as 0.005 (3) or 0.5 (1)."""
+    return max(0, -math.floor(math.log10(abs(x)) + 1e-9)) if x else 0
+
+
+def _signed(x: float, dec: int) -> str:
+    return f"{x:.{dec}f}".replace("-", "\u2212")
+
+
+def _exact_text(x: float) -> str:
+    return f"{x:g}".replace("-", "\u2212")
 
 
 def _side_word(direction: Direction) -> str:

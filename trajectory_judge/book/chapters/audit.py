@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are re-exported: the chapter imports them)
-    printed_decimals,
     DIFFERS,
     EXPLAINED,
     NOISE,
@@ -29,6 +28,7 @@ from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are r
     audit_summary,
     check_published,
     delta_distribution,
+    printed_decimals,
     seed_deltas,
     seed_reports,
     seed_spread as compute_seed_spread,

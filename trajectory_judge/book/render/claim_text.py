@@ -315,7 +315,11 @@ def contradicted_sentence(claims: Claims) -> str:
     if not bad:
         return "No statement of the paper's text that this book checks is contradicted by its verdicts"
     places = [c.where.split(";")[0] for c in bad]
-    named = [f"the {p}" if p[:1].isupper() else f"a sentence of its {p}" for p in places]
+    times = {p: places.count(p) for p in places}  # each place once, with how many of its sentences
+    named = [
+        f"the {p}" if p[:1].isupper() else f"{'a sentence' if k == 1 else number_word(k) + ' sentences'} of its {p}"
+        for p, k in times.items()
+    ]
     lead = "One statement" if len(bad) == 1 else f"{number_word(len(bad)).capitalize()} statements"
     verb = "contradict" if len(bad) > 1 else "contradicts"
     return f"{lead} elsewhere in its text {'is' if len(bad) == 1 else 'are'} not borne out: the verdicts {verb} {list_text(named)}"
