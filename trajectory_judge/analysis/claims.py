@@ -28,11 +28,12 @@ boundary of a stated direction."""
 RULE = (
     "A claim states a value, at the precision it is printed with, or a direction (a difference of one sign, "
     "or one side of a boundary). It is *borne out* when the stated value, widened by half a unit of its last "
-    "printed digit (a fraction in words, such as \u201ca third\u201d, is read to one significant figure), meets the 95% interval of the quantity that checks it, or when the whole interval lies on "
+    "printed digit (a fraction in words is read to one significant figure: \u201ca third\u201d as 0.3), meets the 95% interval "
+    "of the quantity that checks it, or when the whole interval lies on "
     "the stated side of the boundary; *not borne out* when the interval excludes the stated value, or lies "
     "wholly on the other side (a boundary value counts against a strict direction); otherwise *not checkable*, "
-    "with the reason: the released data cannot give the quantity, or the interval straddles the boundary of a "
-    "stated direction. A quantity without sampling variance (a count, a design constant, a ratio of timings "
+    "of one of two kinds: *no data* (the released data cannot give the quantity) or *inconclusive* (the interval "
+    "straddles the boundary of a stated direction). A quantity without sampling variance (a count, a design constant, a ratio of timings "
     "measured once) is its own interval."
 )
 """The rule, stated once (the audit chapter prints it above the register)."""
@@ -173,24 +174,7 @@ def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
         return NOT_CHECKABLE, ""
     lo, hi = estimate.low, estimate.high
     if stated.value is not None:
-        a, b = band(stated)
-        ok = _meets(a, b, lo, hi)
-        if lo < hi or a < b:
-            llo, lhi = number_texts((lo, hi), lambda lo, hi: (_meets(a, b, lo, hi), lo < hi))
-            iv = f"the interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
-            if a == b:
-                read = f" (exactly {_exact_text(a)})"
-            elif (dec := _decimals(stated.precision / 2)) <= 3:
-                read = f" (read as {_signed(a, dec)} to {_signed(b, dec)})"
-            else:
-                read = " (at its printed precision)"
-            if ok:
-                return BORNE_OUT, f"{stated.text}{read} meets {iv}"
-            return NOT_BORNE_OUT, f"{iv} excludes {stated.text}{read}"
-        v, _ = number_texts((lo, a), lambda x, a: abs(x - a) <= _EPS)
-        if ok:
-            return BORNE_OUT, f"the value is {v}, as stated ({stated.text})"
-        return NOT_BORNE_OUT, f"the value is {v}, not {stated.text}"
+        return _value_verdict(stated, lo, hi)
     t, d = stated.boundary, stated.direction
     if d is None:
         raise ValueError(f"{stated.text!r} states neither a value nor a direction")
@@ -205,6 +189,28 @@ def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
         NOT_CHECKABLE,
         f"the interval {_interval_text(llo, lhi)} straddles {lt}, so the data cannot tell the direction",
     )
+
+
+def _value_verdict(stated: Stated, lo: float, hi: float) -> tuple[str, str]:
+    """The rule on a stated value."""
+    a, b = band(stated)
+    ok = _meets(a, b, lo, hi)
+    if lo < hi or a < b:
+        llo, lhi = number_texts((lo, hi), lambda lo, hi: (_meets(a, b, lo, hi), lo < hi))
+        iv = f"the interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
+        if a == b:
+            read = f" (exactly {_exact_text(a)})"
+        elif (dec := _decimals(stated.precision / 2)) <= 3:
+            read = f" (read as {_signed(a, dec)} to {_signed(b, dec)})"
+        else:
+            read = " (at its printed precision)"
+        if ok:
+            return BORNE_OUT, f"{stated.text}{read} meets {iv}"
+        return NOT_BORNE_OUT, f"{iv} excludes {stated.text}{read}"
+    v, _ = number_texts((lo, a), lambda x, a: abs(x - a) <= _EPS)
+    if ok:
+        return BORNE_OUT, f"the value is {v}, as stated ({stated.text})"
+    return NOT_BORNE_OUT, f"the value is {v}, not {stated.text}"
 
 
 def _decimals(x: float) -> int:

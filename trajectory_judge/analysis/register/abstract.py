@@ -129,7 +129,7 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
             "abstract_text",
             "abstract",
             "no judge reads the final reply",
-            Stated.number("no judge", 0.0),
+            Stated.number("none", 0.0),
             "LLM judges that flag unsupported-claim faults (the invented sentence is in the reply alone) more often than "
             "their clean parents, with a paired interval above zero",
             reads[0],
