@@ -363,11 +363,12 @@ def test_the_raw_release_gives_every_verdict_robustness_and_adjusted_verdict_of_
 
 
 def test_the_register_table_has_a_robustness_and_an_adjusted_verdict_column(paper):
+    # the adjusted column is "After Holm"
     from trajectory_judge.book.render.claim_text import Claims, register_table, verdict_table
 
     claims = Claims(paper[2])
     t = register_table(claims).set_index("Claim")
-    row = t.loc[[s for s in t.index if s.startswith("The 8B judge's column is uniformly")][0]]
+    row = t.loc[[s for s in t.index if s.startswith("Table 4 caption: the 8B judge's column is uniformly")][0]]
     assert row["Robustness"].startswith("fragile: ") and "Clopper\u2013Pearson: not borne out" in row["Robustness"]
     assert (t["Verdict"] == "not checkable: no data").sum() == 7 and (
         t["Verdict"] == "not checkable: inconclusive"

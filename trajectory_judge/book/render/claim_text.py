@@ -71,12 +71,13 @@ class ClaimText:
         """What the value counts, in words."""
         return "" if self.claim.estimate is None else self.claim.estimate.detail
 
-    def value_text(self) -> str:
-        """The recomputed value with its interval, in the book's one format (a ratio as ``3.00 times``)."""
+    def value_text(self, unit: bool = True) -> str:
+        """The recomputed value with its interval, in the book's one format (a ratio as ``3.00 times``; without
+        ``unit``, as the bare value and interval, for a table whose stated column names the unit)."""
         e = self.claim.estimate
         if e is None:
             return MISSING
-        if self.claim.stated.text.endswith("times"):
+        if self.claim.stated.text.endswith("times") and unit:
             text = format_interval(e.value, e.low, e.high, e.method)
             head, _, rest = text.partition(" ")
             return f"{format_number(e.value, 2)} times" + (f" {rest}" if rest else "")
@@ -197,19 +198,19 @@ def _adjusted_kind(c: ClaimText, adjusted: str) -> str:
 
 @computes
 def register_table(claims: Claims) -> pd.DataFrame:
-    """The whole register as the audit shows it: where, the claim, what it states, the recomputed value with its
-    interval, the verdict and its reason, how robust the verdict is and the verdict adjusted for multiplicity."""
+    """The whole register as the audit shows it: the claim led by where the paper makes it, what it states, the
+    recomputed value with its interval, the verdict and its reason, how robust the verdict is and the verdict
+    adjusted for multiplicity."""
     rob = claims.robustness
     rows = [
         {
-            "Where": c.where,
-            "Claim": c.says[:1].upper() + c.says[1:],
+            "Claim": f"{c.where[:1].upper() + c.where[1:]}: {c.says}",
             "Stated": c.stated.text,
-            "Recomputed": c.value_text(),
+            "Recomputed": c.value_text(unit=False),
             "Verdict": verdict_words(c.verdict, c.kind),
             "Reason": c.reason,
             "Robustness": robustness_text(rob[c.key]),
-            "Adjusted (Holm)": verdict_words(rob[c.key].adjusted, _adjusted_kind(c, rob[c.key].adjusted)),
+            "After Holm": verdict_words(rob[c.key].adjusted, _adjusted_kind(c, rob[c.key].adjusted)),
         }
         for c in claims.items
     ]
