@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
-from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, text_value
+from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, signed_text, text_value
 from trajectory_judge.analysis.report import Report
 
 
@@ -170,10 +170,8 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
 def _reads_reply(rep: Report, traj, verd) -> tuple[Estimate, Estimate]:
     """LLM judges whose paired discrimination on unsupported-claim faults lies above zero, and those whose raw
     recall on them excludes zero, each as a count naming the judges with their values."""
-    from trajectory_judge.analysis.formatting import format_interval
-
     short = {P.OUTCOME: "outcome", P.STEP: "step 14B", P.STEP8: "step 8B", P.SELFCONS: "ensemble"}
-    words = lambda j, e: f"{short.get(j, j)} {format_interval(e.value, e.low, e.high, e.method)}"
+    words = lambda j, e: f"{short.get(j, j)} {signed_text(e.value, 2)}"  # the interval is in the row of its own
     judges = [j for j in P.PUBLISHED_JUDGES if j != P.RULES and j in rep.judges]
     paired = {
         j: E.paired_group(rep, traj, verd, j, lambda t, p: t.label.failure_type == "unsupported_claim")  # type: ignore[union-attr]
