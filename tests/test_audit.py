@@ -248,3 +248,27 @@ def test_setup_frame_refuses_a_release_ensemble_whose_record_contradicts_the_pap
 
     with pytest.raises(ValueError, match="release run settings: seed 5, k 3 differ from the paper's text"):
         audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "m", "seed": 5}], "release", PAPER_DECODING)
+
+
+def test_the_seed_spread_table_prints_the_published_bound_at_its_printed_digits_beside_every_seed_count():
+    import pandas as pd
+
+    from trajectory_judge.book.chapters.audit import spread_display
+
+    spread = pd.DataFrame(
+        {
+            "published": [0.38, 0.9],
+            "min": [0.3829, 0.9],
+            "max": [0.3829, 0.9],
+            "seeds printing it": [10, 10],
+            "seeds": [10, 10],
+            "within range": [True, True],
+        },
+        index=pd.Index(["outcome:qwen2.5:14b silent_recall low", "outcome:qwen2.5:14b loud_recall high"]),
+    )
+    out = spread_display(spread)
+    assert list(out["Published"]) == ["0.38", "0.90"] and list(out["Lowest"]) == ["0.383", "0.900"]
+    assert list(out["Seeds printing it"]) == [10, 10] and list(out["Within range at its printed digits"]) == [
+        "yes",
+        "yes",
+    ]

@@ -128,7 +128,12 @@ def test_misattributes_a_third_is_74_of_257_and_a_third_is_read_to_one_figure(pa
 def test_contradicted_sentence_names_each_place_once(paper_claims):
     text = C.contradicted_sentence(paper_claims)
     assert (
-        text.startswith("Four statements") and text.count("Figure 3 caption") == 1 and "§7.1" in text and "§7.3" in text
+        text.startswith("Six statements")
+        and text.count("Figure 3 caption") == 1
+        and "§7.1" in text
+        and "§7.3" in text
+        and text.count("abstract") == 1
+        and "two sentences of its abstract" in text
     )
 
 
@@ -207,7 +212,7 @@ def test_audit_lists_each_contradicted_statement_once_with_its_value(paper_claim
     from trajectory_judge.book.chapters.audit import contradictions_markdown
 
     md = contradictions_markdown(paper_claims)
-    assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 4
+    assert md.count("\n- ") + 1 == len(paper_claims.contradicted()) == 6
     # each item is led by where the paper says it and carries the value that contradicts it
     for c in paper_claims.contradicted():
         assert f"- **{c.where}.** " in md and c.value_text() in md

@@ -38,7 +38,7 @@ def test_a_third_in_words_is_read_to_one_significant_figure():
     s = Stated.fraction("a third", 1 / 3)
     assert s.precision == pytest.approx(0.1)
     assert verdict(s, Estimate(0.288, 0.249, 0.328, "bootstrap"))[0] == BORNE_OUT
-    assert verdict(s, Estimate(0.20, 0.15, 0.25, "bootstrap"))[0] == NOT_BORNE_OUT
+    assert verdict(s, Estimate(0.20, 0.15, 0.24, "bootstrap"))[0] == NOT_BORNE_OUT  # 0.3 ± 0.05 starts at 0.25
 
 
 def test_interval_excluding_the_stated_value_is_not_borne_out():
@@ -180,3 +180,198 @@ def test_no_verdict_is_written_outside_the_register():
     pattern = re.compile(r"\bholds\s*=|\bverdict\s*=\s*[\"'](borne|not)|Claim\(")
     bad = [str(f.relative_to(ROOT)) for f in files if pattern.search(f.read_text(encoding="utf-8"))]
     assert bad == []
+
+
+# --- how robust each verdict is, its p-value and its adjusted verdict ----------------------------------
+@pytest.fixture(scope="module")
+def robust(paper):
+    from trajectory_judge.analysis.robustness import robustness
+
+    return robustness(paper[2])
+
+
+def _flip(rob, key: str, name: str) -> str:
+    return next(a.verdict for a in rob[key].flips if name in a.name)
+
+
+def test_table_4_uniformly_one_is_fragile_the_exact_interval_of_47_of_50_excludes_one(paper, robust):
+    from trajectory_judge.analysis.robustness import FRAGILE, exact
+
+    c = paper[2]["step8_uniform"]
+    lo, hi = exact(c.estimate, 0.95)
+    assert (round(lo, 3), round(hi, 3)) == (0.835, 0.987) and c.verdict == BORNE_OUT
+    assert robust["step8_uniform"].status == FRAGILE and _flip(robust, "step8_uniform", "Clopper") == NOT_BORNE_OUT
+
+
+def test_misattributes_a_third_is_fragile_read_literally_a_third_lies_above_the_interval(paper, robust):
+    c = paper[2]["step_misattributes_third"]
+    assert c.holds and c.high < 1 / 3 and "read as 0.25 to 0.35" in c.reason and "inside" not in c.reason
+    assert _flip(robust, "step_misattributes_third", "read literally") == NOT_BORNE_OUT
+    assert robust["outcome_third_flagged"].status == "robust"  # 0.33 (0.24-0.43) holds a third either way
+
+
+def test_gets_worse_on_invented_promises_is_inconclusive_paired_and_borne_out_in_raw_recall(paper, robust):
+    from trajectory_judge.analysis.claims import INCONCLUSIVE
+
+    c = paper[2]["step_worse_on_claims"]
+    assert c.verdict == NOT_CHECKABLE and c.kind == INCONCLUSIVE
+    assert _flip(robust, "step_worse_on_claims", "raw recall") == BORNE_OUT
+
+
+def test_f1_at_the_base_rate_flips_against_the_f1_of_flagging_everything(paper, robust):
+    assert paper[2]["step8_f1_base_rate"].verdict == NOT_BORNE_OUT
+    assert _flip(robust, "step8_f1_base_rate", "flagging everything") == BORNE_OUT
+
+
+def test_not_checkable_splits_into_seven_rows_without_data_and_two_inconclusive(paper):
+    from trajectory_judge.analysis.claims import INCONCLUSIVE, NO_DATA
+
+    kinds = [c.kind for c in paper[2] if c.verdict == NOT_CHECKABLE]
+    assert (kinds.count(NO_DATA), kinds.count(INCONCLUSIVE), len(kinds)) == (7, 2, 9)
+
+
+def test_a_rows_p_value_is_below_005_exactly_when_the_rule_rejects(paper, robust):
+    for c in paper[2]:
+        p = robust[c.key].p_value
+        if p is None:
+            assert c.estimate is None, c.key
+            continue
+        rejects = c.verdict == NOT_BORNE_OUT if c.stated.value is not None else c.verdict != NOT_CHECKABLE
+        assert (p < 0.05) == rejects, (c.key, p, c.verdict)
+
+
+def test_holm_only_withdraws_rejections_and_its_p_values_are_statsmodels(paper, robust):
+    from statsmodels.stats.multitest import multipletests
+
+    rows = [r for r in robust.values() if r.p_value is not None]
+    expected = multipletests([r.p_value for r in rows], method="holm")[1]
+    assert [r.adjusted_p for r in rows] == pytest.approx(list(expected))
+    changed = [r for r in rows if r.adjusted != r.verdict]
+    assert changed and all(r.adjusted_p >= 0.05 > r.p_value for r in changed)
+    assert all(r.adjusted in (BORNE_OUT, NOT_CHECKABLE) for r in changed)  # a withdrawn rejection
+
+
+def test_the_jackknife_acceleration_of_a_mean_equals_the_brute_force_jackknife():
+    import numpy as np
+
+    from trajectory_judge.analysis.robustness import acceleration
+
+    u = np.array([1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1], dtype=float)
+    loo = np.array([np.delete(u, i).mean() for i in range(len(u))])
+    d = loo.mean() - loo
+    assert acceleration(u) == pytest.approx((d**3).sum() / (6 * ((d**2).sum()) ** 1.5))
+
+
+_NUM = r"([\u2212\d.e+]+)"
+_READ = rf"\((?:exactly {_NUM}|read as {_NUM} to {_NUM}|at its printed precision)\)"
+_IV = rf"(?:the (?:whole )?interval {_NUM} to {_NUM}|the value {_NUM})"
+
+
+def _f(x: str | None) -> float | None:
+    return None if x is None else float(x.replace("\u2212", "-"))
+
+
+def _rounds(printed: float, true: float) -> bool:
+    return any(round(true, d) == printed or float(f"{true:.{d + 1}g}") == printed for d in range(17))
+
+
+def _band(c, x, a, b):
+    from trajectory_judge.analysis.claims import band
+
+    if x is not None:
+        return x, x
+    return (a, b) if a is not None else band(c.stated)  # "at its printed precision": the stated value's own band
+
+
+def test_every_reason_states_a_comparison_its_own_printed_numbers_bear_out(paper):
+    for c in paper[2]:
+        e, why = c.estimate, c.reason
+        if e is None:
+            continue
+        if m := re.fullmatch(rf".+ {_READ} meets {_IV}", why):
+            x, a, b, lo, hi, v = map(_f, m.groups())
+            a, b = _band(c, x, a, b)
+            lo, hi = (v, v) if v is not None else (lo, hi)
+            assert a <= hi and lo <= b, (c.key, why)
+        elif m := re.fullmatch(rf"{_IV} excludes .+ {_READ}", why):
+            lo, hi, v, x, a, b = map(_f, m.groups())
+            a, b = _band(c, x, a, b)
+            lo, hi = (v, v) if v is not None else (lo, hi)
+            assert hi < a or lo > b, (c.key, why)
+        elif m := re.fullmatch(rf"{_IV} lies (above|at or above|below|at or below|on the other side of) {_NUM}", why):
+            lo, hi, v, side, t = m.groups()
+            lo, hi, t = (_f(v), _f(v), _f(t)) if v else (_f(lo), _f(hi), _f(t))
+            ok = {"above": lo > t, "at or above": lo >= t, "below": hi < t, "at or below": hi <= t}
+            assert ok.get(side, hi <= t or lo >= t), (c.key, why)
+        elif m := re.fullmatch(rf"the interval {_NUM} to {_NUM} straddles {_NUM}, .+", why):
+            lo, hi, t = map(_f, m.groups())
+            assert lo <= t <= hi, (c.key, why)
+        elif m := re.fullmatch(rf"the value is {_NUM}, (as stated|not) .+", why):
+            v = _f(m.group(1))
+            assert (abs(e.value - c.stated.value) <= 1e-9) == (m.group(2) == "as stated"), (c.key, why)
+            lo = hi = v
+        else:
+            raise AssertionError(f"{c.key}: a reason of no known form: {why}")
+        assert _rounds(lo, e.low) and _rounds(hi, e.high), (c.key, why)  # the numbers are the estimate's
+
+
+def test_no_judge_reads_the_final_reply_is_contradicted_by_three_judges_above_zero_paired(paper):
+    c = paper[2]["no_judge_reads_reply"]
+    assert c.verdict == NOT_BORNE_OUT and c.value == 3 and "step 14B +0.18" in c.estimate.detail
+
+
+def test_rebuilds_every_number_offline_is_contradicted_by_the_audits_count_of_numbers_it_cannot_recompute(paper):
+    from trajectory_judge.analysis.audit import NOT_RECOMPUTABLE, check_published
+
+    d, rep, reg = paper
+    rows = check_published(rep, d).to_frame()
+    missing = int((rows["verdict"] == NOT_RECOMPUTABLE).sum())
+    c = reg["rebuilds_every_number"]
+    assert (
+        c.verdict == NOT_BORNE_OUT
+        and f"{missing} cannot be recomputed" in c.estimate.detail
+        and 0 < missing < len(rows)
+    )
+    assert c.value == pytest.approx((len(rows) - missing) / len(rows))
+
+
+@pytest.mark.skipif(
+    not (RELEASE / "trajectories.jsonl").exists(), reason="the published release is not present (TJ_RELEASE_DIR)"
+)
+def test_the_raw_release_gives_every_verdict_robustness_and_adjusted_verdict_of_the_committed_data(paper):
+    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.register import paper_register
+    from trajectory_judge.analysis.report import build_report
+    from trajectory_judge.analysis.robustness import robustness
+
+    raw = load_data(RELEASE)  # the published files themselves, not this edition's projection of them
+    reg = paper_register(
+        build_report(raw.trajectories, raw.verdicts, resamples=1000, seed=7), raw.trajectories, raw.verdicts
+    )
+    # §7.2's quoted miss is found by this edition's wording of the promise, which the raw release does not carry
+    # (it is matched to the release by trajectory id in test_invented_promise_groups_match_the_release_one_to_one...)
+    skip = "section72_example_confidence"
+    ours = {k: r for k, r in robustness(c for c in paper[2] if c.key != skip).items()}
+    theirs = {k: r for k, r in robustness(c for c in reg if c.key != skip).items()}
+    assert [(c.key, c.verdict, c.kind) for c in reg if c.key != skip] == [
+        (c.key, c.verdict, c.kind) for c in paper[2] if c.key != skip
+    ]
+    assert {k: (r.status, r.flipped_by(), r.adjusted) for k, r in theirs.items()} == {
+        k: (r.status, r.flipped_by(), r.adjusted) for k, r in ours.items()
+    }
+    assert len(ours) == len(paper[2]) - 1
+
+
+def test_the_register_table_has_a_robustness_and_an_adjusted_verdict_column(paper):
+    # the adjusted column is "After Holm"
+    from trajectory_judge.book.render.claim_text import Claims, register_table, verdict_table
+
+    claims = Claims(paper[2])
+    t = register_table(claims).set_index("Claim")
+    row = t.loc[[s for s in t.index if s.startswith("Table 4 caption: the 8B judge's column is uniformly")][0]]
+    assert row["Robustness"].startswith("fragile: ") and "Clopper\u2013Pearson: not borne out" in row["Robustness"]
+    assert (t["Verdict"] == "not checkable: no data").sum() == 7 and (
+        t["Verdict"] == "not checkable: inconclusive"
+    ).sum() == 2
+    counts = verdict_table(claims)
+    assert counts["All"].sum() == counts["After Holm"].sum() == len(claims)

@@ -22,8 +22,8 @@ import pandas as pd
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.cost import total_hours
+from trajectory_judge.analysis.estimates import quoted_miss
 from trajectory_judge.analysis.paired_detail import camera_ready, reply_unchanged_types
-from trajectory_judge.analysis.register import quoted_miss
 from trajectory_judge.analysis.report import Report, build_report
 from trajectory_judge.models import FAILURE_TYPES, design_cell
 
@@ -39,9 +39,13 @@ VERDICTS: tuple[str, ...] = (REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIF
 """The verdicts of an audit row; ``differs`` (unexplained) should never occur."""
 
 
-def _printed_decimals(x: float) -> int:
+def printed_decimals(x: float) -> int:
+    """The decimals a published value is printed with (0.38 has two)."""
     s = repr(float(x))
     return 0 if float(x).is_integer() else len(s.split(".")[1])
+
+
+_printed_decimals = printed_decimals
 
 
 def _row(

@@ -11,23 +11,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE = "borne out", "not borne out", "not checkable"
 VERDICTS: tuple[str, ...] = (BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE)
 """The three verdicts, in the order tables list them."""
 
+NO_DATA, INCONCLUSIVE = "no data", "inconclusive"
+"""The two kinds of *not checkable*: the released data cannot give the quantity, or its interval straddles the
+boundary of a stated direction."""
+
 RULE = (
     "A claim states a value, at the precision it is printed with, or a direction (a difference of one sign, "
     "or one side of a boundary). It is *borne out* when the stated value, widened by half a unit of its last "
-    "printed digit (a fraction in words, such as \u201ca third\u201d, is read to one significant figure), meets the 95% interval of the quantity that checks it, or when the whole interval lies on "
+    "printed digit (a fraction in words is read to one significant figure: \u201ca third\u201d as 0.3), meets the 95% interval "
+    "of the quantity that checks it, or when the whole interval lies on "
     "the stated side of the boundary; *not borne out* when the interval excludes the stated value, or lies "
     "wholly on the other side (a boundary value counts against a strict direction); otherwise *not checkable*, "
-    "with the reason: the released data cannot give the quantity, or the interval straddles the boundary of a "
-    "stated direction. A quantity without sampling variance (a count, a design constant, a ratio of timings "
+    "of one of two kinds: *no data* (the released data cannot give the quantity) or *inconclusive* (the interval "
+    "straddles the boundary of a stated direction). A quantity without sampling variance (a count, a design constant, a ratio of timings "
     "measured once) is its own interval."
 )
 """The rule, stated once (the audit chapter prints it above the register)."""
@@ -51,6 +57,11 @@ class Estimate:
     """Units the value is computed over (trajectories, faults, verdicts); None when not a sample."""
     detail: str = ""
     """What the value counts, in words (``47 of 50 faults``); may be empty."""
+    replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The quantity on every replicate of the bootstrap that gave its interval (None without one)."""
+    units: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """When the quantity is the mean of one value per unit (a proportion is the mean of 0s and 1s), those values;
+    they give the exact interval and the jackknife of the alternatives (:mod:`~trajectory_judge.analysis.robustness`)."""
 
     @classmethod
     def exact(cls, value: float, n: int | None = None, detail: str = "", method: str = "exact") -> Estimate:
@@ -84,6 +95,8 @@ class Stated:
     """For a direction: the side of ``boundary`` the quantity is said to lie on."""
     boundary: float = 0.0
     """The boundary of a direction (0 for the sign of a difference)."""
+    in_words: bool = False
+    """A fraction in words (``a third``), read to one significant figure; the rule's alternatives read it literally."""
 
     def __post_init__(self) -> None:
         if (self.value is None) == (self.direction is None):
@@ -97,7 +110,8 @@ class Stated:
     @classmethod
     def fraction(cls, text: str, value: float) -> Stated:
         """A fraction in words (``a third``, ``half``), read to one significant figure."""
-        return cls(text, value=float(value), precision=10.0 ** (math.floor(math.log10(abs(value)))) if value else 0.0)
+        precision = 10.0 ** (math.floor(math.log10(abs(value)))) if value else 0.0
+        return cls(text, value=float(value), precision=precision, in_words=True)
 
     @classmethod
     def side(cls, text: str, direction: Direction, boundary: float = 0.0) -> Stated:
@@ -105,48 +119,130 @@ class Stated:
         return cls(text, direction=direction, boundary=float(boundary))
 
 
+def band(stated: Stated) -> tuple[float, float]:
+    """The stated value widened by half a unit of its last printed digit (one point for an exact value)."""
+    if stated.value is None:
+        raise ValueError(f"{stated.text!r} states a direction, not a value")
+    half = stated.precision / 2
+    centre = round(stated.value / stated.precision) * stated.precision if stated.in_words and half else stated.value
+    return centre - half, centre + half
+
+
+_EPS = 1e-12
+
+
+def _meets(a: float, b: float, lo: float, hi: float) -> bool:
+    return a <= hi + _EPS and lo - _EPS <= b
+
+
+def _on_side(direction: Direction, lo: float, hi: float, t: float) -> bool:
+    return {"above": lo > t, "at_least": lo >= t, "below": hi < t, "at_most": hi <= t}[direction]
+
+
+def _off_side(direction: Direction, lo: float, hi: float, t: float) -> bool:
+    return {"above": hi <= t, "at_least": hi < t, "below": lo >= t, "at_most": lo > t}[direction]
+
+
+def number_texts(values: Sequence[float], relation) -> list[str]:
+    """``values`` printed as the book prints numbers (integers whole, others with two or three decimals), with the
+    fewest digits at which ``relation`` of the printed numbers is what it is of the values, so no reason can state a
+    comparison its own digits contradict; more digits only when three decimals cannot show it."""
+    want = relation(*values)
+    forms = [lambda v: f"{v:.0f}"] if all(float(v).is_integer() for v in values) else []
+    forms += [lambda v, d=d: f"{v:.{d}f}" for d in (2, 3)] + [lambda v, k=k: f"{v:.{k}g}" for k in range(3, 18)]
+    for form in forms:
+        texts = [form(v) for v in values]
+        if relation(*(float(t) for t in texts)) == want:
+            return [
+                ("0" + t[2:] if t.startswith("-0") and not t.strip("-0.") else t).replace("-", "\u2212") for t in texts
+            ]
+    return [repr(v).replace("-", "\u2212") for v in values]
+
+
+def _interval_text(lo: str, hi: str) -> str:
+    return f"{lo} to {hi}"
+
+
 def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
     """The one rule (:data:`RULE`): ``(verdict, reason)`` from what a claim states and its estimate.
 
-    ``estimate`` None means the data cannot give the quantity (the caller's reason is kept).
+    The reason prints the numbers it compares (the interval, the stated value's band or the boundary), with enough
+    digits that the comparison it states holds on them. ``estimate`` None means the data cannot give the quantity
+    (the caller's reason is kept).
     """
     if estimate is None or any(math.isnan(x) for x in (estimate.value, estimate.low, estimate.high)):
         return NOT_CHECKABLE, ""
     lo, hi = estimate.low, estimate.high
     if stated.value is not None:
-        half = stated.precision / 2
-        a, b = stated.value - half, stated.value + half
-        eps = 1e-12
-        if a <= hi + eps and lo - eps <= b:
-            return (
-                BORNE_OUT,
-                f"{stated.text} lies inside the interval"
-                if lo < hi
-                else f"the value equals {stated.text} at the printed precision",
-            )
-        return (
-            NOT_BORNE_OUT,
-            f"the interval excludes {stated.text}"
-            if lo < hi
-            else f"the value differs from {stated.text} at the printed precision",
-        )
-    t = stated.boundary
-    on_side = {"above": lo > t, "at_least": lo >= t, "below": hi < t, "at_most": hi <= t}[stated.direction]  # type: ignore[index]
-    off_side = {"above": hi <= t, "at_least": hi < t, "below": lo >= t, "at_most": lo > t}[stated.direction]  # type: ignore[index]
-    where = f"{_num(t)}"
-    if on_side:
-        return BORNE_OUT, f"the whole interval lies {_side_word(stated.direction)} {where}"  # type: ignore[arg-type]
-    if off_side:
-        return NOT_BORNE_OUT, f"the whole interval lies on the other side of {where}"
-    return NOT_CHECKABLE, f"the interval straddles {where}, so the data cannot tell the direction"
+        return _value_verdict(stated, lo, hi)
+    t, d = stated.boundary, stated.direction
+    if d is None:
+        raise ValueError(f"{stated.text!r} states neither a value nor a direction")
+    llo, lhi = number_texts((lo, hi), lambda lo, hi: (_on_side(d, lo, hi, t), _off_side(d, lo, hi, t), lo < hi))
+    lt = _exact_text(t)
+    iv = f"the whole interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
+    if _on_side(d, lo, hi, t):
+        return BORNE_OUT, f"{iv} lies {_side_word(d)} {lt}"
+    if _off_side(d, lo, hi, t):
+        return NOT_BORNE_OUT, f"{iv} lies on the other side of {lt}"
+    return (
+        NOT_CHECKABLE,
+        f"the interval {_interval_text(llo, lhi)} straddles {lt}, so the data cannot tell the direction",
+    )
+
+
+def _value_verdict(stated: Stated, lo: float, hi: float) -> tuple[str, str]:
+    """The rule on a stated value."""
+    a, b = band(stated)
+    ok = _meets(a, b, lo, hi)
+    if lo < hi or a < b:
+        llo, lhi = number_texts((lo, hi), lambda lo, hi: (_meets(a, b, lo, hi), lo < hi))
+        iv = f"the interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
+        if a == b:
+            read = f" (exactly {_exact_text(a)})"
+        elif (dec := _decimals(stated.precision / 2)) <= 3:
+            read = f" (read as {_signed(a, dec)} to {_signed(b, dec)})"
+        else:
+            read = " (at its printed precision)"
+        if ok:
+            return BORNE_OUT, f"{stated.text}{read} meets {iv}"
+        return NOT_BORNE_OUT, f"{iv} excludes {stated.text}{read}"
+    v, _ = number_texts((lo, a), lambda x, a: abs(x - a) <= _EPS)
+    if ok:
+        return BORNE_OUT, f"the value is {v}, as stated ({stated.text})"
+    return NOT_BORNE_OUT, f"the value is {v}, not {stated.text}"
+
+
+def _decimals(x: float) -> int:
+    """Decimals of a unit such as 0.005 (3) or 0.5 (1)."""
+    return max(0, -math.floor(math.log10(abs(x)) + 1e-9)) if x else 0
+
+
+def _signed(x: float, dec: int) -> str:
+    return f"{x:.{dec}f}".replace("-", "\u2212")
+
+
+def _exact_text(x: float) -> str:
+    return f"{x:g}".replace("-", "\u2212")
 
 
 def _side_word(direction: Direction) -> str:
     return {"above": "above", "at_least": "at or above", "below": "below", "at_most": "at or below"}[direction]
 
 
-def _num(x: float) -> str:
-    return f"{x:g}"
+@dataclass(frozen=True)
+class Variant:
+    """Another reading a claim allows of what checks it: the raw quantity beside a paired one, or another baseline
+    to compare with (:mod:`~trajectory_judge.analysis.robustness` judges the claim under it too)."""
+
+    choice: str
+    """``quantity`` (the paired or the raw quantity) or ``baseline`` (what the claim compares with)."""
+    name: str
+    """The alternative in words (``raw recall difference``)."""
+    estimate: Estimate | None = None
+    """Its estimate (None: the claim's own)."""
+    stated: Stated | None = None
+    """What the claim states under it (None: the claim's own)."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +252,7 @@ class Claim:
     key: str
     """Short stable name (glue keys and tests)."""
     group: str
-    """``headline`` (the paper's abstract), ``camera_ready`` (the camera-ready abstract), ``results`` (§6 and its
+    """``headline`` (the paper's abstract), ``abstract_text`` (its statements without a number), ``camera_ready`` (the camera-ready abstract), ``results`` (§6 and its
     captions), ``analysis`` (§7 and its captions) or ``organic`` (§8)."""
     where: str
     """Where the paper makes it (``abstract``, ``§6``, ``Table 4 caption``...)."""
@@ -170,6 +266,8 @@ class Claim:
     """That quantity recomputed from the paper's verdicts; None when the released data cannot give it."""
     why_not: str = ""
     """Why the quantity cannot be computed (with ``estimate`` None)."""
+    variants: tuple[Variant, ...] = ()
+    """Other readings the claim allows (:class:`Variant`), judged by the same rule for its robustness."""
 
     @property
     def verdict(self) -> str:
@@ -181,6 +279,13 @@ class Claim:
         """Why the rule gives that verdict, in words."""
         v, why = verdict(self.stated, self.estimate)
         return why or self.why_not
+
+    @property
+    def kind(self) -> str:
+        """For a claim not checkable, :data:`NO_DATA` or :data:`INCONCLUSIVE`; empty otherwise."""
+        if self.verdict != NOT_CHECKABLE:
+            return ""
+        return NO_DATA if self.estimate is None or math.isnan(self.estimate.value) else INCONCLUSIVE
 
     @property
     def holds(self) -> bool:

@@ -20,6 +20,7 @@ from trajectory_judge.analysis.paired import clean_parents, invented_sentence, u
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.judges.views import view_of_judge
 from trajectory_judge.models import Trajectory, Verdict, design_cell
+from trajectory_judge.testbed.inject import INVENTED_PROMISES
 
 QUALITY_AXES: tuple[str, ...] = (
     "f1",
@@ -67,7 +68,29 @@ def metric(rep: Report, judge: str, name: str, detail: str = "") -> Estimate:
         return Estimate(float("nan"), float("nan"), float("nan"), "none", n, detail)
     if iv is None:
         return Estimate.exact(float(v), n, detail)
-    return Estimate(float(v), iv.low, iv.high, iv.method, n, detail)
+    boot = rep.bootstrap
+    key = f"{judge}|{name}"
+    reps = boot.distribution[:, boot.index(key)] if key in boot.names else None
+    return Estimate(float(v), iv.low, iv.high, iv.method, n, detail, reps, _proportion_units(jr, name, float(v), n))
+
+
+PROPORTIONS = frozenset({"silent_recall", "loud_recall", "false_alarm_rate", "recall", "precision", "step_exact"})
+"""Metrics that are a share of units (faults, clean runs, flags or scored cases)."""
+
+
+def _proportion_units(jr, name: str, value: float, n: int) -> np.ndarray | None:
+    """The 0s and 1s whose mean a proportion metric is (``recall:TYPE`` included), or None for another metric."""
+    if name == "precision":
+        s = jr.strata
+        n = round(
+            (jr.metrics["recall"] or 0) * (s["silent"] + s["loud"]) + (jr.metrics["false_alarm_rate"] or 0) * s["clean"]
+        )
+    elif not (name.startswith("recall:") or name in PROPORTIONS):
+        return None
+    k = value * n
+    if not n or abs(k - round(k)) > 1e-6:
+        return None
+    return np.r_[np.ones(round(k)), np.zeros(n - round(k))]
 
 
 def _type_n(rep: Report, judge: str, t: str) -> int:
@@ -88,12 +111,18 @@ def _metric_n(jr, name: str) -> int:
 def delta(rep: Report, a: str, b: str, name: str, detail: str = "") -> Estimate:
     """The report's paired delta ``b - a`` of one metric."""
     d = rep.delta(a, b, name)
-    return Estimate(d.value, d.low, d.high, "bootstrap", d.n, detail)
+    boot = rep.bootstrap
+    if f"delta|{a}|{b}|{name}" in boot.names:
+        reps = boot.distribution[:, boot.index(f"delta|{a}|{b}|{name}")]
+    else:
+        reps = -boot.distribution[:, boot.index(f"delta|{b}|{a}|{name}")]
+    return Estimate(d.value, d.low, d.high, "bootstrap", d.n, detail, reps)
 
 
 def gap(rep: Report, judge: str, detail: str = "") -> Estimate:
     """The report's loud-minus-silent recall gap of one judge."""
     g = next(x for x in rep.gaps if x.judge == judge)
+    boot = rep.bootstrap
     return Estimate(
         g.value,
         g.low,
@@ -101,6 +130,7 @@ def gap(rep: Report, judge: str, detail: str = "") -> Estimate:
         "bootstrap",
         rep.judges[judge].strata["silent"] + rep.judges[judge].strata["loud"],
         detail,
+        boot.distribution[:, boot.index(f"{judge}|loud_minus_silent")],
     )
 
 
@@ -113,7 +143,8 @@ def replicate_function(
     est = [float(boot.estimate[boot.index(x)]) for x in names]
     dist = np.asarray(f(*cols), dtype=float)[:, None]
     low, high = percentile_interval(dist, boot.confidence_level)
-    return Estimate(float(f(*[np.asarray(e) for e in est])), float(low[0]), float(high[0]), "bootstrap", n, detail)
+    value = float(f(*[np.asarray(e) for e in est]))
+    return Estimate(value, float(low[0]), float(high[0]), "bootstrap", n, detail, dist[:, 0])
 
 
 def ratio_of_sums(
@@ -129,7 +160,21 @@ def ratio_of_sums(
         rng=rep.seed,
         exact=(np.array([succ]), np.array([trials])),
     )
-    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], int(trials), detail)
+    units = (
+        rows[rows[:, den] > 0, num] / rows[rows[:, den] > 0, den]
+        if set(np.unique(rows[:, den])) <= {0.0, 1.0}
+        else None
+    )
+    return Estimate(
+        float(res.estimate[0]),
+        float(res.low[0]),
+        float(res.high[0]),
+        res.method[0],
+        int(trials),
+        detail,
+        res.distribution[:, 0],
+        units,
+    )
 
 
 def difference_of_ratios(
@@ -149,7 +194,9 @@ def difference_of_ratios(
         resamples=rep.resamples,
         rng=rep.seed,
     )
-    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail)
+    return Estimate(
+        float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail, res.distribution[:, 0]
+    )
 
 
 def _by_id(verdicts: Sequence[Verdict], judge: str) -> dict[str, Verdict]:
@@ -192,6 +239,8 @@ def paired_group(
         res.method[0],
         n,
         detail or f"over the {n} faults with a judged clean parent",
+        res.distribution[:, 0],
+        arr[arr[:, 1] > 0, 0],
     )
 
 
@@ -218,6 +267,8 @@ def paired_difference(
         res.method[0],
         len(rows),
         detail or f"over the {len(rows)} faults with a clean parent both judged",
+        res.distribution[:, 0],
+        arr[:, 0],
     )
 
 
@@ -238,7 +289,16 @@ def type_recall_difference(
     res = bootstrap(
         arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
     )
-    return Estimate(float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], len(faults), detail)
+    return Estimate(
+        float(res.estimate[0]),
+        float(res.low[0]),
+        float(res.high[0]),
+        res.method[0],
+        len(faults),
+        detail,
+        res.distribution[:, 0],
+        arr[:, 0],
+    )
 
 
 def misattributed_share(rep: Report, trajectories, verdicts, judge: str) -> Estimate:
@@ -311,3 +371,28 @@ def promise_groups(trajectories: Sequence[Trajectory]) -> dict[str, list[str]]:
         if t.label is not None and t.label.failure_type == "unsupported_claim":
             out.setdefault(invented_sentence(t, parents.get(t.instance_id)), []).append(t.trajectory_id)
     return out
+
+
+QUOTED_MISS_PROMISE = 1
+"""Index in :data:`trajectory_judge.testbed.inject.INVENTED_PROMISES` of this edition's wording of the invented
+promise §7.2 quotes (a linked plan cancelled): its faults are, trajectory id for trajectory id, the release's faults
+carrying the quoted sentence (``tests/test_register.py`` checks the match against the release)."""
+
+
+def quoted_miss(traj, verd) -> Estimate | None:
+    """The step judge's confidence on its misses among the faults carrying §7.2's quoted promise (this edition's
+    wording :data:`QUOTED_MISS_PROMISE`, the release's faults by trajectory id); None when it misses none."""
+    ids = set(promise_groups(traj).get(INVENTED_PROMISES[QUOTED_MISS_PROMISE], []))
+    from trajectory_judge.analysis.published import STEP
+
+    conf = sorted(v.confidence for v in verd if v.judge_id == STEP and v.trajectory_id in ids and not v.faulty)
+    if not conf:
+        return None
+    return Estimate(
+        conf[len(conf) // 2],
+        conf[0],
+        conf[-1],
+        "range over the group's misses",
+        len(conf),
+        f"{len(conf)} of the {len(ids)} faults carrying that promise judged clean",
+    )

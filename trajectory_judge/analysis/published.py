@@ -59,10 +59,11 @@ MAIN_METRICS: tuple[str, ...] = (
     "ece",
     "s_per_traj",
 )
-"""Columns of the published main table (README Results table = paper Table 3)."""
+"""Columns of the published main table (the release README's Results table; the paper's Table 3 has the same layout,
+but the text copy of the paper this edition reads does not carry its cells, so they are attributed to the README)."""
 
 
-MAIN_SOURCE = "README Results table; paper Table 3"
+MAIN_SOURCE = "README Results table"
 
 
 _MAIN_ROWS: dict[str, tuple[float | None, ...]] = {
@@ -79,10 +80,10 @@ _MAIN_ROWS: dict[str, tuple[float | None, ...]] = {
 PUBLISHED_MAIN: Mapping[str, Mapping[str, float | None]] = MappingProxyType(
     {j: MappingProxyType(dict(zip(MAIN_METRICS, row))) for j, row in _MAIN_ROWS.items()}
 )
-"""judge -> metric -> published value (README Results table; paper Table 3)."""
+"""judge -> metric -> published value (README Results table)."""
 
 
-PER_TYPE_SOURCE = "README per-type table; paper Table 4"
+PER_TYPE_SOURCE = "README per-type table"
 
 
 FALSE_ALARM_ROW = "false_alarms_on_clean"

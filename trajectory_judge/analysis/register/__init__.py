@@ -39,8 +39,9 @@ __all__ = [
     "results_claims",
 ]
 
-GROUPS: tuple[str, ...] = ("headline", "camera_ready", "results", "analysis", "organic")
-"""The register's groups, in reading order: the paper's abstract, the camera-ready abstract, §6, §7, §8."""
+GROUPS: tuple[str, ...] = ("headline", "abstract_text", "camera_ready", "results", "analysis", "organic")
+"""The register's groups, in reading order: the paper's abstract (its numbers, then its statements without a number),
+the camera-ready abstract, §6, §7, §8."""
 
 
 def paper_register(rep: Report, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> Register:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from trajectory_judge.analysis import estimates as E, published as P
-from trajectory_judge.analysis.claims import Claim, Estimate, Stated
-from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, text_value
+from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
+from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, signed_text, text_value
 from trajectory_judge.analysis.report import Report
 
 
 def headline_claims(rep: Report, traj, verd) -> list[Claim]:
-    """The abstract: the outcome judge's recalls and false alarms, the step judge's, costs and the ensemble."""
+    """The abstract: the outcome judge's recalls and false alarms, the step judge's, costs and the ensemble (group
+    ``headline``), and its two statements without a number of their own, that no judge reads the final reply and that
+    the pipeline rebuilds every number offline (group ``abstract_text``)."""
     O, S = P.OUTCOME, P.STEP
     claim_miss = E.metric(rep, S, "recall:unsupported_claim")
     miss = Estimate(
@@ -19,8 +21,11 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
         claim_miss.method,
         claim_miss.n,
         f"{round((1 - claim_miss.value) * (claim_miss.n or 0))} of {claim_miss.n} unsupported-claim faults missed",
+        None if claim_miss.replicates is None else 1 - claim_miss.replicates,
+        None if claim_miss.units is None else 1 - claim_miss.units,
     )
     better = E.better_beyond_noise(rep, S, P.SELFCONS)
+    reads = _reads_reply(rep, traj, verd)
     return [
         record(
             "design_400",
@@ -120,6 +125,17 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
             miss,
         ),
         record(
+            "no_judge_reads_reply",
+            "abstract_text",
+            "abstract",
+            "no judge reads the final reply",
+            Stated.number("none", 0.0),
+            "LLM judges that flag unsupported-claim faults (the invented sentence is in the reply alone) more often than "
+            "their clean parents, with a paired interval above zero",
+            reads[0],
+            variants=[Variant("quantity", "judges whose raw recall on those faults excludes zero", reads[1])],
+        ),
+        record(
             "selfcons_cost",
             "headline",
             "abstract; §7.4",
@@ -139,4 +155,47 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
             "quality axes on which the ensemble is better with a paired interval that excludes zero",
             Estimate.exact(len(better), len(E.QUALITY_AXES), E.axes_detail(better)),
         ),
+        record(
+            "rebuilds_every_number",
+            "abstract_text",
+            "abstract",
+            "the released pipeline rebuilds every number offline",
+            Stated.number("every number", 1.0),
+            "share of the published numbers the audit recomputes from the released verdicts",
+            _rebuilt_share(rep, traj, verd),
+        ),
     ]
+
+
+def _reads_reply(rep: Report, traj, verd) -> tuple[Estimate, Estimate]:
+    """LLM judges whose paired discrimination on unsupported-claim faults lies above zero, and those whose raw
+    recall on them excludes zero, each as a count naming the judges with their values."""
+    short = {P.OUTCOME: "outcome", P.STEP: "step 14B", P.STEP8: "step 8B", P.SELFCONS: "ensemble"}
+    words = lambda j, e: f"{short.get(j, j)} {signed_text(e.value, 2)}"  # the interval is in the row of its own
+    judges = [j for j in P.PUBLISHED_JUDGES if j != P.RULES and j in rep.judges]
+    paired = {
+        j: E.paired_group(rep, traj, verd, j, lambda t, p: t.label.failure_type == "unsupported_claim")  # type: ignore[union-attr]
+        for j in judges
+    }
+    raw = {j: E.metric(rep, j, "recall:unsupported_claim") for j in judges}
+    above = [j for j, e in paired.items() if e.low > 0]
+    nonzero = [j for j, e in raw.items() if e.low > 0]
+    return (
+        Estimate.exact(len(above), len(judges), "; ".join(words(j, paired[j]) for j in above)),
+        Estimate.exact(len(nonzero), len(judges), "; ".join(words(j, raw[j]) for j in nonzero)),
+    )
+
+
+def _rebuilt_share(rep: Report, traj, verd) -> Estimate:
+    """The audit's published numbers it can recompute, as a share of all it checks."""
+    from types import SimpleNamespace
+
+    from trajectory_judge.analysis.audit import NOT_RECOMPUTABLE, check_published
+
+    rows = check_published(rep, SimpleNamespace(trajectories=traj, verdicts=verd)).to_frame()
+    missing = int((rows["verdict"] == NOT_RECOMPUTABLE).sum())
+    return Estimate.exact(
+        (len(rows) - missing) / len(rows),
+        len(rows),
+        f"{len(rows) - missing} of {len(rows)} published numbers; {missing} cannot be recomputed from the release",
+    )

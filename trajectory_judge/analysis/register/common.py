@@ -7,16 +7,12 @@ from __future__ import annotations
 
 from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate
+from trajectory_judge.analysis.estimates import QUOTED_MISS_PROMISE  # noqa: F401  (re-exported: the register names it)
 from trajectory_judge.analysis.report import Report
 
 O, S, S8, SC, R = P.OUTCOME, P.STEP, P.STEP8, P.SELFCONS, P.RULES
 """The paper's five judges: outcome, step (14B), step (8B), self-consistency ensemble, rule engine."""
 
-
-QUOTED_MISS_PROMISE = 1
-"""Index in :data:`trajectory_judge.testbed.inject.INVENTED_PROMISES` of this edition's wording of the invented
-promise §7.2 quotes (a linked plan cancelled): its faults are, trajectory id for trajectory id, the release's faults
-carrying the quoted sentence (``tests/test_register.py`` checks the match against the release)."""
 
 ORGANIC_WHY = "the release holds no organic episodes, only the verdicts on the 400 injected trajectories"
 REPLY_WHY = "the release holds no reply-only judge's verdicts"
@@ -25,9 +21,9 @@ PCT, DP3, DP2 = 0.01, 0.001, 0.01
 """One unit of the last printed digit of a percentage, of three decimals and of two decimals."""
 
 
-def record(key, group, where, says, stated, quantity, estimate, why_not="") -> Claim:
+def record(key, group, where, says, stated, quantity, estimate, why_not="", variants=()) -> Claim:
     """A claim record (positional, so the lists below read as tables)."""
-    return Claim(key, group, where, says, stated, quantity, estimate, why_not)
+    return Claim(key, group, where, says, stated, quantity, estimate, why_not, tuple(variants))
 
 
 def text_value(key: str) -> float:

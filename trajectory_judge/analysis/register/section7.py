@@ -4,11 +4,11 @@ the quoted miss of §7.2 (:func:`quoted_miss`), which the audit also recomputes.
 from __future__ import annotations
 
 from trajectory_judge.analysis import estimates as E, published as P
-from trajectory_judge.analysis.claims import Claim, Estimate, Stated
+from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
+from trajectory_judge.analysis.estimates import quoted_miss
 from trajectory_judge.analysis.register.common import (
     DP2,
     DP3,
-    QUOTED_MISS_PROMISE,
     S8,
     SC,
     O,
@@ -21,24 +21,6 @@ from trajectory_judge.analysis.register.common import (
 )
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.models import FAILURE_TYPES
-from trajectory_judge.testbed.inject import INVENTED_PROMISES
-
-
-def quoted_miss(traj, verd) -> Estimate | None:
-    """The step judge's confidence on its misses among the faults carrying §7.2's quoted promise (this edition's
-    wording :data:`QUOTED_MISS_PROMISE`, the release's faults by trajectory id); None when it misses none."""
-    ids = set(E.promise_groups(traj).get(INVENTED_PROMISES[QUOTED_MISS_PROMISE], []))
-    conf = sorted(v.confidence for v in verd if v.judge_id == S and v.trajectory_id in ids and not v.faulty)
-    if not conf:
-        return None
-    return Estimate(
-        conf[len(conf) // 2],
-        conf[0],
-        conf[-1],
-        "range over the group's misses",
-        len(conf),
-        f"{len(conf)} of the {len(ids)} faults carrying that promise judged clean",
-    )
 
 
 def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
@@ -139,6 +121,18 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
             Stated.side("above", "above"),
             "its paired discrimination on unsupported-claim faults",
             E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim"),  # type: ignore[union-attr]
+            variants=[
+                Variant(
+                    "baseline",
+                    "its recall minus its false-alarm rate",
+                    E.replicate_function(
+                        rep,
+                        [f"{O}|recall:unsupported_claim", f"{O}|false_alarm_rate"],
+                        lambda a, b: a - b,
+                        n=rep.judges[O].n,
+                    ),
+                )
+            ],
         ),
         record(
             "section72_example_confidence",
@@ -160,6 +154,13 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
             Stated.side("worse", "below"),
             "paired discrimination on unsupported-claim faults, step minus outcome view",
             E.paired_difference(rep, traj, verd, O, S, "unsupported_claim"),
+            variants=[
+                Variant(
+                    "quantity",
+                    "the raw recall difference",
+                    E.type_recall_difference(rep, traj, verd, O, S, "unsupported_claim"),
+                )
+            ],
         ),
     ]
 
@@ -172,6 +173,7 @@ def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
     conf = rep.confusion(S)
     pt = P.PUBLISHED_PER_TYPE
     base = (rep.design["silent"] + rep.design["loud"]) / rep.n_trajectories
+    f1_all = float(next(b for b in rep.baselines if b.flags).metrics["f1"] or 0.0)
     tok = J[S8].metrics["completion_tokens_mean"] - J[S].metrics["completion_tokens_mean"]  # type: ignore[operator]
     return [
         record(
@@ -205,6 +207,9 @@ def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
                 "f1",
                 f"the base rate is {rep.design['silent'] + rep.design['loud']} faults in {rep.n_trajectories}",
             ),
+            variants=[
+                Variant("baseline", "the F1 of flagging everything", stated=Stated.number(f"{f1_all:.3f}", f1_all, DP3))
+            ],
         ),
         record(
             "step8_precision_base_rate",

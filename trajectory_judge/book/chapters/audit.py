@@ -28,6 +28,7 @@ from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are r
     audit_summary,
     check_published,
     delta_distribution,
+    printed_decimals,
     seed_deltas,
     seed_reports,
     seed_spread as compute_seed_spread,
@@ -139,6 +140,26 @@ def audit_display(checks: pd.DataFrame, why: bool = False) -> pd.DataFrame:
     if why:
         out["Why"] = checks["why"]
     return out
+
+
+@computes
+def spread_display(spread: pd.DataFrame) -> pd.DataFrame:
+    """The seed spread of the published bounds as shown: the published value at the precision the paper prints it,
+    the seeds' lowest and highest one digit finer, and whether the published value lies between them at its own
+    precision."""
+    digits = [max(2, printed_decimals(v)) for v in spread["published"]]  # bounds are printed with two decimals at least
+    out = pd.DataFrame(
+        {
+            "Published": [_value_text(v, d) for v, d in zip(spread["published"], digits)],
+            "Lowest": [_value_text(v, d + 1) for v, d in zip(spread["min"], digits)],
+            "Highest": [_value_text(v, d + 1) for v, d in zip(spread["max"], digits)],
+            "Seeds printing it": spread["seeds printing it"].to_numpy(),
+            "Seeds": spread["seeds"].to_numpy(),
+            "Within range at its printed digits": spread["within range"].map({True: "yes", False: "no"}).to_numpy(),
+        },
+        index=spread.index.map(quantity_name),
+    )
+    return out.rename_axis("Quantity")
 
 
 @computes

@@ -8,19 +8,33 @@ paper's verdicts; each claim reads itself out with :meth:`ClaimText.sentence`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.claims import BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE, RULE, VERDICTS, Claim, Register
+from trajectory_judge.analysis.claims import (
+    BORNE_OUT,
+    INCONCLUSIVE,
+    NO_DATA,
+    NOT_BORNE_OUT,
+    NOT_CHECKABLE,
+    RULE,
+    VERDICTS,
+    Claim,
+    Register,
+)
 from trajectory_judge.analysis.register import metric_estimate as metric, paper_register
 from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness
 from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
 from trajectory_judge.provenance.computed import computes
 
 __all__ = [
+    "ALTERNATIVES",
+    "P_VALUES",
     "RULE",
     "VERDICTS",
     "ClaimText",
@@ -57,12 +71,13 @@ class ClaimText:
         """What the value counts, in words."""
         return "" if self.claim.estimate is None else self.claim.estimate.detail
 
-    def value_text(self) -> str:
-        """The recomputed value with its interval, in the book's one format (a ratio as ``3.00 times``)."""
+    def value_text(self, unit: bool = True) -> str:
+        """The recomputed value with its interval, in the book's one format (a ratio as ``3.00 times``; without
+        ``unit``, as the bare value and interval, for a table whose stated column names the unit)."""
         e = self.claim.estimate
         if e is None:
             return MISSING
-        if self.claim.stated.text.endswith("times"):
+        if self.claim.stated.text.endswith("times") and unit:
             text = format_interval(e.value, e.low, e.high, e.method)
             head, _, rest = text.partition(" ")
             return f"{format_number(e.value, 2)} times" + (f" {rest}" if rest else "")
@@ -98,6 +113,11 @@ class Claims:
 
     register: Register
     """The analysis-level register."""
+
+    @functools.cached_property
+    def robustness(self) -> dict[str, Robustness]:
+        """Every claim's robustness and adjusted verdict (:func:`~trajectory_judge.analysis.robustness.robustness`)."""
+        return robustness(self.register)
 
     @property
     def items(self) -> tuple[ClaimText, ...]:
@@ -143,6 +163,7 @@ def marks_legend(texts: Sequence[str]) -> str:
 
 _GROUP_NAMES = {
     "headline": "Abstract",
+    "abstract_text": "Abstract, statements",
     "camera_ready": "Camera-ready abstract",
     "results": "§6",
     "analysis": "§7",
@@ -150,18 +171,46 @@ _GROUP_NAMES = {
 }
 
 
+def verdict_words(verdict: str, kind: str = "") -> str:
+    """A verdict with, for *not checkable*, its kind: ``not checkable: no data``."""
+    return f"{verdict}: {kind}" if kind else verdict
+
+
+VERDICT_ROWS: tuple[tuple[str, str], ...] = (
+    (BORNE_OUT, ""),
+    (NOT_BORNE_OUT, ""),
+    (NOT_CHECKABLE, INCONCLUSIVE),
+    (NOT_CHECKABLE, NO_DATA),
+)
+"""The verdict table's rows: *not checkable* split into inconclusive and no data."""
+
+
+def robustness_text(r: Robustness) -> str:
+    """``robust``, or ``fragile`` with the alternatives that flip the verdict and what they give."""
+    if not r.status:
+        return MISSING
+    return r.status if not r.flips else f"{r.status}: {r.flipped_by()}"
+
+
+def _adjusted_kind(c: ClaimText, adjusted: str) -> str:
+    return "" if adjusted != NOT_CHECKABLE else (NO_DATA if c.estimate is None else INCONCLUSIVE)
+
+
 @computes
 def register_table(claims: Claims) -> pd.DataFrame:
-    """The whole register as the audit shows it: where, the claim, what it states, the recomputed value with its
-    interval, the verdict and its reason."""
+    """The whole register as the audit shows it: the claim led by where the paper makes it, what it states, the
+    recomputed value with its interval, the verdict and its reason, how robust the verdict is and the verdict
+    adjusted for multiplicity."""
+    rob = claims.robustness
     rows = [
         {
-            "Where": c.where,
-            "Claim": c.says[:1].upper() + c.says[1:],
+            "Claim": f"{c.where[:1].upper() + c.where[1:]}: {c.says}",
             "Stated": c.stated.text,
-            "Recomputed": c.value_text(),
-            "Verdict": c.verdict,
+            "Recomputed": c.value_text(unit=False),
+            "Verdict": verdict_words(c.verdict, c.kind),
             "Reason": c.reason,
+            "Robustness": robustness_text(rob[c.key]),
+            "After Holm": verdict_words(rob[c.key].adjusted, _adjusted_kind(c, rob[c.key].adjusted)),
         }
         for c in claims.items
     ]
@@ -170,13 +219,27 @@ def register_table(claims: Claims) -> pd.DataFrame:
 
 @computes
 def verdict_table(claims: Claims) -> pd.DataFrame:
-    """Claims per verdict and per part of the paper (one row per verdict, one column per part, and the total)."""
+    """Claims per verdict (*not checkable* split by kind) and per part of the paper, the total, and how many of each
+    verdict are fragile and how many stand after Holm's adjustment."""
     parts = list(dict.fromkeys(c.group for c in claims.items))
-    data = {
-        _GROUP_NAMES.get(g, g): [sum(1 for c in claims.group(g) if c.verdict == v) for v in VERDICTS] for g in parts
-    }
-    frame = pd.DataFrame(data, index=pd.Index([v[:1].upper() + v[1:] for v in VERDICTS], name="Verdict"))
+    rob = claims.robustness
+
+    def count(cs, v: str, k: str) -> int:
+        return sum(1 for c in cs if c.verdict == v and c.kind == k)
+
+    data = {_GROUP_NAMES.get(g, g): [count(claims.group(g), v, k) for v, k in VERDICT_ROWS] for g in parts}
+    index = pd.Index(
+        [verdict_words(v, k)[:1].upper() + verdict_words(v, k)[1:] for v, k in VERDICT_ROWS], name="Verdict"
+    )
+    frame = pd.DataFrame(data, index=index)
     frame["All"] = frame.sum(axis=1)
+    frame["Fragile"] = [
+        sum(1 for c in claims.items if c.verdict == v and c.kind == k and rob[c.key].flips) for v, k in VERDICT_ROWS
+    ]
+    frame["After Holm"] = [
+        sum(1 for c in claims.items if rob[c.key].adjusted == v and _adjusted_kind(c, rob[c.key].adjusted) == k)
+        for v, k in VERDICT_ROWS
+    ]
     return frame
 
 
@@ -264,7 +327,11 @@ def contradicted_sentence(claims: Claims) -> str:
     if not bad:
         return "No statement of the paper's text that this book checks is contradicted by its verdicts"
     places = [c.where.split(";")[0] for c in bad]
-    named = [f"the {p}" if p[:1].isupper() else f"a sentence of its {p}" for p in places]
+    times = {p: places.count(p) for p in places}  # each place once, with how many of its sentences
+    named = [
+        f"the {p}" if p[:1].isupper() else f"{'a sentence' if k == 1 else number_word(k) + ' sentences'} of its {p}"
+        for p, k in times.items()
+    ]
     lead = "One statement" if len(bad) == 1 else f"{number_word(len(bad)).capitalize()} statements"
     verb = "contradict" if len(bad) > 1 else "contradicts"
     return f"{lead} elsewhere in its text {'is' if len(bad) == 1 else 'are'} not borne out: the verdicts {verb} {list_text(named)}"
