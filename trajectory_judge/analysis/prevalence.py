@@ -278,6 +278,35 @@ def _labels(path: Path, ids: Sequence[str]) -> list[bool | None]:
     return out
 
 
+def prevalence_from_data(
+    data: Any,
+    judge: str,
+    verdicts: Sequence[Verdict],
+    *,
+    labels: Sequence[bool | None] | None = None,
+    resamples: int = 10_000,
+    seed: int = 7,
+) -> Prevalence:
+    """:func:`estimate_prevalence` with the judge's verdicts in a loaded labelled folder
+    (:class:`~trajectory_judge.analysis.loading.Dataset`) as calibration, on ``verdicts`` (the judge's, on the user's
+    traces, one each; ``labels`` one per verdict or None)."""
+    by_id = {t.trajectory_id: t for t in data.trajectories}
+    cal = [v for v in data.verdicts if v.judge_id == judge]
+    if not cal:
+        raise ValueError(f"the calibration folder holds no verdicts of judge {judge!r}")
+    labs = [by_id[v.trajectory_id].label for v in cal]
+    return estimate_prevalence(
+        [bool(lab and lab.faulty) for lab in labs],
+        [v.faulty for v in cal],
+        [design_cell(lab) for lab in labs],
+        [v.faulty for v in verdicts],
+        labels=labels,
+        judge=judge,
+        resamples=resamples,
+        seed=seed,
+    )
+
+
 def prevalence_from_files(
     judge: str,
     calibration: str | Path,
@@ -287,28 +316,17 @@ def prevalence_from_files(
     resamples: int = 10_000,
     seed: int = 7,
 ) -> Prevalence:
-    """:func:`estimate_prevalence` on a labelled folder holding the judge's verdicts and a verdicts file on
+    """:func:`prevalence_from_data` on a labelled folder holding the judge's verdicts and a verdicts file on
     the user's traces (and optionally a labels file: JSONL lines ``{"trajectory_id": ..., "faulty": ...}``)."""
     from trajectory_judge.analysis.loading import load_data
 
     folder = Path(calibration)
     data = load_data(folder)
-    by_id = {t.trajectory_id: t for t in data.trajectories}
-    cal = _judge_verdicts(folder / "verdicts.jsonl", judge, set(by_id))
+    _judge_verdicts(folder / "verdicts.jsonl", judge, {t.trajectory_id for t in data.trajectories})
     user = _judge_verdicts(Path(verdicts), judge)
     labelled = _labels(Path(labels), [v.trajectory_id for v in user]) if labels is not None else None
-    labs = [by_id[v.trajectory_id].label for v in cal]
     try:
-        return estimate_prevalence(
-            [bool(lab and lab.faulty) for lab in labs],
-            [v.faulty for v in cal],
-            [design_cell(lab) for lab in labs],
-            [v.faulty for v in user],
-            labels=labelled,
-            judge=judge,
-            resamples=resamples,
-            seed=seed,
-        )
+        return prevalence_from_data(data, judge, user, labels=labelled, resamples=resamples, seed=seed)
     except ValueError as exc:
         raise DataError(f"{folder}: {exc}") from None
 

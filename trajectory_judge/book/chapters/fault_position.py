@@ -1,0 +1,195 @@
+"""Helpers of the chapter "Where the fault sits" (``notebooks/position.md``): recall by the fault's step and the
+trajectory's length on the judged set, the counterfactual set that moves one fault over every step, and
+what a judge's flag rate says about the fault rate of unlabelled traces (``prevalence``).
+
+Every helper takes the typed records of :mod:`trajectory_judge.analysis.position` and
+:mod:`trajectory_judge.analysis.prevalence` and returns a table, a figure or a sentence.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from trajectory_judge.analysis.position import Counterfactual, GroupRecall
+from trajectory_judge.analysis.prevalence import ASSUMPTION, PPI_ASSUMPTION, Prevalence
+from trajectory_judge.book.render.style import format_interval, judge_name, list_text, plural, source_name
+from trajectory_judge.provenance.computed import computes
+
+AXIS_HEAD = {"position": "Step", "length": "Steps"}
+"""Column heads of the two splits: the fault's step, the trajectory's number of steps."""
+
+
+def _cell(e) -> str:
+    return format_interval(e.value, e.low, e.high, e.method)
+
+
+@computes
+def types_table(types: Mapping[str, Mapping[int, Sequence[str]]]) -> pd.DataFrame:
+    """Which failure types each group holds, for both splits: what a split by step or by length also splits by."""
+    rows = []
+    for axis, groups in types.items():
+        for g, ts in groups.items():
+            rows.append(
+                {
+                    "Split": "Fault's step" if axis == "position" else "Trajectory's steps",
+                    "Group": g,
+                    "Failure types": list_text(list(ts)),
+                }
+            )
+    return pd.DataFrame(rows).set_index(["Split", "Group"])
+
+
+@computes
+def recall_table(recalls: Mapping[str, Sequence[GroupRecall]], axis: str) -> pd.DataFrame:
+    """One row per judge (the paper's first, then this edition's), one column per group: recall (95% interval)."""
+    rows = {}
+    for source, rs in recalls.items():
+        for r in rs:
+            if r.axis == axis:
+                rows.setdefault((source_name(source), judge_name(r.judge)), {})[f"{AXIS_HEAD[axis]} {r.group}"] = _cell(
+                    r.recall
+                )
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index = pd.MultiIndex.from_tuples(frame.index, names=["Verdicts", "Judge"])
+    return frame[sorted(frame.columns, key=lambda c: int(c.split()[-1]))]
+
+
+@computes
+def counterfactual_table(cfs: Sequence[Counterfactual]) -> pd.DataFrame:
+    """One column per judge; a row per position (recall), then false alarms and the paired spreads."""
+    cols = {}
+    for c in cfs:
+        col = {f"Fault at step {p}": _cell(e) for p, e in zip(c.positions, c.recall)}
+        col["Clean runs flagged"] = _cell(c.false_alarm)
+        col["Largest − smallest recall"] = _cell(c.spread)
+        col[f"Step {c.positions[-1]} − step {c.positions[0]}"] = _cell(c.last_minus_first)
+        col["Instances"] = str(c.instances)
+        cols[judge_name(c.judge)] = col
+    return pd.DataFrame(cols).rename_axis("Measure")
+
+
+@computes
+def localisation_table(cfs: Sequence[Counterfactual]) -> pd.DataFrame:
+    """Share of the instances whose fault each judge flags at the planted step, per position."""
+    return pd.DataFrame(
+        {judge_name(c.judge): {f"Step {p}": _cell(e) for p, e in zip(c.positions, c.exact_step)} for c in cfs}
+    ).rename_axis("Fault at")
+
+
+def counterfactual_figure(cfs: Sequence[Counterfactual]) -> Any:
+    """Recall against the fault's step, one line per judge in its colour and marker, with 95% intervals."""
+    import matplotlib.pyplot as plt
+
+    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
+
+    fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 3.2))
+    width = 0.25 / max(1, len(cfs) - 1)
+    for k, c in enumerate(cfs):
+        style = judge_style(c.judge)
+        x = [p - 0.125 + k * width if len(cfs) > 1 else p for p in c.positions]
+        y = [e.value for e in c.recall]
+        lo = [max(0.0, e.value - e.low) for e in c.recall]
+        hi = [max(0.0, e.high - e.value) for e in c.recall]
+        ax.errorbar(
+            x,
+            y,
+            yerr=[lo, hi],
+            color=style["color"],
+            marker=style["marker"],
+            capsize=2,
+            lw=1.2,
+            markeredgecolor="black",
+            markeredgewidth=0.5,
+            label=f"{judge_name(c.judge)} ({c.instances} instances)",
+        )
+    ax.set(ylim=(-0.03, 1.05), xlabel="Step the fault is planted at", ylabel="Recall")
+    ax.set_xticks(list(cfs[0].positions))
+    ax.grid(axis="y", color="#dddddd", lw=0.6)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncol=1)
+    return fig
+
+
+def counterfactual_sentence(cfs: Sequence[Counterfactual]) -> str:
+    """What the counterfactual set shows, judge by judge, from the paired spread."""
+    parts = []
+    for c in cfs:
+        lo, hi = min(e.value for e in c.recall), max(e.value for e in c.recall)
+        if c.spread.high == 0:
+            parts.append(f"{judge_name(c.judge)}: the fault is caught at every step alike (recall {lo:.3f} at each)")
+        else:
+            moves = (
+                "moves"
+                if c.spread.low > 0 and not (c.last_minus_first.low <= 0 <= c.last_minus_first.high)
+                else "may move"
+            )
+            parts.append(
+                f"{judge_name(c.judge)}: recall {moves} with the step, from {lo:.3f} to {hi:.3f} "
+                f"(step {c.positions[-1]} minus step {c.positions[0]}: {_cell(c.last_minus_first)}, on "
+                f"{plural(c.instances, 'instance')})"
+            )
+    return "; ".join(parts) + "."
+
+
+@computes
+def prevalence_table(p: Prevalence, true_rate: float | None = None, true_n: int | None = None) -> pd.DataFrame:
+    """The inputs and the estimates of ``prevalence``, each value with its interval and what it counts."""
+    rows = {
+        "Flag rate on the episodes": (_rate_cell(p.flag_rate), f"{p.flag_rate.successes} of {p.flag_rate.n}"),
+        "Sensitivity on the planted set": (
+            _rate_cell(p.sensitivity),
+            f"{p.sensitivity.successes} of {p.sensitivity.n}",
+        ),
+        "Specificity on the planted set": (
+            _rate_cell(p.specificity),
+            f"{p.specificity.successes} of {p.specificity.n}",
+        ),
+        "Fault rate, Rogan–Gladen": (
+            _rate_cell(p.rogan_gladen),
+            f"clipped from {p.rogan_gladen.raw:.3f}" if p.rogan_gladen.clipped else "",
+        ),
+    }
+    if p.ppi is not None:
+        rows["Fault rate, prediction-powered"] = (_rate_cell(p.ppi), f"{p.labelled} labelled episodes")
+    if true_rate is not None:
+        rows["Labelled fault rate (checker or outcome)"] = (f"{true_rate:.3f}", f"of {true_n}")
+    return pd.DataFrame(rows, index=["Value (95% interval)", "Counts"]).T.rename_axis("Quantity")
+
+
+def _rate_cell(r) -> str:
+    return format_interval(r.estimate, r.low, r.high, "bootstrap")
+
+
+def sample_labels(faulty: Sequence[bool], k: int, seed: int = 7) -> list[bool | None]:
+    """``k`` of the labels kept at random (seeded), the rest hidden: a user who labelled a few traces."""
+    keep = set(random.Random(f"labels-{seed}").sample(range(len(faulty)), k))
+    return [bool(f) if i in keep else None for i, f in enumerate(faulty)]
+
+
+def prevalence_sentences(p: Prevalence, true_rate: float) -> dict[str, str]:
+    """The prose of the prevalence section, from its numbers."""
+    rg = p.rogan_gladen
+    clip = (
+        f"The correction gives {rg.raw:.3f}, more than every episode being faulty, so it is clipped to "
+        f"{rg.estimate:.3f}: the sign that its assumption fails here."
+        if rg.clipped
+        else f"The correction gives {_rate_cell(rg)}."
+    )
+    out = {
+        "prev_rg": (
+            f"The rule engine flags {p.flag_rate.successes} of the {p.flag_rate.n} organic episodes. On the planted "
+            f"set it catches {p.sensitivity.successes} of {p.sensitivity.n} faults (sensitivity "
+            f"{p.sensitivity.estimate:.3f}) and flags {p.specificity.n - p.specificity.successes} of "
+            f"{p.specificity.n} clean runs. {clip} The episodes' own labels give {true_rate:.3f}."
+        ),
+        "prev_assumption": f"It assumes what the command prints: {ASSUMPTION}.",
+    }
+    if p.ppi is not None:
+        out["prev_ppi"] = (
+            f"With {p.labelled} of the episodes labelled at random, prediction-powered inference gives "
+            f"{_rate_cell(p.ppi)}, which assumes only that {PPI_ASSUMPTION}."
+        )
+    return out
