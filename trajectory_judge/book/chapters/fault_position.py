@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -193,3 +194,62 @@ def prevalence_sentences(p: Prevalence, true_rate: float) -> dict[str, str]:
             f"{_rate_cell(p.ppi)}, which assumes only that {PPI_ASSUMPTION}."
         )
     return out
+
+
+@dataclass(frozen=True)
+class PositionChapter:
+    """Everything the chapter shows, computed once: the records and the sentences glued into its prose."""
+
+    types: dict[str, dict[int, tuple[str, ...]]]
+    """Per split, the failure types of each group (judged set)."""
+    recalls: dict[str, list[GroupRecall]]
+    """Recall per judge and group, for the paper's verdicts (``release``) and this edition's (``edition``)."""
+    counterfactual: list[Counterfactual]
+    """Per judge, the counterfactual set's records."""
+    prevalence: Prevalence
+    """``prevalence`` on the organic episodes, the rule engine as the judge."""
+    true_rate: float
+    """The organic episodes' labelled fault rate."""
+    n_episodes: int
+    """Organic episodes."""
+    values: dict[str, str]
+    """The glued sentences, by name."""
+
+
+def position_chapter(paper, ours, cf, episodes, *, resamples: int, seed: int, labelled: int) -> PositionChapter:
+    """The chapter's records on the paper's and this edition's data, the counterfactual set and the organic
+    episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI)."""
+    from trajectory_judge.analysis.position import AXES, counterfactual_recall, recall_by, types_by
+    from trajectory_judge.analysis.prevalence import prevalence_from_data
+    from trajectory_judge.judges.programmatic import ProgrammaticJudge
+
+    types = {axis: types_by(ours.trajectories, axis) for axis in AXES}
+    recalls = {
+        source: [
+            r for axis in AXES for r in recall_by(d.trajectories, d.verdicts, axis, resamples=resamples, seed=seed)
+        ]
+        for source, d in (("release", paper), ("edition", ours))
+    }
+    cfs = counterfactual_recall(cf.trajectories, cf.verdicts, resamples=resamples, seed=seed)
+    rules = ProgrammaticJudge()
+    organic = [e.trajectory for e in episodes]
+    user = [rules.judge(t) for t in organic]
+    faulty = [bool(t.label and t.label.faulty) for t in organic]
+    prev = prevalence_from_data(
+        ours, "programmatic", user, labels=sample_labels(faulty, labelled, seed), resamples=resamples, seed=seed
+    )
+    true_rate = sum(faulty) / len(faulty)
+    caught = sum(v.faulty and f for v, f in zip(user, faulty))
+    steps = types["position"]
+    values = {
+        "confound": "each failure type sits at one step ("
+        + "; ".join(f"step {s}: {list_text(list(ts))}" for s, ts in steps.items())
+        + "), so a difference between steps is a difference between types",
+        "n_cf": str(len(cf.trajectories)),
+        "n_cf_instances": str(len({t.instance_id for t in cf.trajectories})),
+        "cf_text": counterfactual_sentence(cfs),
+        **prevalence_sentences(prev, true_rate),
+        "n_labelled": str(prev.labelled),
+        "organic_caught": f"{caught} of the {sum(faulty)} faulty episodes",
+    }
+    return PositionChapter(types, recalls, cfs, prev, true_rate, len(organic), values)
