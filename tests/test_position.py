@@ -73,3 +73,26 @@ def test_counterfactual_counts_only_instances_a_judge_judged_completely(counterf
     first = [t for t in counterfactual.trajectories if t.instance_id == counterfactual.trajectories[0].instance_id]
     partial = [Verdict(trajectory_id=t.trajectory_id, judge_id="some", faulty=True, confidence=0.9) for t in first[:-1]]
     assert counterfactual_recall(counterfactual.trajectories, partial, resamples=50) == []
+
+
+def test_cochran_q_matches_its_closed_form_and_statsmodels_when_installed():
+    import numpy as np
+
+    from trajectory_judge.analysis.position import cochran_q
+
+    # Cochran (1950) form by hand: 4 units x 3 conditions, column totals 3, 1, 0; row totals 2, 1, 1, 0
+    x = np.array([[1, 1, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0]])
+    q, p = cochran_q(x)
+    assert math.isclose(q, 2 * (3 * (9 + 1) - 16) / (3 * 4 - (4 + 1 + 1)))
+    statsmodels = pytest.importorskip("statsmodels.stats.contingency_tables")
+    ref = statsmodels.cochrans_q(x)
+    assert math.isclose(q, ref.statistic) and math.isclose(p, ref.pvalue)
+
+
+def test_a_coin_judge_shows_no_position_effect_by_cochran_q(counterfactual):
+    (coin,) = [
+        c
+        for c in counterfactual_recall(counterfactual.trajectories, counterfactual.verdicts, resamples=200)
+        if c.judge.startswith("mock-")
+    ]
+    assert coin.cochran_p > 0.05 and coin.spread.value > 0  # the range of six recalls is above 0 even by chance

@@ -156,6 +156,26 @@ class Counterfactual:
     """Largest minus smallest recall over the positions, with its paired interval."""
     last_minus_first: Estimate
     """Recall at the last position minus recall at the first, paired over instances."""
+    cochran_q: float
+    """Cochran's Q of the instances-by-positions flags: the exact-design test that recall is the same at every
+    position (NaN when every instance gets one flag at every position)."""
+    cochran_p: float
+    """Its p-value (chi-square, positions minus one degrees of freedom); 1 when Q is undefined."""
+
+
+def cochran_q(flags: np.ndarray) -> tuple[float, float]:
+    """Cochran's Q test for equal proportions over the columns of a binary ``(units, conditions)`` array
+    (Cochran, 1950; the statistic statsmodels' ``cochrans_q`` computes): Q and its chi-square p-value."""
+    from scipy.stats import chi2
+
+    x = np.asarray(flags, dtype=float)
+    k = x.shape[1]
+    cols, rows, total = x.sum(axis=0), x.sum(axis=1), x.sum()
+    den = k * total - (rows**2).sum()
+    if den == 0:
+        return float("nan"), 1.0
+    q = (k - 1) * (k * (cols**2).sum() - total**2) / den
+    return float(q), float(chi2.sf(q, k - 1))
 
 
 def _instance_stratum(clean: Trajectory) -> str:
@@ -226,6 +246,7 @@ def _judge_counterfactual(judge, complete, positions, verdict, resamples, seed) 
         exact=(successes, trials),
     )
     details = [f"{int(s)} of {n} instances" for s in data.sum(axis=0)] + ["", ""]
+    q, p = cochran_q(flag)
     est = _estimates(res, successes, np.full(len(details), n), details)
     return Counterfactual(
         judge=judge,
@@ -236,4 +257,6 @@ def _judge_counterfactual(judge, complete, positions, verdict, resamples, seed) 
         false_alarm=est[2 * k],
         spread=est[2 * k + 1],
         last_minus_first=est[2 * k + 2],
+        cochran_q=q,
+        cochran_p=p,
     )

@@ -17,7 +17,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.position import Counterfactual, GroupRecall
 from trajectory_judge.analysis.prevalence import ASSUMPTION, PPI_ASSUMPTION, Prevalence
-from trajectory_judge.book.render.style import format_interval, judge_name, list_text, plural, source_name
+from trajectory_judge.book.render.style import format_interval, judge_name, list_text, source_name
 from trajectory_judge.provenance.computed import computes
 
 AXIS_HEAD = {"position": "Step", "length": "Steps"}
@@ -47,7 +47,7 @@ def types_table(types: Mapping[str, Mapping[int, Sequence[str]]]) -> pd.DataFram
 @computes
 def recall_table(recalls: Mapping[str, Sequence[GroupRecall]], axis: str) -> pd.DataFrame:
     """One row per judge (the paper's first, then this edition's), one column per group: recall (95% interval)."""
-    rows = {}
+    rows: dict[tuple[str, str], dict[str, str]] = {}
     for source, rs in recalls.items():
         for r in rs:
             if r.axis == axis:
@@ -68,6 +68,7 @@ def counterfactual_table(cfs: Sequence[Counterfactual]) -> pd.DataFrame:
         col["Clean runs flagged"] = _cell(c.false_alarm)
         col["Largest − smallest recall"] = _cell(c.spread)
         col[f"Step {c.positions[-1]} − step {c.positions[0]}"] = _cell(c.last_minus_first)
+        col["Cochran's Q p-value"] = "–" if c.cochran_p == 1.0 and c.cochran_q != c.cochran_q else f"{c.cochran_p:.3f}"
         col["Instances"] = str(c.instances)
         cols[judge_name(c.judge)] = col
     return pd.DataFrame(cols).rename_axis("Measure")
@@ -115,23 +116,18 @@ def counterfactual_figure(cfs: Sequence[Counterfactual]) -> Any:
 
 
 def counterfactual_sentence(cfs: Sequence[Counterfactual]) -> str:
-    """What the counterfactual set shows, judge by judge, from the paired spread."""
+    """What the counterfactual set shows, judge by judge, from Cochran's Q and the paired difference."""
     parts = []
     for c in cfs:
         lo, hi = min(e.value for e in c.recall), max(e.value for e in c.recall)
-        if c.spread.high == 0:
-            parts.append(f"{judge_name(c.judge)}: the fault is caught at every step alike (recall {lo:.3f} at each)")
-        else:
-            moves = (
-                "moves"
-                if c.spread.low > 0 and not (c.last_minus_first.low <= 0 <= c.last_minus_first.high)
-                else "may move"
-            )
-            parts.append(
-                f"{judge_name(c.judge)}: recall {moves} with the step, from {lo:.3f} to {hi:.3f} "
-                f"(step {c.positions[-1]} minus step {c.positions[0]}: {_cell(c.last_minus_first)}, on "
-                f"{plural(c.instances, 'instance')})"
-            )
+        if lo == hi:
+            parts.append(f"{judge_name(c.judge)}: the same recall, {lo:.3f}, at every step")
+            continue
+        verdict = "differs between steps" if c.cochran_p < 0.05 else "does not differ between steps beyond chance"
+        parts.append(
+            f"{judge_name(c.judge)}: recall from {lo:.3f} to {hi:.3f}, which {verdict} (Cochran's Q p = "
+            f"{c.cochran_p:.3f}; step {c.positions[-1]} minus step {c.positions[0]}: {_cell(c.last_minus_first)})"
+        )
     return "; ".join(parts) + "."
 
 
