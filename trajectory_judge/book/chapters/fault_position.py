@@ -192,6 +192,25 @@ def prevalence_sentences(p: Prevalence, true_rate: float) -> dict[str, str]:
     return out
 
 
+def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: float) -> str:
+    """The chapter's finding in its numbers, for its first screen."""
+
+    def span(c: Counterfactual) -> str:
+        lo, hi = min(e.value for e in c.recall), max(e.value for e in c.recall)
+        if lo == hi:
+            return f"{judge_name(c.judge)} has recall {lo:.3f} at every step"
+        return f"{judge_name(c.judge)} ranges from {lo:.3f} to {hi:.3f} (Cochran's Q p = {c.cochran_p:.3f})"
+
+    tests = "; ".join(span(c) for c in cfs)
+    ppi = f", and prediction-powered inference from {p.labelled} labels {_rate_cell(p.ppi)}" if p.ppi else ""
+    rg = p.rogan_gladen
+    return (
+        f"On the counterfactual set, {tests}. On the organic episodes, whose labels give "
+        f"{true_rate:.3f}, the rule engine's flags corrected by its accuracy on the planted set give "
+        f"{rg.raw:.3f}" + (f", clipped to {rg.estimate:.3f}" if rg.clipped else "") + ppi + "."
+    )
+
+
 @dataclass(frozen=True)
 class PositionChapter:
     """Everything the chapter shows, computed once: the records and the sentences glued into its prose."""
@@ -247,5 +266,6 @@ def position_chapter(paper, ours, cf, episodes, *, resamples: int, seed: int, la
         **prevalence_sentences(prev, true_rate),
         "n_labelled": str(prev.labelled),
         "organic_caught": f"{caught} of the {sum(faulty)} faulty episodes",
+        "headline": headline_sentence(cfs, prev, true_rate),
     }
     return PositionChapter(types, recalls, cfs, prev, true_rate, len(organic), values)
