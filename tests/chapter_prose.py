@@ -247,6 +247,18 @@ def runs(ed: Editions) -> Sentences:
     }
 
 
+def position(ed: Editions) -> Sentences:
+    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.organic import load_episodes
+    from trajectory_judge.book.chapters.fault_position import position_chapter
+    from trajectory_judge.book.paths import repo_root
+
+    cf = load_data(repo_root() / "data" / "counterfactual")
+    episodes = load_episodes(repo_root() / "data")
+    ch = position_chapter(ed.paper, ed.ours, cf, episodes, resamples=ed.rep.resamples, seed=ed.rep.seed, labelled=20)
+    return ch.values
+
+
 def audit(ed: Editions) -> Sentences:
     from trajectory_judge.book.chapters.audit import contradictions_markdown, register_markdown
     from trajectory_judge.book.render.claim_text import RULE, paper_claims
@@ -275,6 +287,7 @@ CHAPTERS: dict[str, Callable[[Editions], Sentences]] = {
     "seeds": seeds,
     "statistics": statistics,
     "runs": runs,
+    "position": position,
     "audit": audit,
     "appendix": appendix,
 }

@@ -57,6 +57,24 @@ def _build_dataset(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: __import__("trajectory_judge.testbed.dataset", fromlist=["x"]).cli_build_dataset(a))
 
 
+def _build_counterfactual(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "build-counterfactual", help="plant the same fault at every step of the same instances (position set)"
+    )
+    p.add_argument("--instances", type=A.positive_int, default=60, help="number of instances (default 60)")
+    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="generation seed (default 7)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder, e.g. data/counterfactual/")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes, "
+        "or SHA256SUMS pins other bytes (then re-pin it with `trajectory-judge manifest`)",
+    )
+    p.set_defaults(
+        func=lambda a: __import__("trajectory_judge.testbed.counterfactual", fromlist=["x"]).cli_build_counterfactual(a)
+    )
+
+
 def _check(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="validate trajectories and run the rule checker over them")
     p.add_argument("file", metavar="FILE|DIR", help="a trajectories JSONL file, or a folder holding trajectories.jsonl")
@@ -156,6 +174,32 @@ def _needs_arguments(sub: argparse._SubParsersAction, verb: str) -> bool:
     """Whether ``verb``'s arguments must be declared: only when it is the verb invoked (``main`` notes
     it on ``sub``), so that ``--help`` and the other verbs do not import the runner and its clients."""
     return getattr(sub, "invoked", verb) == verb
+
+
+# --- prevalence (what a judge's flags mean on unlabelled traces) ---------------------------
+def _prevalence(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("prevalence", help="estimate the true fault rate of unlabelled traces from a judge's flags")
+    p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge whose flags to correct")
+    p.add_argument(
+        "--calibration",
+        required=True,
+        metavar="DIR",
+        help="labelled folder (trajectories.jsonl, verdicts.jsonl) holding the judge's verdicts",
+    )
+    p.add_argument(
+        "--verdicts", required=True, metavar="FILE", help="the judge's verdicts on your unlabelled traces (JSONL)"
+    )
+    p.add_argument(
+        "--labels",
+        default=None,
+        metavar="FILE",
+        help='labels of a few of those traces, JSONL {"trajectory_id": ..., "faulty": true|false}: '
+        "adds the prediction-powered estimate",
+    )
+    p.add_argument("--json", default=None, metavar="OUT", help="also write the estimate and its inputs here")
+    p.add_argument("--resamples", type=A.resamples, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.prevalence", fromlist=["x"]).cli_prevalence(a))
 
 
 # --- run (LLM judges) ----------------------------------------------------------------
@@ -311,10 +355,12 @@ def _merge(sub: argparse._SubParsersAction) -> None:
 
 VERBS = [
     _build_dataset,
+    _build_counterfactual,
     _check,
     _schema,
     _report,
     _misses,
+    _prevalence,
     _run,
     _agent,
     _export_requests,
@@ -343,10 +389,12 @@ def one_line(exc: BaseException) -> str:
 VERB_NAMES = frozenset(
     {
         "build-dataset",
+        "build-counterfactual",
         "check",
         "schema",
         "report",
         "misses",
+        "prevalence",
         "run",
         "agent",
         "export-requests",
@@ -360,7 +408,7 @@ VERB_NAMES = frozenset(
     }
 )
 
-READING_VERBS = frozenset({"check", "schema", "report", "misses"})
+READING_VERBS = frozenset({"check", "schema", "report", "misses", "prevalence"})
 """Verbs whose output is for reading, often through ``head`` or ``less``: stdout closing early is not an error."""
 
 
