@@ -271,6 +271,7 @@ class Report:
         rows = {j: {c: jr.metrics[c] for c in MAIN_COLUMNS} for j, jr in self.judges.items()}
         return _frame(rows, "judge")
 
+    @computes
     def to_frame(self) -> pd.DataFrame:
         """One row per judge: n, every headline metric and every statistic (point values)."""
         rows = {j: {"n": jr.n, **jr.metrics, **jr.statistics} for j, jr in self.judges.items()}
