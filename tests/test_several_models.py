@@ -182,7 +182,7 @@ def test_inspect_eval_set_over_two_models_imports_into_one_folder_whose_report_s
     assert len(logs) == 4
     assert main(["import-inspect", *map(str, logs), "--data", str(folder)]) == 0
     ids = {v.judge_id for v in load_verdicts(folder / "verdicts.jsonl")}
-    models = ("openai-api/local/small-model", "openai-api/local/large-model")
+    models = ("small-model", "large-model")  # the names the server was sent: provider and service stripped
     assert ids == {f"{view}:{m}" for view in ("outcome", "step") for m in models}
     assert main(["import-inspect", *map(str, logs), "--data", str(folder)]) == 0  # again: adds nothing
     assert len(load_verdicts(folder / "verdicts.jsonl")) == 4 * 4

@@ -231,9 +231,13 @@ class PositionChapter:
     """The glued sentences, by name."""
 
 
-def position_chapter(paper, ours, cf, episodes, *, resamples: int, seed: int, labelled: int) -> PositionChapter:
+def position_chapter(
+    paper, ours, cf, episodes, *, resamples: int, seed: int, labelled: int, calibration=None
+) -> PositionChapter:
     """The chapter's records on the paper's and this edition's data, the counterfactual set and the organic
-    episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI)."""
+    episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI). ``calibration``
+    is the labelled folder whose rule-engine verdicts calibrate ``prevalence`` (``ours`` by default; the
+    book passes its own planted set, which holds the rule engine's verdicts whatever folder it is built on)."""
     from trajectory_judge.analysis.position import AXES, counterfactual_recall, recall_by, types_by
     from trajectory_judge.analysis.prevalence import prevalence_from_data
     from trajectory_judge.judges.programmatic import ProgrammaticJudge
@@ -251,7 +255,8 @@ def position_chapter(paper, ours, cf, episodes, *, resamples: int, seed: int, la
     user = [rules.judge(t) for t in organic]
     faulty = [bool(t.label and t.label.faulty) for t in organic]
     prev = prevalence_from_data(
-        ours, "programmatic", user, labels=sample_labels(faulty, labelled, seed), resamples=resamples, seed=seed
+        ours if calibration is None else calibration,
+        "programmatic", user, labels=sample_labels(faulty, labelled, seed), resamples=resamples, seed=seed
     )
     true_rate = sum(faulty) / len(faulty)
     caught = sum(v.faulty and f for v, f in zip(user, faulty))
