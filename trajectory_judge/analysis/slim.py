@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,14 @@ class StepRef(NamedTuple):
 
 _STEPS: dict[int, StepRef] = {}
 _LABELS: dict[tuple[Any, ...], Label] = {}
+_FLOATS: dict[tuple[float, float], float] = {}  # stated confidences: one object per distinct value
+
+
+def _shared(x: float) -> float:
+    """One object per distinct stated confidence (a judge states few); ``-0.0`` stays apart from ``0.0``."""
+    if len(_FLOATS) >= 4096:
+        return x
+    return _FLOATS.setdefault((x, math.copysign(1.0, x)), x)
 
 
 def _step(i: int) -> StepRef:
@@ -116,8 +125,8 @@ class VerdictRecord:
             sys.intern(v.judge_id),
             v.faulty,
             v.failure_step,
-            v.failure_type,
-            v.confidence,
+            None if v.failure_type is None else sys.intern(v.failure_type),
+            _shared(v.confidence),
             v.latency_s,
             v.prompt_tokens,
             v.completion_tokens,
@@ -201,15 +210,15 @@ def stream_verdicts(path: str | Path, known: set[str] | None = None) -> Iterator
     """``(line number, record)`` of each verdict, validated as :func:`~trajectory_judge.models.load_verdicts`
     validates it: a duplicate (trajectory, judge) or an unknown trajectory is an error."""
     path = Path(path)
-    seen: set[tuple[str, str]] = set()
+    seen: dict[str, set[str]] = {}  # judge -> its trajectories (of interned ids: no object per verdict)
     for lineno, line in jsonl_lines(path):
         v = VerdictRecord.of(_parse(path, lineno, line, Verdict))
-        key = (v.trajectory_id, v.judge_id)
-        if key in seen:
+        judged = seen.setdefault(v.judge_id, set())
+        if v.trajectory_id in judged:
             raise DataError(
                 f"{path}:{lineno}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}"
             )
-        seen.add(key)
+        judged.add(v.trajectory_id)
         if known is not None and v.trajectory_id not in known:
             raise DataError(f"{path}:{lineno}: verdict for unknown trajectory {v.trajectory_id!r}")
         yield lineno, v
