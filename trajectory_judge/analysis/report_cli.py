@@ -10,13 +10,14 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
 from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
 from trajectory_judge.analysis.loading import (
+    Dataset,
     absent_parts,
     absent_sentence,
     load_slim_data,
@@ -27,7 +28,7 @@ from trajectory_judge.analysis.loading import (
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
-from trajectory_judge.models import FAILURE_TYPES, load_verdicts
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, load_verdicts
 from trajectory_judge.provenance.manifest import hashing_once
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
@@ -207,7 +208,9 @@ def _report(args: Any) -> int:
             "(a run cut off while writing it); ignored",
             file=sys.stderr,
         )
-    data = load_slim_data(args.data)  # trajectories and verdicts without their text
+    slim = load_slim_data(args.data)  # trajectories and verdicts without their text
+    # the records carry every field the report's functions read of a Trajectory and a Verdict
+    data = Dataset(cast("list[Trajectory]", slim.trajectories), cast("list[Verdict]", slim.verdicts))
     pairs = "all" if args.all_pairs else "compared"
     rep = build_report(
         data.trajectories,

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,7 +28,8 @@ from trajectory_judge.judges.views import VIEWS, render_view
 from trajectory_judge.models import DataError, Label, Trajectory, Verdict, _first_error
 
 
-class StepRef(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class StepRef:
     """A step as the report sees it: its index only."""
 
     index: int
