@@ -99,7 +99,12 @@ _ON_READ: list[Callable[[FileRead], None]] = []
 
 def note_read(path: str | Path, data: bytes) -> FileRead:
     """Record that ``path`` was read with content ``data`` (the last read of a path wins)."""
-    record = FileRead(Path(path).resolve(), hashlib.sha256(data).hexdigest(), len(data))
+    return note_read_hashed(path, hashlib.sha256(data).hexdigest(), len(data))
+
+
+def note_read_hashed(path: str | Path, sha256: str, size: int) -> FileRead:
+    """:func:`note_read` of a file read in pieces: its SHA-256 (hex) and size in bytes, hashed while reading."""
+    record = FileRead(Path(path).resolve(), sha256, size)
     _READS[record.path] = record
     for hook in list(_ON_READ):
         hook(record)

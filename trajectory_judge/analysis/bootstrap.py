@@ -27,6 +27,7 @@ Interval methods, in order of precedence:
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -163,18 +164,32 @@ def stratum_starts(
     return starts
 
 
+DRAW_ELEMENTS = 1 << 20
+"""Draws of one stratum held at once while a block's weights are counted (8 MB of int64)."""
+
+
 def _blocks(
-    strata: Sequence[Any], resamples: int, rng: np.random.Generator, order: Sequence[Any] | None, batch: int | None
-) -> Iterator[tuple[int, int, Iterator[tuple[np.ndarray, np.ndarray]]]]:
+    strata: Sequence[Any],
+    resamples: int,
+    rng: np.random.Generator,
+    order: Sequence[Any] | None,
+    batch: int | None,
+    elements: int | None = None,
+) -> Iterator[tuple[int, int, Iterator[tuple[np.ndarray, np.ndarray, int]]]]:
+    """Per block, ``(start, stop, draws)``: ``draws`` gives ``(members, d, row)`` per stratum and, with
+    ``elements``, per slice of about that many of its draws (rows ``row:row + len(d)`` of the block);
+    consecutive slices of one ``integers`` call give its numbers (:func:`stratum_starts`)."""
     groups = strata_members(strata, order)
     states = stratum_starts(groups, resamples=resamples, rng=rng)
 
-    def draws(start: int, stop: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def draws(start: int, stop: int) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
         for i, members in enumerate(groups):
+            k, rows = len(members), stop - start
+            step = rows if elements is None else max(1, elements // max(k, 1))
             rng.bit_generator.state = states[i]
-            d = rng.integers(0, len(members), size=(stop - start, len(members)))
+            for row in range(0, rows, step):
+                yield members, rng.integers(0, k, size=(min(step, rows - row), k)), row
             states[i] = rng.bit_generator.state
-            yield members, d
 
     for start, stop in block_bounds(sum(len(m) for m in groups), resamples, batch):
         yield start, stop, draws(start, stop)
@@ -196,7 +211,7 @@ def block_draws(
     continues every stratum from where its previous block stopped. ``rng`` ends where
     :func:`stratified_draws` leaves it."""
     for start, stop, draws in _blocks(strata, resamples, rng, order, batch):
-        yield start, stop, list(draws)
+        yield start, stop, [(members, d) for members, d, _ in draws]
 
 
 def block_weights(
@@ -208,14 +223,15 @@ def block_weights(
     batch: int | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block, drawing and
-    counting one stratum at a time: a block holds its weights and one stratum's draws."""
+    counting a slice of one stratum's draws at a time (:data:`DRAW_ELEMENTS`): a block holds its weights
+    and a few megabytes of draws."""
     n = len(strata)
-    for start, stop, draws in _blocks(strata, resamples, rng, order, batch):
+    for start, stop, draws in _blocks(strata, resamples, rng, order, batch, DRAW_ELEMENTS):
         w = np.zeros((stop - start, n))
-        for members, d in draws:
-            k = len(members)
-            d += np.arange(stop - start)[:, None] * k  # in place: each replicate's draws, offset to its own row
-            w[:, members] = np.bincount(d.ravel(), minlength=(stop - start) * k).reshape(stop - start, k)
+        for members, d, row in draws:
+            k, m = len(members), len(d)
+            d += np.arange(m)[:, None] * k  # in place: each replicate's draws, offset to its own row
+            w[row : row + m, members] = np.bincount(d.ravel(), minlength=m * k).reshape(m, k)
             del d
         yield start, stop, w
         del w  # before the next block's, so that one block is held at a time
@@ -251,15 +267,20 @@ def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct columns of ``data`` and, for each column of ``data``, its index among them
     (``data == distinct[:, inverse]``). A report's columns repeat: every judge has the labels'
     counts, and most confusion cells are zero."""
-    slot: dict[bytes, int] = {}  # a column's bytes -> its index among the distinct ones (equal bytes, equal values)
+    # a column's digest -> the distinct columns with it; one column is copied at a time, and columns are
+    # the same when their bytes are (the digest only narrows the search)
+    slots: dict[bytes, list[int]] = {}
     keep: list[int] = []
     inverse = np.empty(data.shape[1], dtype=np.intp)
-    for j, col in enumerate(np.ascontiguousarray(data.T)):
-        key = col.tobytes()
-        if key not in slot:
-            slot[key] = len(keep)
+    for j in range(data.shape[1]):
+        col = np.ascontiguousarray(data[:, j]).tobytes()
+        same = slots.setdefault(hashlib.blake2b(col, digest_size=16).digest(), [])
+        found = next((s for s in same if np.ascontiguousarray(data[:, keep[s]]).tobytes() == col), None)
+        if found is None:
+            found = len(keep)
+            same.append(found)
             keep.append(j)
-        inverse[j] = slot[key]
+        inverse[j] = found
     return data[:, keep], inverse
 
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from trajectory_judge.analysis.slim import TrajectoryRecord, VerdictRecord, stream_trajectories, stream_verdicts
 from trajectory_judge.models import (
     FAILURE_TYPES,
     DataError,
@@ -76,6 +77,47 @@ def load_data(directory: str | Path) -> Dataset:
     if not verdicts:
         raise DataError(f"{vpath}: no verdicts to report on (the file is empty)")
     return Dataset(trajectories, verdicts)
+
+
+class SlimDataset(NamedTuple):
+    """Trajectories and verdicts as the report reads them (:mod:`trajectory_judge.analysis.slim`)."""
+
+    trajectories: list[TrajectoryRecord]
+    verdicts: list[VerdictRecord]
+
+
+def load_slim_data(directory: str | Path) -> SlimDataset:
+    """:func:`load_data` for the report: the same checks and messages, each file streamed a line at a time
+    into slim records (no steps' text, no rationales), so that memory stays small at many trajectories."""
+    directory = Path(directory)
+    tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
+    verify_folder(directory, ("trajectories.jsonl", "verdicts.jsonl"))
+    trajectories = []
+    for lineno, t in stream_trajectories(tpath):
+        if t.label is None:
+            raise DataError(f"{tpath}:{lineno}: trajectory {t.trajectory_id!r} has no label")
+        trajectories.append(t)
+    by_id = {t.trajectory_id: t for t in trajectories}
+    verdicts = []
+    stream = stream_verdicts(vpath, set(by_id))
+    while True:
+        try:
+            item = next(stream, None)
+        except DataError as exc:
+            raise DataError(f"{exc}{forget_hint(directory, vpath, str(exc))}") from None
+        if item is None:
+            break
+        lineno, v = item
+        try:
+            _check_judge_id(v.judge_id)
+            check_verdict_step(v, by_id[v.trajectory_id])  # type: ignore[arg-type]
+        except ValueError as exc:
+            msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
+            raise DataError(f"{msg}{forget_hint(directory, vpath, msg)}") from None
+        verdicts.append(v)
+    if not verdicts:
+        raise DataError(f"{vpath}: no verdicts to report on (the file is empty)")
+    return SlimDataset(trajectories, verdicts)
 
 
 def forget_hint(directory: Path, vpath: Path, message: str) -> str:

@@ -6,7 +6,8 @@ faults whose parent the judge also judged. A judge whose input is identical for 
 parent can only score 0 there: what looks like recall is its flag rate on clean runs.
 
 Whether a fault *reaches the judge's input* is decided by rendering the judge's view of the
-fault and of its parent and comparing the two strings; no list of fault types is assumed.
+fault and of its parent and comparing the two (by digest: :func:`~trajectory_judge.analysis.slim.view_key`,
+which a slim record keeps from loading); no list of fault types is assumed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from trajectory_judge.judges.views import render_view, view_of_judge
+from trajectory_judge.analysis.slim import view_key
+from trajectory_judge.judges.views import view_of_judge
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
 PAIRED_GROUPS: tuple[str, ...] = ("all", "loud", "silent", "reaches_input", "hidden_from_input", *FAILURE_TYPES)
@@ -56,7 +58,7 @@ def clean_parents(trajectories: Sequence[Trajectory]) -> dict[str, Trajectory]:
 def reaches_input(judge_id: str, fault: Trajectory, parent: Trajectory) -> bool:
     """True when the judge's rendered view of the fault differs from that of its parent."""
     view = view_of_judge(judge_id)
-    return render_view(view, fault) != render_view(view, parent)
+    return view_key(view, fault) != view_key(view, parent)
 
 
 def unchanged_types(trajectories: Sequence[Trajectory], view: str) -> list[str]:
@@ -68,7 +70,7 @@ def unchanged_types(trajectories: Sequence[Trajectory], view: str) -> list[str]:
         if t.label is None or not t.label.faulty or parent is None:
             continue
         ft = str(t.label.failure_type)
-        same[ft] = same.get(ft, True) and render_view(view, t) == render_view(view, parent)
+        same[ft] = same.get(ft, True) and view_key(view, t) == view_key(view, parent)
     return [t for t in FAILURE_TYPES if same.get(t)]
 
 
@@ -88,12 +90,12 @@ def paired_discrimination(
     parents = clean_parents(trajectories)
     reached = {} if reached is None else reached
     view = view_of_judge(judge_id)
-    rendered: dict[tuple[str, str], str] = {}  # a parent's view, rendered once for all its faults
+    rendered: dict[tuple[str, str], bytes] = {}  # a parent's view, rendered once for all its faults
 
-    def parent_view(v: str, parent: Trajectory) -> str:
+    def parent_view(v: str, parent: Trajectory) -> bytes:
         key = (v, parent.trajectory_id)
         if key not in rendered:
-            rendered[key] = render_view(v, parent)
+            rendered[key] = view_key(v, parent)
         return rendered[key]
 
     groups_out = (*PAIRED_GROUPS, *REPLY_GROUPS) if reply_groups else PAIRED_GROUPS
@@ -113,7 +115,7 @@ def paired_discrimination(
         for v, yes, no in tests:
             key = (v, t.trajectory_id)
             if key not in reached:
-                reached[key] = render_view(v, t) != parent_view(v, parent)
+                reached[key] = view_key(v, t) != parent_view(v, parent)
             groups.append(yes if reached[key] else no)
         if lab.failure_type is not None:
             groups.append(lab.failure_type)

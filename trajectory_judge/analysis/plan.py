@@ -122,13 +122,12 @@ def make_plan(
     aligned: dict[str, list[Verdict | None]] = {j: [None] * len(trajectories) for j in judges}
     for v in verdicts:
         aligned[v.judge_id][pos[v.trajectory_id]] = v
-    cols: list[np.ndarray] = []
+    cols: list[list[Verdict | None]] = []  # each block's verdicts; counted into the columns below, one at a time
     blocks: dict[tuple[str, ...], slice] = {}
 
     def add(key: tuple[str, ...], vs: list[Verdict | None]) -> None:
-        start = sum(c.shape[1] for c in cols)
-        cols.append(M.count_columns(labels, vs))  # type: ignore[arg-type]
-        blocks[key] = slice(start, start + len(M.COUNT_NAMES))
+        blocks[key] = slice(len(cols) * len(M.COUNT_NAMES), (len(cols) + 1) * len(M.COUNT_NAMES))
+        cols.append(vs)
 
     for j in judges:
         add((j,), aligned[j])
@@ -144,7 +143,10 @@ def make_plan(
                 add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
         names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
-    return Plan(labels, cells, judges, aligned, np.concatenate(cols, axis=1), blocks, tuple(names))  # type: ignore[arg-type]
+    data = np.empty((len(labels), len(cols) * len(M.COUNT_NAMES)))
+    for key, vs in zip(blocks, cols):
+        data[:, blocks[key]] = M.count_columns(labels, vs)  # type: ignore[arg-type]
+    return Plan(labels, cells, judges, aligned, data, blocks, tuple(names))  # type: ignore[arg-type]
 
 
 def _structural_judges(plan: Plan) -> set[str]:

@@ -10,24 +10,25 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
 from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
 from trajectory_judge.analysis.loading import (
+    Dataset,
     absent_parts,
     absent_sentence,
-    load_data,
+    load_slim_data,
     present_types,
     unparseable_counts,
     unparseable_sentence,
 )
 from trajectory_judge.analysis.report import Report, _md, build_report
-from trajectory_judge.analysis.seeds import members_summary
+from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, load_verdicts
 from trajectory_judge.provenance.manifest import hashing_once
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
@@ -232,7 +233,9 @@ def cli_report(args: Any) -> int:
     """``trajectory-judge report``: print the tables; write JSON and Markdown on request.
 
     Every file the folder's ``SHA256SUMS`` pins is verified before anything is computed, each hashed
-    once however many of the loaders read it.
+    once however many of the loaders read it. Trajectories and verdicts are read a line at a time into
+    slim records (:func:`~trajectory_judge.analysis.loading.load_slim_data`); the whole verdicts are read
+    again only to re-derive ensembles from their members.
     """
     with hashing_once():
         return _report(args)
@@ -247,7 +250,9 @@ def _report(args: Any) -> int:
             "(a run cut off while writing it); ignored",
             file=sys.stderr,
         )
-    data = load_data(args.data)
+    slim = load_slim_data(args.data)  # trajectories and verdicts without their text
+    # the records carry every field the report's functions read of a Trajectory and a Verdict
+    data = Dataset(cast("list[Trajectory]", slim.trajectories), cast("list[Verdict]", slim.verdicts))
     pairs = "all" if args.all_pairs else "compared"
     rep = build_report(
         data.trajectories,
@@ -262,7 +267,10 @@ def _report(args: Any) -> int:
     records = read_run_records(args.data)
     unparseable = unparseable_sentence(data.verdicts, records)
     print(f"\n{unparseable}.")
-    members = members_summary(args.data, data.trajectories, data.verdicts, seed=args.seed)
+    members = ""
+    if (Path(args.data) / MEMBERS_FILE).exists():  # re-deriving ensembles compares whole verdicts
+        full = load_verdicts(Path(args.data) / "verdicts.jsonl", [t.trajectory_id for t in data.trajectories])
+        members = members_summary(args.data, data.trajectories, full, seed=args.seed)
     if members:
         print("\n" + members)
     spent = compute_spent(args.data)

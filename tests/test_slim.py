@@ -1,0 +1,131 @@
+"""The report's slim records: streamed like the full loaders, smaller, and the same report."""
+
+import json
+import tracemalloc
+
+import numpy as np
+import pytest
+from analysis_synth import design, random_verdicts
+
+from trajectory_judge.analysis.bootstrap import distinct_columns
+from trajectory_judge.analysis.loading import load_data, load_slim_data
+from trajectory_judge.analysis.paired import reaches_input
+from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.slim import (
+    TrajectoryRecord,
+    VerdictRecord,
+    jsonl_lines,
+    slim_trajectories,
+    view_key,
+)
+from trajectory_judge.fileio import files_read
+from trajectory_judge.models import DataError, dumps, read_text
+from trajectory_judge.testbed.dataset import build_dataset
+
+
+def _write(d, trajs, verdicts):
+    (d / "trajectories.jsonl").write_text("".join(dumps(t) + "\n" for t in trajs))
+    (d / "verdicts.jsonl").write_text("".join(dumps(v) + "\n" for v in verdicts))
+    return d
+
+
+@pytest.fixture(scope="module")
+def testbed():
+    trajs = build_dataset(200, 7)
+    vs = [*random_verdicts(trajs, "outcome:m1", 1), *random_verdicts(trajs, "step:m1", 2)]
+    return trajs, vs
+
+
+def test_slim_report_json_equals_the_full_report_byte_for_byte(tmp_path, testbed):
+    trajs, vs = testbed
+    _write(tmp_path, trajs, vs)
+    full, slim = load_data(tmp_path), load_slim_data(tmp_path)
+    assert all(isinstance(t, TrajectoryRecord) for t in slim.trajectories)
+    assert all(isinstance(v, VerdictRecord) for v in slim.verdicts)
+    a = build_report(full.trajectories, full.verdicts, resamples=300, seed=3).to_json()
+    b = build_report(slim.trajectories, slim.verdicts, resamples=300, seed=3).to_json()
+    assert a == b
+    assert json.loads(a)["judges"]["step:m1"]["paired_discrimination"]["reaches_input"]["n"] > 0
+
+
+def test_view_digests_tell_a_fault_from_its_parent_as_the_renderings_do(testbed):
+    trajs, _ = testbed
+    parents = {t.instance_id: t for t in trajs if not t.label.faulty}
+    faults = [t for t in trajs if t.label.faulty and t.instance_id in parents]
+    records = {r.trajectory_id: r for r in slim_trajectories(trajs)}
+    outcomes = []
+    for f in faults:
+        p = parents[f.instance_id]
+        for judge in ("outcome:m", "step:m"):
+            full = reaches_input(judge, f, p)
+            assert reaches_input(judge, records[f.trajectory_id], records[p.trajectory_id]) == full
+            outcomes.append(full)
+        assert view_key("step", records[f.trajectory_id]) == view_key("step", f)
+    assert True in outcomes and False in outcomes  # both kinds occur, so the equality above can fail
+
+
+def test_a_slim_trajectory_is_a_tenth_of_the_full_one_or_less(testbed):
+    trajs, _ = testbed
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    copies = [t.model_copy(deep=True) for t in trajs]
+    full = tracemalloc.get_traced_memory()[0] - base
+    records = slim_trajectories(copies)
+    del copies
+    slim = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    assert len(records) == 200
+    assert slim * 10 <= full, (slim, full)
+
+
+def test_lines_are_numbered_as_read_text_numbers_them_and_the_file_is_recorded(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\r\n\n{"b": 2}\r{"c": 3}\n  \n{"d": 4}')
+    want = [(i, ln) for i, ln in enumerate(read_text(path).split("\n"), 1) if ln.strip()]
+    read_before = {r.path: r for r in files_read()}[path.resolve()]
+    got = list(jsonl_lines(path))
+    assert got == want and [n for n, _ in got] == [1, 3, 4, 6]
+    assert {r.path: r for r in files_read()}[path.resolve()] == read_before  # same hash and size
+
+
+def test_bad_lines_fail_with_the_messages_of_the_full_loader(tmp_path, testbed):
+    trajs, vs = testbed
+    cases = {
+        "json": lambda lines: lines.__setitem__(3, "{not json"),
+        "unknown": lambda lines: lines.__setitem__(3, lines[3].replace(vs[3].trajectory_id, "nobody", 1)),
+        "step": lambda lines: lines.__setitem__(
+            3, json.dumps({**json.loads(lines[3]), "faulty": True, "failure_step": 999, "failure_type": None})
+        ),
+        "duplicate": lambda lines: lines.__setitem__(4, lines[3]),
+    }
+    for name, spoil in cases.items():
+        d = tmp_path / name
+        d.mkdir()
+        _write(d, trajs, vs)
+        lines = (d / "verdicts.jsonl").read_text().split("\n")
+        spoil(lines)
+        (d / "verdicts.jsonl").write_text("\n".join(lines))
+        with pytest.raises(DataError) as full:
+            load_data(d)
+        with pytest.raises(DataError) as slim:
+            load_slim_data(d)
+        assert str(slim.value) == str(full.value), name
+        assert "verdicts.jsonl:" in str(slim.value)
+
+
+def test_an_unlabelled_trajectory_is_named_by_file_and_line(tmp_path):
+    trajs = design(2)
+    vs = random_verdicts(trajs, "step:m", 1)
+    trajs[1] = trajs[1].model_copy(update={"label": None})
+    _write(tmp_path, trajs, vs)
+    with pytest.raises(DataError, match=r"trajectories.jsonl:2: .* has no label"):
+        load_slim_data(tmp_path)
+
+
+def test_distinct_columns_keep_one_of_each_and_rebuild_the_data():
+    rng = np.random.default_rng(1)
+    base = rng.integers(0, 3, size=(50, 4)).astype(float)
+    data = base[:, [0, 1, 0, 2, 3, 3, 1]]
+    distinct, inverse = distinct_columns(data)
+    assert distinct.shape == (50, 4)
+    assert np.array_equal(distinct[:, inverse], data)

@@ -1,0 +1,230 @@
+"""What the report reads of trajectories and verdicts, held in little memory.
+
+``report`` needs of a trajectory its ids, its label, its step indices (to check a verdict's step),
+its final answer (the invented sentence of an ``unsupported_claim`` fault) and whether each view of it
+equals its clean parent's; not the text of its steps. :func:`load_slim_data` streams
+``trajectories.jsonl`` and ``verdicts.jsonl`` one line at a time, validates each line as the full
+loaders do (the same messages, naming file and line), and keeps a :class:`TrajectoryRecord` (with a
+digest of every view's rendering) and a :class:`VerdictRecord` (without the rationale) per line.
+:func:`slim_trajectories` and :func:`slim_verdicts` turn full objects into the same records.
+Equal digests stand for equal renderings (BLAKE2b, 128 bits).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from trajectory_judge.fileio import note_read_hashed
+from trajectory_judge.judges.views import VIEWS, render_view
+from trajectory_judge.models import DataError, Label, Trajectory, Verdict, _first_error
+
+
+@dataclass(frozen=True, slots=True)
+class StepRef:
+    """A step as the report sees it: its index only."""
+
+    index: int
+
+
+_STEPS: dict[int, StepRef] = {}
+_LABELS: dict[tuple[Any, ...], Label] = {}
+_FLOATS: dict[tuple[float, float], float] = {}  # stated confidences: one object per distinct value
+
+
+def _shared(x: float) -> float:
+    """One object per distinct stated confidence (a judge states few); ``-0.0`` stays apart from ``0.0``."""
+    if len(_FLOATS) >= 4096:
+        return x
+    return _FLOATS.setdefault((x, math.copysign(1.0, x)), x)
+
+
+def _step(i: int) -> StepRef:
+    ref = _STEPS.get(i)
+    if ref is None:
+        ref = _STEPS[i] = StepRef(i)
+    return ref
+
+
+def _label(label: Label | None) -> Label | None:
+    """One shared object per distinct label (a data set holds few)."""
+    if label is None:
+        return None
+    key = (label.faulty, label.failure_step, label.failure_type, label.outcome_correct)
+    return _LABELS.setdefault(key, label)
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryRecord:
+    """A trajectory without its steps' text: ids, label, step indices, final answer, view digests."""
+
+    trajectory_id: str
+    instance_id: str
+    label: Label | None
+    steps: tuple[StepRef, ...]
+    final_answer: str
+    view_digests: tuple[bytes, ...]
+    """Digest of :func:`~trajectory_judge.judges.views.render_view` of each view of :data:`VIEWS`, in order."""
+
+    @classmethod
+    def of(cls, t: Trajectory) -> TrajectoryRecord:
+        """The record of a full trajectory."""
+        return cls(
+            sys.intern(t.trajectory_id),
+            sys.intern(t.instance_id),
+            _label(t.label),
+            tuple(_step(s.index) for s in t.steps),
+            t.final_answer,
+            tuple(view_digest(v, t) for v in VIEWS),
+        )
+
+    def view(self, view: str) -> bytes:
+        """The digest of ``view``'s rendering."""
+        return self.view_digests[VIEWS.index(view)]
+
+
+def view_digest(view: str, t: Trajectory) -> bytes:
+    """A 128-bit digest of ``render_view(view, t)``."""
+    return hashlib.blake2b(render_view(view, t).encode("utf-8"), digest_size=16).digest()
+
+
+def view_key(view: str, t: Trajectory | TrajectoryRecord) -> bytes:
+    """What tells two trajectories' ``view`` apart: the digest of its rendering (kept by a record, else computed)."""
+    if isinstance(t, TrajectoryRecord):
+        return t.view(view)
+    return view_digest(view, t)
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRecord:
+    """A verdict without its rationale: what metrics, intervals and the unparseable counts read."""
+
+    trajectory_id: str
+    judge_id: str
+    faulty: bool
+    failure_step: int | None
+    failure_type: str | None
+    confidence: float
+    latency_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    error: str | None
+
+    @classmethod
+    def of(cls, v: Verdict) -> VerdictRecord:
+        """The record of a full verdict."""
+        return cls(
+            sys.intern(v.trajectory_id),
+            sys.intern(v.judge_id),
+            v.faulty,
+            v.failure_step,
+            None if v.failure_type is None else sys.intern(v.failure_type),
+            _shared(v.confidence),
+            v.latency_s,
+            v.prompt_tokens,
+            v.completion_tokens,
+            v.error,
+        )
+
+    @property
+    def unparseable(self) -> bool:
+        """As :attr:`~trajectory_judge.models.Verdict.unparseable`."""
+        return self.error is not None and "unparseable" in self.error
+
+
+def slim_trajectories(trajectories: Iterable[Trajectory | TrajectoryRecord]) -> list[TrajectoryRecord]:
+    """Records of ``trajectories`` (records pass through)."""
+    return [t if isinstance(t, TrajectoryRecord) else TrajectoryRecord.of(t) for t in trajectories]
+
+
+def slim_verdicts(verdicts: Iterable[Verdict | VerdictRecord]) -> list[VerdictRecord]:
+    """Records of ``verdicts`` (records pass through)."""
+    return [v if isinstance(v, VerdictRecord) else VerdictRecord.of(v) for v in verdicts]
+
+
+# --- streaming -------------------------------------------------------------------------------------
+def jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each non-blank line of a UTF-8 file, read a line at a time.
+
+    Numbered as :func:`~trajectory_judge.models.read_text` with ``split("\\n")`` numbers them
+    (universal newlines); a missing file or bytes that are not UTF-8 are a :class:`DataError`. When
+    the whole file has been read it is recorded as read (its SHA-256), as ``read_text`` records it.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    sha, size, lineno = hashlib.sha256(), 0, 0
+    with path.open("rb") as fh:
+        for raw in fh:
+            sha.update(raw)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {size + exc.start})"
+                ) from None
+            size += len(raw)
+            body = text[:-1] if text.endswith("\n") else text
+            body = body[:-1] if body.endswith("\r") else body
+            for part in body.split("\r"):
+                lineno += 1
+                if part.strip():
+                    yield lineno, part
+    note_read_hashed(path, sha.hexdigest(), size)
+
+
+def _parse(path: Path, lineno: int, line: str, model: type[Any]) -> Any:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_first_error(exc)}") from None
+
+
+def stream_trajectories(path: str | Path) -> Iterator[tuple[int, TrajectoryRecord]]:
+    """``(line number, record)`` of each trajectory, validated as :func:`~trajectory_judge.models.load_trajectories`
+    validates it (duplicate ids included); an empty file is an error."""
+    path = Path(path)
+    seen: set[str] = set()
+    for i, (lineno, line) in enumerate(jsonl_lines(path)):
+        t = _parse(path, lineno, line, Trajectory)
+        if t.trajectory_id in seen:
+            raise DataError(f"{path}: duplicate trajectory_id {t.trajectory_id!r} (record {i + 1})")
+        seen.add(t.trajectory_id)
+        yield lineno, TrajectoryRecord.of(t)
+    if not seen:
+        raise DataError(f"{path}: no trajectories (the file is empty)")
+
+
+def stream_verdicts(path: str | Path, known: set[str] | None = None) -> Iterator[tuple[int, VerdictRecord]]:
+    """``(line number, record)`` of each verdict, validated as :func:`~trajectory_judge.models.load_verdicts`
+    validates it: a duplicate (trajectory, judge) or an unknown trajectory is an error."""
+    path = Path(path)
+    seen: dict[str, set[str]] = {}  # judge -> its trajectories (of interned ids: no object per verdict)
+    for lineno, line in jsonl_lines(path):
+        v = VerdictRecord.of(_parse(path, lineno, line, Verdict))
+        judged = seen.setdefault(v.judge_id, set())
+        if v.trajectory_id in judged:
+            raise DataError(
+                f"{path}:{lineno}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}"
+            )
+        judged.add(v.trajectory_id)
+        if known is not None and v.trajectory_id not in known:
+            raise DataError(f"{path}:{lineno}: verdict for unknown trajectory {v.trajectory_id!r}")
+        yield lineno, v
+
+
+def trajectory_ids(trajectories: Sequence[Trajectory | TrajectoryRecord]) -> list[str]:
+    """The ids, in order."""
+    return [t.trajectory_id for t in trajectories]
