@@ -256,7 +256,11 @@ def position_chapter(
     faulty = [bool(t.label and t.label.faulty) for t in organic]
     prev = prevalence_from_data(
         ours if calibration is None else calibration,
-        "programmatic", user, labels=sample_labels(faulty, labelled, seed), resamples=resamples, seed=seed
+        "programmatic",
+        user,
+        labels=sample_labels(faulty, labelled, seed),
+        resamples=resamples,
+        seed=seed,
     )
     true_rate = sum(faulty) / len(faulty)
     caught = sum(v.faulty and f for v, f in zip(user, faulty))
