@@ -259,6 +259,24 @@ def _names(judges: Sequence[str]) -> str:
     return list_text([judge_name(j) for j in judges], "no judge")
 
 
+def _ours_ranking(rep, best: str | None, below: Sequence[str]) -> str:
+    """The sentence on the ranking of the judges beside the paper's (their best LLM ranker, those below chance)."""
+    from trajectory_judge.book.chapters.editions import ours_wording
+
+    whose = ours_wording().column
+    head = (
+        f"{whose}'s best LLM ranker is {judge_name(best)}, AUROC {_cell(rep, best, 'auroc')}; "
+        if best is not None
+        else f"{whose} holds no LLM judge to rank; "
+    )
+    if not below:
+        return head + "none of its judges ranks below chance."
+    return head + (
+        f"{plural(len(below), 'judge')} of its {len(rep.judges)} rank faults below clean runs more often than "
+        f"above them (AUROC under 0.5): {_names(below)}."
+    )
+
+
 def glue_values(ed: Editions) -> dict[str, str]:
     """Every number of the chapter's prose, as sentences."""
     prep, rep = ed.paper_rep, ed.rep
@@ -268,7 +286,8 @@ def glue_values(ed: Editions) -> dict[str, str]:
     ptests, otests = quality_tests(prep), quality_tests(rep)
     pnoise = [t for t in ptests if t.delta.low <= 0 <= t.delta.high]
     best_p = max(llm_judges(list(prep.judges)), key=lambda j: prep.judges[j].statistics["auroc"] or -1)
-    best_o = max(llm_judges(list(rep.judges)), key=lambda j: rep.judges[j].statistics["auroc"] or -1)
+    ours_llm = llm_judges(list(rep.judges))
+    best_o = max(ours_llm, key=lambda j: rep.judges[j].statistics["auroc"] or -1) if ours_llm else None
     below = [j for j, jr in rep.judges.items() if (jr.statistics["auroc"] or 0) < 0.5]
     mc = {j: mcnemar_pairs(ed.paper.trajectories, ed.paper.verdicts, j) for j in prep.judges}
     out_mc = mc[pa]
@@ -290,15 +309,7 @@ def glue_values(ed: Editions) -> dict[str, str]:
             f"has AUROC {format_number(pfa['auroc'], 3)}, AUPRC {format_number(pfa['auprc'], 3)} (the share of faults), "
             f"and κ and MCC of {format_number(pfa['kappa'], 3)}, whatever its F1."
         ),
-        "ours_ranking": (
-            f"This edition's best LLM ranker is {judge_name(best_o)}, AUROC {_cell(rep, best_o, 'auroc')}; "
-            + (
-                f"{plural(len(below), 'judge')} of its {len(rep.judges)} rank faults below clean runs more often than "
-                f"above them (AUROC under 0.5): {_names(below)}."
-                if below
-                else "none of its judges ranks below chance."
-            )
-        ),
+        "ours_ranking": _ours_ranking(rep, best_o, below),
         "selective": (
             f"Keeping only its surest {surest:.0%}, the paper's step judge finds "
             f"{_cell(prep, pb, f'recall_at_coverage:{surest:g}')} of the faults it keeps, against "
