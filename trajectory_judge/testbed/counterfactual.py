@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import sys
-import time
 from typing import Any
 
 from trajectory_judge.models import Trajectory
@@ -81,33 +80,15 @@ def cli_build_counterfactual(args: Any) -> int:
     Writes ``DIR/trajectories.jsonl`` with the same guards as ``build-dataset``: never over verdicts that
     name trajectories it would change, nor over bytes a ``SHA256SUMS`` pins, unless ``--force``.
     """
-    import hashlib
+    from trajectory_judge.provenance.pins import broken_pins_note
+    from trajectory_judge.testbed.dataset import write_trajectories
 
-    from trajectory_judge.fileio import atomic_write_text
-    from trajectory_judge.models import DataError, dumps
-    from trajectory_judge.provenance.manifest import read_manifest
-    from trajectory_judge.provenance.outputs import guard_output, guard_referenced
-    from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal, writable_folder
-
-    start = time.perf_counter()
-    force = getattr(args, "force", False)
-    folder = writable_folder(args.out, what="trajectories", force=True, option="--out DIR")  # pins: below
-    if folder.exists() and not folder.is_dir():
-        raise DataError(f"refusing to write into {folder}: --out names a directory, and {folder} is a file")
-    out = folder / "trajectories.jsonl"
-    guard_output(out, own=("trajectories.jsonl",))
-    trajs = build_counterfactual(args.instances, args.seed)
-    text = "".join(dumps(t) + "\n" for t in trajs)
-    guard_referenced(out, text, [folder / "verdicts.jsonl", folder / "members.jsonl"], force=force)
-    if is_pinned(folder) and not force:
-        pinned = (read_manifest(folder) or {}).get(out.name)
-        if pinned != hashlib.sha256(text.encode("utf-8")).hexdigest():
-            raise pinned_refusal(folder, f"trajectories other than the {out.name} it pins")
-    atomic_write_text(out, text)
+    out, trajs, seconds = write_trajectories(args, lambda: build_counterfactual(args.instances, args.seed))
+    folder = out.parent
     n_inst = len({t.instance_id for t in trajs})
     print(
         f"wrote {len(trajs)} trajectories ({n_inst} instances, each clean and with the fault at every step) "
-        f"to {out} in {time.perf_counter() - start:.2f} s",
+        f"to {out} in {seconds:.2f} s",
         file=sys.stderr,
     )
     if note := broken_pins_note(folder):

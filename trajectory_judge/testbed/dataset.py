@@ -12,6 +12,8 @@ import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from trajectory_judge.models import (
@@ -87,11 +89,12 @@ def build_dataset(n: int = 400, seed: int = 7) -> list[Trajectory]:
     return [trajs[i] for i in stratified_order(cells, seed)]
 
 
-def cli_build_dataset(args: Any) -> int:
-    """``trajectory-judge build-dataset --n N --seed S --out DIR [--force]``.
+def write_trajectories(args: Any, make: Callable[[], list[Trajectory]]) -> tuple[Path, list[Trajectory], float]:
+    """Write ``make()``'s trajectories to ``args.out/trajectories.jsonl`` under ``build-dataset``'s guards,
+    returning the file, the trajectories and the seconds it took; the broken-pins note is printed after.
 
-    ``--out`` is required. In a folder pinned by ``SHA256SUMS`` the trajectories are written only
-    when they are the bytes it pins (a rebuild), or with ``--force``; nothing is written before a refusal.
+    Never over verdicts that name trajectories it would change, nor over bytes a ``SHA256SUMS`` pins, unless
+    ``args.force``; nothing is written before a refusal.
     """
     import hashlib
 
@@ -99,7 +102,7 @@ def cli_build_dataset(args: Any) -> int:
     from trajectory_judge.models import DataError, dumps
     from trajectory_judge.provenance.manifest import read_manifest
     from trajectory_judge.provenance.outputs import guard_output, guard_referenced
-    from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal, writable_folder
+    from trajectory_judge.provenance.pins import is_pinned, pinned_refusal, writable_folder
 
     start = time.perf_counter()
     force = getattr(args, "force", False)
@@ -108,7 +111,7 @@ def cli_build_dataset(args: Any) -> int:
         raise DataError(f"refusing to write into {folder}: --out names a directory, and {folder} is a file")
     out = folder / "trajectories.jsonl"
     guard_output(out, own=("trajectories.jsonl",))
-    trajs = build_dataset(args.n, args.seed)
+    trajs = make()
     text = "".join(dumps(t) + "\n" for t in trajs)
     guard_referenced(out, text, [folder / "verdicts.jsonl", folder / "members.jsonl"], force=force)
     if is_pinned(folder) and not force:
@@ -116,7 +119,19 @@ def cli_build_dataset(args: Any) -> int:
         if pinned != hashlib.sha256(text.encode("utf-8")).hexdigest():
             raise pinned_refusal(folder, f"trajectories other than the {out.name} it pins")
     atomic_write_text(out, text)
-    print(f"wrote {len(trajs)} trajectories to {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
-    if note := broken_pins_note(folder):
+    return out, trajs, time.perf_counter() - start
+
+
+def cli_build_dataset(args: Any) -> int:
+    """``trajectory-judge build-dataset --n N --seed S --out DIR [--force]``.
+
+    ``--out`` is required. In a folder pinned by ``SHA256SUMS`` the trajectories are written only
+    when they are the bytes it pins (a rebuild), or with ``--force``; nothing is written before a refusal.
+    """
+    from trajectory_judge.provenance.pins import broken_pins_note
+
+    out, trajs, seconds = write_trajectories(args, lambda: build_dataset(args.n, args.seed))
+    print(f"wrote {len(trajs)} trajectories to {out} in {seconds:.2f} s", file=sys.stderr)
+    if note := broken_pins_note(out.parent):
         print(note, file=sys.stderr)
     return 0
