@@ -299,12 +299,7 @@ class Report:
 
     def statistic_delta(self, a: str, b: str, metric: str) -> Delta:
         """The paired delta ``b - a`` of one statistic (either order of the pair; sign follows it)."""
-        for d in self.statistic_deltas:
-            if d.metric == metric and (d.a, d.b) == (a, b):
-                return d
-            if d.metric == metric and (d.a, d.b) == (b, a):
-                return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
-        raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
+        return _find_delta(self.statistic_deltas, a, b, metric)
 
     @computes
     def metrics_table(self) -> pd.DataFrame:
@@ -390,12 +385,7 @@ class Report:
 
     def delta(self, a: str, b: str, metric: str) -> Delta:
         """The delta ``b - a`` of ``metric`` (either order of the pair is accepted; sign follows it)."""
-        for d in self.deltas:
-            if d.metric == metric and (d.a, d.b) == (a, b):
-                return d
-            if d.metric == metric and (d.a, d.b) == (b, a):
-                return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
-        raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
+        return _find_delta(self.deltas, a, b, metric)
 
     @computes
     def baselines_frame(self) -> pd.DataFrame:
@@ -475,6 +465,16 @@ class Report:
         if judge not in self.judges:
             raise KeyError(f"unknown judge {judge!r}; known: {', '.join(self.judges)}")
         return self.judges[judge]
+
+
+def _find_delta(deltas: Sequence[Delta], a: str, b: str, metric: str) -> Delta:
+    """The delta ``b - a`` of ``metric`` among ``deltas``, either order of the pair (the sign follows it)."""
+    for d in deltas:
+        if d.metric == metric and (d.a, d.b) == (a, b):
+            return d
+        if d.metric == metric and (d.a, d.b) == (b, a):
+            return Delta(a, b, metric, -d.value, -d.high, -d.low, d.kind, d.n)
+    raise KeyError(f"no delta of {metric!r} between {a!r} and {b!r}")
 
 
 def _baselines_dict(rows: Sequence[Baseline]) -> dict[str, Any]:
