@@ -290,6 +290,6 @@ def test_tool_names_in_table_headers_read_as_code_not_as_snake_case_headers():
     from trajectory_judge.book.render.tables import _code_identifiers
 
     out = _code_identifiers("<th a='1'>Episodes calling check_eligibility</th><th>reply</th><th>reply placement</th>")
-    assert "Episodes calling <code>check_eligibility</code>" in out
+    assert "Episodes calling <code>check_<wbr>eligibility</code>" in out  # breaks only after the underscore
     assert "<th>reply placement</th>" in out and "<th><code>reply</code></th>" in out
     assert _code_identifiers("<td>get_customer</td>") == "<td>get_customer</td>"  # data cells are left alone

@@ -241,9 +241,12 @@ def _code_identifiers(html_text: str) -> str:
     named = [t for t in TOOLS if "_" in t]  # a one-word tool ("reply") is code only as a whole cell
     tool = re.compile(r"(?<![\w>])(" + "|".join(map(re.escape, named)) + r")(?![\w<])")
 
+    def code(name: str) -> str:  # a break is allowed after each underscore, nowhere else
+        return "<code>" + name.replace("_", "_<wbr>") + "</code>"
+
     def cell(m: re.Match[str]) -> str:
         inner = m.group(2)
-        inner = f"<code>{inner}</code>" if inner.strip() in TOOLS else tool.sub(r"<code>\1</code>", inner)
+        inner = code(inner) if inner.strip() in TOOLS else tool.sub(lambda t: code(t.group(1)), inner)
         return m.group(1) + inner + m.group(3)
 
     return _HEADER_CELL.sub(cell, html_text)
