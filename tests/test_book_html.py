@@ -109,7 +109,60 @@ def quantity_records() -> set[tuple[str, str, str]]:
         texts += [format_interval(g.value, g.low, g.high, "bootstrap") for g in rep.gaps]
     texts += [c.value_text() for c in paper_claims(ed.paper_rep, ed.paper)]
     texts += _seed_records(ed.ours)
+    texts += _beyond_records(ed)
     return {(v, lo, hi) for t in texts for v, ivs in intervals_by_value(t).items() for lo, hi in ivs}
+
+
+def _intervals_in(obj) -> list[str]:
+    """Every estimate (a record with value, low and high) inside ``obj``'s dataclasses, lists and dicts, as printed."""
+    import dataclasses
+
+    from trajectory_judge.book.render.style import format_interval
+
+    for name in ("value", "estimate"):  # an Estimate's value, a rate's or a corrected rate's estimate
+        if all(hasattr(obj, a) for a in (name, "low", "high")) and isinstance(getattr(obj, name), float | int):
+            return [format_interval(getattr(obj, name), obj.low, obj.high, getattr(obj, "method", "bootstrap"))]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [t for f in dataclasses.fields(obj) for t in _intervals_in(getattr(obj, f.name))]
+    if isinstance(obj, dict):
+        return [t for v in obj.values() for t in _intervals_in(v)]
+    if isinstance(obj, list | tuple):
+        return [t for v in obj for t in _intervals_in(v)]
+    return []
+
+
+def _beyond_records(ed) -> list[str]:
+    """The records of the chapters beyond the paper: judge statistics, where the fault sits, the reply judge
+    beside the camera-ready figure."""
+    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.organic import load_episodes
+    from trajectory_judge.analysis.paired_detail import reply_unchanged_paired
+    from trajectory_judge.book.chapters.fault_position import position_chapter
+    from trajectory_judge.book.render.style import format_interval
+
+    texts = []
+    for rep in (ed.paper_rep, ed.rep):
+        for jr in rep.judges.values():
+            texts += [
+                format_interval(jr.statistics[m], iv.low, iv.high, iv.method)
+                for m, iv in jr.statistic_intervals.items()
+            ]
+        texts += [format_interval(d.value, d.low, d.high, "bootstrap") for d in rep.statistic_deltas]
+    for j in ed.rep.judges:
+        e = reply_unchanged_paired(ed.rep, ed.ours.trajectories, ed.ours.verdicts, j)
+        texts += _intervals_in(e) if e is not None else []
+    data = ROOT / "data"
+    ch = position_chapter(
+        ed.paper,
+        ed.ours,
+        load_data(data / "counterfactual"),
+        load_episodes(data),
+        resamples=10_000,
+        seed=7,
+        labelled=20,
+        calibration=load_data(data),
+    )
+    return texts + _intervals_in([ch.recalls, ch.counterfactual, ch.prevalence])
 
 
 @pytest.fixture(scope="module")

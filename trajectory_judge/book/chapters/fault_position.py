@@ -82,6 +82,7 @@ def localisation_table(cfs: Sequence[Counterfactual]) -> pd.DataFrame:
     ).rename_axis("Fault at")
 
 
+@computes
 def counterfactual_figure(cfs: Sequence[Counterfactual]) -> Any:
     """Recall against the fault's step, one line per judge in its colour and marker, with 95% intervals."""
     import matplotlib.pyplot as plt

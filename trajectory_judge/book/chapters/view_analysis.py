@@ -106,6 +106,7 @@ def promise_labels(rep: Report) -> dict[str, str]:
     return {s: f"Promise {k}" for k, s in enumerate(ordered, 1)}
 
 
+@computes
 def claim_frame(rep: Report, judges: Sequence[str]) -> pd.DataFrame:
     """Invented promise (rows, :func:`promise_labels`) by judge (columns): ``flagged/judged`` on
     ``unsupported_claim`` faults."""
