@@ -377,7 +377,7 @@ def risk_coverage_figure(ed: Editions) -> Any:
         Line2D([], [], color=s["color"], marker=s["marker"], markeredgecolor="black", markeredgewidth=0.4, lw=1.6)
         for _, s in handles.values()
     ]
-    fig.legend(legend, list(handles), loc="outside upper center", ncol=2)
+    fig.legend(legend, list(handles), loc="outside upper center", ncol=1)
     return fig
 
 
@@ -415,5 +415,5 @@ def front_figure(ed: Editions) -> Any:
     axes[-1].set(xlabel="Seconds per trajectory")
     legend["Front (no judge better and cheaper)"] = Line2D([], [], color="#888888", ls="--")
     legend["Random ranking (AUROC 0.5)"] = Line2D([], [], color="black", ls=":")
-    fig.legend(list(legend.values()), list(legend), loc="outside upper center", ncol=2)
+    fig.legend(list(legend.values()), list(legend), loc="outside upper center", ncol=1)
     return fig

@@ -156,7 +156,7 @@ def text_columns(text: pd.DataFrame) -> list[Any]:
 
 
 _INTERVAL_CELL = re.compile(
-    r"(<td\b[^>]*>)([<>≤≥]?\s?[\-−]?\d[\d.,]*%?)\s(\([\-−]?\d[\d.,]*(?:–| to )[\-−]?\d[\d.,]*\)[*†‡]?)(</td>)"
+    r"(<td\b[^>]*>)([<>≤≥]?\s?[\-−+]?\d[\d.,]*%?)\s(\([\-−]?\d[\d.,]*(?:–| to )[\-−]?\d[\d.,]*\)[*†‡]?)(</td>)"
 )
 """A cell holding a value and its interval, ``0.616 (0.59–0.64)`` or ``−0.180 (−0.28 to −0.08)†``."""
 
