@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
@@ -175,12 +176,15 @@ def _cached_or_committed(cache, nb, path: Path, digest: str):
         record = cache.match_cache_notebook(nb)
     except KeyError:
         record = None
+    committed = path.with_suffix(".ipynb")
     if record is not None:
         cached = cache.get_cache_bundle(record.pk).nb
-        if recorded_digest(cached) == digest:
+        created = record.created.replace(tzinfo=record.created.tzinfo or UTC)  # stored as UTC, read back naive
+        newer = committed.is_file() and committed.stat().st_mtime > created.timestamp()
+        if recorded_digest(cached) == digest and not newer:
             return record, cached
-        # an entry without the data's digest (myst-nb cached its own execution after a miss): replaced below
-    committed = path.with_suffix(".ipynb")
+        # an entry without the data's digest (myst-nb cached its own execution after a miss), or older than the
+        # committed notebook (re-executed since, its code cells the same but the package's output changed): replaced
     if not committed.is_file():
         return None
     executed = nbformat.read(committed, as_version=4)
