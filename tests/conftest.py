@@ -68,3 +68,12 @@ def pytest_addoption(parser):
         default=False,
         help="rewrite the chapters' prose snapshots in tests/snapshots/ (tests/test_prose.py) for review in the diff",
     )
+
+
+COLLECTED = pytest.StashKey[list]()
+"""What this session collected, before any marker deselected it (tests/test_tiers.py reads it)."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    config.stash[COLLECTED] = list(items)

@@ -314,38 +314,38 @@ def test_executing_a_chapter_prints_no_kernel_warning(tmp_path):
     assert "WARNING" not in run.stderr and "TCP" not in run.stderr
 
 
-def test_a_re_executed_chapter_replaces_its_older_cached_execution_on_the_same_data(tmp_path):
+def test_a_chapter_re_executed_on_new_code_replaces_its_cached_execution_of_the_old_code(tmp_path):
     """Re-executing a chapter after a change in the package leaves its code cells as they were, so
-    jupyter-cache still matches the older entry; the build must render the newer committed outputs."""
-    import os
-
+    jupyter-cache still matches the older entry; the execution's code digest tells them apart, and the
+    build renders the newer committed outputs."""
     from jupyter_cache import get_cache
     from myst_nb.core.config import NbParserConfig
     from myst_nb.core.read import create_nb_reader
     from myst_parser.config.main import MdParserConfig
 
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    from tj_notebook_cache import _cached_or_committed
+    from tj_notebook_cache import Key, _cached_or_committed
 
     md = tmp_path / "metrics.md"
     shutil.copy(ROOT / "notebooks" / "metrics.md", md)
-    shutil.copy(ROOT / "notebooks" / "metrics.ipynb", md.with_suffix(".ipynb"))
-    digest = execute.data_digest(execute.data_folders(ROOT, ROOT / "data"))
+    committed = nbformat.read(ROOT / "notebooks" / "metrics.ipynb", as_version=4)
+    committed.metadata["trajectory_judge"]["code_sha256"] = "old"
+    nbformat.write(committed, md.with_suffix(".ipynb"))
+    old = Key(execute.data_digest(execute.data_folders(ROOT, ROOT / "data")), "old")
     text = md.read_text(encoding="utf-8")
     read = create_nb_reader(str(md), MdParserConfig(), NbParserConfig(), text).read(text)
     cache = get_cache(str(tmp_path / "cache"))
-    first = _cached_or_committed(cache, read, md, digest)
+    first = _cached_or_committed(cache, read, md, old)
     assert first is not None
     newer = nbformat.read(md.with_suffix(".ipynb"), as_version=4)
     cell = next(c for c in newer.cells if c.cell_type == "code" and c.outputs)
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="re-executed\n")]
+    newer.metadata["trajectory_judge"]["code_sha256"] = "new"
     nbformat.write(newer, md.with_suffix(".ipynb"))
-    from datetime import UTC
-
-    cached_at = first[0].created.replace(tzinfo=first[0].created.tzinfo or UTC).timestamp()
-    os.utime(md.with_suffix(".ipynb"), (cached_at + 60, cached_at + 60))  # committed after it was cached
-    second = _cached_or_committed(cache, read, md, digest)
+    new = Key(old.data, "new")
+    second = _cached_or_committed(cache, read, md, new)
     assert second is not None
     shown = [o.get("text") for c in second[1].cells if c.cell_type == "code" for o in c.outputs]
     assert "re-executed\n" in shown
-    assert _cached_or_committed(cache, read, md, digest)[0].pk == second[0].pk  # then the new entry is kept
+    assert _cached_or_committed(cache, read, md, new)[0].pk == second[0].pk  # then the new entry is kept
+    assert _cached_or_committed(cache, read, md, old) is None  # the old code's outputs are shown under no key

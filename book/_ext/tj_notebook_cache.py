@@ -8,11 +8,14 @@ otherwise. What myst-nb's key leaves out is the data, so here the folder is keye
 * ``config-inited``: the digest of the data the build names (``TJ_DATA``, ``TJ_PAPER_DATA`` and the
   book's ``data/``; :func:`trajectory_judge.book.building.execute_notebooks.data_digest`) names the cache,
   ``<build>/.jupyter_cache/<first 16 digits>`` (``nb_execution_cache_path``), and the records folder of
-  the pages (``tj_records``). A build on other data reads every page again (``tj_data_digest`` is a
-  setting that rebuilds the environment) and never meets another folder's executions.
+  the pages (``tj_records``). The digest of the code the chapters run (the installed package's source
+  and the book lock's pins; :func:`~trajectory_judge.book.building.execute_notebooks.code_digest`) joins
+  it: an execution is used only when it records both. A build on other data or other code reads every
+  page again (``tj_data_digest`` and ``tj_code_digest`` are settings that rebuild the environment) and
+  never meets another folder's executions, nor the outputs of code that has changed since.
 * ``env-before-read-docs``: every chapter is put in that cache through jupyter-cache's own API before
-  myst-nb reads it. A committed ``notebooks/NAME.ipynb`` whose recorded data digest is the named data's
-  and whose code cells are those of ``NAME.md`` is cached as it is; every other chapter (a reader's
+  myst-nb reads it. A committed ``notebooks/NAME.ipynb`` that records the named data's digest and the
+  code's, and whose code cells are those of ``NAME.md``, is cached as it is; every other chapter (a reader's
   folder, outputs older than the data or the code) is executed first by the package's ``execute`` step,
   side by side (:func:`trajectory_judge.book.building.execute_notebooks.execute_many`), and its execution is
   cached. The notebook cached is the one myst-nb reads from ``NAME.md`` (with myst-nb's own reader),
@@ -32,7 +35,6 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
@@ -72,13 +74,14 @@ def _folders(app):
 
 def _configure(app, config) -> None:
     """Name the cache and records folders by the digest of the data the build names."""
-    from trajectory_judge.book.building.execute_notebooks import data_digest
+    from trajectory_judge.book.building.execute_notebooks import code_digest, data_digest
 
     try:
         digest = data_digest(_folders(app))
     except FileNotFoundError as exc:
         raise ExtensionError(f"tj_notebook_cache: {exc}") from None
     config.tj_data_digest = digest
+    config.tj_code_digest = code_digest(app.confdir)
     config.nb_execution_cache_path = str(Path(app.outdir).parent / ".jupyter_cache" / digest[:DIGEST_DIGITS])
     app.tj_sources = {}
     app.tj_execute_seconds = None
@@ -150,45 +153,55 @@ def _fill_cache(app, env, docnames) -> None:
 
     if env.mystnb_config.execution_mode != "cache":
         return
-    digest = app.config.tj_data_digest
+    key = Key(app.config.tj_data_digest, app.config.tj_code_digest)
     cache = get_cache(env.mystnb_config.execution_cache_path)
     found = {doc: read for doc in sorted(env.found_docs) if (read := _notebook(app, env, doc)) is not None}
     records, todo = {}, []
     for doc, (nb, path) in found.items():
-        entry = _cached_or_committed(cache, nb, path, digest)
+        entry = _cached_or_committed(cache, nb, path, key)
         if entry is None:
             todo.append(doc)
         else:
             records[doc] = entry
     if todo:
         records.update(_execute_missing(app, env, cache, {d: found[d] for d in todo}))
-    _unpack_records(app, digest, found, records, todo)
+    _unpack_records(app, key, found, records, todo)
 
 
-def _cached_or_committed(cache, nb, path: Path, digest: str):
-    """``(cache record, executed notebook)`` of ``nb`` on the data ``digest``: the cache's entry when it
-    records that digest, else the committed notebook's execution when it does (cached now); ``None``."""
+@dataclass(frozen=True)
+class Key:
+    """What an execution must record to be shown: the digests of the data and of the code it ran."""
+
+    data: str
+    code: str
+
+    @classmethod
+    def of(cls, nb) -> Key:
+        from trajectory_judge.book.building.execute_notebooks import recorded_code, recorded_digest
+
+        return cls(recorded_digest(nb) or "", recorded_code(nb) or "")
+
+
+def _cached_or_committed(cache, nb, path: Path, key: Key):
+    """``(cache record, executed notebook)`` of ``nb`` under ``key``: the cache's entry when it records that
+    key, else the committed notebook's execution when it does (cached now); ``None``."""
     import nbformat
-
-    from trajectory_judge.book.building.execute_notebooks import recorded_digest
 
     try:
         record = cache.match_cache_notebook(nb)
     except KeyError:
         record = None
-    committed = path.with_suffix(".ipynb")
     if record is not None:
         cached = cache.get_cache_bundle(record.pk).nb
-        created = record.created.replace(tzinfo=record.created.tzinfo or UTC)  # stored as UTC, read back naive
-        newer = committed.is_file() and committed.stat().st_mtime > created.timestamp()
-        if recorded_digest(cached) == digest and not newer:
+        if Key.of(cached) == key:
             return record, cached
-        # an entry without the data's digest (myst-nb cached its own execution after a miss), or older than the
-        # committed notebook (re-executed since, its code cells the same but the package's output changed): replaced
+        # an entry of other code (the package or a pin changed since it was cached), or without the key at all
+        # (myst-nb cached its own execution after a miss): replaced
+    committed = path.with_suffix(".ipynb")
     if not committed.is_file():
         return None
     executed = nbformat.read(committed, as_version=4)
-    merged = with_outputs(nb, executed) if recorded_digest(executed) == digest else None
+    merged = with_outputs(nb, executed) if Key.of(executed) == key else None
     return None if merged is None else (_cache(cache, merged, path, "committed", None), merged)
 
 
@@ -226,18 +239,20 @@ def _execute_missing(app, env, cache, todo: dict) -> dict:
     return records
 
 
-def _unpack_records(app, digest: str, found: dict, records: dict, todo: list) -> None:
+def _unpack_records(app, key: Key, found: dict, records: dict, todo: list) -> None:
     """Each chapter's records into the build's records folder, and where its outputs came from."""
     from tj_records import records_root
 
-    from trajectory_judge.book.building.execute_notebooks import places, recorded_digest, recorded_records
+    from trajectory_judge.book.building.execute_notebooks import places, recorded_records
     from trajectory_judge.book.building.records import unpack
 
     root, where = records_root(app), places(app.confdir)
     for doc, (record, nb) in records.items():
         stem = Path(doc).name
-        if recorded_digest(nb) != digest:  # an entry of this cache always records it: never show another's
-            raise ExtensionError(f"{_rel(app, found[doc][1])}: its cached execution is of other data; remove _build")
+        if Key.of(nb) != key:  # an entry of this cache always records it: never show another's
+            raise ExtensionError(
+                f"{_rel(app, found[doc][1])}: its cached execution is of other data or code; remove _build"
+            )
         unpack(recorded_records(nb), root / stem, where)
         data = record.data or {}
         app.tj_sources[doc] = ChapterSource(
@@ -289,6 +304,7 @@ def sources(app) -> dict[str, ChapterSource]:
 def setup(app):
     app.setup_extension("tj_records")
     app.add_config_value("tj_data_digest", "", "env", [str])
+    app.add_config_value("tj_code_digest", "", "env", [str])
     app.connect("config-inited", _configure)
     app.connect("env-before-read-docs", _fill_cache)
     app.connect("doctree-read", _check_read)

@@ -118,7 +118,11 @@ def _env(var: str, value: str | None) -> Iterator[None]:
 
 METADATA_KEY = "trajectory_judge"
 """The executed notebook's metadata key for what the build needs beside its outputs:
-``{"data_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`trajectory_judge.book.building.records.pack`)."""
+``{"data_sha256": ..., "code_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`code_digest`,
+:func:`trajectory_judge.book.building.records.pack`)."""
+
+BOOK_LOCK = Path(".ci") / "book.lock"
+"""The lock of the book's environment (what Binder and Colab install), relative to the book's root."""
 
 
 def data_folders(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
@@ -147,6 +151,33 @@ def data_digest(folders: Sequence[tuple[str, Path]]) -> str:
     return h.hexdigest()
 
 
+def code_digest(start: str | Path | None = None) -> str:
+    """sha256 over the code a chapter's outputs are computed by: every ``.py`` file of the installed
+    ``trajectory_judge`` package (its path inside the package and the sha256 of its bytes) and the pins
+    (``name==version`` lines) of the book's lock, :data:`BOOK_LOCK`, when the book holds one. Editing a
+    function of the package, or moving a pin, changes it; comments of the lock and compiled files do not."""
+    import trajectory_judge
+
+    h = hashlib.sha256()
+    package = Path(trajectory_judge.__file__).resolve().parent
+    for path in sorted(q for q in package.rglob("*.py") if "__pycache__" not in q.parts):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    h.update(b"lock\0")
+    try:
+        lock = repo_root(start) / BOOK_LOCK
+    except FileNotFoundError:
+        lock = None
+    if lock is not None and lock.is_file():
+        pins = sorted(
+            ln.strip()
+            for ln in lock.read_text(encoding="utf-8").splitlines()
+            if "==" in ln and not ln.lstrip().startswith("#")
+        )
+        h.update("\n".join(pins).encode())
+    return h.hexdigest()
+
+
 def places(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
     """Where a recorded data file is named from (:func:`trajectory_judge.book.building.records.portable_path`):
     the book's root, then the folder executed on and the paper's verdicts."""
@@ -158,6 +189,12 @@ def recorded_digest(nb) -> str | None:
     """The data digest an executed notebook records (``None``: it records none)."""
     meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
     return meta.get("data_sha256")
+
+
+def recorded_code(nb) -> str | None:
+    """The code digest an executed notebook records (:func:`code_digest`; ``None``: it records none)."""
+    meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
+    return meta.get("code_sha256")
 
 
 def recorded_records(nb) -> dict[str, str]:
@@ -229,7 +266,7 @@ def execute(
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
-    nb.metadata[METADATA_KEY] = {"data_sha256": digest, "records": packed}
+    nb.metadata[METADATA_KEY] = {"data_sha256": digest, "code_sha256": code_digest(start), "records": packed}
     out = md.with_suffix(".ipynb") if out_dir is None else Path(out_dir) / f"{md.stem}.ipynb"
     text = nbformat.writes(nb, version=4)
     atomic_write_text(out, text if text.endswith("\n") else text + "\n")

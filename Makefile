@@ -1,0 +1,73 @@
+# The project's tasks, one target each; `.ci/run` is `make ci`.
+#
+#   make install   the development environment in .venv, from the lock (README's first half)
+#   make test      the fast tier: unit tests and nbval over every chapter (README's test command)
+#   make lint      ruff's lint and format checks
+#   make types     mypy over everything that ships (its file list is in pyproject.toml)
+#   make slow      the slow tier: end-to-end flows, the book on a reader's folder, subprocess runs
+#   make book      the book, from a clean _build, warnings as errors
+#   make browser   Chromium over every page of the built book (after `make book`)
+#   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
+#   make ci        all of the above, in that order
+#   make execute   execute every chapter again and write its committed notebook (after a change that moves outputs)
+#   make lock      compile both locks again with the commands in their headers (at the index's date LOCK_DATE)
+#
+# Each tier's pytest line is written once, here; README, the guide's tests page and the publishing
+# workflow name these targets or the same lines, and tests/test_tiers.py checks that together they
+# select every test.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# the published release, for the cross-check tests and the audit chapter (never committed)
+export TJ_RELEASE_DIR ?= $(abspath ..)/shared/upstream-release
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# how many processes pytest-xdist runs the tests in (a notebook's cells stay together in one of them)
+WORKERS ?= auto
+# the index's date that both locks are compiled at: a lock compiled again on another day is the same
+LOCK_DATE := 2026-11-26T00:00:00Z
+UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --exclude-newer $(LOCK_DATE) --no-emit-package trajectory-judge
+
+.PHONY: install test lint types slow book browser rerun ci execute lock
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: .ci/requirements.lock pyproject.toml
+	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -r .ci/requirements.lock -e ".[dev]"
+	touch $@
+
+test: install
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile
+
+lint: install
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+types: install
+	$(VENV)/bin/mypy
+
+slow: install
+	$(PY) -m pytest -p no:nbval -o addopts="" -m slow -n $(WORKERS) --dist loadfile tests
+
+book: install
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/book.yml
+	rm -rf _build
+	$(VENV)/bin/jupyter-book build . --all -W --keep-going
+
+browser: install
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	$(PY) -m pytest -p no:nbval -o addopts="" -m browser -n $(WORKERS) --dist loadfile tests/test_browser.py tests/test_book_html.py
+
+rerun: install
+	TJ_RERUN_CHECKS=1 $(PY) -m pytest -p no:nbval -o addopts="" -m rerun -n $(WORKERS) tests/test_rerun.py
+
+ci: test lint types slow book browser rerun
+
+execute: install
+	$(PY) -m trajectory_judge.book execute
+
+# compiled afresh (an existing lock would steer uv's choices): what the commands in their headers make
+lock:
+	rm -f .ci/requirements.lock .ci/book.lock
+	$(VENV)/bin/$(UV_COMPILE) --extra dev -o .ci/requirements.lock
+	$(VENV)/bin/$(UV_COMPILE) --extra book --extra check -c .ci/requirements.lock -o .ci/book.lock
