@@ -16,7 +16,7 @@ from pathlib import Path
 from fake_server import FakeModelServer
 
 from trajectory_judge.cli import main
-from trajectory_judge.models import Trajectory, Verdict, load_trajectories
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, load_trajectories
 from trajectory_judge.run.runner import run_judges
 
 MODEL = "stand-in"
@@ -26,21 +26,13 @@ MODEL = "stand-in"
 def stand_in_answer(prompt: str) -> str:
     """A stand-in model's verdict: faulty or not, and its type and confidence, by a hash of the prompt."""
     h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
-    types = (
-        "wrong_tool",
-        "hallucinated_argument",
-        "skipped_precondition",
-        "ignored_observation",
-        "premature_stop",
-        "unsupported_claim",
-    )
     faulty = h % 3 != 0
     return json.dumps(
         {
             "reasoning": "stand-in",
             "faulty": faulty,
             "failure_step": 1 if faulty else None,
-            "failure_type": types[h % 6] if faulty else None,
+            "failure_type": FAILURE_TYPES[h % 6] if faulty else None,
             "confidence": 0.55 + (h % 5) / 10,
         }
     )

@@ -19,7 +19,7 @@ Sentences = dict[str, str]
 
 
 def testbed(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.support_desk import example_instance_id
+    from trajectory_judge.book.chapters.testbed import example_instance_id
 
     return {"example_id": example_instance_id(ed.ours.trajectories)}
 
@@ -29,7 +29,7 @@ def judges(ed: Editions) -> Sentences:
 
     from trajectory_judge.analysis.loading import judge_order
     from trajectory_judge.book.chapters.audit import read_runs
-    from trajectory_judge.book.chapters.judge_panel import holdings_sentence, paper_judges_frame
+    from trajectory_judge.book.chapters.judges import holdings_sentence, paper_judges_frame
     from trajectory_judge.book.paths import paper_data_dir
     from trajectory_judge.book.render.claim_text import number_word
     from trajectory_judge.book.render.style import judges_frame, list_text, llm_judges, views_present
@@ -50,7 +50,7 @@ def judges(ed: Editions) -> Sentences:
 
 
 def metrics(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.uncertainty import edge_sentence, interior_edges
+    from trajectory_judge.book.chapters.metrics import edge_sentence, interior_edges
 
     verdicts = ed.ours.verdicts
     return {"edge_sentence": edge_sentence(interior_edges([v.confidence for v in verdicts]), len(verdicts))}
@@ -105,14 +105,14 @@ def results(ed: Editions) -> Sentences:
 
 
 def paired(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.discrimination import (
+    from trajectory_judge.book.chapters.landing import finding_sentence, register_counts_sentence, verdict_sentence
+    from trajectory_judge.book.chapters.paired import (
         camera_ready_quantities,
         hidden_claim_sentence,
         hidden_input_summary,
         paired_detail,
         reply_beside_camera_ready,
     )
-    from trajectory_judge.book.chapters.landing import finding_sentence, register_counts_sentence, verdict_sentence
     from trajectory_judge.book.chapters.results import anchor_example
     from trajectory_judge.book.render.claim_text import paper_claims
 
@@ -141,7 +141,7 @@ _PAPER_PAIR = ("outcome:qwen2.5:14b", "step:qwen2.5:14b")
 
 
 def analysis(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.view_analysis import (
+    from trajectory_judge.book.chapters.analysis import (
         claim_above_sentence,
         claim_summary,
         cost_ratio,
@@ -182,7 +182,7 @@ def analysis(ed: Editions) -> Sentences:
 
 def organic(ed: Editions) -> Sentences:
     from trajectory_judge.analysis import published as P
-    from trajectory_judge.book.chapters.organic_faults import (
+    from trajectory_judge.book.chapters.organic import (
         gap_sentence,
         load_episodes,
         organic_status,
@@ -205,7 +205,7 @@ def organic(ed: Editions) -> Sentences:
 def seeds(ed: Editions) -> Sentences:
     from trajectory_judge.analysis.cost import read_run_records
     from trajectory_judge.analysis.seeds import check_ensembles, load_members, seed_variance
-    from trajectory_judge.book.chapters.seed_variance import glue_values, prose_values
+    from trajectory_judge.book.chapters.seeds import glue_values, prose_values
     from trajectory_judge.book.paths import data_dir
 
     data = ed.ours
@@ -216,7 +216,7 @@ def seeds(ed: Editions) -> Sentences:
 
 
 def statistics(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.judge_statistics import glue_values
+    from trajectory_judge.book.chapters.statistics import glue_values
 
     return glue_values(ed)
 
@@ -224,7 +224,7 @@ def statistics(ed: Editions) -> Sentences:
 def runs(ed: Editions) -> Sentences:
     from trajectory_judge.analysis.cost import compute_spent
     from trajectory_judge.analysis.loading import judge_order
-    from trajectory_judge.book.chapters.edition_runs import (
+    from trajectory_judge.book.chapters.runs import (
         builds_sentence,
         greedy_sentence,
         run_settings,
@@ -250,7 +250,7 @@ def runs(ed: Editions) -> Sentences:
 def position(ed: Editions) -> Sentences:
     from trajectory_judge.analysis.loading import load_data
     from trajectory_judge.analysis.organic import load_episodes
-    from trajectory_judge.book.chapters.fault_position import position_chapter
+    from trajectory_judge.book.chapters.position import position_chapter
     from trajectory_judge.book.paths import repo_root
 
     cf = load_data(repo_root() / "data" / "counterfactual")

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+if str(ROOT) not in sys.path:  # the operator tools beside the package, imported as `tools.serve`
+    sys.path.insert(0, str(ROOT))
 
 
 def release_dir() -> Path | None:

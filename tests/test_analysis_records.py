@@ -55,7 +55,7 @@ def _cell(nb: str, needle: str) -> str:
 
 # --- one value, one interval ----------------------------------------------------------------------
 def test_the_outcome_judges_paired_silent_value_carries_one_interval_in_the_paired_chapter_and_the_register(rel, rep):
-    from trajectory_judge.book.chapters.discrimination import camera_ready_quantities
+    from trajectory_judge.book.chapters.paired import camera_ready_quantities
 
     chapter = camera_ready_quantities(rep, rel.trajectories, P.OUTCOME, P.STEP, rel.verdicts)
     register = paper_register(rep, rel.trajectories, rel.verdicts)
@@ -199,7 +199,7 @@ def test_organic_tables_are_records_whose_frames_index_by_their_naming_field():
 def test_the_camera_ready_reply_figure_stands_beside_our_own_reply_judge(monkeypatch):
     from trajectory_judge.analysis.loading import load_data
     from trajectory_judge.analysis.paired_detail import reply_unchanged_paired, reply_unchanged_types
-    from trajectory_judge.book.chapters.discrimination import reply_beside_camera_ready
+    from trajectory_judge.book.chapters.paired import reply_beside_camera_ready
 
     monkeypatch.chdir(Path(__file__).resolve().parents[1] / "notebooks")
     ours = load_data(Path("../data"))

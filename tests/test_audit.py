@@ -11,7 +11,7 @@ from analysis_synth import design, random_verdicts
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.loading import load_paper_data
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book.chapters import appendix, audit, discrimination as paired, organic_faults as organic
+from trajectory_judge.book.chapters import appendix, audit, organic, paired
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.checker import RULES
 from trajectory_judge.testbed.env import STRATA, TOOLS
@@ -228,7 +228,7 @@ def test_outcome_gaps_count_each_wrong_field():
 
 
 def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_and_says_so():
-    from trajectory_judge.book.chapters.judge_panel import PAPER_DECODING
+    from trajectory_judge.book.chapters.judges import PAPER_DECODING
 
     rows = audit.setup_frame(
         [
@@ -244,7 +244,7 @@ def test_setup_frame_takes_what_the_release_does_not_keep_from_the_papers_text_a
 
 
 def test_setup_frame_refuses_a_release_ensemble_whose_record_contradicts_the_papers_text():
-    from trajectory_judge.book.chapters.judge_panel import PAPER_DECODING
+    from trajectory_judge.book.chapters.judges import PAPER_DECODING
 
     with pytest.raises(ValueError, match="release run settings: seed 5, k 3 differ from the paper's text"):
         audit.setup_frame([{"judges": "selfcons", "k": 3, "model": "m", "seed": 5}], "release", PAPER_DECODING)

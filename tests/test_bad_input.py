@@ -478,7 +478,7 @@ def test_no_traceback_reaches_the_terminal(argv, words, tmp_path):
     "text,ok", [("1", True), ("65535", True), ("0", False), ("65536", False), ("-1", False), ("http", False)]
 )
 def test_port_converter_accepts_exactly_1_to_65535(text, ok):
-    # for `python -m trajectory_judge.run.serve --port` (declared outside the trajectory-judge verbs)
+    # for `python tools/serve.py --port` (declared outside the trajectory-judge verbs)
     import argparse
 
     from trajectory_judge.run.argtypes import port

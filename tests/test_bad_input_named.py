@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from tools import serve
 from trajectory_judge.cli import main
 from trajectory_judge.models import DataError, Verdict, dumps, write_jsonl
-from trajectory_judge.run import serve
 from trajectory_judge.run.runner import run_judges
 
 

@@ -76,7 +76,7 @@ def test_cannot_compute_says_each_reason_once_and_nothing_when_all_is_there():
 # --- the paired chapter's camera-ready numbers -------------------------------------------------------
 @pytest.mark.parametrize("name", ["n10", "n40", "unparseable"])
 def test_camera_ready_numbers_say_which_types_lack_a_judged_parent_on_a_small_folder(folders, name):
-    from trajectory_judge.book.chapters.discrimination import (
+    from trajectory_judge.book.chapters.paired import (
         camera_ready_frame,
         camera_ready_gaps,
         camera_ready_quantities,
@@ -95,7 +95,7 @@ def test_camera_ready_numbers_say_which_types_lack_a_judged_parent_on_a_small_fo
 
 @pytest.mark.slow  # judges all 400 trajectories through the stand-in server
 def test_camera_ready_numbers_are_complete_on_all_400(folders):
-    from trajectory_judge.book.chapters.discrimination import camera_ready_gaps, camera_ready_quantities
+    from trajectory_judge.book.chapters.paired import camera_ready_gaps, camera_ready_quantities
 
     data, rep = _report(folders["n400"])
     qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP)
@@ -105,7 +105,7 @@ def test_camera_ready_numbers_are_complete_on_all_400(folders):
 
 @pytest.mark.parametrize("name", ["n40", pytest.param("n400", marks=pytest.mark.slow)])  # n400: 1,200 stand-in calls
 def test_paired_numbers_by_outcome_survival_carry_an_interval_around_the_value(folders, name):
-    from trajectory_judge.book.chapters.discrimination import camera_ready_frame, camera_ready_quantities
+    from trajectory_judge.book.chapters.paired import camera_ready_frame, camera_ready_quantities
 
     data, rep = _report(folders[name])
     qs = camera_ready_quantities(rep, data.trajectories, OUTCOME, STEP, data.verdicts)
@@ -119,7 +119,7 @@ def test_paired_numbers_by_outcome_survival_carry_an_interval_around_the_value(f
 
 # --- the other chapters' guards ---------------------------------------------------------------------
 def test_confusion_figure_shows_a_python_judge_when_the_folder_has_no_rule_engine(folders):
-    from trajectory_judge.book.chapters.view_analysis import confusion_judges
+    from trajectory_judge.book.chapters.analysis import confusion_judges
     from trajectory_judge.book.render.style import llm_judges
 
     data, rep = _report(folders["python-only"])
@@ -129,7 +129,7 @@ def test_confusion_figure_shows_a_python_judge_when_the_folder_has_no_rule_engin
 
 
 def test_calibration_edge_sentence_reads_when_no_verdict_sits_on_an_edge(folders):
-    from trajectory_judge.book.chapters.uncertainty import edge_sentence, interior_edges
+    from trajectory_judge.book.chapters.metrics import edge_sentence, interior_edges
 
     data = load_data(folders["n40"])  # the stand-in states 0.55 ... 0.95: never an edge
     said = edge_sentence(interior_edges([v.confidence for v in data.verdicts]), len(data.verdicts))
@@ -139,7 +139,7 @@ def test_calibration_edge_sentence_reads_when_no_verdict_sits_on_an_edge(folders
 def test_organic_sentences_read_on_a_folder_without_episodes():
     import pandas as pd
 
-    from trajectory_judge.book.chapters.organic_faults import (
+    from trajectory_judge.book.chapters.organic import (
         gap_sentence,
         outcome_gaps,
         repeat_sentence,
@@ -154,7 +154,7 @@ def test_organic_sentences_read_on_a_folder_without_episodes():
 
 @pytest.mark.parametrize("name", ["n40", "python-only", "unparseable"])
 def test_seed_chapter_says_why_without_members(folders, name):
-    from trajectory_judge.book.chapters.seed_variance import glue_values, prose_values
+    from trajectory_judge.book.chapters.seeds import glue_values, prose_values
 
     values = {**glue_values(None, [], 40), **prose_values(None, [])}
     for key in ("spread", "deltas", "votes_text"):
@@ -186,8 +186,8 @@ def test_landing_and_results_speak_of_your_judges_not_our_smaller_models(folders
 
 
 def test_results_headline_on_a_readers_folder_names_the_folder_and_counts_once(folders, in_book):
+    from trajectory_judge.book.chapters.analysis import naming_sentence
     from trajectory_judge.book.chapters.results import our_headline
-    from trajectory_judge.book.chapters.view_analysis import naming_sentence
 
     in_book.setenv("TJ_DATA", str(folders["n40"]))
     _, rep = _report(folders["n40"])

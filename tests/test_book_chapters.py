@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from trajectory_judge.book.chapters import edition_runs as runs, judge_panel as judges
+from trajectory_judge.book.chapters import judges, runs
 
 
 def _runs(tmp_path, *records):

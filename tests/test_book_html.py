@@ -137,7 +137,7 @@ def _beyond_records(ed) -> list[str]:
     from trajectory_judge.analysis.loading import load_data
     from trajectory_judge.analysis.organic import load_episodes
     from trajectory_judge.analysis.paired_detail import reply_unchanged_paired
-    from trajectory_judge.book.chapters.fault_position import position_chapter
+    from trajectory_judge.book.chapters.position import position_chapter
     from trajectory_judge.book.render.style import format_interval
 
     texts = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from trajectory_judge import load_trajectories
-from trajectory_judge.book.chapters import judge_panel as judges
-from trajectory_judge.book.chapters.support_desk import example_instance_id, family
+from trajectory_judge.book.chapters import judges
+from trajectory_judge.book.chapters.testbed import example_instance_id, family
 from trajectory_judge.book.paths import data_dir
 from trajectory_judge.judges.prompts import SHARED_PREFIX
 

@@ -13,13 +13,7 @@ import pandas as pd
 import pytest
 
 from trajectory_judge.analysis.report import build_report
-from trajectory_judge.book.chapters import (
-    edition_runs as runs,
-    judge_panel as judges,
-    results,
-    uncertainty as metrics,
-    view_analysis as analysis,
-)
+from trajectory_judge.book.chapters import analysis, judges, metrics, results, runs
 from trajectory_judge.book.render import style
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt
 from trajectory_judge.models import DESIGN_CELLS, Verdict, design_cell
@@ -275,7 +269,7 @@ def test_run_summary_has_one_row_per_judge_that_kept_its_settings():
 def test_landing_hidden_sentence_counts_pairs_in_words_a_person_would_write():
     import pandas as pd
 
-    from trajectory_judge.book.chapters.view_analysis import landing_hidden_sentence
+    from trajectory_judge.book.chapters.analysis import landing_hidden_sentence
 
     one = landing_hidden_sentence(pd.DataFrame({"n_hidden": [1]}, index=["outcome:m"]))
     assert "our outcome judge " in one and " one fault–parent pair " in one and "1 fault" not in one

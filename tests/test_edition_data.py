@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tools.serve import MODELS
 from trajectory_judge.judges.prompts import prompt_digests
-from trajectory_judge.run.serve import MODELS
 
 DATA = Path(os.environ.get("TJ_DATA") or Path(__file__).resolve().parents[1] / "data")
 JUDGE_ID = re.compile(r"^(outcome|step|reply|selfcons3):(qwen2\.5-coder:(?:1\.5b|0\.5b))$")

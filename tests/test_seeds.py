@@ -105,7 +105,7 @@ def test_an_ensemble_verdict_its_members_do_not_give_is_reported():
 
 
 def test_run_records_say_how_many_committed_ensembles_came_out_the_same_when_sampled_again():
-    from trajectory_judge.book.chapters.seed_variance import determinism_sentence
+    from trajectory_judge.book.chapters.seeds import determinism_sentence
 
     trajs = design(3)
     members, ens = members_and_ensembles(trajs)
@@ -176,7 +176,7 @@ def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_jud
     import matplotlib
 
     matplotlib.use("Agg")
-    from trajectory_judge.book.chapters.seed_variance import METRIC_LABELS, quality_metrics, seed_figure
+    from trajectory_judge.book.chapters.seeds import METRIC_LABELS, quality_metrics, seed_figure
     from trajectory_judge.book.render.figures import show
 
     trajs = design(6)
@@ -200,7 +200,7 @@ def test_seed_figure_draws_every_seed_inside_its_own_interval_and_the_greedy_jud
 
 
 def test_landing_page_sentence_on_seeds_is_computed_and_says_so_without_members():
-    from trajectory_judge.book.chapters.seed_variance import summary_sentence
+    from trajectory_judge.book.chapters.seeds import summary_sentence
 
     trajs = design(6)
     members, ens = members_and_ensembles(trajs)
@@ -257,7 +257,7 @@ def test_a_users_own_selfcons_run_gets_the_seed_chapter_for_free(tmp_path):
 
 
 def test_votes_count_every_trajectory_once_in_its_stratum_by_how_many_seeds_flag_it():
-    from trajectory_judge.book.chapters.seed_variance import votes_sentence, votes_table
+    from trajectory_judge.book.chapters.seeds import votes_sentence, votes_table
     from trajectory_judge.models import stratum
 
     trajs = design(6)
@@ -278,7 +278,7 @@ def test_votes_count_every_trajectory_once_in_its_stratum_by_how_many_seeds_flag
 
 
 def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_seeds_range():
-    from trajectory_judge.book.chapters.seed_variance import greedy_sentence, quality_metrics
+    from trajectory_judge.book.chapters.seeds import greedy_sentence, quality_metrics
 
     trajs = design(6)
     members, ens = members_and_ensembles(trajs)
@@ -296,7 +296,7 @@ def test_greedy_sentence_counts_the_metrics_where_the_greedy_judge_leaves_the_se
 
 
 def test_paired_seed_differences_come_from_the_shared_resamples_and_are_counted_when_they_exclude_zero():
-    from trajectory_judge.book.chapters.seed_variance import delta_sentence, quality_metrics, seed_delta_table
+    from trajectory_judge.book.chapters.seeds import delta_sentence, quality_metrics, seed_delta_table
 
     trajs = design(6)
     members, ens = members_and_ensembles(trajs)

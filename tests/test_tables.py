@@ -1,11 +1,11 @@
-"""The book-only table helpers (trajectory_judge.book.chapters.support_desk), on the 400-trajectory set built in memory."""
+"""The book-only table helpers (trajectory_judge.book.chapters.testbed), on the 400-trajectory set built in memory."""
 
 from __future__ import annotations
 
 import pytest
 
 from trajectory_judge import FAILURE_TYPES
-from trajectory_judge.book.chapters import support_desk as testbed
+from trajectory_judge.book.chapters import testbed
 from trajectory_judge.book.render import style
 
 

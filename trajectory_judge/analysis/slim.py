@@ -25,7 +25,8 @@ from pydantic import ValidationError
 
 from trajectory_judge.fileio import note_read_hashed
 from trajectory_judge.judges.views import VIEWS, render_view
-from trajectory_judge.models import DataError, Label, Trajectory, Verdict, _first_error
+from trajectory_judge.models import DataError, Label, Trajectory, Verdict
+from trajectory_judge.models.jsonl import _first_error
 
 
 @dataclass(frozen=True, slots=True)

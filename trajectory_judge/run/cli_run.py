@@ -33,7 +33,7 @@ EX_TEMPFAIL = 75
 # --- metadata --------------------------------------------------------------------------------
 def launch_record(base_url: str, server: dict[str, Any]) -> dict[str, Any] | None:
     """The local server's launch record (build, argv, binary hash) when it matches ``server``."""
-    from trajectory_judge.run.serve import read_launch_info
+    from trajectory_judge.run.llm_paths import read_launch_info
 
     return read_launch_info(base_url, server.get("model_path"))
 

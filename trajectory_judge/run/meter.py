@@ -37,8 +37,9 @@ def _own_cpu_seconds() -> float:
 class CpuMeter:
     """CPU seconds used by this process and by the local server between creation and :meth:`read`.
 
-    ``launch`` is the server's launch record (:func:`trajectory_judge.run.serve.launch_info`); without
-    a PID in it, or when that process has gone away or been replaced, the server's share is None.
+    ``launch`` is the server's launch record (written by ``python tools/serve.py start``, read by
+    :func:`trajectory_judge.run.llm_paths.read_launch_info`); without a PID in it, or when that
+    process has gone away or been replaced, the server's share is None.
     """
 
     def __init__(self, launch: dict[str, Any] | None) -> None:

@@ -103,7 +103,7 @@ class Action(BaseModel):
 
 def action_schema() -> dict[str, Any]:
     """The JSON schema of :class:`Action` (all fields required, in order)."""
-    from trajectory_judge.models import _clean
+    from trajectory_judge.models.schema import _clean
 
     schema = _clean(Action.model_json_schema())
     schema["required"] = list(schema["properties"])

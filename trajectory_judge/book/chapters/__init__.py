@@ -1,1 +1,1 @@
-"""Chapter helpers: one module per chapter of the book, each computing nothing itself but calling the analysis and handing records to the renderers."""
+"""Chapter helpers: one module per chapter of the book, named after its notebook (``notebooks/X.md`` calls ``X``), each computing nothing itself but calling the analysis and handing records to the renderers."""

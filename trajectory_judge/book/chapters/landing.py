@@ -2,7 +2,7 @@
 the paper's own verdicts bear it out (``book/intro.md``, glued from the paired chapter).
 
 :func:`finding_sentence` writes the finding from the report of the paper's verdicts and the
-camera-ready quantities (:func:`trajectory_judge.book.chapters.discrimination.camera_ready_numbers`);
+camera-ready quantities (:func:`trajectory_judge.book.chapters.paired.camera_ready_numbers`);
 :func:`verdict_sentence` reads the verdicts of the claims it rests on (:data:`FINDING_KEYS`) from the
 claims register. Nothing here decides a verdict.
 """

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
-from trajectory_judge.book.chapters.judge_panel import judge_decoding
+from trajectory_judge.book.chapters.judges import judge_decoding
 from trajectory_judge.book.render.style import (
     FAMILIES,
     FAMILY_NAMES,
@@ -80,10 +80,10 @@ def setup_frame(
 ) -> pd.DataFrame:
     """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
 
-    Temperature and seed are each judge's own (:func:`~trajectory_judge.book.chapters.judge_panel.judge_decoding`):
+    Temperature and seed are each judge's own (:func:`~trajectory_judge.book.chapters.judges.judge_decoding`):
     an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
     A setting the record does not state is taken from ``stated`` (the paper's text,
-    :data:`~trajectory_judge.book.chapters.judge_panel.PAPER_DECODING`) and marked so (§), else shown as "–" (not recorded).
+    :data:`~trajectory_judge.book.chapters.judges.PAPER_DECODING`) and marked so (§), else shown as "–" (not recorded).
     """
     rows = []
     for r in runs:

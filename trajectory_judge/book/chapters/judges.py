@@ -1,6 +1,6 @@
 """Helpers of the chapter "The judges" (``notebooks/judges.md``): the paper's judges, the judges
 found in the verdicts, the prompts' parts, and each judge's own decoding settings (which
-:mod:`trajectory_judge.book.chapters.edition_runs` tabulates per run).
+:mod:`trajectory_judge.book.chapters.runs` tabulates per run).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Stage a consistent snapshot of data/ while a judge run may still be appending to it.
 
-    .venv/bin/python trajectory_judge/scripts/snapshot_data.py [--out DIR] && git commit -m "Data: ..."
+    .venv/bin/python tools/snapshot_data.py [--out DIR] && git commit -m "Data: ..."
 
 A run appends its record to runs.jsonl only when it ends, so the verdicts of a run in flight are on
 disk before anything accounts for them. The snapshot keeps exactly what the run records account for:
@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FILES = ("trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl")
 
 

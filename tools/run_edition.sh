@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real LLM runs of this edition, in rounds so partial data stays balanced.
 #
-#   nohup trajectory_judge/scripts/run_edition.sh >> "${TJ_STATE_DIR:-$HOME/.cache/trajectory-judge/llm}/run_edition.log" 2>&1 &
+#   nohup tools/run_edition.sh >> "${TJ_STATE_DIR:-$HOME/.cache/trajectory-judge/llm}/run_edition.log" 2>&1 &
 #
 # Sequential on one llama-server (2 cores: never two model runs at once). Each round raises
 # --limit (a stratified prefix of data/trajectories.jsonl) and runs: outcome, step, reply with
@@ -13,13 +13,13 @@
 # (15 after the 150 round, ...), 60 at the end.
 # TJ_ROUNDS overrides the rounds; TJ_SELFCONS_CAP caps the self-consistency prefix (e.g. 200).
 # The runs write into $TJ_DATA (default data/), which SHA256SUMS pins: they pass --force, and
-# trajectory_judge/scripts/snapshot_data.py stages the files with their new checksums for a commit.
+# tools/snapshot_data.py stages the files with their new checksums for a commit.
 # State (server files, this script's PID) lives in $TJ_STATE_DIR, default
 # ${XDG_CACHE_HOME:-~/.cache}/trajectory-judge/llm (see llm_server.sh).
 # Stop: kill "$(cat "$TJ_STATE_DIR/run_edition.pid")" (the run in flight stops within seconds, its
-# verdicts kept), then trajectory_judge/scripts/llm_server.sh stop. Resume: start this script again.
+# verdicts kept), then tools/llm_server.sh stop. Resume: start this script again.
 set -uo pipefail
-HERE="$(cd "$(dirname "$0")/../.." && pwd)"
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HERE"
 DATA=${TJ_DATA:-data}
 PORT=${TJ_PORT:-8080}
@@ -39,7 +39,7 @@ log() { echo "[$(date -u +%FT%TZ)] $*"; }
 judge() {  # judge MODEL JUDGES LIMIT
   local model=$1 judges=$2 limit=$3
   for attempt in 1 2 3; do
-    trajectory_judge/scripts/llm_server.sh start "$model" || { log "server start failed ($model)"; sleep 30; continue; }
+    tools/llm_server.sh start "$model" || { log "server start failed ($model)"; sleep 30; continue; }
     log "run $judges with $model, limit $limit (attempt $attempt)"
     "$TJ" run --data "$DATA" --force --judges "$judges" --backend openai --base-url "http://127.0.0.1:$PORT" \
       --model "$model" --judge-model-name "$model" --limit "$limit" --num-ctx 8192 \
@@ -52,14 +52,14 @@ judge() {  # judge MODEL JUDGES LIMIT
     [[ $rc -eq 130 || $rc -eq 143 ]] && { log "interrupted"; exit 130; }
     [[ $rc -eq 2 ]] && { log "refused (exit 2), e.g. another process writes $DATA; not retrying"; return 1; }
     log "run failed with exit $rc; restarting the server and resuming"
-    trajectory_judge/scripts/llm_server.sh stop
+    tools/llm_server.sh stop
   done
   log "giving up on $judges with $model at limit $limit"
   return 1
 }
 
 organic() {  # organic EPISODES: the 1.5B model drives the agent (resumable, like the judge runs)
-  trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:1.5b || { log "server start failed"; return 1; }
+  tools/llm_server.sh start qwen2.5-coder:1.5b || { log "server start failed"; return 1; }
   log "organic episodes with qwen2.5-coder:1.5b, first $1 instances"
   "$TJ" agent --data "$DATA" --force --episodes "$1" --backend openai --base-url "http://127.0.0.1:$PORT" \
     --model qwen2.5-coder:1.5b --num-ctx 8192 --temperature 0 --seed 7 --timeout 600 --cache-prompt off &

