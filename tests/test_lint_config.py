@@ -70,6 +70,9 @@ def test_an_ignore_in_a_file_mypy_does_not_check_is_reported(tmp_path):
 def test_mypy_checks_the_data_model_analysis_judges_run_backends_and_the_book():
     for part in ("models.py", "analysis", "judges", "run", "backends", "book"):
         assert checked_by_mypy(ROOT / "trajectory_judge" / part), f"mypy does not check trajectory_judge/{part}"
+    assert checked_by_mypy(ROOT / "book" / "_ext" / "tj_records.py")
+    # the extensions are top-level modules, as Sphinx imports them
+    assert PYPROJECT["tool"]["mypy"]["mypy_path"] == "book/_ext"
 
 
 def test_every_noqa_names_the_rules_it_silences():
