@@ -58,7 +58,7 @@ def test_every_type_ignore_is_in_a_file_mypy_checks():
 
 def test_an_ignore_in_a_file_mypy_does_not_check_is_reported(tmp_path):
     """The control: the check above has something to find when an ignore sits where mypy never looks."""
-    assert not checked_by_mypy(ROOT / "trajectory_judge" / "book" / "render" / "style.py")
+    assert not checked_by_mypy(ROOT / "tests" / "conftest.py")
     assert checked_by_mypy(ROOT / "trajectory_judge" / "analysis" / "metrics.py")
     stray = tmp_path / "stray.py"
     stray.write_text(
@@ -67,9 +67,12 @@ def test_an_ignore_in_a_file_mypy_does_not_check_is_reported(tmp_path):
     assert unread_ignores([stray]) == [f"{stray}:2"]
 
 
-def test_mypy_checks_the_data_model_analysis_judges_run_and_backends():
-    for part in ("models", "analysis", "judges", "run", "backends"):
+def test_mypy_checks_the_data_model_analysis_judges_run_backends_and_the_book():
+    for part in ("models", "analysis", "judges", "run", "backends", "book"):
         assert checked_by_mypy(ROOT / "trajectory_judge" / part), f"mypy does not check trajectory_judge/{part}"
+    assert checked_by_mypy(ROOT / "book" / "_ext" / "tj_records.py")
+    # the extensions are top-level modules, as Sphinx imports them
+    assert PYPROJECT["tool"]["mypy"]["mypy_path"] == "book/_ext"
 
 
 def test_every_noqa_names_the_rules_it_silences():

@@ -9,6 +9,8 @@ after the year, in the list and in every citation alike ("Wang et al., 2023a", "
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import sphinxcontrib.bibtex.plugin
 from pybtex.plugin import register_plugin
@@ -142,7 +144,7 @@ class AuthorYearLabelStyle(BaseLabelStyle):
     """List labels "Last, Year", "Last and Last, Year" or "Last et al., Year", with a letter after
     the year when two works share a label."""
 
-    def format_labels(self, sorted_entries):
+    def format_labels(self, sorted_entries: Iterable[Any]) -> Iterator[str]:
         entries = list(sorted_entries)
         labels = [f"{_who(e)}, {e.fields.get('year', 'n.d.')}" for e in entries]
         seen: dict[str, int] = {}

@@ -141,7 +141,7 @@ def with_outputs(nb, executed):
 def _cache(cache, nb, path: Path, origin: str, seconds: float | None):
     from jupyter_cache.base import CacheBundleIn
 
-    data = {ORIGIN: origin}
+    data: dict[str, str | float] = {ORIGIN: origin}
     if seconds is not None:
         data["execution_seconds"] = seconds
     return cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data=data), check_validity=False, overwrite=True)

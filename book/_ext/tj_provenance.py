@@ -80,7 +80,8 @@ def _find(root: Path, chapter: str, kind: str, key: str) -> tuple[str, dict] | N
 
 
 def _ancestors(node: nodes.Node, depth: int) -> list[nodes.Node]:
-    out, p = [], node.parent
+    out: list[nodes.Node] = []
+    p = node.parent
     while p is not None and len(out) < depth:
         out.append(p)
         p = p.parent

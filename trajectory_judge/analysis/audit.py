@@ -23,9 +23,10 @@ from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.cost import total_hours
 from trajectory_judge.analysis.estimates import quoted_miss
+from trajectory_judge.analysis.loading import Dataset
 from trajectory_judge.analysis.paired_detail import camera_ready, reply_unchanged_types
 from trajectory_judge.analysis.report import Report, build_report
-from trajectory_judge.models import FAILURE_TYPES, design_cell
+from trajectory_judge.models import FAILURE_TYPES, Label, Trajectory, Verdict, design_cell
 
 # --- auditing the published numbers ----------------------------------------------------------------
 REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
@@ -87,17 +88,32 @@ def _bound_row(what: str, source: str, published: float, got: float) -> dict:
     return _row(what, source, published, got, f"{d} decimals", REPRODUCES if same else DIFFERS)
 
 
-def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
+def _given(values: Mapping[str, float | None], name: str) -> float:
+    """``values[name]``, a number the release's judges all have (raises on ``None``, as arithmetic on it would)."""
+    v = values[name]
+    if v is None:
+        raise ValueError(f"no {name} to recompute a published number from")
+    return v
+
+
+def _labelled(t: Trajectory) -> Label:
+    """The label of a loaded trajectory (loading refuses a trajectory without one)."""
+    if t.label is None:
+        raise ValueError(f"trajectory {t.trajectory_id!r} has no label")
+    return t.label
+
+
+def _count_recomputers(rep: Report) -> dict[str, Callable[[], float | None]]:
     J = rep.judges
 
     def flagged(j: str) -> float:
         m, s = J[j].metrics, J[j].strata
-        return round(m["recall"] * (s["silent"] + s["loud"]) + m["false_alarm_rate"] * s["clean"])
+        return round(_given(m, "recall") * (s["silent"] + s["loud"]) + _given(m, "false_alarm_rate") * s["clean"])
 
-    out: dict[str, Callable[[], float]] = {
+    out: dict[str, Callable[[], float | None]] = {
         "step_flagged": lambda: flagged(P.STEP),
         "step_flagged_faulty": lambda: round(
-            J[P.STEP].metrics["recall"] * (J[P.STEP].strata["silent"] + J[P.STEP].strata["loud"])
+            _given(J[P.STEP].metrics, "recall") * (J[P.STEP].strata["silent"] + J[P.STEP].strata["loud"])
         ),
         "step_exact_n": lambda: J[P.STEP].metrics["step_exact_n"],
         "step_exact": lambda: J[P.STEP].metrics["step_exact"],
@@ -124,8 +140,8 @@ def _count_recomputers(rep) -> dict[str, Callable[[], float]]:
     return out
 
 
-def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
-    J, labels = rep.judges, [t.label for t in data.trajectories]
+def _text_recomputers(rep: Report, data: Dataset) -> dict[str, Callable[[], float | None]]:
+    J, labels = rep.judges, [_labelled(t) for t in data.trajectories]
     m_out, m_step = J[P.OUTCOME].metrics, J[P.STEP].metrics
     rules_conf = sorted(J[P.RULES].confidence_support, key=float)
     pct = lambda x: 100 * x
@@ -134,9 +150,11 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
         "abstract_outcome_silent_pct": lambda: pct(m_out["silent_recall"]),
         "abstract_outcome_far_pct": lambda: pct(m_out["false_alarm_rate"]),
         "abstract_step_silent_pct": lambda: pct(m_step["silent_recall"]),
-        "abstract_step_cost_ratio": lambda: m_step["s_per_traj"] / m_out["s_per_traj"],
-        "abstract_claim_evades_step_pct": lambda: pct(1 - J[P.STEP].per_type_recall["unsupported_claim"]),
-        "abstract_selfcons_cost_ratio": lambda: J[P.SELFCONS].metrics["s_per_traj"] / m_step["s_per_traj"],
+        "abstract_step_cost_ratio": lambda: _given(m_step, "s_per_traj") / _given(m_out, "s_per_traj"),
+        "abstract_claim_evades_step_pct": lambda: pct(1 - _given(J[P.STEP].per_type_recall, "unsupported_claim")),
+        "abstract_selfcons_cost_ratio": lambda: (
+            _given(J[P.SELFCONS].metrics, "s_per_traj") / _given(m_step, "s_per_traj")
+        ),
         "design_trajectories": lambda: rep.n_trajectories,
         "design_clean": lambda: rep.design["clean"],
         "design_silent": lambda: rep.design["silent"],
@@ -149,7 +167,7 @@ def _text_recomputers(rep, data) -> dict[str, Callable[[], float]]:
         "verdicts_unparseable": lambda: sum(1 for v in data.verdicts if v.error),
         "rules_confidence_fired": lambda: float(rules_conf[-1]),
         "rules_confidence_quiet": lambda: float(rules_conf[0]),
-        "rules_silent_missed_pct": lambda: pct(1 - J[P.RULES].metrics["silent_recall"]),
+        "rules_silent_missed_pct": lambda: pct(1 - _given(J[P.RULES].metrics, "silent_recall")),
         "step8_base_rate": lambda: (rep.design["silent"] + rep.design["loud"]) / rep.n_trajectories,
         "section71_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
         "abstract_reply_unchanged_types": lambda: len(reply_unchanged_types(data.trajectories)),
@@ -222,7 +240,7 @@ def audit_summary(audit: pd.DataFrame) -> dict[str, int]:
     return {"total": len(audit), **{v: int(counts.get(v, 0)) for v in VERDICTS}}
 
 
-def check_published(rep: Report, data, spread: BoundSpread | pd.DataFrame | None = None) -> Audit:
+def check_published(rep: Report, data: Dataset, spread: BoundSpread | pd.DataFrame | None = None) -> Audit:
     """Every number in :mod:`trajectory_judge.analysis.published` beside its value recomputed from ``rep`` (on ``data``).
 
     Point estimates reproduce when equal at the printed precision; an interval bound or delta that
@@ -252,7 +270,7 @@ def check_published(rep: Report, data, spread: BoundSpread | pd.DataFrame | None
     return Audit(tuple(AuditRow(**r) for r in df.to_dict("records")))
 
 
-def _interval_rows(rep) -> list[dict]:
+def _interval_rows(rep: Report) -> list[dict]:
     rows = []
     for q in P.PUBLISHED_INTERVALS:
         jr = rep.judges[q.judge]
@@ -276,12 +294,12 @@ def _interval_rows(rep) -> list[dict]:
             _bound_row(f"{what} high", d.source, d.high, got.high),
         ]
     for g in P.PUBLISHED_GAPS:
-        got = next(x for x in rep.gaps if x.judge == g.judge)
+        gap = next(x for x in rep.gaps if x.judge == g.judge)
         what = f"{g.judge} loud − silent recall"
         rows += [
-            _bound_row(what, g.source, g.value, got.value),
-            _bound_row(f"{what} low", g.source, g.low, got.low),
-            _bound_row(f"{what} high", g.source, g.high, got.high),
+            _bound_row(what, g.source, g.value, gap.value),
+            _bound_row(f"{what} low", g.source, g.low, gap.low),
+            _bound_row(f"{what} high", g.source, g.high, gap.high),
         ]
     return rows
 
@@ -326,7 +344,9 @@ def _fact_rows(
     return rows
 
 
-def seed_reports(trajectories, verdicts, *, seeds: Sequence[int], resamples: int = 10_000) -> dict[int, Report]:
+def seed_reports(
+    trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], *, seeds: Sequence[int], resamples: int = 10_000
+) -> dict[int, Report]:
     """One report per bootstrap seed, the rest of the procedure unchanged."""
     return {s: build_report(trajectories, verdicts, resamples=resamples, seed=s) for s in seeds}
 
@@ -391,7 +411,13 @@ class DeltaDistribution:
 
 
 def delta_distribution(
-    trajectories, verdicts, a: str, b: str, *, resamples: int = 400_000, seed: int = 0
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    a: str,
+    b: str,
+    *,
+    resamples: int = 400_000,
+    seed: int = 0,
 ) -> DeltaDistribution:
     """Distribution of the paired silent-recall delta ``b - a`` under the paper's cell-stratified bootstrap, at large B.
 

@@ -10,7 +10,7 @@ is the rule (:data:`RULE` says it in words); :class:`Register` holds the claims 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -143,7 +143,7 @@ def _off_side(direction: Direction, lo: float, hi: float, t: float) -> bool:
     return {"above": hi <= t, "at_least": hi < t, "below": lo >= t, "at_most": lo > t}[direction]
 
 
-def number_texts(values: Sequence[float], relation) -> list[str]:
+def number_texts(values: Sequence[float], relation: Callable[..., object]) -> list[str]:
     """``values`` printed as the book prints numbers (integers whole, others with two or three decimals), with the
     fewest digits at which ``relation`` of the printed numbers is what it is of the values, so no reason can state a
     comparison its own digits contradict; more digits only when three decimals cannot show it."""

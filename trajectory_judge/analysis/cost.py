@@ -22,6 +22,8 @@ from trajectory_judge.provenance.manifest import verify_manifest
 if TYPE_CHECKING:
     import pandas as pd
 
+    from trajectory_judge.analysis.report import Report
+
 RUNS = "runs.jsonl"
 
 
@@ -239,6 +241,12 @@ def compute_spent(data_dir: str | Path) -> ComputeSpent:
     )
 
 
-def total_hours(rep) -> float:
+def total_hours(rep: Report) -> float:
     """Judge time over every verdict of a report, in hours."""
-    return float(sum(jr.metrics["s_per_traj"] * jr.n for jr in rep.judges.values()) / 3600)
+    seconds: float = 0
+    for j, jr in rep.judges.items():
+        per_traj = jr.metrics["s_per_traj"]
+        if per_traj is None:
+            raise ValueError(f"judge {j!r} has no seconds per trajectory")
+        seconds += per_traj * jr.n
+    return float(seconds / 3600)

@@ -9,7 +9,7 @@ report's replicates and seed, Clopper-Pearson where a proportion is observed at 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from trajectory_judge.analysis.bootstrap import bootstrap, percentile_interval
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.metrics import is_correct
 from trajectory_judge.analysis.paired import clean_parents, invented_sentence, unchanged_types
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.report import JudgeReport, Report
 from trajectory_judge.judges.views import view_of_judge
 from trajectory_judge.models import Trajectory, Verdict, design_cell
 from trajectory_judge.testbed.inject import INVENTED_PROMISES
@@ -78,7 +78,7 @@ PROPORTIONS = frozenset({"silent_recall", "loud_recall", "false_alarm_rate", "re
 """Metrics that are a share of units (faults, clean runs, flags or scored cases)."""
 
 
-def _proportion_units(jr, name: str, value: float, n: int) -> np.ndarray | None:
+def _proportion_units(jr: JudgeReport, name: str, value: float, n: int) -> np.ndarray | None:
     """The 0s and 1s whose mean a proportion metric is (``recall:TYPE`` included), or None for another metric."""
     if name == "precision":
         s = jr.strata
@@ -97,7 +97,7 @@ def _type_n(rep: Report, judge: str, t: str) -> int:
     return sum(rep.judges[judge].confusion.get(t, {}).values()) or 0
 
 
-def _metric_n(jr, name: str) -> int:
+def _metric_n(jr: JudgeReport, name: str) -> int:
     s = jr.strata
     return {
         "silent_recall": s["silent"],
@@ -203,7 +203,9 @@ def _by_id(verdicts: Sequence[Verdict], judge: str) -> dict[str, Verdict]:
     return {v.trajectory_id: v for v in verdicts if v.judge_id == judge}
 
 
-def _pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judges: Sequence[str]):
+def _pairs(
+    trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judges: Sequence[str]
+) -> Iterator[tuple[Trajectory, Trajectory, list[dict[str, Verdict]]]]:
     """(fault, parent) pairs judged by every one of ``judges``."""
     parents = clean_parents(trajectories)
     by = [_by_id(verdicts, j) for j in judges]
@@ -219,7 +221,12 @@ def _pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judg
 
 
 def paired_group(
-    rep: Report, trajectories, verdicts, judge: str, group: Callable[[Trajectory, Trajectory], bool], detail: str = ""
+    rep: Report,
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    judge: str,
+    group: Callable[[Trajectory, Trajectory], bool],
+    detail: str = "",
 ) -> Estimate:
     """Paired discrimination of ``judge`` (flag on the fault minus flag on its clean parent) over the faults ``group`` selects."""
     rows, cells = [], []
@@ -245,12 +252,18 @@ def paired_group(
 
 
 def paired_difference(
-    rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = ""
+    rep: Report,
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    a: str,
+    b: str,
+    failure_type: str,
+    detail: str = "",
 ) -> Estimate:
     """Paired discrimination of ``b`` minus that of ``a`` on one failure type, on one shared resample."""
     rows, cells = [], []
     for t, p, (va, vb) in _pairs(trajectories, verdicts, [a, b]):
-        if t.label.failure_type != failure_type:
+        if t.label is None or t.label.failure_type != failure_type:  # None never: _pairs yields faults
             continue
         da = int(va[t.trajectory_id].faulty) - int(va[p.trajectory_id].faulty)
         db = int(vb[t.trajectory_id].faulty) - int(vb[p.trajectory_id].faulty)
@@ -273,7 +286,13 @@ def paired_difference(
 
 
 def type_recall_difference(
-    rep: Report, trajectories, verdicts, a: str, b: str, failure_type: str, detail: str = ""
+    rep: Report,
+    trajectories: Sequence[Trajectory],
+    verdicts: Sequence[Verdict],
+    a: str,
+    b: str,
+    failure_type: str,
+    detail: str = "",
 ) -> Estimate:
     """Recall of ``b`` minus recall of ``a`` on one failure type, paired on the faults both judged."""
     va, vb = _by_id(verdicts, a), _by_id(verdicts, b)
@@ -301,7 +320,9 @@ def type_recall_difference(
     )
 
 
-def misattributed_share(rep: Report, trajectories, verdicts, judge: str) -> Estimate:
+def misattributed_share(
+    rep: Report, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str
+) -> Estimate:
     """Of the faults ``judge`` flagged, the share it named with another type or none."""
     by = _by_id(verdicts, judge)
     rows, cells = [], []
@@ -319,20 +340,22 @@ def misattributed_share(rep: Report, trajectories, verdicts, judge: str) -> Esti
     )
 
 
-def accuracy_at_top_confidence(rep: Report, trajectories, verdicts, judge: str) -> Estimate:
+def accuracy_at_top_confidence(
+    rep: Report, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str
+) -> Estimate:
     """Accuracy of ``judge`` at its most frequent stated confidence minus its accuracy at every other confidence."""
     by = _by_id(verdicts, judge)
-    pairs = [(t, by[t.trajectory_id]) for t in trajectories if t.label is not None and t.trajectory_id in by]
+    pairs = [(t.label, by[t.trajectory_id]) for t in trajectories if t.label is not None and t.trajectory_id in by]
     confs = [v.confidence for _, v in pairs]
     top = max(set(confs), key=lambda c: (confs.count(c), c))
     rows = [
         [
-            float(is_correct(t.label, v)) * (v.confidence == top),
+            float(is_correct(lab, v)) * (v.confidence == top),
             float(v.confidence == top),
-            float(is_correct(t.label, v)) * (v.confidence != top),
+            float(is_correct(lab, v)) * (v.confidence != top),
             float(v.confidence != top),
         ]
-        for t, v in pairs
+        for lab, v in pairs
     ]
     arr = np.asarray(rows)
     k = int(arr[:, 1].sum())
@@ -340,7 +363,7 @@ def accuracy_at_top_confidence(rep: Report, trajectories, verdicts, judge: str) 
         f"accuracy {arr[:, 0].sum() / k:.3f} on the {k} verdicts at confidence {top:g}, "
         f"{arr[:, 2].sum() / arr[:, 3].sum():.3f} on the other {len(pairs) - k}"
     )
-    return difference_of_ratios(arr, [design_cell(t.label) for t, _ in pairs], (0, 1, 2, 3), rep, detail, len(pairs))
+    return difference_of_ratios(arr, [design_cell(lab) for lab, _ in pairs], (0, 1, 2, 3), rep, detail, len(pairs))
 
 
 def hidden_types(trajectories: Sequence[Trajectory], judge: str) -> list[str]:
@@ -379,7 +402,7 @@ promise §7.2 quotes (a linked plan cancelled): its faults are, trajectory id fo
 carrying the quoted sentence (``tests/test_register.py`` checks the match against the release)."""
 
 
-def quoted_miss(traj, verd) -> Estimate | None:
+def quoted_miss(traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> Estimate | None:
     """The step judge's confidence on its misses among the faults carrying §7.2's quoted promise (this edition's
     wording :data:`QUOTED_MISS_PROMISE`, the release's faults by trajectory id); None when it misses none."""
     ids = set(promise_groups(traj).get(INVENTED_PROMISES[QUOTED_MISS_PROMISE], []))

@@ -183,9 +183,11 @@ class CameraReady:
         return pd.DataFrame(rows).set_index("quantity")
 
 
-def _over(four: Sequence[str], values: Mapping[str, float | None], pick) -> float | None:
-    got = [values.get(t) for t in four]
-    return None if not four or any(v is None for v in got) else float(pick(got))
+def _over(
+    four: Sequence[str], values: Mapping[str, float | None], pick: Callable[[list[float]], float]
+) -> float | None:
+    got = [v for t in four if (v := values.get(t)) is not None]
+    return None if not four or len(got) < len(four) else float(pick(got))
 
 
 def camera_ready(

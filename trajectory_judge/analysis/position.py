@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from trajectory_judge.analysis.bootstrap import bootstrap
+from trajectory_judge.analysis.bootstrap import BootstrapResult, bootstrap
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.models import Trajectory, Verdict, design_cell
@@ -65,7 +65,9 @@ def types_by(trajectories: Sequence[Trajectory], axis: str) -> dict[int, tuple[s
     return {g: tuple(x for x in FAILURE_TYPES if x in seen[g]) for g in sorted(seen)}
 
 
-def _estimates(res, successes: np.ndarray, trials: np.ndarray, details: Sequence[str]) -> list[Estimate]:
+def _estimates(
+    res: BootstrapResult, successes: np.ndarray, trials: np.ndarray, details: Sequence[str]
+) -> list[Estimate]:
     return [
         Estimate(float(res.estimate[j]), float(res.low[j]), float(res.high[j]), res.method[j], int(trials[j]), d)
         for j, d in enumerate(details)
@@ -212,7 +214,14 @@ def counterfactual_recall(
     return out
 
 
-def _judge_counterfactual(judge, complete, positions, verdict, resamples, seed) -> Counterfactual:
+def _judge_counterfactual(
+    judge: str,
+    complete: Sequence[Mapping[int | None, Trajectory]],
+    positions: tuple[int, ...],
+    verdict: Mapping[tuple[str, str], Verdict],
+    resamples: int,
+    seed: int,
+) -> Counterfactual:
     k = len(positions)
     flag = np.asarray([[verdict[(judge, d[p].trajectory_id)].faulty for p in positions] for d in complete], float)
     exact = np.asarray(

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
 from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, signed_text, text_value
 from trajectory_judge.analysis.report import Report
+from trajectory_judge.models import Trajectory, Verdict
 
 
-def headline_claims(rep: Report, traj, verd) -> list[Claim]:
+def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """The abstract: the outcome judge's recalls and false alarms, the step judge's, costs and the ensemble (group
     ``headline``), and its two statements without a number of their own, that no judge reads the final reply and that
     the pipeline rebuilds every number offline (group ``abstract_text``)."""
@@ -167,7 +170,7 @@ def headline_claims(rep: Report, traj, verd) -> list[Claim]:
     ]
 
 
-def _reads_reply(rep: Report, traj, verd) -> tuple[Estimate, Estimate]:
+def _reads_reply(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> tuple[Estimate, Estimate]:
     """LLM judges whose paired discrimination on unsupported-claim faults lies above zero, and those whose raw
     recall on them excludes zero, each as a count naming the judges with their values."""
     short = {P.OUTCOME: "outcome", P.STEP: "step 14B", P.STEP8: "step 8B", P.SELFCONS: "ensemble"}
@@ -186,13 +189,12 @@ def _reads_reply(rep: Report, traj, verd) -> tuple[Estimate, Estimate]:
     )
 
 
-def _rebuilt_share(rep: Report, traj, verd) -> Estimate:
+def _rebuilt_share(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> Estimate:
     """The audit's published numbers it can recompute, as a share of all it checks."""
-    from types import SimpleNamespace
-
     from trajectory_judge.analysis.audit import NOT_RECOMPUTABLE, check_published
+    from trajectory_judge.analysis.loading import Dataset
 
-    rows = check_published(rep, SimpleNamespace(trajectories=traj, verdicts=verd)).to_frame()
+    rows = check_published(rep, Dataset(list(traj), list(verd))).to_frame()
     missing = int((rows["verdict"] == NOT_RECOMPUTABLE).sum())
     return Estimate.exact(
         (len(rows) - missing) / len(rows),

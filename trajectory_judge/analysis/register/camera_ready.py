@@ -4,6 +4,8 @@ reply-unchanged types and by outcome survival, read from the records the paired 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from trajectory_judge.analysis import estimates as E, published as P
@@ -11,10 +13,10 @@ from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.paired_detail import camera_ready
 from trajectory_judge.analysis.register.common import DP2, DP3, PCT, REPLY_WHY, paired_value, record, signed_text
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES, design_cell
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, design_cell
 
 
-def camera_ready_claims(rep: Report, traj, verd) -> list[Claim]:
+def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """The camera-ready abstract: the four reply-unchanged types, paired discrimination, the step judge's bound."""
     O, S = P.OUTCOME, P.STEP
     four = E.hidden_types(traj, O)

@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from trajectory_judge.analysis import estimates as E, published as P
-from trajectory_judge.analysis.claims import Claim, Estimate
+from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
 from trajectory_judge.analysis.estimates import QUOTED_MISS_PROMISE  # noqa: F401  (re-exported: the register names it)
 from trajectory_judge.analysis.report import Report
 
@@ -21,7 +23,17 @@ PCT, DP3, DP2 = 0.01, 0.001, 0.01
 """One unit of the last printed digit of a percentage, of three decimals and of two decimals."""
 
 
-def record(key, group, where, says, stated, quantity, estimate, why_not="", variants=()) -> Claim:
+def record(
+    key: str,
+    group: str,
+    where: str,
+    says: str,
+    stated: Stated,
+    quantity: str,
+    estimate: Estimate | None,
+    why_not: str = "",
+    variants: Iterable[Variant] = (),
+) -> Claim:
     """A claim record (positional, so the lists below read as tables)."""
     return Claim(key, group, where, says, stated, quantity, estimate, why_not, tuple(variants))
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.register.common import (
@@ -20,10 +22,10 @@ from trajectory_judge.analysis.register.common import (
     text_value,
 )
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
 
-def results_claims(rep: Report, traj, verd) -> list[Claim]:
+def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§6 and the captions of Table 3, Figure 2, Table 4 and Figure 3."""
     J = rep.judges
     noisy = E.excluding_zero(rep, S, SC)

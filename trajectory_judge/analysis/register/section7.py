@@ -3,6 +3,8 @@ the quoted miss of §7.2 (:func:`quoted_miss`), which the audit also recomputes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from trajectory_judge.analysis import estimates as E, published as P
 from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
 from trajectory_judge.analysis.estimates import quoted_miss
@@ -20,10 +22,10 @@ from trajectory_judge.analysis.register.common import (
     text_value,
 )
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
 
 
-def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
+def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§7.1 and §7.2."""
     d_sil = next(d for d in P.PUBLISHED_DELTAS if d.metric == "silent_recall" and d.a == O)
     g_pub = P.PUBLISHED_GAPS[0]
@@ -165,7 +167,7 @@ def _sections_71_72(rep: Report, traj, verd) -> list[Claim]:
     ]
 
 
-def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
+def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§7.3 to §7.5 and the captions of Figure 4 and Table 9."""
     J = rep.judges
     d_ece = next(d for d in P.PUBLISHED_DELTAS if d.metric == "ece" and d.b == SC)
@@ -313,6 +315,6 @@ def _sections_73_75(rep: Report, traj, verd) -> list[Claim]:
     ]
 
 
-def analysis_claims(rep: Report, traj, verd) -> list[Claim]:
+def analysis_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§7 and the captions of Figure 4 and Table 9."""
     return _sections_71_72(rep, traj, verd) + _sections_73_75(rep, traj, verd)

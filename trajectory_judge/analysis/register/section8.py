@@ -3,12 +3,15 @@ hold, so every one is not checkable, with the reason."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from trajectory_judge.analysis.claims import Claim, Stated
 from trajectory_judge.analysis.register.common import ORGANIC_WHY, count_value, record
 from trajectory_judge.analysis.report import Report
+from trajectory_judge.models import Trajectory, Verdict
 
 
-def organic_claims(rep: Report, traj, verd) -> list[Claim]:
+def organic_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§8: the organic episodes, which the release does not hold."""
     k = count_value
     rows = [

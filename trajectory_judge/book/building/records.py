@@ -58,9 +58,10 @@ def set_chapter(name: str | None) -> None:
     if name is not None and (not name or "/" in name or name.startswith(".")):
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
-    if records_dir() is not None:  # during a build: the kernel's record, kept up to date with every read
+    folder = records_dir()
+    if folder is not None:  # during a build: the kernel's record, kept up to date with every read
         for sub in FRESH_EACH_RUN:
-            shutil.rmtree(records_dir() / sub, ignore_errors=True)
+            shutil.rmtree(folder / sub, ignore_errors=True)
         _write_kernel_record()
         on_read(_write_kernel_record)
 

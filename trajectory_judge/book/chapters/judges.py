@@ -40,7 +40,8 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
     member = sample_settings(judge)
     if member is not None:
         temp, seed = member
-        if sc and (float(sc.get("temperature")) != temp or seed not in sc.get("seeds", [])):
+        sampled = sc.get("temperature")
+        if sc and (sampled is None or float(sampled) != temp or seed not in sc.get("seeds", [])):
             raise ValueError(
                 f"run record: member {judge!r} is not one of the ensemble's samples "
                 f"(temperature {sc.get('temperature')}, seeds {sc.get('seeds')})"

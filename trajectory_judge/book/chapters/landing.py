@@ -33,7 +33,9 @@ BORNE_OUT = "borne out"
 """The register's verdict for a claim its verdicts bear out."""
 
 
-def _pct(x: float) -> str:
+def _pct(x: float | None) -> str:
+    if x is None:
+        raise ValueError("the finding states a rate the report does not have")
     return f"{100 * float(x):.0f}%"
 
 

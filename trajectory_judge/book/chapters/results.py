@@ -4,6 +4,7 @@ recall and reliability figures, the confidence tables.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -57,7 +58,8 @@ def _main_row(rep: Report, judge: str, columns: tuple[str, ...]) -> dict[str, An
         if m == "n":
             row[m] = jr.n
         elif m in ("step_exact_n", "s_per_traj"):
-            row[m] = None if _missing(jr.metrics[m]) else float(jr.metrics[m])
+            v = jr.metrics[m]
+            row[m] = None if v is None or _missing(v) else float(v)
         else:
             row[m] = _cell(rep, judge, m)
     return row
@@ -220,8 +222,8 @@ def anchor_example(rep: Report, judge: str, whose: str) -> str:
     from trajectory_judge.book.render.style import label
 
     jr = rep.judges[judge]
-    anchors = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}
-    anchors = {t: a for t, a in anchors.items() if a is not None}
+    found = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}
+    anchors = {t: a for t, a in found.items() if a is not None}
     hi, lo = max(anchors, key=anchors.__getitem__), min(anchors, key=anchors.__getitem__)
     return (
         f"{whose} {judge_name(judge).partition(' · ')[0].lower()} judge on {judge_name(judge).partition(' · ')[2]} flags "
@@ -291,8 +293,9 @@ def recall_figure(rep: Report) -> Any:
                 capsize=3,
                 lw=1,
             )
+        far = rep.judges[j].metrics["false_alarm_rate"]
         ax.scatter(
-            rep.judges[j].metrics["false_alarm_rate"],
+            math.nan if far is None else far,  # no clean run, no rate: the cross is not drawn
             i,
             s=70,
             zorder=5,
@@ -343,7 +346,7 @@ def reliability_figure(rep: Report) -> Any:
     ax.set(xlabel="Stated confidence (bin mean)", ylabel="Observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
     leg = fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1)
     for h in leg.legend_handles:
-        if hasattr(h, "set_sizes"):
+        if h is not None and hasattr(h, "set_sizes"):
             h.set_sizes([40])
     return fig
 
@@ -360,7 +363,7 @@ def signal_table(rep: Report) -> pd.DataFrame:
     for j, jr in rep.judges.items():
         far = jr.metrics["false_alarm_rate"]
         pdisc = jr.paired_discrimination
-        above = [t for t in FAILURE_TYPES if t in pdisc and pdisc[t].value is not None and pdisc[t].value > 0]
+        above = [t for t in FAILURE_TYPES if t in pdisc and (v := pdisc[t].value) is not None and v > 0]
         sil, loud = jr.metrics["silent_recall"], jr.metrics["loud_recall"]
         rows.append(
             (

@@ -33,6 +33,13 @@ def _seed_label(judge_id: str) -> str:
     return f"Seed {parse_member_id(judge_id).seed}"
 
 
+def _computed(frame: pd.DataFrame | None, what: str) -> pd.DataFrame:
+    """``frame`` of a seed variance or agreement (``None`` only when it was built without ``what``)."""
+    if frame is None:
+        raise ValueError(f"the seed variance was computed without its {what}")
+    return frame
+
+
 @computes
 def seed_table(sv: SeedVariance) -> pd.DataFrame:
     """Metric by seed, with the spread between seeds beside the width of one seed's 95% interval."""
@@ -66,7 +73,7 @@ STRATUM_LABELS: dict[str, str] = {"clean": "Clean runs", "silent": "Silent fault
 @computes
 def votes_table(sv: SeedVariance) -> pd.DataFrame:
     """Per stratum: how many trajectories no seed, some seeds, or every seed flags."""
-    votes = sv.agreement.votes
+    votes = _computed(sv.agreement.votes, "votes")
     k = len(sv.members)
     names = {0: "No seed", k: f"All {k} seeds", **{i: plural(i, "seed") for i in range(1, k)}}
     out = votes.rename(columns=names, index=STRATUM_LABELS)
@@ -78,7 +85,7 @@ def votes_table(sv: SeedVariance) -> pd.DataFrame:
 
 def votes_sentence(sv: SeedVariance) -> str:
     """What the votes table shows on clean runs and on faults, in one sentence."""
-    v, k = sv.agreement.votes, len(sv.members)
+    v, k = _computed(sv.agreement.votes, "votes"), len(sv.members)
     clean, faults = v.loc["clean"], v.loc[["silent", "loud"]].sum()
     return (
         f"Of the {plural(int(clean.sum()), 'clean run')}, {int(clean[0])} are left alone by every seed and "
@@ -91,7 +98,8 @@ def votes_sentence(sv: SeedVariance) -> str:
 @computes
 def seed_delta_table(sv: SeedVariance) -> pd.DataFrame:
     """Metric x pair of seeds: the paired difference with its 95% paired interval."""
-    d = sv.deltas[sv.deltas["metric"].isin(quality_metrics(sv).index)]
+    deltas = _computed(sv.deltas, "paired differences")
+    d = deltas[deltas["metric"].isin(quality_metrics(sv).index)]
     d = d.assign(
         pair=[f"{_seed_label(b)} − {_seed_label(a)}" for a, b in zip(d["a"], d["b"])],
         text=[format_interval(v, lo, hi, "bootstrap") for v, lo, hi in zip(d["value"], d["low"], d["high"])],
@@ -107,7 +115,8 @@ def seed_delta_table(sv: SeedVariance) -> pd.DataFrame:
 def delta_sentence(sv: SeedVariance) -> str:
     """How many paired differences between seeds exclude zero, and where."""
     metrics = quality_metrics(sv).index
-    d, away = sv.deltas[sv.deltas["metric"].isin(metrics)], sv.differing(metrics)
+    deltas = _computed(sv.deltas, "paired differences")
+    d, away = deltas[deltas["metric"].isin(metrics)], sv.differing(metrics)
     where = sorted({_in_sentence(METRIC_LABELS.get(m, m)) for m in away["metric"]})
     if away.empty:
         return (
@@ -360,6 +369,7 @@ def seed_figure(sv: SeedVariance) -> Any:
     judges = [*sv.members, *([sv.greedy] if sv.greedy else [])]
     fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 0.75 * len(metrics) + 1.6))
     step = 0.8 / max(1, len(judges) - 1)
+    lows, highs = _computed(sv.lows, "interval ends"), _computed(sv.highs, "interval ends")
     for k, j in enumerate(judges):
         style = (
             {
@@ -371,7 +381,7 @@ def seed_figure(sv: SeedVariance) -> Any:
             else {**judge_style(j), "label": "Greedy step (T = 0)"}
         )
         y = [i - 0.4 + k * step for i in range(len(metrics))]
-        x, lo, hi = (sv.values[j].loc[metrics], sv.lows[j].loc[metrics], sv.highs[j].loc[metrics])
+        x, lo, hi = (sv.values[j].loc[metrics], lows[j].loc[metrics], highs[j].loc[metrics])
         ax.errorbar(
             x,
             y,

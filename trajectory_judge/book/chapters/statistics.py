@@ -36,7 +36,7 @@ from trajectory_judge.book.render.style import (
     llm_judges,
     plural,
 )
-from trajectory_judge.models import Verdict, design_cell
+from trajectory_judge.models import Label, Trajectory, Verdict, design_cell
 from trajectory_judge.provenance.computed import computes
 
 MARGIN = 0.05
@@ -56,6 +56,13 @@ def _editions(ed: Editions) -> dict[str, tuple[Dataset, Report]]:
     return {"release": (ed.paper, ed.paper_rep), "edition": (ed.ours, ed.rep)}
 
 
+def _label(t: Trajectory) -> Label:
+    """The label of a loaded trajectory (loading refuses a trajectory without one)."""
+    if t.label is None:
+        raise ValueError(f"trajectory {t.trajectory_id!r} has no label")
+    return t.label
+
+
 def checked(ed: Editions) -> int:
     """Recompute both editions' statistics with the scikit-learn check on (raises if any value differs by
     more than 1e-9); the number of judges checked."""
@@ -65,7 +72,7 @@ def checked(ed: Editions) -> int:
         aligned: dict[str, list[Verdict | None]] = {j: [None] * len(data.trajectories) for j in rep.judges}
         for v in data.verdicts:
             aligned[v.judge_id][by[v.trajectory_id]] = v
-        labels = [t.label for t in data.trajectories]
+        labels = [_label(t) for t in data.trajectories]
         judge_statistics(labels, aligned, [design_cell(lab) for lab in labels], resamples=20, check=True)
         n += len(rep.judges)
     return n
@@ -75,7 +82,7 @@ def flag_everything(data: Dataset) -> dict[str, float | None]:
     """The statistics of a judge that flags every trajectory at one confidence (scikit-learn's values)."""
     pairs = [
         (
-            t.label,
+            _label(t),
             Verdict(
                 trajectory_id=t.trajectory_id,
                 judge_id="programmatic",
@@ -250,9 +257,9 @@ def testing_table(ed: Editions) -> pd.DataFrame:
 def front(rep: Report, quality: str) -> list[str]:
     """The judges of ``rep`` on the quality-cost front (``quality`` a statistic or a metric; cost in seconds per trajectory)."""
     q = {j: jr.statistics.get(quality, jr.metrics.get(quality)) for j, jr in rep.judges.items()}
-    c = {j: jr.metrics["s_per_traj"] for j, jr in rep.judges.items()}
-    keep = [j for j in rep.judges if q[j] is not None and c[j] is not None]
-    return pareto_front({j: float(q[j]) for j in keep}, {j: float(c[j]) for j in keep})
+    c = {j: cj for j, jr in rep.judges.items() if (cj := jr.metrics["s_per_traj"]) is not None}
+    kept = {j: float(qj) for j, qj in q.items() if qj is not None and j in c}
+    return pareto_front(kept, {j: float(c[j]) for j in kept})
 
 
 def _names(judges: Sequence[str]) -> str:
@@ -353,7 +360,7 @@ def risk_coverage_figure(ed: Editions) -> Any:
     fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 7.4), sharex=True)
     handles: dict[str, Any] = {}
     for ax, (source, (data, rep)) in zip(axes, _editions(ed).items()):
-        labels = {t.trajectory_id: t.label for t in data.trajectories}
+        labels = {t.trajectory_id: _label(t) for t in data.trajectories}
         for j in rep.judges:
             pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == j]
             curve = risk_coverage(pairs)

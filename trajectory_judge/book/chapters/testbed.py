@@ -26,13 +26,21 @@ from trajectory_judge.testbed.oracle import solve
 _INDEX = re.compile(r"(\d+)$")
 
 
+def _instance_index(instance_id: str) -> int:
+    """The number an instance id ends in (``"INS-041"`` -> 41)."""
+    m = _INDEX.search(instance_id)
+    if m is None:
+        raise ValueError(f"instance id {instance_id!r} does not end in a number")
+    return int(m.group(1))
+
+
 def instances_for(trajs: Sequence[Trajectory], seed: int) -> dict[str, Instance]:
     """instance_id -> the seeded instance behind each trajectory; raises if a goal does not match.
 
     The check is what ties the data to the seed: an instance regenerated with the wrong seed
     (or data from another generator) has a different goal text.
     """
-    n = 1 + max(int(_INDEX.search(t.instance_id).group(1)) for t in trajs)
+    n = 1 + max(_instance_index(t.instance_id) for t in trajs)
     by_id = {inst.instance_id: inst for inst in generate_instances(n, seed)}
     for t in trajs:
         inst = by_id.get(t.instance_id)

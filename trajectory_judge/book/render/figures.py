@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.book.building.provenance_lines import record_figure
 from trajectory_judge.book.render.style import RULES, judge_name, parse_judge_id
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 OKABE_ITO: dict[str, str] = {
     "orange": "#E69F00",
@@ -80,7 +83,7 @@ def judge_style(judge_id: str) -> dict[str, Any]:
     }
 
 
-def rc_params() -> dict[str, Any]:
+def rc_params() -> dict[RcKeyType, Any]:
     """matplotlib settings of the book: sizes that stay legible in the text column at any width."""
     return {
         "figure.figsize": (PHONE_WIDTH_IN, 3.6),
