@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fake_server import FakeModelServer
+from repo_tree import tree_files
 
 from trajectory_judge.cli import main
 
@@ -35,12 +36,9 @@ def tree(root: Path) -> dict[str, tuple[bytes | None, int]]:
 def repo_copy(tmp_path_factory) -> Path:
     """The repository's tracked files, as a fresh clone has them (data/ pinned by its SHA256SUMS)."""
     dst = tmp_path_factory.mktemp("clone") / "trajectory-judge"
-    git = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]  # what a commit of the tree holds
-    names = subprocess.run(git, cwd=ROOT, capture_output=True, check=True).stdout
-    for name in names.decode().split("\0"):
-        if name and (ROOT / name).is_file():
-            (dst / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, dst / name)
+    for name in tree_files(ROOT):
+        (dst / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, dst / name)
     assert (dst / "data" / "SHA256SUMS").is_file()
     return dst
 
