@@ -5,7 +5,8 @@
 #   make lint      ruff's lint and format checks
 #   make types     mypy over everything that ships (its file list is in pyproject.toml)
 #   make slow      the slow tier: end-to-end flows, the book on a reader's folder, subprocess runs
-#   make book      the book, from a clean _build, warnings as errors
+#   make book      the book, from a clean _build, warnings as errors (with TJ_RERUN_TIMES=FILE, its time joins
+#                  the rerun checks' there: copied to book/rerun-times.json, they are the times the book quotes)
 #   make browser   Chromium over every page of the built book (after `make book`)
 #   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
 #   make ci        all of the above, in that order
@@ -52,7 +53,8 @@ slow: install
 book: install
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/book.yml
 	rm -rf _build
-	$(VENV)/bin/jupyter-book build . --all -W --keep-going
+	start=$$SECONDS; $(VENV)/bin/jupyter-book build . --all -W --keep-going; \
+	if [ -n "$${TJ_RERUN_TIMES:-}" ]; then $(PY) tools/record_time.py "$$TJ_RERUN_TIMES" book_build_s $$((SECONDS - start)); fi
 
 browser: install
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
