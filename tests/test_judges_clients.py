@@ -305,6 +305,30 @@ def test_base_url_with_or_without_v1_reaches_the_same_endpoint(base):
     assert seen[-1][1] == "/v1/chat/completions"
 
 
+@pytest.mark.parametrize(
+    "base", ["https://api.example/v1/chat/completions", "https://api.example/v1/chat/completions/"]
+)
+def test_a_base_url_that_is_already_the_completions_endpoint_is_used_as_it_is(base):
+    seen: list = []
+    OpenAIClient(base, "m", transport=hosted_api(seen)).complete("P", SCHEMA, temperature=0, seed=7)
+    posted = [p for _, p, _, _ in seen if p.endswith("/chat/completions")]
+    assert posted == ["/v1/chat/completions"] and not any("completions/" in p for _, p, _, _ in seen)
+
+
+def test_a_query_string_of_the_base_url_stays_the_query_of_the_request():
+    seen: list = []
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        seen.append((req.url.path, req.url.query))
+        return hosted_api([]).handle_request(req)
+
+    c = OpenAIClient("https://api.example/v1/?api-version=2026-10-01", "m", transport=httpx.MockTransport(handler))
+    c.complete("P", SCHEMA, temperature=0, seed=7)
+    assert [s for s in seen if s[0].endswith("/chat/completions")] == [
+        ("/v1/chat/completions", b"api-version=2026-10-01")
+    ]
+
+
 def test_api_key_is_sent_as_a_bearer_token_to_the_completions_endpoint_only():
     seen: list = []
     c = OpenAIClient("https://api.example/v1", "m", api_key="sk-secret", transport=hosted_api(seen))

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -64,9 +64,11 @@ from trajectory_judge.backends.transport import make_abortable, ollama_fault, op
 
 
 def server_root(base_url: str) -> str:
-    """``base_url`` without a trailing slash or ``/v1``: where a server's own endpoints (Ollama's, llama-server's) live."""
-    root = base_url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
+    """``base_url`` without its query, a trailing slash, ``/chat/completions`` or ``/v1``: where a server's
+    own endpoints (Ollama's, llama-server's) live."""
+    scheme, netloc, path, _, _ = urlsplit(base_url.strip())
+    path = path.rstrip("/").removesuffix("/chat/completions").removesuffix("/v1")
+    return urlunsplit((scheme, netloc, path, "", ""))
 
 
 class ModelClient(RetryingPost, abc.ABC):
@@ -226,11 +228,17 @@ class OllamaClient(ModelClient):
 
 
 def chat_endpoints(base_url: str) -> list[str]:
-    """Where ``POST chat/completions`` may live: ``{base}/chat/completions``, then (for a base with no path) ``{base}/v1/...``."""
-    base = base_url.strip().rstrip("/")
-    urls = [f"{base}/chat/completions"]
-    if urlsplit(base).path in ("", "/"):
-        urls.append(f"{base}/v1/chat/completions")
+    """Where ``POST chat/completions`` may live: ``{base}/chat/completions``, then (for a base with no path)
+    ``{base}/v1/chat/completions``. A query string (``?api-version=...``, as Azure's endpoints take) stays
+    a query string of each; a base already ending in ``/chat/completions`` is the endpoint itself."""
+    scheme, netloc, path, query, _ = urlsplit(base_url.strip())
+    path = path.rstrip("/")
+    at = lambda p: urlunsplit((scheme, netloc, p, query, ""))
+    if path.endswith("/chat/completions"):
+        return [at(path)]
+    urls = [at(f"{path}/chat/completions")]
+    if path == "":
+        urls.append(at("/v1/chat/completions"))
     return urls
 
 
