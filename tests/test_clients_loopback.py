@@ -91,6 +91,15 @@ def test_connection_refused_is_transport_error_after_retries(backend, dead_port)
     assert all(d / 2 <= s <= d for s, d in zip(sleeps, [0.001, 0.002, 0.004], strict=True))
 
 
+def test_giving_up_after_one_attempt_says_attempt_not_attempts(dead_port):
+    c = client("openai", f"http://127.0.0.1:{dead_port}", retries=0)
+    try:
+        with pytest.raises(TransportError, match=r"gave up after 1 attempt;"):
+            c.complete("p", SCHEMA, temperature=0.0, seed=7)
+    finally:
+        c.close()
+
+
 @pytest.mark.parametrize("backend", ["ollama", "openai"])
 def test_timeout_is_transport_error(backend):
     with FakeModelServer([("slow", 1.5)]) as srv:

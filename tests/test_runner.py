@@ -625,3 +625,18 @@ def test_a_run_stopped_before_judging_records_that_it_failed(tmp_path):
         runner.run_judges(trajs(1), [_ShortRun()], out, progress=False)
     (rec,) = lines(tmp_path / "runs.jsonl")
     assert rec["status"] == "failed" and "verdicts.jsonl:1" in rec["message"]
+
+
+def test_a_limit_beyond_the_folder_says_how_many_it_judges(tmp_path, capsys):
+    from fake_server import FakeModelServer
+
+    from trajectory_judge.cli import main
+
+    d = tmp_path / "small"
+    assert main(["build-dataset", "--n", "8", "--out", str(d)]) == 0
+    capsys.readouterr()
+    with FakeModelServer(["ok"]) as srv:
+        argv = ["run", "--data", str(d), "--judges", "step", "--limit", "999", "--backend", "openai"]
+        assert main([*argv, "--base-url", srv.url, "--model", "m", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "--limit 999:" in err and "holds 8 trajectories; judging all 8" in err

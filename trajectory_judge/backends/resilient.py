@@ -51,7 +51,7 @@ class RetryingPost:
 
     def _give_up(self, url: str, attempts: int, waited: float, last: str, why: str = "") -> RetryBudgetExhausted:
         budget = f" and {waited:.0f} s of waiting" if waited >= 1 else ""
-        msg = f"{self.name} at {self._where(url)}: gave up after {attempts} attempts{budget}{why}; last error: {last}"
+        msg = f"{self.name} at {self._where(url)}: gave up after {attempts} attempt{'s' if attempts != 1 else ''}{budget}{why}; last error: {last}"
         self.gate.close(msg)
         return RetryBudgetExhausted(msg)
 

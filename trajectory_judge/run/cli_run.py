@@ -293,6 +293,11 @@ def cli_run(args: argparse.Namespace) -> int:
     trajs = load_trajectories(data / TRAJECTORIES)
     known = [t.trajectory_id for t in trajs]  # a verdict on the disk naming any other is refused
     if args.limit is not None:
+        if args.limit > len(trajs):
+            print(
+                f"--limit {args.limit}: {data / TRAJECTORIES} holds {len(trajs)} trajectories; judging all {len(trajs)}",
+                file=sys.stderr,
+            )
         trajs = trajs[: args.limit]
     names = judge_names(args)
     model_name = args.judge_model_name or args.model
