@@ -394,6 +394,7 @@ def _judge_and_record(
             retry_unparseable=getattr(args, "retry_unparseable", False),
             run_record=record,
             known_ids=known,
+            force=args.force,
         )
     except RetryBudgetExhausted as exc:  # the server is busy or down: one line, a code a script can wait on
         result = getattr(exc, "run_result", result)

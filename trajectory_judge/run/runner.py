@@ -42,6 +42,7 @@ __version__ = _dist_version("trajectory-judge")
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.models import DataError, Trajectory, Verdict, check_judge_id, load_verdicts
+from trajectory_judge.provenance.pins import writable_folder
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
 from trajectory_judge.run.record import base_record, now
@@ -51,6 +52,7 @@ from trajectory_judge.run.store import (
     RUNS,
     VerdictWriter,
     append_run_record,
+    data_dir_lock,
     repair_torn_tail,
     set_aside_unparseable,
 )
@@ -252,6 +254,7 @@ def run_judges(
     record: bool = True,
     blind_key: bytes | None = None,
     known_ids: Iterable[str] | None = None,
+    force: bool = False,
 ) -> RunResult:
     """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
 
@@ -275,8 +278,50 @@ def run_judges(
     two verdicts for one key, or one on a trajectory outside ``known_ids`` (when given: the whole
     trajectories file, of which ``trajectories`` may be a prefix), stops the run before it judges.
     On Ctrl-C at ``concurrency`` > 1, ``abort`` (the clients' ``abort``) cuts off the requests in flight.
+
+    It obeys the folder's rules as the command line's writers do: a folder pinned by ``SHA256SUMS`` is
+    refused with :class:`~trajectory_judge.models.DataError` before anything is written (``force=True``
+    writes there anyway; re-pin it afterwards), and the folder's writer lock
+    (:func:`~trajectory_judge.run.store.data_dir_lock`) is held throughout, so a second writer, in this
+    process's caller or in another process, is refused rather than interleaved.
     """
     path = Path(verdicts_path)
+    _check_ids(judges)  # a judge id outside the grammar is refused before the folder is touched
+    writable_folder(path.parent, what="verdicts and a run record", force=force, force_option="force=True")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with data_dir_lock(path.parent):
+        return _run_locked(
+            trajectories,
+            judges,
+            path,
+            members_path=members_path,
+            concurrency=concurrency,
+            progress=progress,
+            abort=abort,
+            retry_unparseable=retry_unparseable,
+            run_record=run_record,
+            record=record,
+            blind_key=blind_key,
+            known_ids=known_ids,
+        )
+
+
+def _run_locked(
+    trajectories: Sequence[Trajectory],
+    judges: Sequence[Judge],
+    path: Path,
+    *,
+    members_path: str | Path | None,
+    concurrency: int,
+    progress: bool,
+    abort: Callable[[], None] | None,
+    retry_unparseable: bool,
+    run_record: Mapping[str, Any] | None,
+    record: bool,
+    blind_key: bytes | None,
+    known_ids: Iterable[str] | None,
+) -> RunResult:
+    """:func:`run_judges` once the folder is known writable and its lock is held."""
     mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
     ids = _check_ids(judges)
     rec = None

@@ -48,15 +48,47 @@ LOCK = ".lock"
 """The lock file of a data directory: ``run`` and ``agent`` hold an exclusive ``flock`` on it."""
 
 
+_HELD: dict[Path, int] = {}
+"""The data directories whose lock this process holds, with how many holders inside it."""
+_HELD_GUARD = threading.Lock()
+
+
 @contextmanager
 def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
     """Hold the data directory's writer lock, or raise :class:`DataError` naming the process that holds it.
 
     The lock is released by the kernel when the process ends, however it ends; the lock file
-    stays (removing it would race with the next writer) and only ever holds the last pid.
+    stays (removing it would race with the next writer) and only ever holds the last pid. Within one
+    process it is re-entrant: a writer called by another that holds the lock (``run_judges`` under the
+    ``run`` command) shares it, and the lock is let go when the outermost holder ends.
     """
     d = Path(data_dir)
     path = d / LOCK
+    key = path.resolve()
+    with _HELD_GUARD:
+        nested = key in _HELD
+        if nested:
+            _HELD[key] += 1
+    if nested:
+        try:
+            yield path
+        finally:
+            with _HELD_GUARD:
+                _HELD[key] -= 1
+        return
+    with _flock(d, path):
+        with _HELD_GUARD:
+            _HELD[key] = 1
+        try:
+            yield path
+        finally:
+            with _HELD_GUARD:
+                del _HELD[key]
+
+
+@contextmanager
+def _flock(d: Path, path: Path) -> Iterator[None]:
+    """The ``flock`` itself, held on a file descriptor of its own until the block ends."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -76,7 +108,7 @@ def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
             os.pwrite(fd, (stamp + "\n").encode(), 0)
         except OSError:  # a full disk: the lock holds all the same, only unnamed
             pass
-        yield path
+        yield
     finally:
         os.close(fd)
 
