@@ -167,8 +167,83 @@ def test_an_endpoint_that_keeps_failing_is_given_up_and_another_answers_its_requ
         argv = ["run-requests", str(req), "--endpoint", bad.url + "/v1", "--endpoint", good.url + "/v1"]
         assert main([*argv, "--out", str(res), "--retries", "0", "--concurrency", "2"]) == 0
     err = capsys.readouterr().err
-    assert "endpoint given up" in err and bad.url in err
+    assert f"endpoint {bad.url}/v1: 0 answered, 0 refused; given up after" in err and "HTTP 500" in err
+    assert f"endpoint {good.url}/v1: 8 answered, 0 refused\n" in err
     assert good.generations == 8 and len(res.read_text().splitlines()) == 8
+
+
+def _killed_and_live(tmp_path: Path, engine: str, capsys) -> tuple[FakeModelServer, FakeModelServer, str, Path, Path]:
+    """40 requests over an endpoint killed after one answer and a live one that rate-limits once at first.
+
+    The killed one answers its first request slowly (a client sends one request alone until the
+    endpoint has answered) and dies with the next two in flight, by when the live one has taken
+    every other request: only a live endpoint that takes over the killed one's requests answers
+    them all.
+    """
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req) == 0
+    killed = FakeModelServer(["ok"], hosted=True, answer=stand_in_answer, delay=1.5, kill_after=1)
+    live = FakeModelServer([("429", 0), "ok"], hosted=True, answer=stand_in_answer)
+    with killed, live:
+        argv = ["run-requests", str(req), "--endpoint", killed.url + "/v1", "--endpoint", live.url + "/v1"]
+        argv += ["--out", str(res), "--retries", "0", "--concurrency", "2", "--engine", engine]
+        code = main(argv)
+        assert killed.killed
+    err = capsys.readouterr().err
+    assert code == 0, err
+    return killed, live, err, req, res
+
+
+def _assert_every_request_answered_once(req: Path, res: Path) -> None:
+    asked = [json.loads(x)["custom_id"] for x in req.read_text().splitlines()]
+    answered = [json.loads(x) for x in res.read_text().splitlines()]
+    assert sorted(r["custom_id"] for r in answered) == sorted(asked) and len(asked) == 40
+    assert {r["response"]["status_code"] for r in answered} == {200}
+
+
+@pytest.mark.slow
+def test_a_killed_endpoints_requests_are_answered_by_the_other_endpoint_with_the_local_engine(tmp_path, capsys):
+    killed, live, err, req, res = _killed_and_live(tmp_path, "local", capsys)
+    _assert_every_request_answered_once(req, res)
+    assert killed.generations == 1 and live.generations == 40  # 39 answers and one rate limit
+    assert f"endpoint {killed.url}/v1: 1 answered, 0 refused; given up after 2 failed requests" in err
+    assert f"endpoint {live.url}/v1: 39 answered, 0 refused, rate limited 1 time\n" in err
+    assert "40 answered, 0 refused by the server, 0 already in" in err and "unanswered" not in err
+
+
+@pytest.mark.slow
+def test_with_every_endpoint_dead_the_rest_is_left_for_a_rerun_and_the_exit_is_75(tmp_path, capsys):
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req, "--judges", "step") == 0
+    with FakeModelServer(["ok"], hosted=True, answer=stand_in_answer, kill_after=3) as srv:
+        argv = ["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--retries", "0"]
+        assert main([*argv, "--concurrency", "1", "--quiet"]) == 75
+    err = capsys.readouterr().err
+    assert "3 answered" in err and "5 unanswered, rerun the same command to resume" in err
+    assert f"endpoint {srv.url}/v1: 3 answered, 0 refused; given up after 1 failed request," in err
+    assert len(res.read_text().splitlines()) == 3
+
+
+@pytest.mark.slow
+def test_an_export_answered_through_the_format_imports_to_the_verdicts_of_a_direct_run(flow, tmp_path, capsys):
+    from trajectory_judge.run.batch_format import BatchResult, read_requests
+
+    root, direct, _, req, _ = flow
+    mine = _folder(tmp_path, "mine")
+    res = tmp_path / "by-hand.jsonl"
+    with _stand_in() as srv:  # its answer bodies, built here: no server is asked
+        lines = [
+            BatchResult.of(n, r.custom_id, 200, srv.openai_body(stand_in_answer(r.body["messages"][0]["content"])))
+            for n, r in enumerate(read_requests(req).values())
+        ]
+    res.write_text("".join(x.line() + "\n" for x in reversed(lines)))  # the order does not matter
+    assert srv.generations == 0
+    assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
+    assert "48 written" in capsys.readouterr().err
+    assert verdicts(mine) == verdicts(direct)
+    assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
 
 
 @pytest.mark.slow
@@ -274,6 +349,21 @@ def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(f
     assert main(["import-results", str(out), "--data", str(mine), "--requests", str(req)]) == 0
     assert verdicts(mine) == verdicts(direct)
     assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
+
+
+@pytest.mark.slow
+def test_a_killed_endpoints_requests_are_answered_by_the_other_endpoint_with_the_ray_engine(tmp_path, capsys):
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        killed, live, err, req, res = _killed_and_live(tmp_path, "ray", capsys)
+    finally:
+        ray.shutdown()
+    _assert_every_request_answered_once(req, res)
+    assert killed.generations == 1 and live.generations == 40  # 39 answers and one rate limit
+    # its share was every other request: 1 answered, 2 cut off when it died, 17 not yet sent, all put back
+    assert f"endpoint {killed.url}/v1: 1 answered, 0 refused; given up after 19 failed requests" in err
+    assert f"endpoint {live.url}/v1: 39 answered, 0 refused, rate limited 1 time\n" in err
 
 
 # --- the guide page, as a user runs it -------------------------------------------------------------
