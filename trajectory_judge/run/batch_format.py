@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from trajectory_judge.models import DataError, _first_error
+from trajectory_judge.models import DataError
 
 ChatUrl = Literal["/v1/chat/completions"]
 CHAT_URL: ChatUrl = "/v1/chat/completions"
@@ -125,6 +125,17 @@ class BatchResult(BatchLine):
 R = TypeVar("R", bound=BatchLine)
 
 
+def _field_error(exc: ValidationError) -> str:
+    """``FIELD: what is wrong (got VALUE)`` for the first error, as the project's other readers say it."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    msg = err["msg"]
+    if err["type"] not in ("missing", "extra_forbidden") and not isinstance(err.get("input"), (dict, list)):
+        got = repr(err["input"])
+        msg += f" (got {got if len(got) <= 60 else got[:57] + '...'})"
+    return f"{where}: {msg}" if where else msg
+
+
 def parse_line(path: Path, lineno: int, text: str, model: type[R]) -> R:
     """One line as a ``model`` record; anything else is a :class:`DataError` naming the file, line and field."""
     try:
@@ -134,7 +145,7 @@ def parse_line(path: Path, lineno: int, text: str, model: type[R]) -> R:
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
-        raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_first_error(exc)}") from None
+        raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_field_error(exc)}") from None
 
 
 def read_lines(
