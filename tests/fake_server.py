@@ -16,6 +16,12 @@ The generation endpoints follow a script of behaviours, one per request (the las
   (a number of seconds or an HTTP date, sent as is); ``("503", retry_after)`` likewise;
 - ``"quota"``: HTTP 429 with OpenAI's ``insufficient_quota`` error (no waiting helps).
 
+``kill_after`` makes the server die as a killed process would when it is sent one generation request
+more than that: from then on every request it has not answered, in flight or sent later on a
+connection already open, is dropped without an answer (after ``delay``), and the listening socket is
+closed, so a new connection is refused. ``killed`` says whether it has died; ``generations`` counts
+only the requests it answered.
+
 ``chat_path`` moves the chat endpoint (a hosted API's ``/v1beta/openai/chat/completions``);
 ``props`` replaces the ``/props`` answer (None: 404). ``in_flight_max`` is the most generation
 requests the server was answering at once; ``delay`` makes every generation take that long.
@@ -28,7 +34,9 @@ Usage::
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -59,6 +67,7 @@ class FakeModelServer:
         chat_path: str = "/v1/chat/completions",
         props: Any = "llama",
         delay: float = 0.0,
+        kill_after: int | None = None,
     ) -> None:
         self.script: list[Any] = list(script or ["ok"])
         self.content = content
@@ -70,6 +79,9 @@ class FakeModelServer:
         self.chat_path = chat_path
         self.props = props
         self.delay = delay
+        self.kill_after = kill_after
+        self.killed = False
+        self.arrivals = 0
         self.in_flight = 0
         self.in_flight_max = 0
         self.n_ctx = n_ctx
@@ -96,6 +108,19 @@ class FakeModelServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+    def dies_now(self) -> None:
+        """Count one generation request, and die if it is one more than ``kill_after``."""
+        with self._lock:
+            self.arrivals += 1
+            if self.kill_after is None or self.killed or self.arrivals <= self.kill_after:
+                return
+            self.killed = True
+        threading.Thread(target=self._die, daemon=True).start()
+
+    def _die(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
 
     def next_behaviour(self) -> Any:
         with self._lock:
@@ -213,14 +238,23 @@ class FakeModelServer:
                         server.in_flight += 1
                         server.in_flight_max = max(server.in_flight_max, server.in_flight)
                     try:
+                        server.dies_now()
                         if server.delay:
                             time.sleep(server.delay)
-                        self._generate(path, body)
+                        if server.killed:
+                            self._drop()
+                        else:
+                            self._generate(path, body)
                     finally:
                         with server._lock:
                             server.in_flight -= 1
                 else:
                     self._send(404, {"error": "not found"})
+
+            def _drop(self) -> None:  # as a killed process does: the connection closes, nothing is answered
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
 
             def _generate(self, path: str, body: Any) -> None:
                 b = server.next_behaviour()

@@ -158,6 +158,28 @@ def test_run_requests_resumes_asking_only_what_is_unanswered(tmp_path, capsys):
     assert len(res.read_text().splitlines()) == len(lines)
 
 
+def endpoint_counts(err: str, url: str) -> dict[str, int | bool]:
+    """What the summary's line for the endpoint ``url`` counts (its words as keys), and whether it was given up."""
+    import re
+
+    [line] = [ln for ln in err.splitlines() if f" endpoint {url}/v1: " in ln]
+    patterns = {"answered": r"(\d+) answered", "refused": r"(\d+) refused", "rate_limited": r"rate limited (\d+) time"}
+    got: dict[str, int | bool] = {k: int(m.group(1)) if (m := re.search(p, line)) else 0 for k, p in patterns.items()}
+    handed_on = re.search(r"given up after (\d+) failed", line)
+    got["failed"] = int(handed_on.group(1)) if handed_on else 0
+    got["given_up"] = handed_on is not None
+    return got
+
+
+def totals(err: str) -> tuple[int, int, int]:
+    """The summary's answered, refused and unanswered counts, over every endpoint."""
+    import re
+
+    [line] = [ln for ln in err.splitlines() if re.search(r": \d+ answered, \d+ refused by the server", ln)]
+    counts = [re.search(p, line) for p in (r"(\d+) answered", r"(\d+) refused", r"(\d+) unanswered")]
+    return tuple(int(m.group(1)) if m else 0 for m in counts)  # type: ignore[return-value]
+
+
 @pytest.mark.slow
 def test_an_endpoint_that_keeps_failing_is_given_up_and_another_answers_its_requests(tmp_path, capsys):
     d = _folder(tmp_path, "d")
@@ -167,8 +189,87 @@ def test_an_endpoint_that_keeps_failing_is_given_up_and_another_answers_its_requ
         argv = ["run-requests", str(req), "--endpoint", bad.url + "/v1", "--endpoint", good.url + "/v1"]
         assert main([*argv, "--out", str(res), "--retries", "0", "--concurrency", "2"]) == 0
     err = capsys.readouterr().err
-    assert "endpoint given up" in err and bad.url in err
+    gone = endpoint_counts(err, bad.url)
+    assert gone["given_up"] and gone["answered"] == 0 and gone["failed"] >= 1  # what it had in flight
+    assert endpoint_counts(err, good.url) == dict(answered=8, refused=0, rate_limited=0, failed=0, given_up=False)
+    assert "HTTP 500" in err and totals(err) == (8, 0, 0)
     assert good.generations == 8 and len(res.read_text().splitlines()) == 8
+
+
+def _killed_and_live(tmp_path: Path, engine: str, capsys) -> tuple[FakeModelServer, FakeModelServer, str, Path, Path]:
+    """40 requests over an endpoint killed after one answer and a live one that rate-limits once at first.
+
+    The killed one answers its first request slowly (a client sends one request alone until the
+    endpoint has answered) and dies with the next two in flight, by when the live one has taken
+    every other request: only a live endpoint that takes over the killed one's requests answers
+    them all.
+    """
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req) == 0
+    killed = FakeModelServer(["ok"], hosted=True, answer=stand_in_answer, delay=1.5, kill_after=1)
+    live = FakeModelServer([("429", 0), "ok"], hosted=True, answer=stand_in_answer)
+    with killed, live:
+        argv = ["run-requests", str(req), "--endpoint", killed.url + "/v1", "--endpoint", live.url + "/v1"]
+        argv += ["--out", str(res), "--retries", "0", "--concurrency", "2", "--engine", engine]
+        code = main(argv)
+        assert killed.killed
+    err = capsys.readouterr().err
+    assert code == 0, err
+    return killed, live, err, req, res
+
+
+def _assert_every_request_answered_once(req: Path, res: Path) -> None:
+    asked = [json.loads(x)["custom_id"] for x in req.read_text().splitlines()]
+    answered = [json.loads(x) for x in res.read_text().splitlines()]
+    assert sorted(r["custom_id"] for r in answered) == sorted(asked) and len(asked) == 40
+    assert {r["response"]["status_code"] for r in answered} == {200}
+
+
+@pytest.mark.slow
+def test_a_killed_endpoints_requests_are_answered_by_the_other_endpoint_with_the_local_engine(tmp_path, capsys):
+    killed, live, err, req, res = _killed_and_live(tmp_path, "local", capsys)
+    _assert_every_request_answered_once(req, res)
+    assert killed.generations == 1 and live.generations == 40  # 39 answers and one rate limit
+    # it answered one; what it had in flight when it died (one or two, as the threads ran) was handed on
+    gone = endpoint_counts(err, killed.url)
+    assert gone["given_up"] and gone["answered"] == 1 and gone["failed"] in (1, 2)
+    assert endpoint_counts(err, live.url) == dict(answered=39, refused=0, rate_limited=1, failed=0, given_up=False)
+    assert totals(err) == (40, 0, 0)
+
+
+@pytest.mark.slow
+def test_with_every_endpoint_dead_the_rest_is_left_for_a_rerun_and_the_exit_is_75(tmp_path, capsys):
+    d = _folder(tmp_path, "d")
+    req, res = tmp_path / "req.jsonl", tmp_path / "res.jsonl"
+    assert _export(d, req, "--judges", "step") == 0
+    with FakeModelServer(["ok"], hosted=True, answer=stand_in_answer, kill_after=3) as srv:
+        argv = ["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--retries", "0"]
+        assert main([*argv, "--concurrency", "1", "--quiet"]) == 75
+    err = capsys.readouterr().err
+    assert totals(err) == (3, 0, 5) and "rerun" in err
+    assert endpoint_counts(err, srv.url) == dict(answered=3, refused=0, rate_limited=0, failed=1, given_up=True)
+    assert len(res.read_text().splitlines()) == 3
+
+
+@pytest.mark.slow
+def test_an_export_answered_through_the_format_imports_to_the_verdicts_of_a_direct_run(flow, tmp_path, capsys):
+    from trajectory_judge.run.batch_format import BatchResult, read_requests
+
+    root, direct, _, req, _ = flow
+    mine = _folder(tmp_path, "mine")
+    res = tmp_path / "by-hand.jsonl"
+    with _stand_in() as srv:  # its answer bodies, built here: no server is asked
+        lines = [
+            BatchResult.of(n, r.custom_id, 200, srv.openai_body(stand_in_answer(r.body["messages"][0]["content"])))
+            for n, r in enumerate(read_requests(req).values())
+        ]
+    res.write_text("".join(x.line() + "\n" for x in reversed(lines)))  # the order does not matter
+    assert srv.generations == 0
+    assert main(["import-results", str(res), "--data", str(mine), "--requests", str(req)]) == 0
+    assert "48 written" in capsys.readouterr().err
+    assert verdicts(mine) == verdicts(direct)
+    assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
 
 
 @pytest.mark.slow
@@ -274,6 +375,22 @@ def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(f
     assert main(["import-results", str(out), "--data", str(mine), "--requests", str(req)]) == 0
     assert verdicts(mine) == verdicts(direct)
     assert verdicts(mine, "members.jsonl") == verdicts(direct, "members.jsonl")
+
+
+@pytest.mark.slow
+def test_a_killed_endpoints_requests_are_answered_by_the_other_endpoint_with_the_ray_engine(tmp_path, capsys):
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        killed, live, err, req, res = _killed_and_live(tmp_path, "ray", capsys)
+    finally:
+        ray.shutdown()
+    _assert_every_request_answered_once(req, res)
+    assert killed.generations == 1 and live.generations == 40  # 39 answers and one rate limit
+    # its share was every other request: 1 answered, 2 cut off when it died, 17 not yet sent, all handed on
+    assert endpoint_counts(err, killed.url) == dict(answered=1, refused=0, rate_limited=0, failed=19, given_up=True)
+    assert endpoint_counts(err, live.url) == dict(answered=39, refused=0, rate_limited=1, failed=0, given_up=False)
+    assert totals(err) == (40, 0, 0)
 
 
 # --- the guide page, as a user runs it -------------------------------------------------------------

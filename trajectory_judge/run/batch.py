@@ -48,14 +48,12 @@ from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.models import DataError, Trajectory, load_trajectories
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
+from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
 from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
 from trajectory_judge.run.store import MEMBERS, TRAJECTORIES, VERDICTS, append_run_record, data_dir_lock
 from trajectory_judge.run.task import judge_task, member_ids
-
-CHAT_URL = "/v1/chat/completions"
-"""The ``url`` of every exported request."""
 
 SETTINGS_SUFFIX = ".settings.json"
 """The settings file of ``REQUESTS`` is ``REQUESTS`` with this appended."""
@@ -244,11 +242,9 @@ def cli_export_requests(args: argparse.Namespace) -> int:
                     if cid in seen:
                         continue
                     seen.add(cid)
-                    line = json.dumps(
-                        {"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": body}, ensure_ascii=False
-                    )
-                    fh.write(line + "\n")
-                    digest.update((line + "\n").encode("utf-8"))
+                    line = BatchRequest(custom_id=cid, body=body).line() + "\n"
+                    fh.write(line)
+                    digest.update(line.encode("utf-8"))
     from trajectory_judge.judges.prompts import prompt_digests
 
     record = {
@@ -315,62 +311,22 @@ def essential(body: dict[str, Any]) -> dict[str, Any]:
 def read_results(path: Path) -> Results:
     """Read a Batch API output file; a torn last line is left out and reported, any other bad line is a DataError."""
     out = Results()
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        last = lineno == len(lines)  # no newline after it
-        try:
-            obj = json.loads(line)
-            cid, status, body = _result_fields(obj)
-        except (ValueError, TypeError) as exc:
-            if last:
-                out.torn = f"{path}:{lineno}: the last line is not whole ({len(line)} bytes, no newline); left out"
-                break
-            raise DataError(f"{path}:{lineno}: not a Batch API result line ({exc})") from None
+
+    def torn(why: str) -> None:
+        out.torn = why
+
+    for _lineno, res in read_lines(path, BatchResult, on_torn=torn):
+        cid = res.custom_id
         if cid in out.answers:
             continue
-        why = (f"HTTP {status}" if status != 200 else usable(body)) if status is not None else None
-        if status == 200 and why is None:
+        body: Any = res.response.body if res.response is not None else None
+        why = usable(body) if res.status == 200 else res.why_not()
+        if why is None:
             out.answers[cid] = essential(body)
             out.errors.pop(cid, None)
         else:
-            err = obj.get("error")
-            out.errors[cid] = why or (json.dumps(err)[:200] if err else "no response")
+            out.errors[cid] = why
     return out
-
-
-def _result_fields(obj: Any) -> tuple[str, int | None, Any]:
-    if not isinstance(obj, dict):
-        raise ValueError("not a JSON object")
-    cid = obj.get("custom_id")
-    if not isinstance(cid, str) or not cid:
-        raise ValueError("'custom_id' missing or not text")
-    resp = obj.get("response")
-    if resp is None:
-        return cid, None, None
-    if not isinstance(resp, dict) or not isinstance(resp.get("status_code"), int):
-        raise ValueError("'response' is not an object with an integer 'status_code'")
-    return cid, resp["status_code"], resp.get("body")
-
-
-def read_request_ids(path: Path) -> list[str]:
-    """The ``custom_id`` of every line of a requests file (a bad line is a DataError naming it)."""
-    ids = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                cid = obj["custom_id"]
-                if not isinstance(cid, str) or not isinstance(obj.get("body"), dict):
-                    raise TypeError("'custom_id' is not text or 'body' not an object")
-            except (ValueError, KeyError, TypeError) as exc:
-                raise DataError(f"{path}:{lineno}: not a Batch API request line ({exc})") from None
-            ids.append(cid)
-    return ids
 
 
 # --- import -------------------------------------------------------------------------------------
@@ -439,7 +395,7 @@ def cli_import_results(args: argparse.Namespace) -> int:
         )
     trajs_all = load_trajectories(data / TRAJECTORIES)
     trajs = trajs_all[: settings.limit]
-    requested = set(read_request_ids(requests))
+    requested = set(read_requests(requests))
     results = read_results(results_path)
     if results.torn:
         print(f"trajectory-judge: {results.torn}", file=sys.stderr)
