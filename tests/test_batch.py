@@ -332,11 +332,11 @@ def _export_argv(d: Path, out: Path) -> list[str]:
 
 
 def test_import_refuses_a_pinned_folder_and_a_folder_another_process_writes(flow, tmp_path, capsys):
-    from trajectory_judge.run.store import data_dir_lock
+    from lock_holder import held_by_another_process
 
     root, direct, mine, req, res = flow
     argv = ["import-results", str(res), "--data", str(mine), "--requests", str(req)]
-    with data_dir_lock(mine):
+    with held_by_another_process(mine):
         assert main(argv) == 2
     assert "is being written by" in capsys.readouterr().err
     (mine / "SHA256SUMS").write_text("")

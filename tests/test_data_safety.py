@@ -404,7 +404,10 @@ def _agent_argv(data: Path, url: str, *extra: str) -> list[str]:
 def test_a_second_writer_is_refused_at_once_naming_the_first(ws, capsys, verb):
     d = ws / "d"
     before = snapshot(ws)
-    with FakeModelServer(["ok"]) as srv, store.data_dir_lock(d):
+    from lock_holder import held_by_another_process
+
+    d.mkdir(exist_ok=True)
+    with FakeModelServer(["ok"]) as srv, held_by_another_process(d) as pid:
         argv = (_run_argv if verb == "run" else _agent_argv)(d, srv.url)
         t0 = time.monotonic()
         assert main(argv) == 2
@@ -412,7 +415,7 @@ def test_a_second_writer_is_refused_at_once_naming_the_first(ws, capsys, verb):
         assert srv.generations == 0
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert f"{d} is being written by pid {os.getpid()} (started " in err
+    assert f"{d} is being written by pid {pid} (started " in err
     assert {k: v for k, v in snapshot(ws).items() if k != "d/.lock"} == {
         k: v for k, v in before.items() if k != "d/.lock"
     }

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from lock_holder import held_by_another_process
 
 from trajectory_judge.cli import main
 from trajectory_judge.models import Verdict, dumps, parse_jsonl, write_jsonl
 from trajectory_judge.run.forget import FORGOTTEN, forget_verdicts
 from trajectory_judge.run.runner import run_judges
-from trajectory_judge.run.store import data_dir_lock
 
 
 class StepNinetyNine:
@@ -141,7 +141,7 @@ def test_forget_of_a_judge_with_no_verdict_is_one_line_listing_the_judges(folder
 def test_forget_refuses_while_a_run_writes_the_folder(folder, dataset, capsys):
     _plant(folder, dataset, [_v(dataset[0], "mine")])
     before = (folder / "verdicts.jsonl").read_text()
-    with data_dir_lock(folder):
+    with held_by_another_process(folder):
         assert main(["forget", "--data", str(folder), "--judge", "mine"]) == 2
     assert "is being written by" in capsys.readouterr().err
     assert (folder / "verdicts.jsonl").read_text() == before

@@ -4,8 +4,6 @@ refused, a writer inside the lock's holder shares it), and a torn last line is s
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -52,29 +50,12 @@ def test_run_judges_into_a_pinned_folder_raises_the_clis_refusal_and_writes_noth
 
 
 def test_run_judges_is_refused_while_another_process_writes_the_folder(tmp_path):
+    from lock_holder import held_by_another_process
+
     d = folder(tmp_path, pinned=False)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time\nfrom trajectory_judge.run.store import data_dir_lock\n"
-            "with data_dir_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.readline()\n",
-            str(d),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(DataError, match=r"is being written by pid \d+"):
-            run_judges(load_trajectories(d / "trajectories.jsonl"), [Always()], d / "verdicts.jsonl", progress=False)
-        assert not (d / "verdicts.jsonl").exists()
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.close()
-        holder.wait(timeout=30)
+    with held_by_another_process(d) as pid, pytest.raises(DataError, match=rf"is being written by pid {pid}"):
+        run_judges(load_trajectories(d / "trajectories.jsonl"), [Always()], d / "verdicts.jsonl", progress=False)
+    assert not (d / "verdicts.jsonl").exists()
 
 
 def test_a_writer_called_inside_the_locks_holder_shares_the_lock(tmp_path):
@@ -97,3 +78,23 @@ def test_run_judges_sets_a_torn_last_line_aside_and_resumes(tmp_path, capsys):
     r = run_judges(trajs, [Always()], d / "verdicts.jsonl", progress=False)
     assert r.written == 5
     assert (d / "verdicts.jsonl.torn-1").read_bytes() == b'{"trajectory_id": "tor'
+
+
+def test_another_thread_of_the_process_is_refused_as_another_process_is(tmp_path):
+    import threading
+
+    d = folder(tmp_path, pinned=False)
+    seen: list[BaseException] = []
+
+    def second() -> None:
+        try:
+            run_judges(load_trajectories(d / "trajectories.jsonl"), [Always()], d / "verdicts.jsonl", progress=False)
+        except DataError as exc:
+            seen.append(exc)
+
+    with data_dir_lock(d):
+        t = threading.Thread(target=second)
+        t.start()
+        t.join(timeout=30)
+    assert len(seen) == 1 and "another thread of this process" in str(seen[0])
+    assert not (d / "verdicts.jsonl").exists()

@@ -413,6 +413,7 @@ def cli_import_results(args: argparse.Namespace) -> int:
                     progress=False,
                     record=False,
                     known_ids=[t.trajectory_id for t in trajs_all],
+                    force=args.force,
                 )
                 _add(done.result, r)
             if done.result.written:

@@ -48,8 +48,8 @@ LOCK = ".lock"
 """The lock file of a data directory: ``run`` and ``agent`` hold an exclusive ``flock`` on it."""
 
 
-_HELD: dict[Path, int] = {}
-"""The data directories whose lock this process holds, with how many holders inside it."""
+_HELD: dict[Path, tuple[int, int]] = {}
+"""The data directories whose lock this process holds: the holding thread, and how many holders in it."""
 _HELD_GUARD = threading.Lock()
 
 
@@ -58,27 +58,30 @@ def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
     """Hold the data directory's writer lock, or raise :class:`DataError` naming the process that holds it.
 
     The lock is released by the kernel when the process ends, however it ends; the lock file
-    stays (removing it would race with the next writer) and only ever holds the last pid. Within one
-    process it is re-entrant: a writer called by another that holds the lock (``run_judges`` under the
-    ``run`` command) shares it, and the lock is let go when the outermost holder ends.
+    stays (removing it would race with the next writer) and only ever holds the last pid. It is
+    re-entrant in the thread that holds it: a writer called by another that holds the lock
+    (``run_judges`` under the ``run`` command) shares it, and the lock is let go when the outermost
+    holder ends; another thread of the same process is refused as another process is.
     """
     d = Path(data_dir)
     path = d / LOCK
-    key = path.resolve()
+    key, me = path.resolve(), threading.get_ident()
     with _HELD_GUARD:
-        nested = key in _HELD
-        if nested:
-            _HELD[key] += 1
-    if nested:
+        holder, depth = _HELD.get(key, (None, 0))
+        if holder is not None and holder != me:
+            raise DataError(f"{d} is being written by another thread of this process; wait for it to end, then rerun")
+        if holder == me:
+            _HELD[key] = (me, depth + 1)
+    if holder == me:
         try:
             yield path
         finally:
             with _HELD_GUARD:
-                _HELD[key] -= 1
+                _HELD[key] = (me, _HELD[key][1] - 1)
         return
     with _flock(d, path):
         with _HELD_GUARD:
-            _HELD[key] = 1
+            _HELD[key] = (me, 1)
         try:
             yield path
         finally:
