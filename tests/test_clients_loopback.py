@@ -6,7 +6,9 @@ timeouts, retries and latency go through the actual TCP stack.
 
 from __future__ import annotations
 
+import json
 import socket
+import threading
 import time
 
 import pytest
@@ -14,6 +16,7 @@ from fake_server import FakeModelServer
 from llm_fakes import make_trajectory
 
 from trajectory_judge.backends.clients import (
+    Aborted,
     OllamaClient,
     OpenAIClient,
     ServerRejectedError,
@@ -220,3 +223,66 @@ def test_server_info_over_the_wire():
             o.close()
             a.close()
     assert info["server"] == "llama-server" and info["n_ctx"] == 8192 and info["build"] == "b9999-fake"
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_abort_cuts_off_a_request_blocked_on_a_hung_server_at_once(backend):
+    with FakeModelServer([("slow", 60)]) as srv:
+        c = client(backend, srv.url, timeout=30.0)
+        raised: list[BaseException] = []
+
+        def ask() -> None:
+            try:
+                c.complete("p", SCHEMA, temperature=0.0, seed=7)
+            except BaseException as exc:  # noqa: BLE001 - the test reads what the request raised
+                raised.append(exc)
+
+        t = threading.Thread(target=ask)
+        t.start()
+        deadline = time.monotonic() + 10
+        while srv.generations < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        t0 = time.monotonic()
+        c.abort()
+        t.join(timeout=10)
+        elapsed = time.monotonic() - t0
+        c.close()
+    assert not t.is_alive() and elapsed < 2, elapsed
+    assert len(raised) == 1 and isinstance(raised[0], Aborted), raised
+
+
+def test_requests_go_through_the_proxy_the_environment_names(monkeypatch):
+    """A one-shot HTTP proxy on a real socket: the request reaches it in absolute form."""
+    body = json.dumps(FakeModelServer().ollama_body(json.dumps({"faulty": False, "confidence": 0.5}))).encode()
+    seen: list[bytes] = []
+    proxy = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = proxy.accept()
+        with conn:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += conn.recv(65536)
+            seen.append(head.split(b"\r\n", 1)[0])
+            length = int(
+                next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1]
+            )
+            rest = head.split(b"\r\n\r\n", 1)[1]
+            while len(rest) < length:
+                rest += conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
+            conn.sendall(body)
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.getsockname()[1]}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    c = client("ollama", "http://model.invalid:11434")
+    try:
+        comp = c.complete("p", SCHEMA, temperature=0.0, seed=7)
+    finally:
+        c.close()
+        proxy.close()
+    assert seen == [b"POST http://model.invalid:11434/api/generate HTTP/1.1"]
+    assert comp.prompt_tokens == 123

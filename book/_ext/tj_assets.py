@@ -4,13 +4,16 @@
   which jupyter-book registers twice) is written once, so no page logs a redeclaration error.
 * Sphinx decides that a page needs MathJax when the page *or any page in its toctree* has maths, so
   the landing page (whose toctree holds every chapter) loaded 1.2 MB of MathJax for none. Here a
-  page keeps MathJax only when it has maths of its own.
+  page keeps MathJax only when it has maths of its own: the doctree ``html-page-context`` hands
+  over holds a ``math`` or ``math_block`` node (the page's own content; a toctree is only links).
 * ``tj-phone.js`` (``book/_static``) fits wide tables to a phone; see its header.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from docutils import nodes
 
 
 def _key(js: Any) -> tuple[str, str]:
@@ -25,12 +28,18 @@ def _is_mathjax(app, js: Any) -> bool:
     )
 
 
+def has_own_maths(doctree: nodes.Node | None) -> bool:
+    """Whether a page's own doctree holds maths (inline or display); a page made from a template alone has none."""
+    if doctree is None:
+        return False
+    return next(iter(doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))), None) is not None
+
+
 def _page_scripts(app, pagename: str, templatename: str, context: dict, doctree) -> None:
     scripts = context.get("script_files")
     if not scripts:
         return
-    math = app.env.get_domain("math")
-    own_maths = bool(math.data.get("has_equations", {}).get(pagename, False))
+    own_maths = has_own_maths(doctree)
     seen, kept = set(), []
     for js in scripts:
         key = _key(js)

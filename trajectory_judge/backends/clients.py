@@ -60,7 +60,7 @@ from trajectory_judge.backends.llama import LlamaServerExtras
 from trajectory_judge.backends.resilient import RetryingPost
 from trajectory_judge.backends.retry import RateGate, RetryPolicy
 from trajectory_judge.backends.strict import strict_subset
-from trajectory_judge.backends.transport import make_abortable, ollama_fault, openai_fault, token_count
+from trajectory_judge.backends.transport import AbortableTransport, ollama_fault, openai_fault, token_count
 
 
 def server_root(base_url: str) -> str:
@@ -114,8 +114,11 @@ class ModelClient(RetryingPost, abc.ABC):
         self._rng = rng if rng is not None else random.Random()  # jitter only: never touches a verdict
         # the key goes only with generation requests (see _post's ``auth``), never to a server's other endpoints
         self._auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        if transport is None:
+            transport = AbortableTransport()
+        # an injected transport (a test's mock, a caller's own) has no sockets of ours to abort
+        self._abortable = transport if isinstance(transport, AbortableTransport) else None
         self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
-        self._backend = make_abortable(self._http)
         self.gate = RateGate(
             concurrency, clock=lambda: self._clock(), sleep=lambda s: self._sleep(s), on_event=on_event
         )
@@ -149,8 +152,8 @@ class ModelClient(RetryingPost, abc.ABC):
         """Cut off every request in flight, from any thread; later requests raise :class:`Aborted`."""
         self._aborted.set()
         self.gate.close("the run is stopping")
-        if self._backend is not None:
-            self._backend.abort()
+        if self._abortable is not None:
+            self._abortable.abort()
 
     # -- shared plumbing (the retrying POST is in .resilient) --------------------------------
     def _raise_for_client_error(self, r: httpx.Response) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -166,21 +165,40 @@ def confusion_judges(llm: Sequence[str], judges: Sequence[str]) -> list[str]:
     return list(llm) or list(judges)
 
 
-@contextmanager
-def _no_overlap_redraw() -> Iterator[None]:
-    """Skip the draw of the whole figure that seaborn's heatmap makes after each panel, only to see
-    whether its tick labels overlap and turn them: a figure of n panels was drawn n times before it
-    was saved (4 of the 5 s of the appendix's six-panel figure). :func:`confusion_figure` sets the
-    labels' rotation itself; the saved SVG is the same drawing (layout equal to 1e-6 pt)."""
-    from unittest import mock
+def _text_colour(rgba: Any) -> str:
+    """Dark text on a light cell, white on a dark one (WCAG relative luminance above or below 0.408)."""
+    import numpy as np
 
-    import seaborn.matrix
+    rgb = np.asarray(rgba, dtype=float)[:3]
+    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return ".15" if float(linear @ [0.2126, 0.7152, 0.0722]) > 0.408 else "w"
 
-    if not callable(getattr(seaborn.matrix, "_draw_figure", None)):  # another seaborn: draw as it does
-        yield
-        return
-    with mock.patch.object(seaborn.matrix, "_draw_figure", lambda fig: None):
-        yield
+
+def _counts_heatmap(ax: Any, mat: pd.DataFrame, *, row_labels: bool) -> None:
+    """``mat``'s counts as a heatmap on ``ax``: one white-edged cell per count in matplotlib's "Blues",
+    from the smallest count to the largest, each annotated at 9 pt; first row on top, no spines.
+    Drawn with matplotlib alone, so drawing a panel never draws the whole figure (the caller sets
+    the tick labels' rotation)."""
+    import numpy as np
+
+    values = mat.to_numpy(dtype=float)
+    mesh = ax.pcolormesh(
+        values, cmap="Blues", vmin=np.nanmin(values), vmax=np.nanmax(values), linewidths=0.5, edgecolor="white"
+    )
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.set(xlim=(0, values.shape[1]), ylim=(0, values.shape[0]))
+    ax.invert_yaxis()
+    ax.set_xticks(np.arange(values.shape[1]) + 0.5, [str(c) for c in mat.columns])
+    if row_labels:
+        ax.set_yticks(np.arange(values.shape[0]) + 0.5, [str(i) for i in mat.index], va="center")
+    else:
+        ax.set_yticks([])
+    colours = mesh.to_rgba(values)
+    for (row, col), count in np.ndenumerate(mat.to_numpy()):
+        ax.text(
+            col + 0.5, row + 0.5, f"{count:d}", ha="center", va="center", size=9, color=_text_colour(colours[row, col])
+        )
 
 
 @computes
@@ -190,7 +208,6 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     :data:`TYPE_CODES`, spelt out in a key under the panels; the left panels name the rows. Drawn
     narrow enough that every count and label is at least 9 pt at phone width."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     from trajectory_judge.book.render.figures import PHONE_WIDTH_IN
     from trajectory_judge.book.render.style import label
@@ -204,20 +221,7 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
         mat = rep.confusion(j)
         codes.update({c: TYPE_CODES.get(c, label(c)) for c in mat.columns})
         mat = mat.rename(index=label, columns=lambda c: TYPE_CODES.get(c, label(c)))
-        with _no_overlap_redraw():
-            sns.heatmap(
-                mat,
-                annot=True,
-                fmt="d",
-                cmap="Blues",
-                cbar=False,
-                ax=ax,
-                annot_kws={"size": 9},
-                linewidths=0.5,
-                linecolor="white",
-                xticklabels=True,
-                yticklabels=left,
-            )
+        _counts_heatmap(ax, mat, row_labels=left)
         plt.setp(ax.get_yticklabels(), rotation=0)
         letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
         family, _, model = judge_name(j).partition(" \u00b7 ")
