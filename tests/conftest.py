@@ -74,10 +74,8 @@ def pytest_addoption(parser):
     )
 
 
-COLLECTED = pytest.StashKey[list]()
-"""What this session collected, before any marker deselected it (tests/test_tiers.py reads it)."""
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    from tier_collection import COLLECTED
+
     config.stash[COLLECTED] = list(items)

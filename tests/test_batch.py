@@ -177,7 +177,8 @@ def totals(err: str) -> tuple[int, int, int]:
 
     [line] = [ln for ln in err.splitlines() if re.search(r": \d+ answered, \d+ refused by the server", ln)]
     counts = [re.search(p, line) for p in (r"(\d+) answered", r"(\d+) refused", r"(\d+) unanswered")]
-    return tuple(int(m.group(1)) if m else 0 for m in counts)  # type: ignore[return-value]
+    answered, refused, unanswered = (int(m.group(1)) if m else 0 for m in counts)
+    return answered, refused, unanswered
 
 
 @pytest.mark.slow

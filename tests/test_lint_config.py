@@ -95,10 +95,14 @@ def test_a_bare_noqa_is_told_from_one_that_names_its_code():
 
 
 def test_ci_lints_formats_and_type_checks_right_after_the_tests():
-    lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.strip()]
-    commands = [line for line in lines if not line.lstrip().startswith("#")]
-    tests = next(i for i, c in enumerate(commands) if '-e ".[dev]"' in c and "-m pytest" in c)
-    assert commands[tests + 1] == ".venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy"
+    import re
+
+    make = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^make ci$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
+    (ci,) = re.findall(r"^ci: (.*)$", make, re.M)
+    assert ci.split()[:3] == ["test", "lint", "types"]
+    assert "\t$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .\n" in make
+    assert "\ntypes: install\n\t$(VENV)/bin/mypy\n" in make
 
 
 def test_ruff_and_mypy_are_pinned_exactly_in_the_dev_extra():

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import FunctionType
 
 import pytest
-from conftest import COLLECTED
+from tier_collection import COLLECTED
 
 ROOT = Path(__file__).resolve().parents[1]
 MAKEFILE = ROOT / "Makefile"
