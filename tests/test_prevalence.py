@@ -8,54 +8,199 @@ import math
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.prevalence import estimate_prevalence
+from trajectory_judge.analysis.prevalence import clipping_text, estimate_prevalence, rogan_gladen, summary_lines
 from trajectory_judge.cli import main
-from trajectory_judge.models import FAILURE_TYPES, design_cell
+from trajectory_judge.models import FAILURE_TYPES
 
 
 def _calibration(detected: int, faults: int, false_alarms: int, clean: int):
     truth = [True] * faults + [False] * clean
     flags = [i < detected for i in range(faults)] + [i < false_alarms for i in range(clean)]
-    strata = ["fault"] * faults + ["clean"] * clean
-    return truth, flags, strata
+    return truth, flags
 
 
 def test_rogan_gladen_inverts_the_flag_rate_by_sensitivity_and_specificity():
     # closed form: se 0.8, sp 0.9, flag rate 0.38 -> (0.38 + 0.9 - 1) / (0.8 + 0.9 - 1) = 0.4
-    truth, flags, strata = _calibration(80, 100, 10, 100)
-    p = estimate_prevalence(truth, flags, strata, [True] * 38 + [False] * 62, resamples=500)
+    truth, flags = _calibration(80, 100, 10, 100)
+    p = estimate_prevalence(truth, flags, [True] * 38 + [False] * 62, resamples=500)
     assert math.isclose(p.sensitivity.estimate, 0.8) and math.isclose(p.specificity.estimate, 0.9)
-    assert math.isclose(p.flag_rate.estimate, 0.38)
-    assert math.isclose(p.rogan_gladen.estimate, 0.4) and not p.rogan_gladen.clipped
-    assert p.rogan_gladen.low < 0.4 < p.rogan_gladen.high
+    assert math.isclose(p.flag_rate.estimate, 0.38) and math.isclose(p.informedness.estimate, 0.7)
+    rg = p.rogan_gladen
+    assert rg.status == "estimated" and math.isclose(rg.estimate, 0.4) and not rg.clipped
+    assert rg.low < 0.4 < rg.high and rg.undefined_replicates == 0 and p.warnings == ()
 
 
-def test_estimate_below_the_false_alarm_rate_is_clipped_to_zero_and_says_so():
-    truth, flags, strata = _calibration(80, 100, 10, 100)
-    p = estimate_prevalence(truth, flags, strata, [True] * 5 + [False] * 95, resamples=500)
-    assert p.rogan_gladen.raw < 0 and p.rogan_gladen.estimate == 0.0 and p.rogan_gladen.clipped
-    assert p.rogan_gladen.low == 0.0
+def test_proportions_carry_the_jeffreys_interval_also_at_zero_events():
+    # Brown, Cai and DasGupta (2001): Beta(x + 1/2, n - x + 1/2) quantiles, upper bound 1 at x = n;
+    # 12 of 12 clean runs unflagged is a specificity known to (0.81, 1), not exactly 1
+    from scipy.stats import beta
+
+    truth, flags = _calibration(30, 36, 0, 12)
+    p = estimate_prevalence(truth, flags, [True] * 30 + [False] * 70, resamples=500)
+    assert p.specificity.estimate == 1.0 and p.specificity.high == 1.0
+    assert p.specificity.low == pytest.approx(beta.ppf(0.025, 12.5, 0.5)) and p.specificity.low < 0.85
+    assert p.sensitivity.low == pytest.approx(beta.ppf(0.025, 30.5, 6.5))
+    assert any("only 12 clean calibration runs" in w for w in p.warnings)
+    assert any("only 36 faulty calibration runs" in w for w in p.warnings)
+    # the false-alarm rate is drawn above 0, so the interval reaches below the point at sp = 1: 0.3 / (30/36)
+    assert p.rogan_gladen.low < 0.3 / (30 / 36) - 0.05
 
 
-def test_refuses_a_judge_whose_sensitivity_plus_specificity_is_at_most_one():
-    truth, flags, strata = _calibration(50, 100, 50, 100)  # se 0.5 + sp 0.5 = 1
-    with pytest.raises(ValueError, match=r"sensitivity 0\.500 and specificity 0\.500"):
-        estimate_prevalence(truth, flags, strata, [True, False], resamples=100)
+def test_a_point_below_zero_within_sampling_error_is_clipped_and_says_point_and_bound():
+    # (0.05 - 0.1) / 0.7 = -0.071, but the interval reaches into [0, 1]
+    truth, flags = _calibration(80, 100, 10, 100)
+    p = estimate_prevalence(truth, flags, [True] * 5 + [False] * 95, resamples=2000)
+    rg = p.rogan_gladen
+    assert rg.status == "estimated" and rg.raw == pytest.approx(-0.05 / 0.7) and rg.estimate == 0.0
+    assert rg.clipped_parts == ("estimate", "low") and rg.low == 0.0 and rg.high == rg.raw_high > 0
+    text = clipping_text(rg)
+    assert text.startswith("clipped to [0, 1]: the point from \u22120.071 to 0.000 and the lower bound from \u2212")
 
 
-def test_ppi_corrects_the_unlabelled_flag_rate_by_the_labelled_residual():
-    # closed form: unlabelled flag rate 6/10 = 0.6; on 4 labelled, mean(label - flag) = (1 - 0 + 0 - 1 + 1 - 0 + 0 - 0) / 4 = 0.25
-    truth, cflags, strata = _calibration(80, 100, 10, 100)
+def test_a_clipped_bound_alone_is_named_and_the_point_said_unclipped():
+    truth, flags = _calibration(80, 100, 10, 100)
+    p = estimate_prevalence(truth, flags, [True] * 13 + [False] * 87, resamples=2000)  # (0.13 - 0.1) / 0.7 = 0.043
+    rg = p.rogan_gladen
+    assert rg.clipped_parts == ("low",) and rg.estimate == pytest.approx(0.03 / 0.7)
+    assert clipping_text(rg).endswith(f"(the point, {rg.estimate:.3f}, was not clipped)")
+    assert "clipped to [0, 1]: the lower bound from" in "\n".join(summary_lines(p, "cal", "mine"))
+
+
+def test_an_interval_wholly_outside_zero_to_one_says_the_transfer_fails_and_gives_none():
+    # the book's organic case: 200 of 300 faults, no false alarm in 100, 57 of 60 flagged: 0.95 / (2/3) = 1.425
+    truth, flags = _calibration(200, 300, 0, 100)
+    p = estimate_prevalence(truth, flags, [True] * 57 + [False] * 3, resamples=2000)
+    rg = p.rogan_gladen
+    assert rg.status == "transfer fails" and rg.raw == pytest.approx(1.425) and rg.raw_low > 1
+    assert rg.estimate is None and rg.low is None and rg.high is None
+    text = "\n".join(summary_lines(p, "cal", "mine"))
+    assert "transfer fails: the correction gives 1.425" in text and "lies above 1" in text
+    assert "so no interval is given" in text and "clipped" not in text
+
+
+def test_a_judge_with_sensitivity_plus_specificity_one_is_uninformative_not_a_point():
+    truth, flags = _calibration(50, 100, 50, 100)  # se 0.5 + sp 0.5 = 1
+    p = estimate_prevalence(truth, flags, [True, False], resamples=500)
+    rg = p.rogan_gladen
+    assert rg.status == "uninformative" and (rg.estimate, rg.low, rg.high, rg.raw) == (None, 0.0, 1.0, None)
+    line = next(ln for ln in summary_lines(p, "cal", "mine") if "fault rate" in ln and "uninformative" in ln)
+    assert "uninformative: [0, 1]" in line and "not above 0 at 95% confidence" in line
+
+
+def test_a_coin_flip_judge_is_uninformative_in_every_one_of_20_seeded_draws():
+    # se = sp = 0.5 exactly on 400 calibration runs (300 faulty, 100 clean), 300 traces at a true rate of 0.3
+    truth, flags = _calibration(150, 300, 50, 100)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        is_fault = rng.random(300) < 0.3
+        user = rng.random(300) < np.where(is_fault, 0.5, 1 - 0.5)  # caught at se, falsely flagged at 1 - sp
+        rg = estimate_prevalence(truth, flags, user, resamples=500, seed=seed).rogan_gladen
+        assert rg.status == "uninformative" and (rg.low, rg.high) == (0.0, 1.0), seed
+
+
+def test_a_coin_flip_judge_drawn_afresh_gets_an_interval_in_at_most_its_share_alpha_over_2():
+    # se = sp = 0.5 in truth, each calibration set drawn afresh: its observed informedness is positive by chance
+    # about half the time, yet its lower bound is above 0 only in about alpha / 2 = 2.5% of draws (the point
+    # rule printed an interval in 32 of 300); 300 draws: expect 7.5, standard deviation 2.7; accept up to 15
+    rng = np.random.default_rng(2026)
+    informative = 0
+    for _ in range(300):
+        truth = np.r_[np.ones(300, bool), np.zeros(100, bool)]
+        cflags, user = rng.random(400) < 0.5, rng.random(300) < 0.5
+        p = estimate_prevalence(truth, cflags, user, resamples=500, seed=int(rng.integers(1 << 31)))
+        informative += p.rogan_gladen.status != "uninformative"
+    assert informative <= 15, informative
+
+
+def test_replicates_without_an_estimate_are_counted_at_both_ends_never_dropped():
+    # informedness 0.3 on 40 faults and 40 clean runs (standard error about 0.1): a few replicates fall at or
+    # below 0, fewer than 2.5%
+    truth, flags = _calibration(28, 40, 16, 40)
+    p = estimate_prevalence(truth, flags, [True] * 60 + [False] * 40, resamples=4000, seed=3)
+    rg = p.rogan_gladen
+    assert rg.status == "estimated" and 0 < rg.undefined_replicates < 100
+    # reference: the same draws in the same order, the undefined ones as -inf / +inf (a slow loop)
+    gen = np.random.default_rng(3)
+    se, fa, q = gen.beta(28.5, 12.5, 4000), gen.beta(16.5, 24.5, 4000), gen.beta(60.5, 40.5, 4000)
+    low = [-math.inf if s <= f else (x - f) / (s - f) for s, f, x in zip(se, fa, q)]
+    high = [math.inf if s <= f else (x - f) / (s - f) for s, f, x in zip(se, fa, q)]
+    assert rg.raw_low == np.quantile(low, 0.025, method="inverted_cdf")
+    assert rg.raw_high == np.quantile(high, 0.975, method="inverted_cdf")
+    kept = [v for v in low if math.isfinite(v)]
+    assert rg.raw_low < np.quantile(kept, 0.025, method="inverted_cdf")  # dropping them would have narrowed it
+    assert any(f"{rg.undefined_replicates} of 4000 replicates" in w and "none is left out" in w for w in p.warnings)
+
+
+def test_ppi_plus_plus_sits_beside_the_labels_alone():
+    # closed form at lam = 0 (the labels alone): 4 labelled, labels 1, 0, 1, 0 -> 0.5
+    truth, cflags = _calibration(80, 100, 10, 100)
     flags = [True] * 6 + [False] * 4 + [False, True, False, False]
     labels = [None] * 10 + [True, False, True, False]
-    p = estimate_prevalence(truth, cflags, strata, flags, labels=labels, resamples=500)
-    assert p.ppi is not None and p.labelled == 4
-    assert math.isclose(p.ppi.raw, 0.85)
+    p = estimate_prevalence(truth, cflags, flags, labels=labels, resamples=500)
+    assert p.ppi is not None and p.classical is not None and p.labelled == 4 and p.ppi_lambda is not None
+    assert p.classical.estimator == "classical" and math.isclose(p.classical.raw or 0, 0.5)
+    # lam = 0 here (label and flag uncorrelated on the labelled four): PPI++ is then the labels alone
+    assert p.ppi_lambda == 0.0 and p.ppi.raw == p.classical.raw and p.ppi.estimator == "ppi++"
+    assert any("only 4 labelled traces" in w for w in p.warnings)
+    assert {"flag rate", "informedness", "fault rate (ppi++)", "fault rate (labels alone)"} <= set(p.to_frame().index)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"labels": [True] * 3}, "every trace is labelled"),
+        ({"labels": [True, None, None]}, "label at least two"),
+        ({"labels": [True, None]}, "one entry"),
+    ],
+)
+def test_bad_labels_are_refused_with_the_reason(kwargs, match):
+    truth, flags = _calibration(8, 10, 1, 10)
+    with pytest.raises(ValueError, match=match):
+        estimate_prevalence(truth, flags, [True, False, True], resamples=50, **kwargs)
+
+
+def test_a_calibration_set_without_clean_runs_is_refused():
+    with pytest.raises(ValueError, match="both faulty and clean"):
+        estimate_prevalence([True, True], [True, False], [True], resamples=50)
+
+
+# --- coverage ---------------------------------------------------------------------------------------------------
+def _grid_coverage(rate: float, se: float, sp: float, faults: int, clean: int, draws: int, seed: int) -> float:
+    """Share of ``draws`` whose 95% interval holds ``rate``: each draw a fresh calibration set (``faults`` and
+    ``clean`` runs, flagged with probability ``se`` and ``1 - sp``) and 300 traces at ``rate``; an uninformative
+    result ([0, 1]) holds it, a failed transfer (no interval) does not."""
+    rng = np.random.default_rng(seed)
+    covered = 0
+    for _ in range(draws):
+        detected, false_alarms = rng.binomial(faults, se), rng.binomial(clean, 1 - sp)
+        flagged = rng.binomial(300, rate * se + (1 - rate) * (1 - sp))
+        rg, _ = rogan_gladen(
+            detected, faults, false_alarms, clean, flagged, 300, resamples=500, rng=int(rng.integers(1 << 31))
+        )
+        covered += rg.low is not None and rg.high is not None and rg.low <= rate <= rg.high
+    return covered / draws
+
+
+GRID = [
+    (rate, se, sp, faults, clean)
+    for faults, clean in ((36, 12), (300, 100))
+    for se, sp in ((0.9, 0.9), (0.67, 0.95))
+    for rate in (0.05, 0.3, 0.7)
+]
+
+
+@pytest.mark.slow  # about half a minute
+@pytest.mark.parametrize(("rate", "se", "sp", "faults", "clean"), GRID)
+def test_interval_covers_at_least_93_percent_in_every_cell_of_the_grid(rate, se, sp, faults, clean):
+    # 2000 draws per cell: the coverage estimate's standard error at 0.95 is 0.005, so 0.93 is 4 of them below;
+    # measured 0.937-0.973 (the 48-run sets conservative, 0.948-0.973; the 400-run ones near nominal, 0.937-0.954)
+    coverage = _grid_coverage(rate, se, sp, faults, clean, draws=2000, seed=int(1000 * rate) + faults)
+    assert coverage >= 0.93, coverage
 
 
 def _pool():
-    """The testbed's trajectories (a larger draw than the judged set: 200 clean, 100 of each type), their design
-    cells, their kind (clean or the failure type) and the rule engine's flags on them."""
+    """The testbed's trajectories (a larger draw than the judged set: 200 clean, 100 of each type), the rule
+    engine's flags on them and their kind (clean or the failure type)."""
     from trajectory_judge.judges.programmatic import ProgrammaticJudge
     from trajectory_judge.testbed.dataset import generate
 
@@ -64,7 +209,6 @@ def _pool():
     return (
         np.asarray([t.label.faulty for t in trajs]),
         np.asarray([judge.judge(t).faulty for t in trajs]),
-        [design_cell(t.label) for t in trajs],
         np.asarray([t.label.failure_type or "clean" for t in trajs]),
     )
 
@@ -73,7 +217,7 @@ def _coverage(draws: int, resamples: int, rate: float = 0.3, noise: float = 0.1,
     """Share of ``draws`` in which the 95% interval holds ``rate``. Each draw: a fresh calibration set from the
     testbed (50 clean, 25 of each type), 300 traces each faulty with probability ``rate``, and the rule engine as
     the judge with every flag flipped with probability ``noise`` (so neither sensitivity nor specificity is 1)."""
-    truth, rules, cells, kinds = _pool()
+    truth, rules, kinds = _pool()
     rng = np.random.default_rng(seed)
     faulty_rows, clean_rows = np.flatnonzero(truth), np.flatnonzero(~truth)
     covered = 0
@@ -90,12 +234,12 @@ def _coverage(draws: int, resamples: int, rate: float = 0.3, noise: float = 0.1,
         p = estimate_prevalence(
             truth[cal],
             flags[cal],
-            [cells[j] for j in cal],
             flags[user],
             resamples=resamples,
             seed=int(rng.integers(1 << 31)),
         )
-        covered += p.rogan_gladen.low <= rate <= p.rogan_gladen.high
+        rg = p.rogan_gladen
+        covered += rg.low is not None and rg.high is not None and rg.low <= rate <= rg.high
     return covered / draws
 
 
@@ -146,7 +290,8 @@ def test_prevalence_command_writes_estimate_low_high_and_its_inputs(tmp_path, ca
     )
     assert code == 0
     record = json.loads(out.read_text())
-    assert {"estimate", "low", "high", "clipped", "sensitivity", "specificity", "inputs", "assumes"} <= set(record)
+    assert {"estimate", "low", "high", "clipped", "status", "sensitivity", "specificity", "informedness"} <= set(record)
+    assert {"inputs", "assumes", "warnings"} <= set(record) and record["status"] == "estimated"
     # the rule engine on the planted set: 200 of 300 faults, no false alarm; 0.5 / (2/3) = 0.75
     assert math.isclose(record["estimate"], 0.75) and record["sensitivity"]["successes"] == 200
     text = capsys.readouterr().out
@@ -178,9 +323,12 @@ def test_prevalence_with_labels_adds_the_prediction_powered_estimate(tmp_path, c
         ]
     )
     record = json.loads(out.read_text())
-    # unlabelled flag rate 19/38 = 0.5; labelled residuals (1 - 1) and (1 - 0): mean 0.5; PPI 1.0
-    assert record["labelled"] == 2 and math.isclose(record["ppi"]["raw"], 19 / 38 + 0.5)
-    assert "PPI" in capsys.readouterr().out
+    # both labels faulty, so they do not covary with the flags: lam = 0 and PPI++ is the labels' own 2 of 2,
+    # with its exact interval (Clopper-Pearson at 2 of 2: 0.025 ** (1/2))
+    assert record["labelled"] == 2 and record["ppi_lambda"] == 0 and record["ppi"]["raw"] == 1.0
+    assert record["classical"]["method"] == "clopper-pearson" and math.isclose(record["classical"]["low"], 0.025**0.5)
+    text = capsys.readouterr().out
+    assert "fault rate (PPI++)" in text and "lambda 0.00" in text and "the 2 labels alone" in text
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ MARKS: dict[str, str] = {
         "structural: the judge's verdicts are constant within every design cell, as the rule engine's are, "
         "so the design-conditioned bootstrap cannot vary the value and no interval is given"
     ),
-    DAGGER: "exact Clopper\u2013Pearson interval (the estimate is 0 or 1, where the bootstrap cannot spread)",
+    DAGGER: "exact Clopper\u2013Pearson interval (the estimate is 0 or 1, where a bootstrap or normal interval cannot spread)",
     ZERO_WIDTH: (
         "the bootstrap interval has zero width: for this metric every design cell is all-or-none, "
         "so resampling within cells cannot move the estimate; it is not a measure of certainty"

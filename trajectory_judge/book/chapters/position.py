@@ -16,8 +16,16 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.position import Counterfactual, GroupRecall
-from trajectory_judge.analysis.prevalence import ASSUMPTION, PPI_ASSUMPTION, Prevalence
-from trajectory_judge.book.render.style import format_interval, judge_name, list_text, source_name
+from trajectory_judge.analysis.prevalence import (
+    ASSUMPTION,
+    PPI_ASSUMPTION,
+    TRANSFER_FAILS,
+    UNINFORMATIVE,
+    Corrected,
+    Prevalence,
+    clipping_text,
+)
+from trajectory_judge.book.render.style import MISSING, format_interval, judge_name, list_text, source_name
 from trajectory_judge.provenance.computed import computes
 
 AXIS_HEAD = {"position": "Step", "length": "Steps"}
@@ -134,7 +142,15 @@ def counterfactual_sentence(cfs: Sequence[Counterfactual]) -> str:
 
 @computes
 def prevalence_table(p: Prevalence, true_rate: float | None = None, true_n: int | None = None) -> pd.DataFrame:
-    """The inputs and the estimates of ``prevalence``, each value with its interval and what it counts."""
+    """The inputs and the estimates of ``prevalence``, each value with its interval and what it counts; a
+    Rogan–Gladen estimate without an interval (or without a point) says why in its counts."""
+    rg = p.rogan_gladen
+    if rg.status == UNINFORMATIVE:
+        rg_row = ("[0, 1]", "uninformative: sensitivity + specificity − 1 may be 0")
+    elif rg.status == TRANSFER_FAILS:
+        rg_row = (MISSING, f"no interval: the transfer fails ({_signed(rg.raw)}, its whole interval beyond [0, 1])")
+    else:
+        rg_row = (_rate_cell(rg), clipping_text(rg))
     rows = {
         "Flag rate on the episodes": (_rate_cell(p.flag_rate), f"{p.flag_rate.successes} of {p.flag_rate.n}"),
         "Sensitivity on the planted set": (
@@ -145,20 +161,27 @@ def prevalence_table(p: Prevalence, true_rate: float | None = None, true_n: int 
             _rate_cell(p.specificity),
             f"{p.specificity.successes} of {p.specificity.n}",
         ),
-        "Fault rate, Rogan–Gladen": (
-            _rate_cell(p.rogan_gladen),
-            f"clipped from {p.rogan_gladen.raw:.3f}" if p.rogan_gladen.clipped else "",
-        ),
+        "Sensitivity + specificity − 1": (_rate_cell(p.informedness), "what the correction divides by"),
+        "Fault rate, Rogan–Gladen": rg_row,
     }
-    if p.ppi is not None:
-        rows["Fault rate, prediction-powered"] = (_rate_cell(p.ppi), f"{p.labelled} labelled episodes")
+    if p.ppi is not None and p.classical is not None:
+        rows["Fault rate, PPI++"] = (
+            _rate_cell(p.ppi),
+            f"{p.labelled} labelled episodes, flags weighted {p.ppi_lambda:.2f}",
+        )
+        rows["Fault rate, the labelled episodes alone"] = (_rate_cell(p.classical), f"{p.labelled} labelled episodes")
     if true_rate is not None:
         rows["Labelled fault rate (checker or outcome)"] = (f"{true_rate:.3f}", f"of {true_n}")
     return pd.DataFrame(rows, index=["Value (95% interval)", "Counts"]).T.rename_axis("Quantity")
 
 
-def _rate_cell(r) -> str:
-    return format_interval(r.estimate, r.low, r.high, "bootstrap")
+def _rate_cell(r: Any) -> str:
+    return format_interval(r.estimate, r.low, r.high, r.method)
+
+
+def _signed(x: float | None, decimals: int = 3) -> str:
+    """A value (three decimals) or a bound (two) with a true minus sign, as the book writes them."""
+    return MISSING if x is None else f"{x:.{decimals}f}".replace("-", "\u2212")
 
 
 def sample_labels(faulty: Sequence[bool], k: int, seed: int = 7) -> list[bool | None]:
@@ -167,28 +190,48 @@ def sample_labels(faulty: Sequence[bool], k: int, seed: int = 7) -> list[bool | 
     return [bool(f) if i in keep else None for i, f in enumerate(faulty)]
 
 
+def _rg_sentence(rg: Corrected) -> str:
+    """What the Rogan–Gladen correction gives, in words: its interval, or why there is none."""
+    if rg.status == UNINFORMATIVE:
+        return (
+            "Its sensitivity plus specificity is not above 1 at 95% confidence, so its flags may carry nothing to "
+            "invert: the correction says only that the rate is somewhere in [0, 1]."
+        )
+    if rg.status == TRANSFER_FAILS and rg.raw is not None and rg.raw_low is not None and rg.raw_high is not None:
+        side = "above 1, more than every episode being faulty" if rg.raw > 1 else "below 0, fewer than none"
+        return (
+            f"The correction gives {_signed(rg.raw)}, and its whole 95% interval before clipping "
+            f"({_signed(rg.raw_low, 2)} to {_signed(rg.raw_high, 2)}) lies {side}: no fault rate is consistent with "
+            "these flags and the planted set's error rates, so the judge's error rates there do not hold on the "
+            "episodes, and no interval is given."
+        )
+    clip = f" ({clipping_text(rg)})" if rg.clipped else ""
+    return f"The correction gives {_rate_cell(rg)}{clip}."
+
+
 def prevalence_sentences(p: Prevalence, true_rate: float) -> dict[str, str]:
     """The prose of the prevalence section, from its numbers."""
-    rg = p.rogan_gladen
-    clip = (
-        f"The correction gives {rg.raw:.3f}, more than every episode being faulty, so it is clipped to "
-        f"{rg.estimate:.3f}: the sign that its assumption fails here."
-        if rg.clipped
-        else f"The correction gives {_rate_cell(rg)}."
-    )
     out = {
         "prev_rg": (
             f"The rule engine flags {p.flag_rate.successes} of the {p.flag_rate.n} organic episodes. On the planted "
             f"set it catches {p.sensitivity.successes} of {p.sensitivity.n} faults (sensitivity "
-            f"{p.sensitivity.estimate:.3f}) and flags {p.specificity.n - p.specificity.successes} of "
-            f"{p.specificity.n} clean runs. {clip} The episodes' own labels give {true_rate:.3f}."
+            f"{_rate_cell(p.sensitivity)}) and flags {p.specificity.n - p.specificity.successes} of "
+            f"{p.specificity.n} clean runs (specificity {_rate_cell(p.specificity)}). {_rg_sentence(p.rogan_gladen)} "
+            f"The episodes' own labels give {true_rate:.3f}."
         ),
         "prev_assumption": f"It assumes what the command prints: {ASSUMPTION}.",
     }
-    if p.ppi is not None:
+    if p.ppi is not None and p.classical is not None:
+        lam = p.ppi_lambda or 0.0
+        weight = (
+            "gives the flags no weight, as they do not covary with the labels there, so it is the labels' own estimate"
+            if lam == 0
+            else f"gives the flags a weight of {lam:.2f}"
+        )
         out["prev_ppi"] = (
-            f"With {p.labelled} of the episodes labelled at random, prediction-powered inference gives "
-            f"{_rate_cell(p.ppi)}, which assumes only that {PPI_ASSUMPTION}."
+            f"With {p.labelled} of the episodes labelled at random, power-tuned prediction-powered inference (PPI++) "
+            f"gives {_rate_cell(p.ppi)}; it {weight} (the labels alone: {_rate_cell(p.classical)}), and it assumes "
+            f"only that {PPI_ASSUMPTION}."
         )
     return out
 
@@ -203,12 +246,17 @@ def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: f
         return f"{judge_name(c.judge)} ranges from {lo:.3f} to {hi:.3f} (Cochran's Q p = {c.cochran_p:.3f})"
 
     tests = "; ".join(span(c) for c in cfs)
-    ppi = f", and prediction-powered inference from {p.labelled} labels {_rate_cell(p.ppi)}" if p.ppi else ""
+    ppi = f", and PPI++ from {p.labelled} labels gives {_rate_cell(p.ppi)}" if p.ppi else ""
     rg = p.rogan_gladen
+    if rg.status == UNINFORMATIVE:
+        corrected = "say nothing beyond [0, 1] (the judge may be uninformative)"
+    elif rg.status == TRANSFER_FAILS:
+        corrected = f"give {_signed(rg.raw)}, outside [0, 1] beyond sampling error, so the correction does not transfer"
+    else:
+        corrected = f"give {_rate_cell(rg)}" + (f" ({clipping_text(rg)})" if rg.clipped else "")
     return (
         f"On the counterfactual set, {tests}. On the organic episodes, whose labels give "
-        f"{true_rate:.3f}, the rule engine's flags corrected by its accuracy on the planted set give "
-        f"{rg.raw:.3f}" + (f", clipped to {rg.estimate:.3f}" if rg.clipped else "") + ppi + "."
+        f"{true_rate:.3f}, the rule engine's flags corrected by its accuracy on the planted set {corrected}" + ppi + "."
     )
 
 
