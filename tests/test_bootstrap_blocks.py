@@ -82,7 +82,7 @@ def test_draws_stay_inside_their_stratum_and_keep_its_size():
 
 def test_blocks_hold_a_bounded_number_of_weights_and_any_batch():
     assert block_bounds(400, 300) == [(0, 300)]
-    assert block_bounds(400, 10_000)[:2] == [(0, 1024), (1024, 2048)]  # BLOCK_REPLICATES
+    assert block_bounds(400, 10_000)[:2] == [(0, 2048), (2048, 4096)]  # BLOCK_REPLICATES
     assert block_bounds(100_000, 10_000)[:2] == [(0, 83), (83, 166)]  # 2**23 / 100,000
     assert block_bounds(10, 600, batch=7)[-1] == (595, 600)
 

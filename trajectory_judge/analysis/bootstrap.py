@@ -180,15 +180,25 @@ def stratified_draws(
 
 
 def _chunk_weights(
-    groups: Sequence[np.ndarray], n: int, root: np.random.SeedSequence, chunk: int, rows: int
+    groups: Sequence[np.ndarray],
+    n: int,
+    root: np.random.SeedSequence,
+    chunk: int,
+    rows: int,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The multiplicities of one chunk's replicates, ``(rows, n)``, one stratum's draws held at a time."""
-    w = np.zeros((rows, n))
+    """The multiplicities of one chunk's replicates, ``(rows, n)`` (into ``out`` if given), one stratum's draws
+    held at a time."""
+    w = np.zeros((rows, n)) if out is None else out
     offset = np.arange(rows)[:, None]
     for members, d in zip(groups, _chunk_draws(groups, root, chunk, rows)):
         k = len(members)
         d += offset * k  # in place: each replicate's draws, offset to its own row
-        w[:, members] = np.bincount(d.ravel(), minlength=rows * k).reshape(rows, k)
+        counts = np.bincount(d.ravel(), minlength=rows * k).reshape(rows, k)
+        if members[-1] - members[0] == k - 1:  # the stratum's rows are contiguous: a slice, not a scatter
+            w[:, members[0] : members[0] + k] = counts
+        else:
+            w[:, members] = counts
     return w
 
 
@@ -196,7 +206,7 @@ BLOCK_ELEMENTS = 1 << 23
 """Weights held at once when resampling in blocks: a block of replicates holds at most about this many
 (64 MB of float64 weights), whatever ``resamples``."""
 
-BLOCK_REPLICATES = 1024
+BLOCK_REPLICATES = 2048
 """Replicates of a block at most: more only makes the block's arrays outgrow the processor's caches."""
 
 
@@ -226,6 +236,9 @@ def block_weights(
         w = np.empty((stop - start, n))
         for c in range(start // CHUNK, (stop - 1) // CHUNK + 1):
             lo, hi = c * CHUNK, min((c + 1) * CHUNK, resamples)
+            if start <= lo and hi <= stop:  # the whole chunk in this block: counted in place
+                _chunk_weights(groups, n, root, c, hi - lo, out=w[lo - start : hi - start])
+                continue
             if held is None or held[0] != c:
                 held = None  # before the next chunk's, so that one chunk is held at a time
                 held = (c, _chunk_weights(groups, n, root, c, hi - lo))
@@ -332,6 +345,8 @@ class ColumnSums:
     """Per further limb, in order: the distinct columns that have it, its columns in ``limbs`` and its scale."""
     inverse: np.ndarray = field(repr=False)
     """For each column of ``data``, its distinct column."""
+    scaled: np.ndarray = field(repr=False)
+    """The distinct columns whose leading limb is worth another power of two than 1."""
 
     @classmethod
     def of(cls, data: np.ndarray) -> ColumnSums:
@@ -362,13 +377,15 @@ class ColumnSums:
             )
             cols.append(np.column_stack([limb for _, limb in at]))
             width += len(at)
-        return cls(np.hstack(cols), scale, tuple(rest), inverse)
+        return cls(np.hstack(cols), scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0))
 
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         """``(B, n)`` integer weights -> ``(B, k)`` column sums."""
         p = weights @ self.limbs  # integers below 2**53 throughout: exact in any order
-        s = p[:, : len(self.scale)] * self.scale  # a power of two: exact
-        for cols, at, scale in self.rest:
+        s = p[:, : len(self.scale)]  # the integer columns' sums as they are
+        scaled = self.scaled
+        s[:, scaled] = s[:, scaled] * self.scale[scaled]  # a power of two: exact
+        for cols, at, scale in self.rest:  # a float column's further limbs, most significant first
             s[:, cols] = s[:, cols] + p[:, at] * scale
         return s[:, self.inverse]
 
@@ -480,6 +497,10 @@ def bootstrap_families(
             f"data must be 2-D (rows, columns) arrays of equal rows, got shapes {[d.shape for d in datas]}"
         )
     data, strata, gen = _validate(np.hstack(datas), strata, resamples, confidence_level, batch, rng)
+    # rows grouped by stratum, in the order the draws take them: each replicate's weights are the same
+    # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
+    rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)
+    data, strata = data[rows], strata[rows]
     edges = np.cumsum([0, *(d.shape[1] for d in datas)])
     cols = [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
     sums = ColumnSums.of(data)
