@@ -1,13 +1,17 @@
-"""The bootstrap resamples in blocks: the same draws as drawing every replicate at once, bounded memory.
+"""The bootstrap's numbers do not depend on the block size or on BLAS: fixed child streams per chunk of
+replicates, and exact sums (:mod:`trajectory_judge.analysis.bootstrap`).
 
-The intervals at 400 and 4,000 trajectories (five Python judges, B = 300, seed 7) were recorded in
-``tests/snapshots/scale_intervals.json`` by the implementation that drew every replicate up front.
+The intervals at 400 and 4,000 trajectories (five Python judges, B = 300, seed 7) are recorded in
+``tests/snapshots/scale_intervals.json``, written by this implementation with one block of every replicate.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 
@@ -16,22 +20,24 @@ import pytest
 from scale_judges import judge_all
 
 from trajectory_judge.analysis.bootstrap import (
+    CHUNK,
+    ColumnSums,
     block_bounds,
-    block_draws,
     block_weights,
     bootstrap,
+    chunk_generator,
     count_weights,
-    distinct_columns,
-    draw_weights,
-    replicate_sums,
+    ordered_sum,
+    replicate_root,
     stratified_draws,
     stratified_indices,
 )
 from trajectory_judge.analysis.plan import make_plan, run_bootstrap
-from trajectory_judge.models import DESIGN_CELLS
 from trajectory_judge.testbed.dataset import build_dataset
 
+ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((Path(__file__).parent / "snapshots" / "scale_intervals.json").read_text())
+STRATA = ["b", "a", "a", "c", "b", "a", "c", "c", "c", "d"]  # "d" has one row
 
 
 @pytest.fixture(scope="module")
@@ -44,50 +50,41 @@ def plans():
     return out
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 1000, 100_000])
-def test_splitting_one_integers_call_into_several_gives_the_same_numbers_and_state(k):
-    whole = np.random.default_rng(11)
-    once = whole.integers(0, k, size=(40, k)) if k < 1000 else whole.integers(0, k, size=5 * k + 3)
-    split = np.random.default_rng(11)
-    rows = once.reshape(-1) if once.ndim == 1 else once
-    cuts = (0, 1, 4, 17, len(rows)) if once.ndim == 2 else (0, 1, 3, k, 5 * k + 3)
-    parts = [split.integers(0, k, size=(b - a, k) if once.ndim == 2 else b - a) for a, b in zip(cuts, cuts[1:])]
-    assert np.array_equal(np.concatenate(parts), once)
-    assert split.bit_generator.state == whole.bit_generator.state
+def test_a_chunks_stream_is_the_spawned_child_of_the_root_drawn_from_the_generator():
+    root = replicate_root(np.random.default_rng(3))
+    assert root.entropy == replicate_root(np.random.default_rng(3)).entropy
+    for c in (0, 1, 5):
+        spawned = np.random.Generator(np.random.PCG64(replicate_root(np.random.default_rng(3)).spawn(c + 1)[c]))
+        assert np.array_equal(chunk_generator(root, c).integers(0, 1000, 50), spawned.integers(0, 1000, 50))
 
 
-@pytest.mark.parametrize("batch", [1, 256, 300, 512, None])
-def test_block_draws_are_the_draws_made_at_once_and_leave_the_generator_where_they_do(batch):
-    strata = ["b", "a", "a", "c", "b", "a", "c", "c", "c", "d"]  # "d" has one row
-    at_once = np.random.default_rng(4)
-    full = stratified_draws(strata, resamples=1300, rng=at_once, order=["c"])
-    blocked = np.random.default_rng(4)
+def test_a_replicates_draws_do_not_depend_on_how_many_replicates_are_drawn():
+    few = stratified_indices(STRATA, resamples=70, rng=np.random.default_rng(4), order=["c"])
+    many = stratified_indices(STRATA, resamples=3 * CHUNK + 5, rng=np.random.default_rng(4), order=["c"])
+    assert np.array_equal(few, many[:70])
+
+
+@pytest.mark.parametrize("batch", [1, 7, CHUNK, 700, None])
+def test_block_weights_are_the_counts_of_the_index_matrix_at_any_block_size(batch):
+    idx = stratified_indices(STRATA, resamples=1300, rng=np.random.default_rng(5), order=["c"])
+    whole = count_weights(idx, len(STRATA))
     seen = 0
-    for start, stop, draws in block_draws(strata, resamples=1300, rng=blocked, order=["c"], batch=batch):
-        assert start == seen
-        for (members, d), (m_full, d_full) in zip(draws, full, strict=True):
-            assert np.array_equal(members, m_full) and np.array_equal(d, d_full[start:stop])
+    for start, stop, w in block_weights(STRATA, resamples=1300, rng=np.random.default_rng(5), order=["c"], batch=batch):
+        assert start == seen and np.array_equal(w, whole[start:stop])
         seen = stop
     assert seen == 1300
-    assert blocked.bit_generator.state == at_once.bit_generator.state
 
 
-@pytest.mark.parametrize("batch", [1, 700, None])
-def test_block_weights_are_the_counts_of_the_index_matrix(batch):
-    strata = ["b", "a", "a", "c", "b", "a", "c", "c", "c", "d"]
-    idx = stratified_indices(strata, resamples=1300, rng=np.random.default_rng(5), order=["c"])
-    whole = count_weights(idx, len(strata))
-    for start, stop, w in block_weights(strata, resamples=1300, rng=np.random.default_rng(5), order=["c"], batch=batch):
-        assert np.array_equal(w, whole[start:stop])
+def test_draws_stay_inside_their_stratum_and_keep_its_size():
+    for members, d in stratified_draws(STRATA, resamples=200, rng=np.random.default_rng(2)):
+        assert d.shape == (200, len(members)) and d.min() >= 0 and d.max() < len(members)
 
 
-def test_blocks_are_aligned_near_the_budget_and_a_short_rest_joins_the_block_before():
+def test_blocks_hold_a_bounded_number_of_weights_and_any_batch():
     assert block_bounds(400, 300) == [(0, 300)]
-    assert block_bounds(4000, 10_000)[:2] == [(0, 2304), (2304, 4608)]  # 2**23 / 4,000 = 2,097, rounded up
-    assert block_bounds(4000, 10_000)[-1] == (9216, 10_000)
-    assert block_bounds(100_000, 10_000)[-1] == (9728, 10_000)  # 256 each, the rest of 16 joins the last
-    assert block_bounds(100_000, 10_000)[0] == (0, 256)
-    assert block_bounds(10, 600, batch=7) == [(0, 256), (256, 600)]
+    assert block_bounds(400, 10_000)[:2] == [(0, 2048), (2048, 4096)]  # BLOCK_REPLICATES
+    assert block_bounds(100_000, 10_000)[:2] == [(0, 83), (83, 166)]  # 2**23 / 100,000
+    assert block_bounds(10, 600, batch=7)[-1] == (595, 600)
 
 
 @pytest.mark.parametrize("n", [400, 4000])
@@ -101,29 +98,120 @@ def test_intervals_at_400_and_4000_trajectories_are_the_recorded_ones_bit_for_bi
     assert hashlib.sha256(boot.distribution.tobytes()).hexdigest() == rec["distribution_sha256"]
 
 
-@pytest.mark.parametrize(("n", "batch", "resamples"), [(400, 1, 300), (4000, 256, 300), (400, 256, 1100)])
+@pytest.mark.parametrize(
+    ("n", "batch", "resamples"), [(400, 1, 300), (400, 7, 300), (4000, 100, 300), (400, 256, 1100)]
+)
 def test_block_size_does_not_change_the_intervals_bit_for_bit(plans, n, batch, resamples):
-    rec = RECORDED[str(n)]
     boot = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=batch)
     whole = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=resamples)
-    assert np.array_equal(boot.distribution, whole.distribution)
-    assert np.array_equal(boot.low, whole.low) and np.array_equal(boot.high, whole.high)
-    if resamples == rec["resamples"]:
-        assert [float(x).hex() for x in boot.low] == rec["low"]
+    assert np.array_equal(boot.distribution, whole.distribution, equal_nan=True)
+    assert np.array_equal(boot.low, whole.low, equal_nan=True) and np.array_equal(boot.high, whole.high, equal_nan=True)
 
 
-def test_weighted_count_sums_of_every_block_are_exact(plans):
+def test_every_weighted_sum_has_the_same_bits_at_any_block_and_is_exact_on_integer_columns(plans):
     plan = plans[400]
     integral = np.equal(plan.data, np.round(plan.data)).all(axis=0)
     assert integral.sum() > 300 and not integral.all()
-    distinct, inverse = distinct_columns(plan.data)
-    full = stratified_draws(plan.cells, resamples=300, rng=np.random.default_rng(7), order=DESIGN_CELLS)
-    whole = replicate_sums(distinct, inverse, draw_weights(full, 400, 0, 300))
-    for start, stop, draws in block_draws(
-        plan.cells, resamples=300, rng=np.random.default_rng(7), order=DESIGN_CELLS, batch=1
-    ):
-        part = replicate_sums(distinct, inverse, draw_weights(draws, 400, 0, stop - start))
-        assert np.array_equal(part[:, integral], whole[start:stop, integral])
+    sums = ColumnSums.of(plan.data)
+    w = count_weights(stratified_indices(plan.cells, resamples=300, rng=np.random.default_rng(7)), 400)
+    whole = sums(w)
+    assert np.array_equal(whole[:, integral], (w @ plan.data)[:, integral])
+    for b in (1, 7, 100):
+        assert np.array_equal(np.vstack([sums(w[a : a + b]) for a in range(0, 300, b)]), whole)
+
+
+def test_a_float_column_of_wide_range_is_cut_into_limbs_that_sum_exactly():
+    rng = np.random.default_rng(8)
+    x = np.concatenate([rng.random(50) * 30, rng.random(50) * 1e-6, [0.0, -2.5, 1e-300, 7.0]])
+    sums = ColumnSums.of(x[:, None])
+    assert sums.rest  # more than one limb
+    w = rng.integers(0, 3, size=(20, len(x))).astype(float)
+    from fractions import Fraction
+
+    for r in range(20):
+        exact = sum(Fraction(int(a)) * Fraction(float(b)) for a, b in zip(w[r], x))
+        got = sums(w[r : r + 1])[0, 0]
+        assert abs(Fraction(float(got)) - exact) <= Fraction(np.spacing(abs(got)))
+
+
+def test_ordered_sum_adds_left_to_right_whatever_the_layout():
+    x = np.random.default_rng(9).random((300, 17)) * 10.0 ** np.arange(-8, 9)
+    want = np.zeros(300)
+    for j in range(17):
+        want = want + x[:, j]
+    assert np.array_equal(ordered_sum(x), want)
+    assert np.array_equal(ordered_sum(np.asfortranarray(x)), want)
+    assert np.array_equal(ordered_sum(x[:1]), want[:1])
+    assert ordered_sum(np.zeros((3, 0))).shape == (3,)
+
+
+def test_bootstrap_refuses_data_that_is_not_finite():
+    data = np.ones((4, 2))
+    data[1, 1] = np.nan
+    with pytest.raises(ValueError, match="data must be finite"):
+        bootstrap(data, lambda s: s, strata=["a"] * 4, resamples=5)
+
+
+_BLAS_CODE = """
+import hashlib, sys
+import numpy as np
+from scale_judges import judge_all
+from trajectory_judge.analysis.plan import make_plan, run_bootstrap
+from trajectory_judge.testbed.dataset import build_dataset
+trajs = build_dataset(400, 7)
+boot = run_bootstrap(make_plan(trajs, judge_all(trajs)), resamples=600, seed=7)
+print(hashlib.sha256(boot.distribution.tobytes() + boot.low.tobytes() + boot.high.tobytes()).hexdigest())
+"""
+
+
+def test_the_replicates_are_the_same_bits_on_one_blas_thread_or_two():
+    out = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": threads, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"}
+        run = subprocess.run([sys.executable, "-c", _BLAS_CODE], capture_output=True, text=True, env=env, check=True)
+        out.append(run.stdout.strip())
+    assert out[0] == out[1] and len(out[0]) == 64
+
+
+def _release_report(release: Path, every: int, resamples: int, batch: int | None) -> str:
+    from trajectory_judge.analysis.loading import load_slim_data
+    from trajectory_judge.analysis.report import build_report
+
+    d = load_slim_data(release)
+    trajs = d.trajectories[::every]
+    ids = {t.trajectory_id for t in trajs}
+    verdicts = [v for v in d.verdicts if v.trajectory_id in ids]
+    return build_report(trajs, verdicts, resamples=resamples, seed=7, pairs="compared", batch=batch).to_json()  # type: ignore[arg-type]
+
+
+def test_the_report_on_part_of_the_release_is_the_same_bytes_at_block_sizes_1_7_and_the_default(release):
+    want = _release_report(release, 4, 400, None)
+    assert _release_report(release, 4, 400, 1) == want
+    assert _release_report(release, 4, 400, 7) == want
+
+
+def test_the_report_on_the_release_is_the_same_bytes_at_another_block_size(release):
+    assert _release_report(release, 1, 10_000, 700) == _release_report(release, 1, 10_000, None)
+
+
+@pytest.mark.slow
+def test_the_report_on_the_whole_release_is_the_same_bytes_at_block_sizes_1_7_and_the_default(release):
+    want = _release_report(release, 1, 10_000, None)
+    assert _release_report(release, 1, 10_000, 7) == want
+    assert _release_report(release, 1, 10_000, 1) == want
+
+
+def test_report_json_on_the_release_is_the_same_bytes_on_one_blas_thread_two_or_the_default(release, tmp_path):
+    out = []
+    for threads in ("1", "2", None):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        env |= {"OPENBLAS_NUM_THREADS": threads} if threads else {}
+        path = tmp_path / f"report-{threads}.json"
+        code = "import sys; from trajectory_judge.cli import main; sys.exit(main(sys.argv[1:]))"
+        args = ["report", "--data", str(release), "--json", str(path)]
+        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=env, check=True)
+        out.append(path.read_bytes())
+    assert out[0] == out[1] == out[2]
 
 
 def _peak(n: int, resamples: int, batch: int) -> tuple[int, int]:
@@ -145,5 +233,5 @@ def test_bootstrap_peak_memory_is_bounded_and_does_not_grow_with_resamples():
     n = 16_000  # 1,536 replicates at once would hold 197 MB of draws and as many of weights
     small, small_dist = _peak(n, 300, 256)
     large, large_dist = _peak(n, 1536, 256)
-    assert large < 2.5 * 256 * n * 8  # one block's weights, one stratum's draws and counts
+    assert large < 2.5 * 256 * n * 8  # one block's weights, one chunk's and one stratum's draws
     assert large - small <= 2 * (large_dist - small_dist) + 2e6  # only the replicate values grow

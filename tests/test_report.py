@@ -114,7 +114,7 @@ def test_report_completion_tokens_of_the_8b_judge_is_a_finding(rep):
 
 
 def _close(got, want, tol=0.01):
-    return abs(got - want) <= tol
+    return abs(got - want) <= tol + 1e-12  # 0.43 - 0.42 is 0.010000000000000009 in binary: the tolerance is inclusive
 
 
 def test_report_intervals_agree_with_paper(rep):

@@ -142,9 +142,9 @@ def _one_blas_thread() -> None:
     """Load numpy with one OpenBLAS thread, unless it is loaded or ``OPENBLAS_NUM_THREADS`` chooses.
 
     The report's products are small, and OpenBLAS's idle threads spin on the other cores: on two
-    cores, a fifth of the report's CPU time, and no faster. The numbers do not depend on it (the
-    threads split rows and columns, never a sum). The variable is removed again, so nothing this
-    process starts inherits it.
+    cores, a fifth of the report's CPU time, and no faster. The numbers do not depend on it (every
+    sum the products make is of integers, exact in any order). The variable is removed again, so nothing
+    this process starts inherits it.
     """
     if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
         return

@@ -46,22 +46,17 @@ class Baseline:
 def baseline(trajectories: Sequence[Trajectory], name: str) -> Baseline:
     """Score the baseline ``name`` (a key of :data:`BASELINES`) with the report's own metric definitions."""
     flags = BASELINES[name]
-    pairs = [
-        (
-            t.label,
-            Verdict(
-                trajectory_id=t.trajectory_id,
-                judge_id=f"baseline:{name}",
-                faulty=flags,
-                confidence=1.0,
-                latency_s=0.0,
-                prompt_tokens=0,
-                completion_tokens=0,
-            ),
-        )
-        for t in trajectories
-        if t.label is not None
-    ]
+    labels = [t.label for t in trajectories if t.label is not None]
+    verdict = Verdict(  # the same verdict on every trajectory; detection reads its flag only
+        trajectory_id=next((t.trajectory_id for t in trajectories if t.label is not None), "none"),
+        judge_id=f"baseline:{name}",
+        faulty=flags,
+        confidence=1.0,
+        latency_s=0.0,
+        prompt_tokens=0,
+        completion_tokens=0,
+    )
+    pairs = [(lab, verdict) for lab in labels]
     det = M.detection(pairs)
     return Baseline(name, flags, len(pairs), sum(lab.faulty for lab, _ in pairs), {m: det[m] for m in BASELINE_METRICS})
 

@@ -5,20 +5,30 @@ own function, and a frozen result that keeps the replicate distribution.
 
 The unit of resampling is the row (a trajectory). Rows are resampled with replacement within
 their stratum (the design cell), so every stratum keeps its size in every replicate. A
-replicate is written as a vector of multiplicities ``w`` (how often each row was drawn), and a
+replicate is written as a vector of integer multiplicities ``w`` (how often each row was drawn), and a
 statistic is any function of the weighted column sums ``w @ data``: counts, and ratios of
-counts, for all judges at once. A block of replicates' ``(b, n)`` weight matrix times the
-``(n, k)`` data gives those replicates without a Python loop, and because all statistics read the
-same weights the resample is shared, which is what makes between-column deltas paired. The blocks
-(:func:`block_weights`) hold a bounded number of weights whatever ``B`` and draw exactly the numbers
-of drawing every replicate at once (:func:`stratified_draws`), so the result does not depend on them.
+counts, for all judges at once. All statistics read the same weights, so the resample is shared, which
+is what makes between-column deltas paired.
+
+Two rules make every digit independent of how the replicates are processed:
+
+* **The draws do not depend on the blocks.** The replicates are cut into fixed chunks of
+  :data:`CHUNK` replicates, and chunk ``c`` draws from its own stream, the ``c``-th child of one
+  :class:`numpy.random.SeedSequence` whose entropy is drawn from ``rng`` (:func:`chunk_generator`).
+  Replicate ``b``'s draws are therefore a function of the seed, the strata and ``b`` alone; the blocks
+  a caller processes at a time (``batch``, which bounds memory) only decide which chunks are counted together.
+* **Every sum is exact.** A weighted sum of integer-valued columns (the counts) is an integer, and
+  every partial sum is an integer below ``2**53``, so it is exact in float64 whatever order BLAS adds
+  it in, on one thread or more. A float column (a confidence, a latency) is first written exactly as
+  a few integer-valued *limbs* on a fixed binary grid (:class:`ColumnSums`); each limb's sum is exact,
+  and the limbs are recombined element by element in a fixed order. What a statistic then sums over
+  a small axis of those sums (bins, types, score groups) it sums left to right (:func:`ordered_sum`).
 
 Interval methods, in order of precedence:
 
 * ``structural``: the caller marks a statistic as structural (for instance every quality
   metric of a judge whose verdict is constant within each stratum) and its replicate
-  distribution has no spread beyond floating-point summation noise (relative 1e-9); the
-  interval is reported as ``low = high = estimate``.
+  distribution has no spread (relative 1e-9); the interval is reported as ``low = high = estimate``.
 * ``clopper-pearson``: the statistic is a proportion (the caller supplies successes and trials)
   observed at exactly 0 or 1, where the percentile bootstrap collapses to a point.
 * ``bootstrap``: the percentile interval of the replicate distribution (NaN replicates, from a
@@ -29,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +75,19 @@ class BootstrapResult:
         """Column of a statistic by name."""
         return self.names.index(name)
 
+    def part(self, start: int, stop: int) -> BootstrapResult:
+        """The statistics of columns ``start:stop`` alone (the same replicates)."""
+        s = slice(start, stop)
+        return BootstrapResult(
+            self.names[s],
+            self.estimate[s],
+            self.low[s],
+            self.high[s],
+            self.method[s],
+            self.distribution[:, s],
+            self.confidence_level,
+        )
+
     def to_frame(self) -> pd.DataFrame:
         """One row per statistic: estimate, low, high, method."""
         import pandas as pd
@@ -86,6 +109,8 @@ def _validate(
     data = np.asarray(data, dtype=float)
     if data.ndim != 2:
         raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
+    if not np.isfinite(data).all():
+        raise ValueError("data must be finite: a NaN or infinite value has no weighted sum")
     strata = np.asarray(strata)
     if strata.shape != (data.shape[0],):
         raise ValueError(f"strata must have one entry per row ({data.shape[0]}), got shape {strata.shape}")
@@ -111,107 +136,85 @@ def strata_members(strata: Sequence[Any], order: Sequence[Any] | None = None) ->
     return [np.flatnonzero(np.asarray([s == k for s in strata])) for k in keys]
 
 
+CHUNK = 64
+"""Replicates drawn from one child stream (:func:`chunk_generator`): a fixed number, whatever the blocks."""
+
+
+def replicate_root(rng: np.random.Generator) -> np.random.SeedSequence:
+    """The root of the replicates' streams: a :class:`~numpy.random.SeedSequence` of 128 bits drawn from ``rng``
+    (so an integer seed and ``default_rng`` of it give the same replicates)."""
+    return np.random.SeedSequence([int(x) for x in rng.integers(0, 2**32, size=4, dtype=np.uint64)])
+
+
+def chunk_generator(root: np.random.SeedSequence, chunk: int) -> np.random.Generator:
+    """The stream of chunk ``chunk`` (replicates ``chunk * CHUNK`` onwards): ``root.spawn(chunk + 1)[chunk]``,
+    made without spawning the others."""
+    child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, chunk), pool_size=root.pool_size)
+    return np.random.Generator(np.random.PCG64(child))
+
+
+def chunk_bounds(resamples: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each chunk of :data:`CHUNK` replicates (the last may be shorter)."""
+    return [(a, min(a + CHUNK, resamples)) for a in range(0, resamples, CHUNK)]
+
+
+def _chunk_draws(
+    groups: Sequence[np.ndarray], root: np.random.SeedSequence, chunk: int, rows: int
+) -> Iterator[np.ndarray]:
+    """Each stratum's draws for the first ``rows`` replicates of one chunk, ``(rows, size)`` positions among its
+    rows, strata in order. A whole chunk is always drawn, so a replicate's draws do not depend on ``resamples``."""
+    gen = chunk_generator(root, chunk)
+    for members in groups:
+        yield gen.integers(0, len(members), size=(CHUNK, len(members)))[:rows]
+
+
 def stratified_draws(
     strata: Sequence[Any], *, resamples: int, rng: np.random.Generator, order: Sequence[Any] | None = None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each stratum's rows and its draws, ``(resamples, size)`` positions among those rows: the random
-    numbers :func:`stratified_indices` is made of, drawn in the same order."""
-    return [
-        (members, rng.integers(0, len(members), size=(resamples, len(members))))
-        for members in strata_members(strata, order)
-    ]
+    numbers :func:`stratified_indices` and :func:`block_weights` are made of, chunk by chunk."""
+    groups = strata_members(strata, order)
+    root = replicate_root(rng)
+    chunks = [list(_chunk_draws(groups, root, c, b - a)) for c, (a, b) in enumerate(chunk_bounds(resamples))]
+    return [(members, np.concatenate([d[i] for d in chunks])) for i, members in enumerate(groups)]
+
+
+def _chunk_weights(
+    groups: Sequence[np.ndarray],
+    n: int,
+    root: np.random.SeedSequence,
+    chunk: int,
+    rows: int,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """The multiplicities of one chunk's replicates, ``(rows, n)`` (into ``out`` if given), one stratum's draws
+    held at a time."""
+    w = np.zeros((rows, n)) if out is None else out
+    offset = np.arange(rows)[:, None]
+    for members, d in zip(groups, _chunk_draws(groups, root, chunk, rows)):
+        k = len(members)
+        d += offset * k  # in place: each replicate's draws, offset to its own row
+        counts = np.bincount(d.ravel(), minlength=rows * k).reshape(rows, k)
+        if members[-1] - members[0] == k - 1:  # the stratum's rows are contiguous: a slice, not a scatter
+            w[:, members[0] : members[0] + k] = counts
+        else:
+            w[:, members] = counts
+    return w
 
 
 BLOCK_ELEMENTS = 1 << 23
-"""Weights held at once when resampling in blocks: a block of replicates holds about this many
-(64 MB of float64 weights, as many draws of its largest stratum at a time), whatever ``resamples``."""
+"""Weights held at once when resampling in blocks: a block of replicates holds at most about this many
+(64 MB of float64 weights), whatever ``resamples``."""
 
-BLOCK_ALIGN = 256
-"""Blocks are a multiple of this many replicates, and none is shorter (a short rest joins the block
-before it). OpenBLAS then sums each replicate's row as it does in one product of all replicates, on
-one thread or more, so the float columns' sums (confidence, Brier, latency) keep their last bits."""
+BLOCK_REPLICATES = 2048
+"""Replicates of a block at most: more only makes the block's arrays outgrow the processor's caches."""
 
 
 def block_bounds(n: int, resamples: int, batch: int | None = None) -> list[tuple[int, int]]:
-    """``(start, stop)`` of each block of replicates: about :data:`BLOCK_ELEMENTS` weights of ``n``
-    rows each (or ``batch`` replicates), rounded up to a multiple of :data:`BLOCK_ALIGN`."""
-    want = batch if batch is not None else BLOCK_ELEMENTS // max(n, 1)
-    step = max(BLOCK_ALIGN, -(-want // BLOCK_ALIGN) * BLOCK_ALIGN)
-    starts = list(range(0, resamples, step))
-    if len(starts) > 1 and resamples - starts[-1] < BLOCK_ALIGN:
-        starts.pop()
-    return [(a, b) for a, b in zip(starts, [*starts[1:], resamples])]
-
-
-def stratum_starts(
-    groups: Sequence[np.ndarray], *, resamples: int, rng: np.random.Generator, elements: int = 1 << 20
-) -> list[Mapping[str, Any]]:
-    """The generator's state where each stratum's draws begin in :func:`stratified_draws`.
-
-    Walks every stratum but the last through its ``(resamples, size)`` draws in slices of about
-    ``elements`` numbers, keeping none of them. Splitting one ``Generator.integers`` call into
-    consecutive calls of fewer rows gives the same numbers and the same final state (numpy keeps the
-    half-used 32-bit word in the bit generator's state, not in the call); the tests pin that."""
-    starts = []
-    for i, members in enumerate(groups):
-        starts.append(rng.bit_generator.state)
-        if i == len(groups) - 1:
-            break
-        k = len(members)
-        step = max(1, elements // k)
-        for s in range(0, resamples, step):
-            rng.integers(0, k, size=(min(step, resamples - s), k))
-    return starts
-
-
-DRAW_ELEMENTS = 1 << 20
-"""Draws of one stratum held at once while a block's weights are counted (8 MB of int64)."""
-
-
-def _blocks(
-    strata: Sequence[Any],
-    resamples: int,
-    rng: np.random.Generator,
-    order: Sequence[Any] | None,
-    batch: int | None,
-    elements: int | None = None,
-) -> Iterator[tuple[int, int, Iterator[tuple[np.ndarray, np.ndarray, int]]]]:
-    """Per block, ``(start, stop, draws)``: ``draws`` gives ``(members, d, row)`` per stratum and, with
-    ``elements``, per slice of about that many of its draws (rows ``row:row + len(d)`` of the block);
-    consecutive slices of one ``integers`` call give its numbers (:func:`stratum_starts`)."""
-    groups = strata_members(strata, order)
-    states = stratum_starts(groups, resamples=resamples, rng=rng)
-
-    def draws(start: int, stop: int) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
-        for i, members in enumerate(groups):
-            k, rows = len(members), stop - start
-            step = rows if elements is None else max(1, elements // max(k, 1))
-            rng.bit_generator.state = states[i]
-            for row in range(0, rows, step):
-                yield members, rng.integers(0, k, size=(min(step, rows - row), k)), row
-            states[i] = rng.bit_generator.state
-
-    for start, stop in block_bounds(sum(len(m) for m in groups), resamples, batch):
-        yield start, stop, draws(start, stop)
-    rng.bit_generator.state = states[-1]
-
-
-def block_draws(
-    strata: Sequence[Any],
-    *,
-    resamples: int,
-    rng: np.random.Generator,
-    order: Sequence[Any] | None = None,
-    batch: int | None = None,
-) -> Iterator[tuple[int, int, list[tuple[np.ndarray, np.ndarray]]]]:
-    """:func:`stratified_draws` a block of replicates at a time (:func:`block_bounds`): ``(start, stop,
-    draws)`` where each stratum's draws are rows ``start:stop`` of its draws there, the same numbers.
-
-    A first pass records where each stratum's draws begin (:func:`stratum_starts`); each block then
-    continues every stratum from where its previous block stopped. ``rng`` ends where
-    :func:`stratified_draws` leaves it."""
-    for start, stop, draws in _blocks(strata, resamples, rng, order, batch):
-        yield start, stop, [(members, d) for members, d, _ in draws]
+    """``(start, stop)`` of each block of replicates: ``batch`` replicates, or :data:`BLOCK_REPLICATES` and at
+    most about :data:`BLOCK_ELEMENTS` weights of ``n`` rows each (at least one replicate)."""
+    step = batch if batch is not None else max(1, min(BLOCK_REPLICATES, BLOCK_ELEMENTS // max(n, 1)))
+    return [(a, min(a + step, resamples)) for a in range(0, resamples, step)]
 
 
 def block_weights(
@@ -222,17 +225,25 @@ def block_weights(
     order: Sequence[Any] | None = None,
     batch: int | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block, drawing and
-    counting a slice of one stratum's draws at a time (:data:`DRAW_ELEMENTS`): a block holds its weights
-    and a few megabytes of draws."""
-    n = len(strata)
-    for start, stop, draws in _blocks(strata, resamples, rng, order, batch, DRAW_ELEMENTS):
-        w = np.zeros((stop - start, n))
-        for members, d, row in draws:
-            k, m = len(members), len(d)
-            d += np.arange(m)[:, None] * k  # in place: each replicate's draws, offset to its own row
-            w[row : row + m, members] = np.bincount(d.ravel(), minlength=m * k).reshape(m, k)
-            del d
+    """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block (:func:`block_bounds`).
+
+    Each chunk of :data:`CHUNK` replicates is drawn from its own stream and counted once; a block copies
+    the rows of the chunks it covers, so a block holds its weights and one chunk's."""
+    groups = strata_members(strata, order)
+    n, root = len(strata), replicate_root(rng)
+    held: tuple[int, np.ndarray] | None = None  # the last chunk counted: consecutive blocks may share it
+    for start, stop in block_bounds(n, resamples, batch):
+        w = np.empty((stop - start, n))
+        for c in range(start // CHUNK, (stop - 1) // CHUNK + 1):
+            lo, hi = c * CHUNK, min((c + 1) * CHUNK, resamples)
+            if start <= lo and hi <= stop:  # the whole chunk in this block: counted in place
+                _chunk_weights(groups, n, root, c, hi - lo, out=w[lo - start : hi - start])
+                continue
+            if held is None or held[0] != c:
+                held = None  # before the next chunk's, so that one chunk is held at a time
+                held = (c, _chunk_weights(groups, n, root, c, hi - lo))
+            a, b = max(lo, start), min(hi, stop)
+            w[a - start : b - start] = held[1][a - lo : b - lo]
         yield start, stop, w
         del w  # before the next block's, so that one block is held at a time
 
@@ -241,9 +252,10 @@ def stratified_indices(
     strata: Sequence[Any], *, resamples: int, rng: np.random.Generator, order: Sequence[Any] | None = None
 ) -> np.ndarray:
     """Resampled row indices, shape ``(resamples, n)``; each row draws every stratum's size from it."""
-    return np.concatenate(
-        [members[d] for members, d in stratified_draws(strata, resamples=resamples, rng=rng, order=order)], axis=1
-    )
+    draws = stratified_draws(strata, resamples=resamples, rng=rng, order=order)
+    if not draws:
+        return np.zeros((resamples, 0), dtype=np.intp)
+    return np.concatenate([members[d] for members, d in draws], axis=1)
 
 
 def draw_weights(draws: Sequence[tuple[np.ndarray, np.ndarray]], n: int, start: int, stop: int) -> np.ndarray:
@@ -284,12 +296,107 @@ def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return data[:, keep], inverse
 
 
-def replicate_sums(distinct: np.ndarray, inverse: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``weights @ data``, ``(B, k)``, multiplying only the distinct columns of ``data`` (:func:`distinct_columns`)
-    and spreading them back. Each sum is the same dot product over the same rows in the same order,
-    so the result is the full product in exact arithmetic, to the last bit on integer-valued columns, and the same bits
-    on every call (BLAS fixes no summation order, so float columns may differ from its full product in the last bits)."""
-    return (weights @ distinct)[:, inverse]
+MAX_LIMBS = 3
+"""Limbs a float column is written in at most (:class:`ColumnSums`); a column whose values span more binary
+places than they hold is rounded to the finest grid they allow (a relative 2**-100 or so of its largest value)."""
+
+
+def limb_bits(n: int) -> int:
+    """Bits per limb for ``n`` rows: a replicate's weights sum to ``n``, so a sum of ``n`` weighted limbs below
+    ``2**bits`` stays below ``2**53``, where float64 holds every integer."""
+    return 53 - max(n, 1).bit_length()
+
+
+def _limbs(x: np.ndarray, bits: int) -> tuple[list[np.ndarray], int]:
+    """``x`` as integer-valued limbs ``L_0 ... L_{m-1}`` (most significant first, each below ``2**bits`` in
+    magnitude) with ``x == sum_l L_l * 2**(e - l * bits)``; returns the limbs and ``e``, the first limb's scale."""
+    nz = x[x != 0]
+    mant, exp = np.frexp(np.abs(nz))  # |x| = mant * 2**exp, 0.5 <= mant < 1
+    sig = np.ldexp(mant, 53).astype(np.int64)  # the 53-bit significand, exactly
+    low = np.frexp((sig & -sig).astype(float))[1] - 1  # its lowest set bit
+    top, grid = int(exp.max()), int((exp - 53 + low).min())  # |x| < 2**top; every x a multiple of 2**grid
+    count = min(MAX_LIMBS, -(-(top - grid) // bits))
+    grid = top - count * bits if top - grid > count * bits else grid
+    sign, rest = np.sign(x), np.round(np.ldexp(np.abs(x), -grid))  # |x| on the grid: exact unless rounded
+    out = []
+    for level in range(count - 1, -1, -1):  # the grid's digits in base 2**bits, from the top
+        digit = np.floor(np.ldexp(rest, -level * bits))
+        rest = rest - np.ldexp(digit, level * bits)  # exact: the lower places of a 53-bit significand
+        out.append(sign * digit)
+    return out, grid + (count - 1) * bits
+
+
+@dataclass(frozen=True)
+class ColumnSums:
+    """``weights @ data`` for replicates of integer weights summing to the number of rows, with every sum
+    exact (or, for a float column, the same bits) whatever the order BLAS adds in, the block or the threads.
+
+    The distinct columns of ``data`` (:func:`distinct_columns`) are written as integer-valued limbs: a column
+    of integers below :func:`limb_bits` is its own one limb; a float column is put on the finest binary grid
+    its values lie on and cut into at most :data:`MAX_LIMBS` limbs (:func:`_limbs`). One matrix product sums
+    every limb exactly, and each float column is rebuilt from its limbs' sums, most significant first, element
+    by element: the same operations on the same exact integers, so the same bits."""
+
+    limbs: np.ndarray = field(repr=False)
+    """``(n, m)`` integer-valued limbs; the first ``d`` are the distinct columns' leading limbs."""
+    scale: np.ndarray = field(repr=False)
+    """``(d,)`` the power of two each distinct column's leading limb is worth."""
+    rest: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...] = field(repr=False)
+    """Per further limb, in order: the distinct columns that have it, its columns in ``limbs`` and its scale."""
+    inverse: np.ndarray = field(repr=False)
+    """For each column of ``data``, its distinct column."""
+    scaled: np.ndarray = field(repr=False)
+    """The distinct columns whose leading limb is worth another power of two than 1."""
+
+    @classmethod
+    def of(cls, data: np.ndarray) -> ColumnSums:
+        """The limbs of ``data`` (``(n, k)``, finite)."""
+        distinct, inverse = distinct_columns(np.asarray(data, dtype=float))
+        n, d = distinct.shape
+        bits = limb_bits(n)
+        lead, scale = np.empty((n, d)), np.ones(d)
+        extra: list[tuple[int, int, np.ndarray]] = []  # (distinct column, level, limb)
+        for j in range(d):
+            x = distinct[:, j]
+            if np.all(np.abs(x) < 2.0**bits) and np.array_equal(x, np.round(x)):
+                lead[:, j] = x
+                continue
+            limbs, e = _limbs(x, bits)
+            lead[:, j], scale[j] = limbs[0], 2.0**e
+            extra += [(j, level, limb) for level, limb in enumerate(limbs[1:], start=1)]
+        rest, cols = [], [lead]
+        width = d
+        for level in sorted({lv for _, lv, _ in extra}):
+            at = [(j, limb) for j, lv, limb in extra if lv == level]
+            rest.append(
+                (
+                    np.asarray([j for j, _ in at], dtype=np.intp),
+                    np.arange(width, width + len(at)),
+                    scale[[j for j, _ in at]] * 2.0 ** (-level * bits),
+                )
+            )
+            cols.append(np.column_stack([limb for _, limb in at]))
+            width += len(at)
+        return cls(np.hstack(cols), scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0))
+
+    def __call__(self, weights: np.ndarray) -> np.ndarray:
+        """``(B, n)`` integer weights -> ``(B, k)`` column sums."""
+        p = weights @ self.limbs  # integers below 2**53 throughout: exact in any order
+        s = p[:, : len(self.scale)]  # the integer columns' sums as they are
+        scaled = self.scaled
+        s[:, scaled] = s[:, scaled] * self.scale[scaled]  # a power of two: exact
+        for cols, at, scale in self.rest:  # a float column's further limbs, most significant first
+            s[:, cols] = s[:, cols] + p[:, at] * scale
+        return s[:, self.inverse]
+
+
+def ordered_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The sum over ``axis``, added left to right whatever the array's layout (numpy's ``sum`` adds in pairs,
+    in an order that can depend on the shape of the other axes)."""
+    x = np.asarray(x)
+    if x.shape[axis] == 0:
+        return np.zeros(np.delete(x.shape, axis % x.ndim), dtype=x.dtype)
+    return np.take(np.cumsum(x, axis=axis), -1, axis=axis)
 
 
 def clopper_pearson(successes: float, trials: float, confidence_level: float = 0.95) -> tuple[float, float]:
@@ -344,13 +451,77 @@ def _methods(
     methods = ["bootstrap"] * len(estimate)
     spread = np.nanmax(distribution, axis=0, initial=-np.inf) - np.nanmin(distribution, axis=0, initial=np.inf)
     for j in range(len(estimate)):
-        flat = spread[j] <= 1e-9 * max(1.0, abs(estimate[j]))  # summation-order noise only
+        flat = spread[j] <= 1e-9 * max(1.0, abs(estimate[j]))  # the sums are exact: a margin for a ratio's rounding
         if structural is not None and structural[j] and flat:
             methods[j], low[j], high[j] = "structural", estimate[j], estimate[j]
         elif exact is not None and np.isfinite(exact[1][j]) and exact[1][j] > 0 and estimate[j] in (0.0, 1.0):
             methods[j] = "clopper-pearson"
             low[j], high[j] = clopper_pearson(exact[0][j], exact[1][j], confidence_level)
     return tuple(methods)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Statistics of one data matrix, bootstrapped with others on the same replicates (:func:`bootstrap_families`)."""
+
+    data: np.ndarray = field(repr=False)
+    """``(n, k)`` columns whose weighted sums the statistics read."""
+    statistic: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    """Sums ``(..., k)`` -> statistics ``(..., m)``."""
+    names: tuple[str, ...] | None = None
+    """One name per statistic (None: their positions)."""
+    exact: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    """(successes, trials) per statistic, NaN where it is not a proportion."""
+    structural: np.ndarray | None = field(default=None, repr=False)
+    """Per statistic, whether the caller knows it cannot vary (see the module docstring)."""
+
+
+def bootstrap_families(
+    families: Sequence[Family],
+    *,
+    strata: Any,
+    resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    batch: int | None = None,
+    strata_order: Sequence[Any] | None = None,
+) -> tuple[BootstrapResult, ...]:
+    """:func:`bootstrap` of several families of statistics on one shared resample: the replicates are drawn,
+    weighed and summed once (repeated columns across the families once too), and each family's statistics
+    read their own columns of the sums. The result per family is the one :func:`bootstrap` gives it alone."""
+    if not families:
+        raise ValueError("no family of statistics to bootstrap")
+    datas = [np.asarray(f.data, dtype=float) for f in families]
+    if any(d.ndim != 2 for d in datas) or len({d.shape[0] for d in datas}) > 1:
+        raise ValueError(
+            f"data must be 2-D (rows, columns) arrays of equal rows, got shapes {[d.shape for d in datas]}"
+        )
+    data, strata, gen = _validate(np.hstack(datas), strata, resamples, confidence_level, batch, rng)
+    # rows grouped by stratum, in the order the draws take them: each replicate's weights are the same
+    # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
+    rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)
+    data, strata = data[rows], strata[rows]
+    edges = np.cumsum([0, *(d.shape[1] for d in datas)])
+    cols = [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
+    sums = ColumnSums.of(data)
+    whole = sums(np.ones((1, data.shape[0])))[0]
+    estimates = [np.asarray(f.statistic(whole[c]), dtype=float) for f, c in zip(families, cols)]
+    dists = [np.empty((resamples, len(e))) for e in estimates]
+    for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
+        s = sums(w)
+        del w
+        for f, c, dist in zip(families, cols, dists):
+            dist[start:stop] = f.statistic(s[:, c])
+        del s
+    out = []
+    for f, estimate, dist in zip(families, estimates, dists):
+        low, high = percentile_interval(dist, confidence_level)
+        method = _methods(estimate, dist, low, high, f.exact, f.structural, confidence_level)
+        names = tuple(f.names) if f.names is not None else tuple(str(i) for i in range(len(estimate)))
+        if len(names) != len(estimate):
+            raise ValueError(f"{len(names)} names for {len(estimate)} statistics")
+        out.append(BootstrapResult(names, estimate, low, high, method, dist, confidence_level))
+    return tuple(out)
 
 
 def bootstrap(
@@ -374,22 +545,22 @@ def bootstrap(
     ``structural`` a boolean per statistic; see the module docstring for how they are used.
     Replicates are drawn and weighed a block at a time (:func:`block_bounds`; ``batch`` replicates,
     or None for blocks of about :data:`BLOCK_ELEMENTS` weights), so memory does not grow with
-    ``resamples`` times the rows. The draws are those of :func:`stratified_draws` whatever the block,
-    and the blocks are aligned so that the sums keep their bits: the result does not depend on ``batch``.
+    ``resamples`` times the rows. The draws are fixed per chunk of :data:`CHUNK` replicates and every sum
+    is exact (:class:`ColumnSums`), so the result does not depend on ``batch`` or on BLAS, to the bit.
     """
-    data, strata, gen = _validate(data, strata, resamples, confidence_level, batch, rng)
-    estimate = np.asarray(statistic(data.sum(axis=0)), dtype=float)
-    distinct, inverse = distinct_columns(data)
-    distribution = np.empty((resamples, len(estimate)))
-    for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
-        distribution[start:stop] = statistic(replicate_sums(distinct, inverse, w))
-        del w
-    low, high = percentile_interval(distribution, confidence_level)
-    method = _methods(estimate, distribution, low, high, exact, structural, confidence_level)
-    names = tuple(names) if names is not None else tuple(str(i) for i in range(len(estimate)))
-    if len(names) != len(estimate):
-        raise ValueError(f"{len(names)} names for {len(estimate)} statistics")
-    return BootstrapResult(names, estimate, low, high, method, distribution, confidence_level)
+    data = np.asarray(data, dtype=float)
+    if data.ndim != 2:
+        raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
+    family = Family(data, statistic, tuple(names) if names is not None else None, exact, structural)
+    return bootstrap_families(
+        [family],
+        strata=strata,
+        resamples=resamples,
+        confidence_level=confidence_level,
+        rng=rng,
+        batch=batch,
+        strata_order=strata_order,
+    )[0]
 
 
 def bootstrap_loop(

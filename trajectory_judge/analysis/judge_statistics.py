@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from trajectory_judge.analysis.bootstrap import BootstrapResult, bootstrap
+from trajectory_judge.analysis.bootstrap import BootstrapResult, Family, bootstrap_families, ordered_sum
 from trajectory_judge.analysis.deltas import Delta
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
@@ -176,12 +176,16 @@ class _Block:
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    """``num / den`` where ``den > 0``, NaN elsewhere (no division is made there, so no warning)."""
+    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
+    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
 
 
 def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndarray]:
-    """The statistics of :data:`STATISTICS` from weighted column sums ``(..., k)`` of one block."""
+    """The statistics of :data:`STATISTICS` from weighted column sums ``(..., k)`` of one block.
+
+    The products with the one-hot matrices add counts (integers: exact in any order); what is summed over
+    score or confidence groups is summed left to right (:func:`~trajectory_judge.analysis.bootstrap.ordered_sum`)."""
     part = sums[..., block.columns]
     pos, neg = part[..., 0::2], part[..., 1::2]  # (..., K)
     p, n_ = pos.sum(axis=-1), neg.sum(axis=-1)
@@ -191,9 +195,9 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     ps, ns = pos @ block.by_score, neg @ block.by_score
     tps, fps = np.cumsum(ps, axis=-1), np.cumsum(ns, axis=-1)
     below = n_[..., None] - fps  # clean rows scored strictly lower
-    out["auroc"] = _div((ps * (below + 0.5 * ns)).sum(axis=-1), p * n_)
+    out["auroc"] = _div(ordered_sum(ps * (below + 0.5 * ns)), p * n_)
     precision = _div(tps, tps + fps)
-    out["auprc"] = _div(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0).sum(axis=-1), p)
+    out["auprc"] = _div(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p)
     # agreement of the flags
     tp, fp = pos @ block.flags, neg @ block.flags
     fn, tn = p - tp, n_ - fp
@@ -214,7 +218,7 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     found = np.cumsum((pos * block.flags) @ block.by_confidence, axis=-1)
     added = _div(cells @ block.by_confidence, total[..., None])
     risk = _div(kept - right, kept)
-    out["aurc"] = np.where(added > 0, added * np.nan_to_num(risk), 0.0).sum(axis=-1)
+    out["aurc"] = ordered_sum(np.where(added > 0, added * np.nan_to_num(risk), 0.0))
     out["aurc"] = np.where(total > 0, out["aurc"], np.nan)
     coverage = _div(kept, total[..., None])
     recall = _div(found, faults)
@@ -344,6 +348,11 @@ class JudgeStatistics:
         return pd.DataFrame(rows, columns=["judge", "statistic", "value", "low", "high", "method"])
 
 
+def statistics_family(plan: StatisticsPlan, cells: Sequence[str]) -> Family:
+    """The statistics of ``plan`` as one family of the shared bootstrap (:func:`~.bootstrap.bootstrap_families`)."""
+    return Family(plan.data, plan.statistic, plan.names, structural=_structural(plan, cells))
+
+
 def judge_statistics(
     labels: Sequence[Label],
     verdicts: Mapping[str, Sequence[Verdict | None]],
@@ -364,20 +373,31 @@ def judge_statistics(
     ``verdicts`` maps each judge to its verdict on each trajectory (aligned with ``labels`` and
     ``cells``, None where it did not judge). The resamples are drawn as the report draws them
     (:func:`trajectory_judge.analysis.plan.run_bootstrap`: design cells in design order, the same
-    seed and replicates), so these intervals and the report's share their resamples.
+    seed and replicates), so these intervals and the report's share their resamples; the report itself
+    bootstraps both in one pass (:func:`read_statistics` reads its replicates).
     """
     plan = make_statistics_plan(labels, verdicts, pairs)
-    boot = bootstrap(
-        plan.data,
-        plan.statistic,
+    (boot,) = bootstrap_families(
+        [statistics_family(plan, cells)],
         strata=list(cells),
-        names=plan.names,
         resamples=resamples,
         rng=np.random.default_rng(seed),
         batch=batch,
         strata_order=DESIGN_CELLS,
-        structural=_structural(plan, cells),
     )
+    return read_statistics(plan, boot, labels, verdicts, kinds=kinds, check=check)
+
+
+def read_statistics(
+    plan: StatisticsPlan,
+    boot: BootstrapResult,
+    labels: Sequence[Label],
+    verdicts: Mapping[str, Sequence[Verdict | None]],
+    *,
+    kinds: Mapping[tuple[str, str], str] | None = None,
+    check: bool = False,
+) -> JudgeStatistics:
+    """Values, intervals and paired deltas of ``plan``'s statistics from their replicates ``boot``."""
     idx = {name: i for i, name in enumerate(boot.names)}
     values: dict[str, dict[str, float | None]] = {}
     intervals: dict[str, dict[str, tuple[float, float, str]]] = {}

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from trajectory_judge.analysis.bootstrap import ordered_sum
 from trajectory_judge.models import FAILURE_TYPES, Label, Verdict, stratum
 
 METRICS: tuple[str, ...] = (
@@ -305,14 +306,17 @@ def count_columns(labels: Sequence[Label], verdicts: Sequence[Verdict | None]) -
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    """``num / den`` where ``den > 0``, NaN elsewhere (no division is made there, so no warning)."""
+    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
+    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
 
 
 def metrics_from_counts(sums: np.ndarray) -> dict[str, np.ndarray]:
     """The keys of :func:`judge_metrics` from column sums of shape ``(..., len(COUNT_NAMES))``.
 
-    Undefined values (a zero denominator) are NaN.
+    Undefined values (a zero denominator) are NaN. What is summed over types or bins is summed left to
+    right (:func:`~trajectory_judge.analysis.bootstrap.ordered_sum`), so a replicate's value does not depend
+    on how many replicates are evaluated together.
     """
     c = {name: sums[..., i] for i, name in enumerate(COUNT_NAMES)}
     tp, fp, fn, n = c["tp"], c["fp"], c["fn"], c["n"]
@@ -335,11 +339,11 @@ def metrics_from_counts(sums: np.ndarray) -> dict[str, np.ndarray]:
     diag = np.diagonal(mat[..., : len(FAILURE_TYPES)], axis1=-2, axis2=-1)
     present = true > 0
     f1_t = np.where(present, _div(2 * diag, true + pred), 0.0)
-    out["type_macro_f1"] = _div(f1_t.sum(axis=-1), present.sum(axis=-1).astype(float))
+    out["type_macro_f1"] = _div(ordered_sum(f1_t), present.sum(axis=-1).astype(float))
     b0 = _IX["bin_n:0"]
     bin_conf = sums[..., b0 + N_BINS : b0 + 2 * N_BINS]
     bin_correct = sums[..., b0 + 2 * N_BINS : b0 + 3 * N_BINS]
-    out["ece"] = _div(np.abs(bin_correct - bin_conf).sum(axis=-1), n)
+    out["ece"] = _div(ordered_sum(np.abs(bin_correct - bin_conf)), n)
     out["brier"] = _div(c["brier"], n)
     out["s_per_traj"] = _div(c["latency"], n)
     out["prompt_tokens_mean"] = _div(c["prompt"], n)

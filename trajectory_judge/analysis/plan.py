@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trajectory_judge.analysis import metrics as M
-from trajectory_judge.analysis.bootstrap import BootstrapResult, bootstrap
+from trajectory_judge.analysis.bootstrap import BootstrapResult, Family, bootstrap_families
 from trajectory_judge.analysis.loading import _validate, judge_order
 from trajectory_judge.models import (
     DESIGN_CELLS,
@@ -179,18 +179,31 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
 
 
 # --- building the report ---------------------------------------------------------------------
+def plan_family(plan: Plan) -> Family:
+    """The report's statistics of ``plan`` as one family of the shared bootstrap (:func:`~.bootstrap.bootstrap_families`)."""
+    exact, structural = _exact_and_structural(plan)
+    return Family(plan.data, plan.statistic, plan.names, exact, structural)
+
+
 def run_bootstrap(plan: Plan, *, resamples: int = 10_000, seed: int = 7, batch: int | None = None) -> BootstrapResult:
     """All statistics of ``plan`` from one shared stratified resample per replicate."""
-    exact, structural = _exact_and_structural(plan)
-    return bootstrap(
-        plan.data,
-        plan.statistic,
+    return run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch)[0]
+
+
+def run_bootstraps(
+    plan: Plan,
+    *,
+    resamples: int = 10_000,
+    seed: int = 7,
+    batch: int | None = None,
+    also: Sequence[Family] = (),
+) -> tuple[BootstrapResult, ...]:
+    """The report's bootstrap of ``plan`` and of each family of ``also``, on one shared resample drawn once."""
+    return bootstrap_families(
+        [plan_family(plan), *also],
         strata=plan.cells,
-        names=plan.names,
         resamples=resamples,
         rng=np.random.default_rng(seed),
         batch=batch,
         strata_order=DESIGN_CELLS,
-        exact=exact,
-        structural=structural,
     )

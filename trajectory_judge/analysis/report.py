@@ -43,7 +43,13 @@ from trajectory_judge.analysis.baselines import (
 from trajectory_judge.analysis.bootstrap import BootstrapResult
 from trajectory_judge.analysis.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.deltas import Delta, Gap, read_deltas, read_gaps
-from trajectory_judge.analysis.judge_statistics import STATISTICS, JudgeStatistics, judge_statistics
+from trajectory_judge.analysis.judge_statistics import (
+    STATISTICS,
+    JudgeStatistics,
+    make_statistics_plan,
+    read_statistics,
+    statistics_family,
+)
 from trajectory_judge.analysis.loading import judge_order
 from trajectory_judge.analysis.paired import (
     PairedValue,
@@ -55,7 +61,7 @@ from trajectory_judge.analysis.plan import (
     DELTA_METRICS,
     Plan,
     make_plan,
-    run_bootstrap,
+    run_bootstraps,
 )
 from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, stratum
 from trajectory_judge.provenance.computed import computes
@@ -531,20 +537,14 @@ def build_report(
     chosen: tuple[Comparison, ...] = all_pairs(order) if pairs == "all" else compared_pairs(order, reference)
     plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
     kinds = {(c.a, c.b): c.kind for c in chosen}
-    boot = run_bootstrap(plan, resamples=resamples, seed=seed, batch=batch)
+    stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
+    boot, stats_boot = run_bootstraps(
+        plan, resamples=resamples, seed=seed, batch=batch, also=[statistics_family(stats_plan, plan.cells)]
+    )
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
     deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
-    stats = judge_statistics(
-        plan.labels,
-        plan.verdicts,
-        plan.cells,
-        pairs=[(c.a, c.b) for c in chosen],
-        kinds=kinds,
-        resamples=resamples,
-        seed=seed,
-        batch=batch,
-    )
+    stats = read_statistics(stats_plan, stats_boot, plan.labels, plan.verdicts, kinds=kinds)
     judges = {j: _with_statistics(jr, stats) for j, jr in judges.items()}
     design = {"clean": 0, "silent": 0, "loud": 0}
     for lab in plan.labels:
