@@ -181,7 +181,7 @@ def _release_report(release: Path, every: int, resamples: int, batch: int | None
     trajs = d.trajectories[::every]
     ids = {t.trajectory_id for t in trajs}
     verdicts = [v for v in d.verdicts if v.trajectory_id in ids]
-    return build_report(trajs, verdicts, resamples=resamples, seed=7, pairs="compared", batch=batch).to_json()  # type: ignore[arg-type]
+    return build_report(trajs, verdicts, resamples=resamples, seed=7, pairs="compared", batch=batch).to_json()
 
 
 def test_the_report_on_part_of_the_release_is_the_same_bytes_at_block_sizes_1_7_and_the_default(release):

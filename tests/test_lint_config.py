@@ -99,8 +99,9 @@ def test_ci_lints_formats_and_type_checks_right_after_the_tests():
 
     make = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^make ci$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
-    (ci,) = re.findall(r"^ci: (.*)$", make, re.M)
-    assert ci.split()[:3] == ["test", "lint", "types"]
+    (checks,) = re.findall(r"^checks: install\n((?:\t.*\n)+)", make, re.M)
+    assert [line.split()[-1] for line in checks.splitlines()][:3] == ["test", "lint", "types"]
+    assert "\t$(MAKE) -j2 --output-sync=target rerun checks\n" in make
     assert "\t$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .\n" in make
     assert "\ntypes: install\n\t$(VENV)/bin/mypy\n" in make
 
