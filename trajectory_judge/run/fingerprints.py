@@ -16,6 +16,7 @@ from typing import Any
 from trajectory_judge.models import DataError, Fingerprint, JudgeSpec, OnRecord, recorded_fingerprints
 from trajectory_judge.run.store import RUNS
 
+
 def new_name(judge_id: str, prompt_option: str = "--prompt", name_option: str = "--judge-model-name") -> str:
     """How the new judge of ``judge_id`` gets another id: its prompt file renamed (a prompt of one's own), or
     another model name in the id."""
@@ -56,7 +57,9 @@ def on_record(data: str | Path) -> dict[str, list[OnRecord]]:
     return recorded_fingerprints(record_lines(Path(data) / RUNS))
 
 
-def refusal(judge_id: str, old: OnRecord, new: Fingerprint, *, new_where: str, folder: str | Path, ways: str) -> DataError:
+def refusal(
+    judge_id: str, old: OnRecord, new: Fingerprint, *, new_where: str, folder: str | Path, ways: str
+) -> DataError:
     """The one-line refusal of two fingerprints under ``judge_id``; ``ways``: how the new one gets a new name."""
     diff = ", ".join(old.fingerprint.differences(new)) or "their digests"
     return DataError(
