@@ -148,6 +148,7 @@ def collect(sources: Sequence[Path]) -> Merged:
     if not sources:
         raise DataError("name at least one folder to merge")
     known = check_trajectories(sources)
+    check_fingerprints(_run_records(sources))  # two judges under one id, before their verdicts are compared
     out = Merged()
     seen: dict[str, dict[str, tuple[str, Path, int]]] = {n: {} for n in KEYED}
     lines_seen: dict[str, set[str]] = {n: set() for n in LINES}
@@ -168,7 +169,6 @@ def collect(sources: Sequence[Path]) -> Merged:
                         rows.append(line)
                 elif _keep(out, seen[name], name, line, path, lineno):
                     rows.append(line)
-    check_fingerprints(_run_records(sources))
     return out
 
 
