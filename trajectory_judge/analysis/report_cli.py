@@ -248,8 +248,7 @@ def fingerprints_markdown(prints: dict[str, list[OnRecord]]) -> str:
     """The ``## Judge fingerprints`` section of the Markdown report: one row per judge and fingerprint."""
     rows = ["| judge | fingerprint | model | prompt | decoding |", "|---|---|---|---|---|"]
     for j, ps in prints.items():
-        for o in ps or [None]:
-            fp = o.fingerprint if o else None
+        for fp in [o.fingerprint for o in ps] or [None]:
             rows.append(
                 f"| {j} | {fp.short if fp else '–'} | {(fp.model or '–') if fp else '–'} | "
                 f"{(fp.prompt_sha256 or '–')[:12] if fp else '–'} | {fp.summary() if fp else '–'} |"
