@@ -248,11 +248,11 @@ def fingerprints_markdown(prints: dict[str, list[OnRecord]]) -> str:
     """The ``## Judge fingerprints`` section of the Markdown report: one row per judge and fingerprint."""
     rows = ["| judge | fingerprint | model | prompt | decoding |", "|---|---|---|---|---|"]
     for j, ps in prints.items():
-        for fp in [o.fingerprint for o in ps] or [None]:
-            rows.append(
-                f"| {j} | {fp.short if fp else '–'} | {(fp.model or '–') if fp else '–'} | "
-                f"{(fp.prompt_sha256 or '–')[:12] if fp else '–'} | {fp.summary() if fp else '–'} |"
-            )
+        if not ps:
+            rows.append(f"| {j} | – | – | – | – |")
+        for fp in (o.fingerprint for o in ps):
+            prompt = (fp.prompt_sha256 or "–")[:12]
+            rows.append(f"| {j} | {fp.short} | {fp.model or '–'} | {prompt} | {fp.summary()} |")
     return "\n## Judge fingerprints\n\n" + "\n".join(rows) + "\n"
 
 
