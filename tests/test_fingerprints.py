@@ -253,3 +253,11 @@ def test_report_shows_each_judges_fingerprint_in_json_markdown_and_one_terminal_
     assert {j: [p["sha256"] for p in ps] for j, ps in body.items()} == {j: [p["sha256"]] for j, p in prints.items()}
     text = md.read_text()
     assert "## Judge fingerprints" in text and f"| step:m | {prints['step:m']['sha256'][:12]} | m |" in text
+
+
+def test_forgetting_one_judge_of_a_run_takes_its_fingerprint_out_of_the_record_kept_for_the_others(folder, srv):
+    assert _run(folder, srv, "--judges", "outcome,step") == 0
+    assert main(["forget", "--data", str(folder), "--judge", "step:m"]) == 0
+    (kept,) = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert set(kept["fingerprints"]) == {"outcome:m"}
+    assert _run(folder, srv, "--judges", "step", "--temperature", "0.9") == 0  # the old step:m is gone
