@@ -423,3 +423,54 @@ def test_inspect_eval_of_a_missing_folder_is_one_line_and_no_traceback(server, t
     out = (r.stdout + r.stderr).strip()
     assert r.returncode != 0 and "Traceback" not in out and out.count("\n") == 0
     assert str(tmp_path / "nowhere") in out and "no such folder" in out and not server.requests
+
+
+# --- one id, one fingerprint, whichever path ran the judge ----------------------------------------------
+V1 = "Judge this support agent.\n{procedure}\n\n{view}\n"
+V2 = "Judge this support agent strictly.\n{procedure}\n\n{view}\n"
+
+
+def _prompt_file(where: Path, text: str) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "rubric.txt").write_text(text, encoding="utf-8")
+    return where / "rubric.txt"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != ".lock"}
+
+
+def test_import_inspect_of_an_edited_template_is_refused_in_one_line_and_writes_nothing(
+    folder, server, tmp_path, capsys
+):
+    one, two = _prompt_file(tmp_path / "one", V1), _prompt_file(tmp_path / "two", V2)
+    assert _run_cli(folder, server, "--prompt", str(one)) == 0  # 6 verdicts of step+rubric:m under V1
+    edited = run_eval([step_judge(data=str(folder), limit=8, prompt=str(two))], tmp_path / "edited")
+    same = run_eval([step_judge(data=str(folder), limit=8, prompt=str(one))], tmp_path / "same")
+    capsys.readouterr()
+    before = _files(folder)
+    assert main(["import-inspect", *same, *edited, "--data", str(folder)]) == 2  # the good log is not written either
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nothing was written" in err and "trajectory-judge forget" in err
+    assert "step+rubric:m" in err and "differ in prompt" in err and "rename the -T prompt file" in err
+    assert _files(folder) == before
+    assert main(["import-inspect", *same, "--data", str(folder)]) == 0  # run's judge and inspect's are one judge
+    assert "2 written, 6 already on disk" in capsys.readouterr().err
+    run_rec, inspect_rec = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert run_rec["fingerprints"] == inspect_rec["fingerprints"]
+
+
+def test_merge_takes_one_model_judged_through_run_in_one_folder_and_inspect_in_another(
+    folder, server, tmp_path, capsys
+):
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(folder / "trajectories.jsonl", other / "trajectories.jsonl")
+    assert _run_cli(folder, server, "--judges", "step") == 0
+    logs = run_eval([step_judge(data=str(other), limit=6)], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(other)]) == 0
+    capsys.readouterr()
+    assert main(["merge", str(folder), str(other), "--out", str(tmp_path / "merged")]) == 0
+    err = capsys.readouterr().err
+    assert "; 6 verdicts differed" in err and "latency or tokens" in err
+    assert load_verdicts(tmp_path / "merged" / "verdicts.jsonl") == load_verdicts(folder / "verdicts.jsonl")

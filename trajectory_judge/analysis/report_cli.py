@@ -28,7 +28,7 @@ from trajectory_judge.analysis.loading import (
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, load_verdicts
+from trajectory_judge.models import FAILURE_TYPES, OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
 from trajectory_judge.provenance.manifest import hashing_once
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
@@ -223,6 +223,39 @@ def terminal_text(rep: Report, types: tuple[str, ...] = FAILURE_TYPES, absent: s
     return "\n\n".join(parts)
 
 
+def judge_fingerprints(records: list[dict[str, Any]], judges: list[str]) -> dict[str, list[OnRecord]]:
+    """Each judge's fingerprints on record (:mod:`trajectory_judge.models.fingerprint`), [] for one without."""
+    prints = recorded_fingerprints((f"{RUNS}:{i}", r) for i, r in enumerate(records, 1))
+    return {j: prints.get(j, []) for j in judges}
+
+
+def fingerprints_line(prints: dict[str, list[OnRecord]]) -> str:
+    """The judges' fingerprints in one line: ``Fingerprints (...): step:m 1a2b3c4d5e6f, ...``."""
+    shown = [f"{j} {' and '.join(o.fingerprint.short for o in ps)}" for j, ps in prints.items() if ps]
+    two = [j for j, ps in prints.items() if len(ps) > 1]
+    none = [j for j, ps in prints.items() if not ps]
+    if not shown:
+        return f"Fingerprints (model, prompt and schema digests, decoding): none on record in {RUNS}"
+    line = "Fingerprints (model, prompt and schema digests, decoding): " + ", ".join(shown)
+    if two:
+        line += f"; two judges under one id: {', '.join(two)}"
+    if none:
+        line += f"; none on record for {', '.join(none)}"
+    return line
+
+
+def fingerprints_markdown(prints: dict[str, list[OnRecord]]) -> str:
+    """The ``## Judge fingerprints`` section of the Markdown report: one row per judge and fingerprint."""
+    rows = ["| judge | fingerprint | model | prompt | decoding |", "|---|---|---|---|---|"]
+    for j, ps in prints.items():
+        if not ps:
+            rows.append(f"| {j} | – | – | – | – |")
+        for fp in (o.fingerprint for o in ps):
+            prompt = (fp.prompt_sha256 or "–")[:12]
+            rows.append(f"| {j} | {fp.short} | {fp.model or '–'} | {prompt} | {fp.summary()} |")
+    return "\n## Judge fingerprints\n\n" + "\n".join(rows) + "\n"
+
+
 def compute_markdown(spent: ComputeSpent) -> str:
     """The ``## Compute spent`` section of the Markdown report (from the run records)."""
     table = "\n\n" + _md(spent.to_frame()) if spent.rows else ""
@@ -273,6 +306,8 @@ def _report(args: Any) -> int:
         members = members_summary(args.data, data.trajectories, full, seed=args.seed)
     if members:
         print("\n" + members)
+    prints = judge_fingerprints(records, list(rep.judges))
+    print("\n" + fingerprints_line(prints))
     spent = compute_spent(args.data)
     print(f"\n{spent.sentence()}.")
     if spent.rows:
@@ -280,11 +315,15 @@ def _report(args: Any) -> int:
     if args.json:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
         body["not_measurable"] = absent_parts(data.trajectories)
+        body["fingerprints"] = {j: [o.fingerprint.record() for o in ps] for j, ps in prints.items()}
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     if args.markdown:
         atomic_write_text(
             args.markdown,
-            rep.to_markdown(types, absent) + f"\n## Unparseable answers\n\n{unparseable}.\n" + compute_markdown(spent),
+            rep.to_markdown(types, absent)
+            + f"\n## Unparseable answers\n\n{unparseable}.\n"
+            + fingerprints_markdown(prints)
+            + compute_markdown(spent),
         )
     return 0
 

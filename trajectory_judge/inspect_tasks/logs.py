@@ -38,19 +38,23 @@ from trajectory_judge.inspect_tasks.samples import sample_prompt
 from trajectory_judge.inspect_tasks.scoring import TRUNCATED, judge_model_name as default_model_name
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.custom import PromptTemplate, check_template
-from trajectory_judge.judges.prompts import prompt_digests
+from trajectory_judge.judges.prompts import prompt_digests, prompt_sha256
+from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.judges.selfcons import aggregate, member_id
 from trajectory_judge.models import (
     ENSEMBLE_FAMILY,
     LLM_VIEWS,
     DataError,
+    Fingerprint,
     JudgeSpec,
     Trajectory,
     Verdict,
     check_verdict_step,
     load_trajectories,
 )
+from trajectory_judge.models.fingerprint import json_digest
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
+from trajectory_judge.run.fingerprints import check_fingerprints, on_record
 from trajectory_judge.run.record import LATENCY_MEANING, base_record, now
 from trajectory_judge.run.store import (
     MEMBERS,
@@ -85,6 +89,10 @@ class LogVerdicts:
     """Samples that ended in an error (no answer, no verdict)."""
     template: PromptTemplate | None = None
     """The prompt of one's own the task judged with, if any."""
+    judge_id: str = ""
+    """The judge id of the log's verdicts (the ensemble's, for the ensemble)."""
+    fingerprint: Fingerprint | None = None
+    """What the judge is beyond its id (:func:`log_fingerprint`)."""
 
 
 def model_call_seconds(sample: EvalSample) -> float:
@@ -110,6 +118,38 @@ def log_template(log: EvalLog) -> PromptTemplate | None:
         raise DataError(f"{where}: its text does not have the SHA-256 the log records")
     check_template(template.text, where)
     return template
+
+
+def generate_config(log: EvalLog) -> Any:
+    """The generation settings the log's samples were answered under (the task's, with the eval's on top)."""
+    return log.plan.config.merge(log.eval.model_generate_config) if log.plan else log.eval.model_generate_config
+
+
+def log_fingerprint(log: EvalLog, view: str, template: PromptTemplate | None = None) -> Fingerprint:
+    """The fingerprint of a log's judge, as ``run`` computes it for the same judge: the model the server was
+    sent, the prompt's and schema's digests, the decoding (the ensemble's temperature and seeds from the task)."""
+    cfg = generate_config(log)
+    model = default_model_name(log.eval.model)
+    if view == ENSEMBLE_FAMILY:
+        meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
+        return Fingerprint(
+            model=model,
+            prompt_sha256=prompt_sha256("step"),
+            schema_sha256=json_digest(response_schema("step")),
+            temperature=meta.get("temperature"),
+            max_tokens=cfg.max_tokens,
+            seeds=tuple(meta.get("seeds") or ()),
+            top_p=cfg.top_p,
+        )
+    return Fingerprint(
+        model=model,
+        prompt_sha256=template.sha256 if template else prompt_sha256(view),
+        schema_sha256=json_digest(response_schema(view)),
+        temperature=cfg.temperature,
+        max_tokens=cfg.max_tokens,
+        seed=cfg.seed,
+        top_p=cfg.top_p,
+    )
 
 
 def _tokens(sample: EvalSample) -> tuple[int, int]:
@@ -176,7 +216,9 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
         )
     template = log_template(log)
     judge_id, sampling = _judge_ids(log, view, model_name, template)
-    out = LogVerdicts(log=where, view=view, template=template)
+    out = LogVerdicts(
+        log=where, view=view, template=template, judge_id=judge_id, fingerprint=log_fingerprint(log, view, template)
+    )
     by_traj: dict[str, dict[int, Verdict]] = defaultdict(dict)
     sids: dict[str, str] = {}
     for s in log.samples or []:
@@ -263,7 +305,7 @@ def run_record(
     members = sorted({m.judge_id for m in got.members})
     ids = sorted({v.judge_id for v in got.verdicts}) or ensemble
     rec = base_record(ids, {e: members for e in ensemble}, concurrency=1)
-    cfg = log.plan.config.merge(log.eval.model_generate_config) if log.plan else log.eval.model_generate_config
+    cfg = generate_config(log)
     meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
     per: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
     for v in written:
@@ -290,6 +332,7 @@ def run_record(
             },
             "prompt_sha256": prompt_digests(),
             "prompts": {i: got.template.record() for i in ids} if got.template else None,
+            "fingerprints": {got.judge_id: got.fingerprint.record()} if got.fingerprint else None,
             "latency": LATENCY_MEANING,
             "started": log.stats.started_at or rec["started"],
             "ended": log.stats.completed_at or now(),
@@ -344,10 +387,23 @@ def _append_transcripts(data: Path, links: Sequence[dict[str, Any]]) -> None:
             fh.write("".join(json.dumps(ln, sort_keys=True) + "\n" for ln in new))
 
 
-def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str | None = None) -> ImportResult:
-    """Import one eval log into ``data`` (holding its lock): new verdicts, members, transcripts, one run record."""
-    data = Path(data)
-    trajs = {t.trajectory_id: t for t in load_trajectories(data / TRAJECTORIES)}
+@dataclass
+class ReadLog:
+    """One log read and turned into records, not yet written."""
+
+    path: str
+    """The log file, as given."""
+    log: EvalLog
+    """The log (without the transcripts' events and messages)."""
+    got: LogVerdicts
+    """Its verdicts, members and transcript links."""
+    model_name: str
+    """MODEL in its judge ids."""
+
+
+def read_log(log_path: str | Path, data: str | Path, *, judge_model_name: str | None = None) -> ReadLog:
+    """Read one eval log into the records it gives ``data``'s trajectories; nothing is written."""
+    trajs = {t.trajectory_id: t for t in load_trajectories(Path(data) / TRAJECTORIES)}
     try:
         log = read_eval_log(str(log_path), exclude_fields=set(SKIPPED_FIELDS))
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a file that is not a log
@@ -355,8 +411,31 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
             f"{log_path}: not an inspect eval log ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
         ) from None
     model_name = judge_model_name or default_model_name(log.eval.model)
-    got = log_verdicts(log, trajs, model_name)
-    result = ImportResult(log=str(log_path), errored=got.errored)
+    return ReadLog(str(log_path), log, log_verdicts(log, trajs, model_name), model_name)
+
+
+def check_logs(logs: Sequence[ReadLog], data: str | Path) -> None:
+    """Refuse, before anything is written, a log whose judge has another fingerprint than its id has on record in
+    ``data`` or in a log before it (:mod:`trajectory_judge.run.fingerprints`)."""
+    from trajectory_judge.models import OnRecord
+
+    known = on_record(data)
+    for r in logs:
+        if r.got.fingerprint is None:
+            continue
+        new = {r.got.judge_id: r.got.fingerprint}
+        check_fingerprints(data, new, what=f"the log {r.path}", prompt_option="-T prompt", recorded=known)
+        seen = known.setdefault(r.got.judge_id, [])
+        if all(o.fingerprint != r.got.fingerprint for o in seen):
+            seen.append(OnRecord(r.got.fingerprint, f"the log {r.path}"))
+
+
+def write_log(r: ReadLog, data: str | Path) -> ImportResult:
+    """Write what one read log adds to ``data`` (holding its lock): new verdicts, members, transcripts, one run
+    record."""
+    data = Path(data)
+    log, got = r.log, r.got
+    result = ImportResult(log=r.path, errored=got.errored)
     with data_dir_lock(data):
         done = keys_on_disk(data / VERDICTS) | keys_on_disk(data / MEMBERS)
         written = _append_new(data / MEMBERS, got.members, done) + _append_new(data / VERDICTS, got.verdicts, done)
@@ -366,21 +445,35 @@ def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str 
         made = {(v.trajectory_id, v.judge_id) for v in written}  # a verdict `run` wrote has no transcript here
         _append_transcripts(data, [ln for ln in got.transcripts if (ln["trajectory_id"], ln["judge_id"]) in made])
         if written or log.eval.eval_id not in _recorded_evals(data):
-            append_run_record(data, run_record(log, got, result, model_name, written))
+            append_run_record(data, run_record(log, got, result, r.model_name, written))
             result.recorded = True
     return result
+
+
+def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str | None = None) -> ImportResult:
+    """Import one eval log into ``data`` (holding its lock): new verdicts, members, transcripts, one run record;
+    a judge whose fingerprint differs from its id's on record is refused first (:func:`check_logs`)."""
+    r = read_log(log_path, data, judge_model_name=judge_model_name)
+    with data_dir_lock(data):
+        check_logs([r], data)
+        return write_log(r, data)
 
 
 def cli_import_inspect(args: Any) -> int:
     """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr.
 
     ``--data`` is required, and a folder pinned by ``SHA256SUMS`` is refused without ``--force``
-    (:func:`~trajectory_judge.provenance.pins.writable_folder`), before anything is written.
+    (:func:`~trajectory_judge.provenance.pins.writable_folder`), before anything is written; so is a log
+    whose judge has another fingerprint than its id has on record (:func:`check_logs`): every log is read
+    and checked before the first is written.
     """
     data = writable_folder(args.data, what="verdicts and run records", force=args.force)
     try:
-        for path in args.logs:
-            r = import_log(path, data, judge_model_name=args.judge_model_name)
+        logs = [read_log(path, data, judge_model_name=args.judge_model_name) for path in args.logs]
+        with data_dir_lock(data):
+            check_logs(logs, data)  # every log before any is written
+            results = [write_log(r, data) for r in logs]
+        for path, r in zip(args.logs, results):
             errored = (
                 f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)"
                 if r.errored

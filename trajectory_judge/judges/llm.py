@@ -5,10 +5,11 @@ from __future__ import annotations
 from trajectory_judge.backends.clients import Completion, ModelClient
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.custom import PromptTemplate
-from trajectory_judge.judges.prompts import build_prompt
+from trajectory_judge.judges.prompts import build_prompt, prompt_sha256
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.judges.views import VIEWS
-from trajectory_judge.models import JudgeSpec, Trajectory, Verdict
+from trajectory_judge.models import Fingerprint, JudgeSpec, Trajectory, Verdict
+from trajectory_judge.models.fingerprint import json_digest
 
 DEFAULT_TEMPERATURE = 0.0
 
@@ -64,6 +65,17 @@ class LLMJudge:
     def prompt(self, traj: Trajectory) -> str:
         """The prompt sent for ``traj`` (the label-free copy the runner hands a judge)."""
         return self.template.render(self.view, traj) if self.template else build_prompt(self.view, traj)
+
+    def fingerprint(self) -> Fingerprint:
+        """What this judge is beyond its id: the model sent, the prompt's and schema's digests, the decoding."""
+        return Fingerprint(
+            model=getattr(self.client, "model", None),
+            prompt_sha256=self.template.sha256 if self.template else prompt_sha256(self.view),
+            schema_sha256=json_digest(self.schema),
+            temperature=self.temperature,
+            max_tokens=getattr(self.client, "max_tokens", None),
+            seed=self.seed,
+        )
 
     def judge(self, traj: Trajectory) -> Verdict:
         """One request, one verdict (client failures propagate; they are never verdicts)."""

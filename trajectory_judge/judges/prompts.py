@@ -85,6 +85,14 @@ def prompt_digests() -> dict[str, str]:
     return {v: hashlib.sha256(view_prefix(v).encode("utf-8")).hexdigest()[:16] for v in VIEW_INSTRUCTIONS}
 
 
+def prompt_sha256(view: str) -> str:
+    """SHA-256 (hex) of a ``view`` prompt's fixed text, written as a template (``{view}`` where the trajectory
+    goes): what a judge's fingerprint holds for a built-in prompt, as it holds a template's digest for one's own."""
+    from trajectory_judge.models.fingerprint import text_digest
+
+    return text_digest(f"{view_prefix(view)}{{view}}\n{END}\n")
+
+
 def view_prefix(view: str) -> str:
     """The part of a ``view`` prompt that does not depend on the trajectory."""
     if view not in VIEW_INSTRUCTIONS:

@@ -25,9 +25,10 @@ from typing import TypeVar
 
 from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.judges.llm import completion_verdict
-from trajectory_judge.judges.prompts import build_prompt
+from trajectory_judge.judges.prompts import build_prompt, prompt_sha256
 from trajectory_judge.judges.schema import response_schema
-from trajectory_judge.models import JudgeSpec, Trajectory, Verdict
+from trajectory_judge.models import Fingerprint, JudgeSpec, Trajectory, Verdict
+from trajectory_judge.models.fingerprint import json_digest
 
 K = 3
 
@@ -95,6 +96,18 @@ class SelfConsistencyJudge:
         self.judge_id = JudgeSpec.self_consistency(len(self.seeds), model_name).judge_id
         self.member_ids = tuple(member_id(model_name, temperature=temperature, seed=s) for s in self.seeds)
         self.schema = response_schema("step")
+
+    def fingerprint(self) -> Fingerprint:
+        """What this ensemble is beyond its id: the model sent, the step prompt's and schema's digests, the
+        members' temperature and seeds, the output budget."""
+        return Fingerprint(
+            model=getattr(self.client, "model", None),
+            prompt_sha256=prompt_sha256("step"),
+            schema_sha256=json_digest(self.schema),
+            temperature=self.temperature,
+            max_tokens=getattr(self.client, "max_tokens", None),
+            seeds=self.seeds,
+        )
 
     def judge_members(self, traj: Trajectory) -> list[Verdict]:
         """k samples of the step prompt, one per seed, each a verdict under its member id."""

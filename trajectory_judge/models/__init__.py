@@ -2,12 +2,14 @@
 
 Field names and types match the published release exactly, so its files load unchanged. One module
 per role: :mod:`.judge_ids` (the judge-id grammar and :class:`JudgeSpec`), :mod:`.records` (the
-records and what a label says), :mod:`.jsonl` (reading and writing JSON lines) and :mod:`.schema`
+records and what a label says), :mod:`.fingerprint` (what a judge is beyond its id), :mod:`.jsonl`
+(reading and writing JSON lines) and :mod:`.schema`
 (the formats' version and JSON Schemas). Every public name is importable from here.
 """
 
 from __future__ import annotations
 
+from trajectory_judge.models.fingerprint import Fingerprint, OnRecord, recorded_fingerprints
 from trajectory_judge.models.jsonl import (
     DataError,
     M,
@@ -70,6 +72,7 @@ __all__ = [
     "Episode",
     "FAILURE_TYPES",
     "FailureType",
+    "Fingerprint",
     "JUDGE_ID_GRAMMAR",
     "JudgeId",
     "JudgeKind",
@@ -78,6 +81,7 @@ __all__ = [
     "Label",
     "M",
     "Observation",
+    "OnRecord",
     "PYTHON_FAMILY",
     "Probability",
     "RULES_ID",
@@ -102,6 +106,7 @@ __all__ = [
     "load_verdicts",
     "parse_jsonl",
     "read_text",
+    "recorded_fingerprints",
     "step_range",
     "stratum",
     "valid_steps",

@@ -36,7 +36,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +45,12 @@ from trajectory_judge.backends.transport import openai_fault
 from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
-from trajectory_judge.models import DataError, Trajectory, load_trajectories
+from trajectory_judge.judges.custom import PromptTemplate, check_template
+from trajectory_judge.models import LLM_VIEWS, DataError, Trajectory, load_trajectories
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
+from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerprints
 from trajectory_judge.run.record import base_record, now
 from trajectory_judge.run.runner import RunResult, run_judges
 from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
@@ -127,26 +129,39 @@ class Settings:
     """What rebuilds the judges of an export (the settings file holds it, with digests)."""
 
     judges: tuple[str, ...]
-    model: str
-    judge_model_name: str
+    """The built-in judges (``--judges``)."""
+    models: tuple[tuple[str, str], ...]
+    """Each model as the requests name it, and as its judge ids name it (``--model``, ``--judge-model-name``)."""
     limit: int | None
     max_tokens: int
     num_ctx: int
     temperature: float
     seed: int
+    template: PromptTemplate | None = None
+    """The prompt of one's own (``--prompt``), judged over ``view``."""
+    view: str | None = None
+    """The view of ``template`` (``--view``; step when not given)."""
 
-    def make(self, client: OpenAIClient) -> list[Judge]:
-        """The judges, built as ``run`` builds them, around ``client``."""
+    def make(self, client: OpenAIClient, model_name: str) -> list[Judge]:
+        """The judges, built as ``run`` builds them, around ``client``, named for ``model_name``."""
         from trajectory_judge.run.cli_run import make_judges
 
-        return make_judges(self.judges, client, self.judge_model_name, temperature=self.temperature, seed=self.seed)
+        return make_judges(
+            self.judges,
+            client,
+            model_name,
+            temperature=self.temperature,
+            seed=self.seed,
+            template=self.template,
+            view=self.view,
+        )
 
-    def capture(self) -> CaptureClient:
-        return CaptureClient(self.model, num_ctx=self.num_ctx, max_tokens=self.max_tokens)
+    def capture(self, model: str) -> CaptureClient:
+        return CaptureClient(model, num_ctx=self.num_ctx, max_tokens=self.max_tokens)
 
     def decoding(self) -> dict[str, Any]:
         """The decoding part of a run record, as ``run`` records it for a server that is not llama-server."""
-        c = self.capture()
+        c = self.capture(self.models[0][0])
         return {
             **c.decoding(),
             "timeout_s": None,
@@ -154,6 +169,33 @@ class Settings:
             "seed": self.seed,
             "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in self.judges else None,
         }
+
+    def record(self) -> dict[str, Any]:
+        """The settings as the settings file keeps them."""
+        return {
+            "judges": list(self.judges),
+            "models": [list(m) for m in self.models],
+            "limit": self.limit,
+            "max_tokens": self.max_tokens,
+            "num_ctx": self.num_ctx,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "prompt": self.template.record() if self.template else None,
+            "view": self.view,
+        }
+
+
+def _template(rec: Any, where: str) -> PromptTemplate | None:
+    """The prompt of one's own a settings file keeps, checked again (its text against its digest)."""
+    if rec is None:
+        return None
+    if not isinstance(rec, dict) or not all(isinstance(rec.get(k), str) for k in ("name", "text", "sha256")):
+        raise ValueError("its prompt holds no name, text and sha256")
+    template = PromptTemplate(name=rec["name"], text=rec["text"], file=str(rec.get("file", "")))
+    if template.sha256 != rec["sha256"]:
+        raise ValueError("its prompt's text does not have the SHA-256 it records")
+    check_template(template.text, f"{where}: its prompt")
+    return template
 
 
 def read_settings(requests: Path) -> tuple[Settings, dict[str, Any]]:
@@ -168,15 +210,18 @@ def read_settings(requests: Path) -> tuple[Settings, dict[str, Any]]:
         rec = json.loads(path.read_text(encoding="utf-8"))
         if rec.get("format") != FORMAT:
             raise ValueError(f"format is {rec.get('format')!r}, not {FORMAT!r}")
+        # a settings file of one model keeps it as `model` and `judge_model_name`
+        models = rec["models"] if "models" in rec else [[rec["model"], rec["judge_model_name"]]]
         s = Settings(
             judges=tuple(rec["judges"]),
-            model=str(rec["model"]),
-            judge_model_name=str(rec["judge_model_name"]),
+            models=tuple((str(m), str(n)) for m, n in models),
             limit=rec["limit"],
             max_tokens=int(rec["max_tokens"]),
             num_ctx=int(rec["num_ctx"]),
             temperature=float(rec["temperature"]),
             seed=int(rec["seed"]),
+            template=_template(rec.get("prompt"), str(path)),
+            view=rec.get("view"),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise DataError(f"{path}: not a settings file of export-requests ({exc})") from None
@@ -196,12 +241,16 @@ def requests_of(
 
 
 def _judges_with_clients(settings: Settings, make_client: Any) -> list[tuple[Judge, Any]]:
-    """One judge per name, each with a client of its own (its judge id is part of its requests' ids)."""
+    """Per model, one judge per name and the judge of the prompt of one's own, each with a client of its own
+    (``make_client(model)``; its judge id is part of its requests' ids), in the order ``run`` judges them."""
     out = []
-    for name in settings.judges:
-        client = make_client()
-        judge = Settings(**{**asdict(settings), "judges": (name,)}).make(client)[0]
-        out.append((judge, client))
+    for model, model_name in settings.models:
+        one = [replace(settings, judges=(name,), template=None) for name in settings.judges]
+        if settings.template is not None:
+            one.append(replace(settings, judges=()))
+        for s in one:
+            client = make_client(model)
+            out.append((s.make(client, model_name)[0], client))
     return out
 
 
@@ -212,26 +261,36 @@ def _refuse_overwriting_inputs(out: Path, inputs: Sequence[Path]) -> None:
 
 
 def cli_export_requests(args: argparse.Namespace) -> int:
-    """``trajectory-judge export-requests``: write the requests and their settings file (both atomically)."""
+    """``trajectory-judge export-requests``: write the requests and their settings file (both atomically).
+
+    A judge whose fingerprint differs from the one its id has on record in ``--data`` is refused first, as
+    the import would refuse it, so that no request is paid for whose answers cannot come back.
+    """
+    from trajectory_judge.judges.custom import load_template
+    from trajectory_judge.run.cli_run import judge_names, split_models
+
     if args.data is None or args.out is None:
         raise ValueError("--data DIR and --out FILE are required")
+    if args.view is not None and args.prompt is None:
+        raise ValueError("--view chooses what --prompt's template shows; give --prompt FILE with it")
     data, out = Path(args.data), Path(args.out)
     traj_path = data / TRAJECTORIES
     _refuse_overwriting_inputs(out, [traj_path, data / VERDICTS, data / MEMBERS])
     _refuse_overwriting_inputs(settings_path(out), [traj_path])
     trajs = load_trajectories(traj_path)[: args.limit]
-    names = tuple(n.strip() for n in args.judges.split(",") if n.strip())
     settings = Settings(
-        judges=names,
-        model=args.model,
-        judge_model_name=args.judge_model_name or args.model,
+        judges=tuple(judge_names(args)),
+        models=tuple((m, n or m) for m, n in split_models(args.model, args.judge_model_name)),
         limit=args.limit,
         max_tokens=args.max_tokens,
         num_ctx=args.num_ctx,
         temperature=args.temperature,
         seed=args.seed,
+        template=load_template(args.prompt) if args.prompt else None,
+        view=args.view,
     )
     pairs = _judges_with_clients(settings, settings.capture)
+    check_fingerprints(data, judge_fingerprints([j for j, _ in pairs]), what="this export")
     seen: set[str] = set()
     digest = hashlib.sha256()
     with atomic_open(out, "w") as fh:
@@ -249,7 +308,7 @@ def cli_export_requests(args: argparse.Namespace) -> int:
 
     record = {
         "format": FORMAT,
-        **asdict(settings),
+        **settings.record(),
         "judge_ids": [j.judge_id for j, _ in pairs],
         "members": {j.judge_id: list(member_ids(j)) for j, _ in pairs if member_ids(j)} or None,
         "prompt_sha256": prompt_digests(),
@@ -345,16 +404,17 @@ class Imported:
 
 def plan_import(
     settings: Settings, trajs: Sequence[Trajectory], requested: set[str], results: Results, requests: Path
-) -> tuple[list[tuple[Judge, list[Trajectory]]], Imported]:
-    """Each judge (with its replay client) and the trajectories whose requests are all answered."""
+) -> tuple[list[tuple[str, Judge, list[Trajectory]]], Imported]:
+    """Each judge (answered by its replay client), the model it names, and the trajectories whose requests are
+    all answered."""
     done = Imported()
     plan = []
     for (judge, capture), (replayed, replay) in zip(
         _judges_with_clients(settings, settings.capture),
         _judges_with_clients(
             settings,
-            lambda: ReplayClient(
-                settings.model, results.answers, num_ctx=settings.num_ctx, max_tokens=settings.max_tokens
+            lambda model: ReplayClient(
+                model, results.answers, num_ctx=settings.num_ctx, max_tokens=settings.max_tokens
             ),
         ),
     ):
@@ -374,7 +434,7 @@ def plan_import(
             else:
                 ready.append(t)
         done.complete += len(ready)
-        plan.append((replayed, ready))
+        plan.append((replay.model, replayed, ready))
     done.missing = list(dict.fromkeys(done.missing))
     return plan, done
 
@@ -404,20 +464,33 @@ def cli_import_results(args: argparse.Namespace) -> int:
     try:
         with data_dir_lock(data), stop_on_signals():
             plan, done = plan_import(settings, trajs, requested, results, requests)
-            for judge, ready in plan:
-                r = run_judges(
-                    ready,
-                    [judge],
-                    data / VERDICTS,
-                    members_path=data / MEMBERS,
-                    progress=False,
-                    record=False,
-                    known_ids=[t.trajectory_id for t in trajs_all],
-                    force=args.force,
-                )
-                _add(done.result, r)
-            if done.result.written:
-                append_run_record(data, _run_record(args, settings, srec, done, results_path, requests, t0))
+            check_fingerprints(  # every judge before any verdict is written
+                data,
+                judge_fingerprints([j for _, j, _ in plan]),
+                what="this import",
+                prompt_option="export-requests --prompt",
+            )
+            for model, _name in settings.models:  # one run record per model, as `run --model a,b` writes
+                mine = [(j, ready) for m, j, ready in plan if m == model]
+                part = Imported(complete=done.complete, missing=done.missing, errors=done.errors)
+                for judge, ready in mine:
+                    r = run_judges(
+                        ready,
+                        [judge],
+                        data / VERDICTS,
+                        members_path=data / MEMBERS,
+                        progress=False,
+                        record=False,
+                        known_ids=[t.trajectory_id for t in trajs_all],
+                        force=args.force,
+                    )
+                    _add(part.result, r)
+                if part.result.written:
+                    judges = [j for j, _ in mine]
+                    append_run_record(
+                        data, _run_record(args, settings, srec, part, results_path, requests, t0, model, judges)
+                    )
+                _add(done.result, part.result)
     except Interrupted as exc:
         print(f"trajectory-judge: interrupted ({exc}); verdicts already on disk are kept.", file=sys.stderr)
         return exit_code(exc)
@@ -444,17 +517,22 @@ def _run_record(
     results: Path,
     requests: Path,
     t0: float,
+    model: str,
+    judges: Sequence[Judge],
 ) -> dict[str, Any]:
-    ids = list(srec.get("judge_ids") or [])
-    rec = base_record(ids, srec.get("members") or {}, concurrency=1)
+    """The run record of one model's judges in an import (``done``: what they did)."""
+    ids = [j.judge_id for j in judges]
+    rec = base_record(ids, {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}, concurrency=1)
     rec.update(
         backend="batch",
         base_url=None,
-        model=settings.model,
-        judge_model_name=settings.judge_model_name,
+        model=model,
+        judge_model_name=dict(settings.models)[model],
         limit=settings.limit,
         decoding=settings.decoding(),
         prompt_sha256=srec.get("prompt_sha256"),
+        prompts={j.judge_id: t.record() for j in judges if (t := getattr(j, "template", None))} or None,
+        fingerprints={k: fp.record() for k, fp in judge_fingerprints(judges).items()} or None,
         batch={
             "results": str(results),
             "results_sha256": sha256_of(results),
@@ -494,12 +572,32 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--judges",
         type=A.name_list(JUDGE_FAMILIES),
-        default="outcome,step,reply",
-        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply)",
+        default=None,
+        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt)",
     )
-    p.add_argument("--model", type=A.model_name, required=True, help="model name the requests name")
     p.add_argument(
-        "--judge-model-name", type=A.model_name, default=None, help="model name used in judge ids (default --model)"
+        "--prompt",
+        default=None,
+        metavar="FILE",
+        help="a prompt template of your own over --view, as `run --prompt` takes it (judge id VIEW+NAME:MODEL)",
+    )
+    p.add_argument(
+        "--view",
+        choices=list(LLM_VIEWS),
+        default=None,
+        help="what of each trajectory --prompt's {view} shows, and its response schema (default step)",
+    )
+    p.add_argument(
+        "--model",
+        type=A.model_name,
+        required=True,
+        help="model name the requests name; several, comma-separated (a,b), each under its own judge ids",
+    )
+    p.add_argument(
+        "--judge-model-name",
+        type=A.model_name,
+        default=None,
+        help="model name used in judge ids (default --model; with several models, as many names, comma-separated)",
     )
     p.add_argument("--limit", type=A.positive_int, default=None, help="only the first N trajectories")
     p.add_argument("--num-ctx", type=A.positive_int, default=8192, help="context window (default 8192)")

@@ -13,7 +13,7 @@ What pointed at the forgotten verdicts goes with them, set aside in ``forgotten.
 their transcript links (``transcripts.jsonl``, written by ``import-inspect``), and, once a judge has
 no verdict left in the folder, its part of the run records (``runs.jsonl``). A record of that judge
 alone is moved whole; a record of several judges is kept for the others, rewritten without the
-forgotten ones (its ``judges``, ``judge_kinds``, ``members``, ``per_judge``, ``rechecked`` and
+forgotten ones (its ``judges``, ``judge_kinds``, ``members``, ``per_judge``, ``rechecked``, ``fingerprints`` and
 ``written``; its wall and CPU time were spent and stay), with their ids listed under ``forgotten``,
 and its line as it was is appended to ``forgotten.jsonl``. So the compute table and the runs
 chapter no longer name a forgotten judge, and nothing is lost.
@@ -186,6 +186,8 @@ def _record_without(rec: dict, gone: set[str]) -> dict | None:
         out["members"] = members or None
     if isinstance(rec.get("rechecked"), dict):
         out["rechecked"] = {j: t for j, t in rec["rechecked"].items() if j in judges}
+    if isinstance(rec.get("fingerprints"), dict):
+        out["fingerprints"] = {j: f for j, f in rec["fingerprints"].items() if j in judges} or None
     if per:
         out["per_judge"] = {j: p for j, p in per.items() if j not in dropped}
         if isinstance(rec.get("written"), (int, float)):

@@ -5,8 +5,13 @@ merge checks that every folder holds byte-for-byte the same ``trajectories.jsonl
 trajectory ids mean the same thing only then), and takes the union of what the folders add to it:
 
 - verdicts and ensemble members, one per (trajectory, judge id): the same record in two folders
-  is kept once; two different records for the same key are a conflict, refused with one line naming
-  both files and lines and the fields that differ, before anything is written;
+  is kept once, and so are two that differ only in what was measured of the call (:data:`MEASURED`:
+  latency and tokens; the first folder's is kept, and the summary says how many were folded); two
+  records that differ in anything else are a conflict, refused with one line naming both files and
+  lines and the fields that differ, before anything is written;
+- a judge id whose run records hold two fingerprints (:mod:`trajectory_judge.models.fingerprint`: an
+  edited prompt, another decoding, in one folder and another) is refused in the same way: they are two
+  judges under one name;
 - organic episodes, one per episode id, likewise;
 - run records, transcript links and the set-aside files (``forgotten.jsonl``, ``retried.jsonl``):
   every distinct line, in order of first appearance.
@@ -31,7 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from trajectory_judge.fileio import atomic_write_bytes, atomic_write_text, fsync_dir
-from trajectory_judge.models import DataError, Episode, Verdict, load_trajectories, load_verdicts, parse_jsonl
+from trajectory_judge.models import (
+    DataError,
+    Episode,
+    Verdict,
+    load_trajectories,
+    load_verdicts,
+    parse_jsonl,
+    recorded_fingerprints,
+)
 from trajectory_judge.provenance.manifest import MANIFEST, verify_manifest
 from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal
 from trajectory_judge.run.store import LOCK, MEMBERS, RETRIED, RUNS, TRAJECTORIES, VERDICTS, data_dir_lock
@@ -44,6 +57,13 @@ KEYED: dict[str, Callable[[dict[str, Any]], str]] = {
     ORGANIC: lambda r: f"episode {r['episode_id']!r}",
 }
 """Files of one record per key (what a conflict names), merged by key."""
+
+MEASURED: frozenset[str] = frozenset({"latency_s", "prompt_tokens", "completion_tokens"})
+"""A verdict's fields that measure its call rather than say what the judge decided: two verdicts that differ
+only in these (one judge run through two paths, which time a call each in its own way) are one verdict."""
+
+FOLDABLE: frozenset[str] = frozenset({VERDICTS, MEMBERS})
+"""The files whose records are verdicts, folded when they differ only in :data:`MEASURED` fields."""
 
 LINES: tuple[str, ...] = (RUNS, TRANSCRIPTS, FORGOTTEN, RETRIED)
 """Files merged as the distinct lines of every source."""
@@ -59,6 +79,8 @@ class Merged:
     files: dict[str, list[str]] = field(default_factory=dict)
     shared: dict[str, int] = field(default_factory=dict)
     """Per keyed file, records found identical in more than one folder (kept once)."""
+    folded: dict[str, int] = field(default_factory=dict)
+    """Per verdict file, records that differed from one kept only in :data:`MEASURED` fields (the first kept)."""
     not_merged: list[str] = field(default_factory=list)
     """Source files the merge does not know, as paths."""
 
@@ -126,6 +148,7 @@ def collect(sources: Sequence[Path]) -> Merged:
     if not sources:
         raise DataError("name at least one folder to merge")
     known = check_trajectories(sources)
+    check_fingerprints(_run_records(sources))  # two judges under one id, before their verdicts are compared
     out = Merged()
     seen: dict[str, dict[str, tuple[str, Path, int]]] = {n: {} for n in KEYED}
     lines_seen: dict[str, set[str]] = {n: set() for n in LINES}
@@ -149,6 +172,32 @@ def collect(sources: Sequence[Path]) -> Merged:
     return out
 
 
+def _run_records(sources: Sequence[Path]) -> list[tuple[str, dict[str, Any]]]:
+    """Every source's run records as ``(FILE:LINE, record)`` (their files already read once and found whole)."""
+    return [
+        (f"{src / RUNS}:{i}", rec)
+        for src in sources
+        if (src / RUNS).is_file()
+        for i, line in _lines(src / RUNS)
+        if isinstance(rec := json.loads(line), dict)
+    ]
+
+
+def check_fingerprints(runs: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Refuse, in one line, a judge id whose run records (``FILE:LINE``, record) hold two fingerprints."""
+    for judge_id, prints in recorded_fingerprints(runs).items():
+        if len(prints) > 1:
+            a, b = prints[0], prints[1]
+            folder = Path(b.where.rpartition(":")[0]).parent
+            raise DataError(
+                f"judge {judge_id} has fingerprint {a.fingerprint.short} in {a.where} and {b.fingerprint.short} in "
+                f"{b.where}: they differ in {', '.join(a.fingerprint.differences(b.fingerprint)) or 'their digests'}, "
+                "so they are two judges under one id; rename one (run it again under another prompt file name or "
+                f"--judge-model-name) or take it out of its folder (`trajectory-judge forget --data {folder} --judge "
+                f"{judge_id}`) and merge again; nothing was written"
+            )
+
+
 def _keep(out: Merged, seen: dict[str, tuple[str, Path, int]], name: str, line: str, path: Path, lineno: int) -> bool:
     """Whether a keyed record is new (then noted in ``seen``); False for a copy of one kept; DataError for a conflict."""
     rec = json.loads(line)
@@ -157,14 +206,23 @@ def _keep(out: Merged, seen: dict[str, tuple[str, Path, int]], name: str, line: 
         seen[key] = (line, path, lineno)
         return True
     kept, kpath, klineno = seen[key]
-    if json.loads(kept) == rec:
+    first = json.loads(kept)
+    if first == rec:
         out.shared[name] = out.shared.get(name, 0) + 1
+        return False
+    if name in FOLDABLE and _unmeasured(first) == _unmeasured(rec):
+        out.folded[name] = out.folded.get(name, 0) + 1
         return False
     raise DataError(
         f"{path}:{lineno}: conflicts with {kpath}:{klineno} for {key} (they differ in "
         f"{_diff(json.loads(kept), rec)}); keep one of them (`trajectory-judge forget --data FOLDER "
         "--judge ID` removes a judge from a folder) and merge again; nothing was written"
     )
+
+
+def _unmeasured(rec: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's fields without those that measure its call (:data:`MEASURED`)."""
+    return {k: v for k, v in rec.items() if k not in MEASURED}
 
 
 def write_merged(merged: Merged, trajectories: Path, out: Path, *, exists: bool) -> None:
@@ -198,6 +256,12 @@ def summary(merged: Merged, n_sources: int, out: Path) -> str:
             parts.append(f"{len(merged.files[name])} {what}")
     shared = sum(merged.shared.values())
     tail = f"; {shared} records were in more than one folder, identical, and are kept once" if shared else ""
+    folded = sum(merged.folded.values())
+    if folded:
+        tail += (
+            f"; {folded} verdict{'s' if folded != 1 else ''} differed from another folder's only in latency or tokens "
+            "(one judge's answer, timed by two paths) and were folded into the first folder's"
+        )
     return f"trajectory-judge merge: {n_sources} folders into {out}: " + ", ".join(parts) + tail
 
 

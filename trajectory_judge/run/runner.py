@@ -43,6 +43,7 @@ from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.models import DataError, Trajectory, Verdict, check_judge_id, load_verdicts
 from trajectory_judge.provenance.pins import writable_folder
+from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerprints
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
 from trajectory_judge.run.record import base_record, now
@@ -279,6 +280,11 @@ def run_judges(
     trajectories file, of which ``trajectories`` may be a prefix), stops the run before it judges.
     On Ctrl-C at ``concurrency`` > 1, ``abort`` (the clients' ``abort``) cuts off the requests in flight.
 
+    A judge with a ``fingerprint()`` (every LLM judge and ensemble: model, prompt and schema digests,
+    decoding; :mod:`trajectory_judge.models.fingerprint`) is held to the fingerprint its id has on record in
+    the folder's ``runs.jsonl``: another one is refused with :class:`~trajectory_judge.models.DataError`
+    before anything is written, and the run record keeps each judge's fingerprint.
+
     It obeys the folder's rules as the command line's writers do: a folder pinned by ``SHA256SUMS`` is
     refused with :class:`~trajectory_judge.models.DataError` before anything is written (``force=True``
     writes there anyway; re-pin it afterwards), and the folder's writer lock
@@ -290,6 +296,7 @@ def run_judges(
     writable_folder(path.parent, what="verdicts and a run record", force=force, force_option="force=True")
     path.parent.mkdir(parents=True, exist_ok=True)
     with data_dir_lock(path.parent):
+        check_fingerprints(path.parent, judge_fingerprints(judges))  # before a line is written, a record too
         return _run_locked(
             trajectories,
             judges,
@@ -328,6 +335,7 @@ def _run_locked(
     if record:
         ensembles = {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}
         rec = {**base_record(ids, ensembles, concurrency=concurrency), **(run_record or {})}
+        rec["fingerprints"] = {k: fp.record() for k, fp in judge_fingerprints(judges).items()} or None
     meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
     try:
         _run(
