@@ -320,6 +320,8 @@ def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
                 continue
             if s["within range"] or r["verdict"] == REPRODUCES:  # our seed printing it is one seed that does
                 df.loc[i, ["verdict", "why"]] = [NOISE, seeds]
+            else:  # unexplained: say how far the seeds reach, so the row shows what the check measured
+                df.loc[i, "why"] = f"{seeds}; they give {float(s['min']):.4f} to {float(s['max']):.4f}"
     return df
 
 

@@ -178,6 +178,24 @@ def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
     return checks[(checks["verdict"] != REPRODUCES) & ~checks["quantity"].str.startswith("organic_")]
 
 
+def unexplained_sentence(checks: pd.DataFrame) -> str:
+    """What the audit says of its rows that differ with no explanation: nothing when there are none, else
+    each row with its published and recomputed value and how far the other seeds reach."""
+    rows = checks[checks["verdict"] == DIFFERS]
+    if rows.empty:
+        return ""
+    items = "; ".join(
+        f"{r['quantity']}, published {format_number(r['published'])} and recomputed {r['recomputed']:.4f}"
+        + (f" ({r['why']})" if r["why"] else "")
+        for _, r in rows.iterrows()
+    )
+    n = len(rows)
+    return (
+        f" {n} {'number differs' if n == 1 else 'numbers differ'} with no explanation and beyond the seeds' reach: "
+        f"{items}."
+    )
+
+
 def register_markdown(rule: str) -> str:
     """The register's one rule as a Markdown block quote."""
     return f"> **The rule.** {rule}\n"
