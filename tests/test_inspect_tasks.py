@@ -182,20 +182,18 @@ def test_a_log_of_another_folder_or_a_file_that_is_no_log_is_refused_in_one_line
     assert "not an inspect eval log" in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
-    logs = run_eval(
-        [step_judge(data=str(folder), limit=40), outcome_judge(data=str(folder), limit=40)], tmp_path / "logs"
-    )
-    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
-    book = tmp_path / "book"
-    shutil.copytree(ROOT, book, ignore=shutil.ignore_patterns("_build", ".venv", ".git", "*.egg-info"))
-    env = {**os.environ, "TJ_DATA": str(folder)}
-    jb = Path(sys.executable).with_name("jupyter-book")
-    run = subprocess.run(
-        [str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+@pytest.mark.slow  # the whole book, built once on the merged folder of tests/reader_book.py
+def test_the_book_builds_on_an_imported_folder(reader_book):
+    from reader_book import INSPECT_JUDGES
+
+    imported = reader_book.root / "imported"
+    verdicts = load_verdicts(imported / "verdicts.jsonl")
+    assert sorted({v.judge_id for v in verdicts}) == sorted(INSPECT_JUDGES) and len(verdicts) == 2 * 40
+    runs = [json.loads(line) for line in (imported / "runs.jsonl").read_text().splitlines()]
+    assert {r["backend"] for r in runs} == {"inspect_ai"}
+    assert {r["inspect"]["log"] for r in runs} == set(reader_book.flows["imported"]["logs"])
+    page = reader_book.page("notebooks/judges")
+    assert all(j in page for j in INSPECT_JUDGES)
 
 
 def test_a_selfcons_log_without_its_sampling_temperature_is_refused_in_one_line(folder, server, tmp_path, capsys):
