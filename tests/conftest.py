@@ -89,10 +89,11 @@ def reader_book(tmp_path_factory):
 
     Under pytest-xdist every worker reads the one build the first worker to ask for it made.
     """
-    from filelock import FileLock
+    import fcntl
 
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return reader_book_at(tmp_path_factory.mktemp("reader-book"))
-    shared = tmp_path_factory.getbasetemp().parent / "reader-book"
-    with FileLock(f"{shared}.lock"):
+    shared = tmp_path_factory.getbasetemp().parent / "reader-book"  # the session's folder, above every worker's
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes: the others then read the finished build
         return reader_book_at(shared)

@@ -102,13 +102,22 @@ def test_limit_is_the_stratified_prefix_run_limit_takes(folder):
         load_dataset("step", folder, 0)
 
 
+@pytest.fixture(scope="module")
+def listed_tasks() -> list[str]:
+    """What ``inspect list tasks trajectory_judge`` prints from the repository's root, one task a line."""
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    argv = [str(inspect_cli), "list", "tasks", "trajectory_judge"]
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120).stdout.split()
+
+
 @pytest.mark.slow  # the inspect CLI in a subprocess
-def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble():
-    inspect = Path(sys.executable).with_name("inspect")
-    out = subprocess.run(
-        [str(inspect), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    ).stdout.split()
-    assert {line.split("@")[1] for line in out} == {"outcome_judge", "step_judge", "reply_judge", "selfcons_judge"}
+def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble(listed_tasks):
+    assert {line.split("@")[1] for line in listed_tasks} == {
+        "outcome_judge",
+        "step_judge",
+        "reply_judge",
+        "selfcons_judge",
+    }
 
 
 @pytest.mark.slow  # three inspect evals end to end
@@ -395,12 +404,9 @@ def test_a_missing_data_folder_is_one_line_naming_it(make, tmp_path, monkeypatch
 
 
 @pytest.mark.slow  # the inspect CLI in a subprocess
-def test_inspect_eval_of_the_name_list_tasks_prints_judges_a_relative_folder(folder, server, tmp_path):
+def test_inspect_eval_of_the_name_list_tasks_prints_judges_a_relative_folder(listed_tasks, folder, server, tmp_path):
     inspect_cli = Path(sys.executable).with_name("inspect")
-    listed = subprocess.run(
-        [str(inspect_cli), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    ).stdout.split()
-    name = str(ROOT / next(n for n in listed if n.endswith("@step_judge")))  # a file task, from another folder
+    name = str(ROOT / next(n for n in listed_tasks if n.endswith("@step_judge")))  # a file task, from another folder
     env = {**os.environ, "PWD": str(tmp_path), "PYTHONPATH": str(ROOT)}
     argv = [str(inspect_cli), "eval", name, "--model", MODEL, "-T", "data=mine", "-T", "limit=2"]
     r = subprocess.run(
