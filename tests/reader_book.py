@@ -245,7 +245,7 @@ def build_reader_book(root: Path) -> ReaderBook:
     done = subprocess.run(argv, env={**os.environ, "TJ_DATA": str(root / NAME)}, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     (root / "flows.json").write_text(json.dumps(flows, indent=1), encoding="utf-8")
-    return ReaderBook(root, flows)
+    return reader_book_at(root)  # as JSON gives it back, the same in every worker
 
 
 def reader_book_at(root: Path) -> ReaderBook:
