@@ -227,9 +227,20 @@ class ReaderBook:
 
 
 def build_reader_book(root: Path) -> ReaderBook:
-    """Make every flow's folder under ``root``, merge them and build the book on the merge with ``-W``."""
+    """Make every flow's folder under ``root``, merge them and build the book on the merge with ``-W``.
+
+    A failure is kept in ``root/failed.txt``, so that another worker reports it rather than building again.
+    """
     shutil.rmtree(root, ignore_errors=True)  # a build another worker left half done
     root.mkdir(parents=True)
+    try:
+        return _build(root)
+    except AssertionError as exc:
+        (root / "failed.txt").write_text(str(exc), encoding="utf-8")
+        raise
+
+
+def _build(root: Path) -> ReaderBook:
     flows: dict[str, Any] = {"committed": digests(ROOT / "data")}
     sources = [
         make_folder(root, FOLDERS["n40"]),
@@ -250,7 +261,9 @@ def build_reader_book(root: Path) -> ReaderBook:
 
 def reader_book_at(root: Path) -> ReaderBook:
     """The book on ``root``, built unless a finished build is there."""
-    notes = root / "flows.json"
+    notes, failed = root / "flows.json", root / "failed.txt"
+    if failed.exists():
+        raise AssertionError(f"the reader's book failed to build (in another worker):\n{failed.read_text()}")
     if notes.exists():
         return ReaderBook(root, json.loads(notes.read_text(encoding="utf-8")))
     return build_reader_book(root)
