@@ -65,6 +65,8 @@ class Folder:
     notes: dict = field(default_factory=dict, compare=False)
     prompt: str | None = None
     """A prompt template of one's own, run as ``--prompt rubric.txt`` over the step view beside the LLM judges."""
+    model: str = MODEL
+    """The model name the LLM judges' ids carry."""
 
 
 FOLDERS: dict[str, Folder] = {
@@ -113,7 +115,7 @@ def make_folder(root: Path, spec: Folder) -> Path:
                     "--base-url",
                     srv.url + "/v1",
                     "--model",
-                    MODEL,
+                    spec.model,
                     "--concurrency",
                     "4",
                     *_prompt_args(root, spec),

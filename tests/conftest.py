@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository root and the published release (skipped when absent)."""
+"""Shared fixtures: the repository root, the published release (skipped when absent), and the book built on a
+reader's folder."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from reader_book import reader_book_at
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,3 +81,19 @@ def pytest_collection_modifyitems(config, items):
     from tier_collection import COLLECTED
 
     config.stash[COLLECTED] = list(items)
+
+
+@pytest.fixture(scope="session")
+def reader_book(tmp_path_factory):
+    """The whole book built once with ``-W`` on one reader's merged folder (``tests/reader_book.py``).
+
+    Under pytest-xdist every worker reads the one build the first worker to ask for it made.
+    """
+    import fcntl
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return reader_book_at(tmp_path_factory.mktemp("reader-book"))
+    shared = tmp_path_factory.getbasetemp().parent / "reader-book"  # the session's folder, above every worker's
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes: the others then read the finished build
+        return reader_book_at(shared)

@@ -12,6 +12,7 @@ The generation endpoints follow a script of behaviours, one per request (the las
 - ``"schema"``: a well-formed envelope whose model text is JSON breaking the verdict schema;
 - ``"envelope"``: HTTP 200 JSON without the API's answer fields (no ``choices`` / ``response``);
 - ``("slow", seconds)``: sleep, then answer ``"ok"``;
+- ``("hold", event)``: wait until the ``threading.Event`` is set (a minute at most), then answer ``"ok"``;
 - ``"429"`` / ``("429", retry_after)``: HTTP 429 (rate limited), with ``Retry-After: retry_after`` when given
   (a number of seconds or an HTTP date, sent as is); ``("503", retry_after)`` likewise;
 - ``"quota"``: HTTP 429 with OpenAI's ``insufficient_quota`` error (no waiting helps).
@@ -266,6 +267,9 @@ class FakeModelServer:
                 make = server.ollama_body if path == "/api/generate" else server.openai_body
                 if isinstance(b, tuple) and b[0] == "slow":
                     time.sleep(float(b[1]))
+                    b = "ok"
+                if isinstance(b, tuple) and b[0] == "hold":
+                    b[1].wait(timeout=60)
                     b = "ok"
                 if b == "quota":  # OpenAI's answer when the account has no quota left
                     self._send(

@@ -1,9 +1,11 @@
-"""The book builds on any folder ``report`` accepts (issue 27, item 3).
+"""The book builds on any folder ``report`` accepts.
 
 Folders of 10, 40, 120 and 400 judged trajectories, one judged by a Python judge only, one by a
 self-consistency ensemble only, one whose answers never parse (``tests/book_folders.py``). The fast
-layer calls the book's helpers on them, without a build; the slow layer executes every chapter on
-each folder (``TJ_BOOK_FOLDERS=1``) and builds the whole book with ``-W`` on README's 40-trajectory run.
+layer calls the book's helpers on them, without a build; the slow layer reads the whole book built
+once with ``-W`` on a reader's folder that merges README's 40-trajectory run, a judge with a prompt of
+its own and the other readers' flows (``tests/reader_book.py``), and, with ``TJ_BOOK_FOLDERS=1``,
+executes every chapter on each folder above.
 """
 
 from __future__ import annotations
@@ -232,10 +234,10 @@ def test_a_glued_none_is_blank_but_a_sentence_opening_with_none_is_not():
     assert not is_blank("Every member is identical. None was on disk before its members were sampled.")
 
 
-def glued_texts(ipynb: Path) -> dict[str, str]:
-    """Every value a notebook glues as text, by name."""
+def glued_texts(ipynb: Path | dict) -> dict[str, str]:
+    """Every value a notebook (a file, or its content) glues as text, by name."""
     out = {}
-    for cell in json.loads(ipynb.read_text())["cells"]:
+    for cell in (json.loads(ipynb.read_text()) if isinstance(ipynb, Path) else ipynb)["cells"]:
         for o in cell.get("outputs", []):
             name = o.get("metadata", {}).get("scrapbook", {}).get("name")
             text = o.get("data", {}).get("application/papermill.record/text/plain")
@@ -270,70 +272,57 @@ def test_every_chapter_executes_on_the_folder_with_no_blank_number(folders, name
     assert not blanks
 
 
-@pytest.mark.slow
-def test_book_builds_with_W_on_readmes_40_trajectory_run(folders, tmp_path):
-    build = tmp_path / "book"
-    env = {**os.environ, "TJ_DATA": str(folders["n40"])}
-    proc = subprocess.run(
-        [
-            str(Path(sys.executable).with_name("jupyter-book")),
-            "build",
-            str(ROOT),
-            "--all",
-            "-W",
-            "--keep-going",
-            "--path-output",
-            str(build),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    html = build / "_build" / "html"
-    landing = (html / "book" / "intro.html").read_text()
-    assert not re.search(r"between\s+and\s", landing)  # the blank of issue 27
-    paired = (html / "notebooks" / "paired.html").read_text()
-    assert "has its clean parent judged in this folder" in paired and "Your folder (n40)" in paired
+def _page_text(page: str) -> str:
+    """A built page's text: its tags dropped, its entities read, its white space one space."""
+    import html
+
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
 
 
-def _outputs_text(ipynb: Path) -> str:
-    """Every output a notebook shows (text, HTML, markdown), as one string."""
-    out = []
-    for cell in json.loads(ipynb.read_text())["cells"]:
-        for o in cell.get("outputs", []):
-            for key in ("text/html", "text/markdown", "text/plain"):
-                if key in o.get("data", {}):
-                    out.append("".join(o["data"][key]))
-            out.append("".join(o.get("text", "")))
-    return "\n".join(out)
+@pytest.mark.slow  # the whole book, built once on the merged folder of tests/reader_book.py
+def test_book_builds_with_W_on_a_readers_folder_naming_it_and_its_judges_with_no_blank_between(reader_book):
+    from reader_book import NAME
+
+    landing = reader_book.page("book/intro")
+    assert not re.search(r"between\s+and\s", landing)  # a blank between two values
+    paired = reader_book.page("notebooks/paired")
+    assert "has its clean parent judged in this folder" in paired and f"Your folder ({NAME})" in paired
+    judges = reader_book.page("notebooks/judges")
+    assert all(j in judges for j in (OUTCOME, STEP, f"reply:{MODEL}"))  # README's 40-trajectory run
 
 
-@pytest.mark.slow  # executes every chapter on the folder (about a minute)
+@pytest.mark.slow  # the whole book, built once on the merged folder of tests/reader_book.py
+def test_every_chapter_the_readers_book_shows_was_executed_on_the_folder_with_no_blank_number(reader_book):
+    executed = reader_book.executed()
+    assert sorted(executed) == sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
+    blanks = [
+        (name, k, v)
+        for name, nb in sorted(executed.items())
+        for k, v in glued_texts(nb).items()
+        if is_blank(v) and (name, k) not in MAY_BE_EMPTY
+    ]
+    assert not blanks
+
+
+@pytest.mark.slow  # the whole book, built once on the merged folder of tests/reader_book.py
 def test_a_judge_with_its_own_prompt_is_shown_with_its_prompt_and_filed_under_its_view_in_every_chapter(
-    folders, tmp_path
+    reader_book,
 ):
     import html
 
     from book_folders import OWN_PROMPT
+    from reader_book import OWN_PROMPT_JUDGE, PROMPT_MODEL
 
-    own, step = f"step+rubric:{MODEL}", f"step:{MODEL}"
-    out = tmp_path / "executed"
-    env = {**os.environ, "TJ_DATA": str(folders["own-prompt"])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "trajectory_judge.book", "execute", "--out", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    judges = _outputs_text(out / "judges.ipynb")
+    own, step = OWN_PROMPT_JUDGE, f"step:{PROMPT_MODEL}"
+    judges = reader_book.page("notebooks/judges")
     assert own in judges and html.escape(OWN_PROMPT.split("{")[0].strip()) in judges
     assert "sha256" in judges and "Python judge" not in judges.split(own)[0][-200:]
-    shown = {nb.stem: _outputs_text(nb) for nb in sorted(out.glob("*.ipynb"))}
-    # wherever the built-in step judge is shown, the step judge of one's own prompt is shown too
-    with_step = [name for name, text in shown.items() if "Step \u00b7" in text or step in text]
-    missing = [name for name in with_step if "rubric" not in shown[name]]
+    shown = {name: _page_text(page) for name, page in reader_book.pages().items()}
+    # wherever the built-in step judge run beside it is shown, the step judge of one's own prompt is shown too
+    builtin, mine = f"Step \u00b7 {PROMPT_MODEL}", f"Step (rubric prompt) \u00b7 {PROMPT_MODEL}"
+    with_step = [name for name, text in shown.items() if builtin in text or step in text]
+    missing = [
+        name for name in with_step if shown[name].count(mine) + shown[name].count(own) < shown[name].count(builtin)
+    ]
     assert len(with_step) >= 5 and not missing, (with_step, missing)
     assert "Python judge" not in shown["judges"].split("rubric")[0][-300:]

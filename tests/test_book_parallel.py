@@ -52,8 +52,7 @@ kernelspec: {{display_name: Python 3, language: python, name: python3}}
 import os, time
 from myst_nb import glue
 start = time.time()
-time.sleep(1.0)
-{extra}
+{wait}{extra}
 value = open(os.path.join(os.environ.get("TJ_DATA", "../data"), "value.txt")).read().strip()
 with open("../runs.log", "a") as log:
     log.write(f"{name} {{start}} {{time.time()}} {{os.getpid()}}\\n")
@@ -63,6 +62,16 @@ print(f"output of {name}: {{value}}")
 
 Glued: {{glue:text}}`who`.
 """
+
+SIDE_BY_SIDE = """\
+with open("../started", "a") as log:
+    log.write("{name}\\n")
+deadline = time.time() + 60  # wait for another chapter to start, so that two executions side by side overlap
+while time.time() < deadline and not set(open("../started").read().split()) - {{"{name}"}}:
+    time.sleep(0.01)
+"""
+"""A chapter's wait for a second chapter to be running: executions side by side overlap; one after the other, they
+cannot (the first waits out the minute and ends before the second starts)."""
 
 TAMPER = """\
 from pathlib import Path
@@ -90,7 +99,7 @@ def _data(folder: Path, value: str) -> Path:
     return folder
 
 
-def _book(tmp_path: Path, failing: str | None = None, tamper: bool = False) -> Path:
+def _book(tmp_path: Path, failing: str | None = None, tamper: bool = False, side_by_side: bool = False) -> Path:
     book = tmp_path / "book"
     (book / "notebooks").mkdir(parents=True)
     (book / "book").mkdir()
@@ -103,7 +112,8 @@ def _book(tmp_path: Path, failing: str | None = None, tamper: bool = False) -> P
     (book / "intro.md").write_text("# Cached book\n\nThree chapters.\n")
     for name in "abc":
         extra = "raise RuntimeError('this chapter fails')" if name == failing else ""
-        (book / "notebooks" / f"{name}.md").write_text(CHAPTER.format(name=name, extra=extra))
+        wait = SIDE_BY_SIDE.format(name=name) if side_by_side else ""
+        (book / "notebooks" / f"{name}.md").write_text(CHAPTER.format(name=name, wait=wait, extra=extra))
     _data(book / "data", "1")
     return book
 
@@ -151,7 +161,7 @@ def _ok(done: subprocess.CompletedProcess) -> None:
 
 
 def test_the_execute_step_runs_chapters_side_by_side_once_each_and_writes_the_same_bytes_again(tmp_path):
-    book = _book(tmp_path)
+    book = _book(tmp_path, side_by_side=True)
     _ok(_execute(book))
     runs = _runs(book)
     assert sorted(runs) == ["a", "b", "c"] and _overlap(runs)

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -440,15 +441,19 @@ def _wait_for(cond, timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.slow  # two CLI runs in subprocesses, about 6 s by design
+@pytest.mark.slow  # two CLI runs in subprocesses
 def test_two_real_concurrent_runs_one_writes_the_other_exits_2(ws):
     d = ws / "d"
-    with FakeModelServer([("slow", 1.0)]) as srv:  # the first run takes about 6 s
-        first = _spawn(_run_argv(d, srv.url, "--limit", "6"))
-        _wait_for(lambda: srv.generations >= 1)
-        second = _spawn(_run_argv(d, srv.url, "--limit", "6"))
-        _, err2 = second.communicate(timeout=60)
-        still_running = first.poll() is None
+    release = threading.Event()  # the first run's requests are answered only once the second has exited
+    with FakeModelServer([("hold", release)]) as srv:
+        try:
+            first = _spawn(_run_argv(d, srv.url, "--limit", "6"))
+            _wait_for(lambda: srv.generations >= 1)
+            second = _spawn(_run_argv(d, srv.url, "--limit", "6"))
+            _, err2 = second.communicate(timeout=60)
+            still_running = first.poll() is None
+        finally:
+            release.set()
         _, err1 = first.communicate(timeout=60)
     assert still_running
     assert second.returncode == 2, err2
@@ -459,6 +464,15 @@ def test_two_real_concurrent_runs_one_writes_the_other_exits_2(ws):
 
 
 # --- class 4: signals stop promptly, keep what was written, record the run ---------------------------
+def _kept(d: Path, verb: str) -> int:
+    """How many of this run's verdicts (``run``) or episodes (``agent``) are whole lines on disk."""
+    path = d / ("verdicts.jsonl" if verb == "run" else "organic.jsonl")
+    lines = path.read_bytes().split(b"\n")[:-1] if path.exists() else []
+    if verb == "run":
+        return sum(b'"step:fake:1b"' in ln for ln in lines)
+    return len(lines) - 2  # the folder holds two episodes before the run
+
+
 SIGNALS = [
     (verb, sig, code, conc)
     for verb, concs in (("run", (1, 4)), ("agent", (1,)))
@@ -482,7 +496,7 @@ def test_a_signal_against_a_hung_server_stops_within_seconds_and_records_the_run
         )  # the reply ends each episode after one request
         p = _spawn(argv)
         _wait_for(lambda: srv.generations >= (2 + concurrency if verb == "run" else 3))
-        time.sleep(0.3)
+        _wait_for(lambda: _kept(d, verb) >= 2)  # the two answers before the hang are on disk
         t0 = time.monotonic()
         p.send_signal(sig)
         _, err = p.communicate(timeout=30)

@@ -102,13 +102,22 @@ def test_limit_is_the_stratified_prefix_run_limit_takes(folder):
         load_dataset("step", folder, 0)
 
 
+@pytest.fixture(scope="module")
+def listed_tasks() -> list[str]:
+    """What ``inspect list tasks trajectory_judge`` prints from the repository's root, one task a line."""
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    argv = [str(inspect_cli), "list", "tasks", "trajectory_judge"]
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120).stdout.split()
+
+
 @pytest.mark.slow  # the inspect CLI in a subprocess
-def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble():
-    inspect = Path(sys.executable).with_name("inspect")
-    out = subprocess.run(
-        [str(inspect), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    ).stdout.split()
-    assert {line.split("@")[1] for line in out} == {"outcome_judge", "step_judge", "reply_judge", "selfcons_judge"}
+def test_inspect_list_tasks_finds_one_task_per_view_and_the_ensemble(listed_tasks):
+    assert {line.split("@")[1] for line in listed_tasks} == {
+        "outcome_judge",
+        "step_judge",
+        "reply_judge",
+        "selfcons_judge",
+    }
 
 
 @pytest.mark.slow  # three inspect evals end to end
@@ -182,20 +191,18 @@ def test_a_log_of_another_folder_or_a_file_that_is_no_log_is_refused_in_one_line
     assert "not an inspect eval log" in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_the_book_builds_on_an_imported_folder(folder, server, tmp_path):
-    logs = run_eval(
-        [step_judge(data=str(folder), limit=40), outcome_judge(data=str(folder), limit=40)], tmp_path / "logs"
-    )
-    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
-    book = tmp_path / "book"
-    shutil.copytree(ROOT, book, ignore=shutil.ignore_patterns("_build", ".venv", ".git", "*.egg-info"))
-    env = {**os.environ, "TJ_DATA": str(folder)}
-    jb = Path(sys.executable).with_name("jupyter-book")
-    run = subprocess.run(
-        [str(jb), "build", ".", "--all", "-W"], cwd=book, env=env, capture_output=True, text=True, timeout=1800
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+@pytest.mark.slow  # the whole book, built once on the merged folder of tests/reader_book.py
+def test_the_book_builds_on_an_imported_folder(reader_book):
+    from reader_book import INSPECT_JUDGES
+
+    imported = reader_book.root / "imported"
+    verdicts = load_verdicts(imported / "verdicts.jsonl")
+    assert sorted({v.judge_id for v in verdicts}) == sorted(INSPECT_JUDGES) and len(verdicts) == 2 * 40
+    runs = [json.loads(line) for line in (imported / "runs.jsonl").read_text().splitlines()]
+    assert {r["backend"] for r in runs} == {"inspect_ai"}
+    assert {r["inspect"]["log"] for r in runs} == set(reader_book.flows["imported"]["logs"])
+    page = reader_book.page("notebooks/judges")
+    assert all(j in page for j in INSPECT_JUDGES)
 
 
 def test_a_selfcons_log_without_its_sampling_temperature_is_refused_in_one_line(folder, server, tmp_path, capsys):
@@ -397,12 +404,9 @@ def test_a_missing_data_folder_is_one_line_naming_it(make, tmp_path, monkeypatch
 
 
 @pytest.mark.slow  # the inspect CLI in a subprocess
-def test_inspect_eval_of_the_name_list_tasks_prints_judges_a_relative_folder(folder, server, tmp_path):
+def test_inspect_eval_of_the_name_list_tasks_prints_judges_a_relative_folder(listed_tasks, folder, server, tmp_path):
     inspect_cli = Path(sys.executable).with_name("inspect")
-    listed = subprocess.run(
-        [str(inspect_cli), "list", "tasks", "trajectory_judge"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    ).stdout.split()
-    name = str(ROOT / next(n for n in listed if n.endswith("@step_judge")))  # a file task, from another folder
+    name = str(ROOT / next(n for n in listed_tasks if n.endswith("@step_judge")))  # a file task, from another folder
     env = {**os.environ, "PWD": str(tmp_path), "PYTHONPATH": str(ROOT)}
     argv = [str(inspect_cli), "eval", name, "--model", MODEL, "-T", "data=mine", "-T", "limit=2"]
     r = subprocess.run(

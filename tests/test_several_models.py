@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from fake_server import FakeModelServer
+from reader_book import judged
 
 from trajectory_judge.cli import main
-from trajectory_judge.models import Verdict, load_trajectories, load_verdicts, write_jsonl
+from trajectory_judge.models import Verdict, load_verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 8
@@ -72,15 +73,7 @@ def test_when_one_models_run_fails_the_models_after_it_are_named_and_not_run(fol
 
 # --- merge ----------------------------------------------------------------------------------------
 def _judged(folder: Path, judge_id: str, n: int = LIMIT, confidence: float = 0.7) -> list[Verdict]:
-    trajs = load_trajectories(folder / "trajectories.jsonl")[:n]
-    verdicts = [
-        Verdict(trajectory_id=t.trajectory_id, judge_id=judge_id, faulty=len(t.steps) % 2 == 0, confidence=confidence)
-        for t in trajs
-    ]
-    path = folder / "verdicts.jsonl"
-    old = load_verdicts(path) if path.exists() else []
-    write_jsonl(path, [*old, *verdicts])
-    return verdicts
+    return judged(folder, judge_id, n, confidence)
 
 
 def _copy_of(folder: Path, name: str) -> Path:
@@ -194,17 +187,13 @@ def test_inspect_eval_set_over_two_models_imports_into_one_folder_whose_report_s
     assert any(f"step · {b} − {a}" in report for a, b in (models, models[::-1])), report
 
 
-@pytest.mark.slow  # a whole book build with -W
-def test_the_book_builds_with_warnings_as_errors_on_a_merged_folder_and_shows_both_folders_judges(folder, tmp_path):
-    a, b = _copy_of(folder, "a"), _copy_of(folder, "b")
-    _judged(a, "short:v1", n=40)
-    _judged(b, "long:v1", n=40)
-    merged = tmp_path / "merged"
-    assert main(["merge", str(a), str(b), "--out", str(merged)]) == 0
-    build = tmp_path / "book"
-    jb = str(Path(sys.executable).with_name("jupyter-book"))
-    argv = [jb, "build", str(ROOT), "--all", "-W", "--keep-going", "--path-output", str(build)]
-    proc = subprocess.run(argv, env={**os.environ, "TJ_DATA": str(merged)}, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    page = (build / "_build" / "html" / "notebooks" / "judges.html").read_text(encoding="utf-8")
-    assert "short:v1" in page and "long:v1" in page
+@pytest.mark.slow  # the whole book, built once on the merged folder of tests/reader_book.py
+def test_the_book_builds_with_warnings_as_errors_on_a_merged_folder_and_shows_every_folders_judges(reader_book):
+    from reader_book import STUDY_JUDGES
+
+    merged = {v.judge_id for v in load_verdicts(reader_book.folder / "verdicts.jsonl")}
+    for source in ("a", "b", "n40", "own-prompt", "mine", "imported"):
+        own = {v.judge_id for v in load_verdicts(reader_book.root / source / "verdicts.jsonl")}
+        assert own <= merged, source
+    page = reader_book.page("notebooks/judges")
+    assert all(j in page for j in STUDY_JUDGES) and all(j in page for j in merged)
