@@ -224,7 +224,7 @@ def is_blank(text: str) -> bool:
     return any(m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?:" for m in _NONE.finditer(text))
 
 
-MAY_BE_EMPTY = {("seeds", "greedy")}
+MAY_BE_EMPTY = {("seeds", "greedy"), ("audit", "audit_unexplained")}
 """Glued values that are empty by design: a sentence with nothing to add after the one before it."""
 
 
