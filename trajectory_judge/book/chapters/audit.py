@@ -178,6 +178,28 @@ def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
     return checks[(checks["verdict"] != REPRODUCES) & ~checks["quantity"].str.startswith("organic_")]
 
 
+def spread_sentence(spread: pd.DataFrame, seeds: int) -> str:
+    """Whether the published bounds fall inside the range the seeds of the stated procedure produce, and
+    which do not (``spread``: :func:`seed_spread`'s frame)."""
+    n, out = len(spread), spread[~spread["within range"]]
+    if out.empty:
+        return (
+            f"All {n} published bounds fall inside the range that {seeds} seeds of the stated procedure produce: "
+            "none of the differences needs another explanation than the seed."
+        )
+    beyond = "; ".join(
+        f"{q} (published {format_number(r['published'])}; the seeds give {r['min']:.4f} to {r['max']:.4f})"
+        for q, r in out.iterrows()
+    )
+    return (
+        f"{n - len(out)} of the {n} published bounds fall inside the range that {seeds} seeds of the stated "
+        f"procedure produce, and for them the seed is explanation enough. {len(out)} "
+        f"{'falls' if len(out) == 1 else 'fall'} outside it: {beyond}. Such a bound is a percentile of a "
+        "statistic that takes few values, so a published bound one step beyond every seed's can come from "
+        "another generator of the same procedure; the seeds cannot show that it does."
+    )
+
+
 def unexplained_sentence(checks: pd.DataFrame) -> str:
     """What the audit says of its rows that differ with no explanation: nothing when there are none, else
     each row with its published and recomputed value and how far the other seeds reach."""
