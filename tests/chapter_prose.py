@@ -65,8 +65,8 @@ def results(ed: Editions) -> Sentences:
         baseline_design,
         no_signal_clause,
         signal_table,
+        summary_phrases,
     )
-    from trajectory_judge.book.chapters.results import summary_phrases
     from trajectory_judge.book.render.claim_text import paper_claims, scope_phrase, signal_phrase
     from trajectory_judge.book.render.style import llm_judges
 

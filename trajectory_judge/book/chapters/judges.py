@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -54,7 +54,7 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
     return decoding.get("temperature"), decoding.get("seed")
 
 
-def run_decoding(record: dict[str, Any]) -> tuple[Any, Any]:
+def run_decoding(record: Mapping[str, Any]) -> tuple[Any, Any]:
     """The (temperature, seed) of a run that judged nothing (the agent's runs, the organic episodes), from its run
     record's ``decoding``: the one record of those settings that every table showing them reads."""
     decoding = record.get("decoding") or {}

@@ -154,7 +154,9 @@ def _open_kinds(t: Tally) -> str:
         return f" ({_n(nd)} for want of data, {_n(inc)} because the interval straddles the boundary)"
     if nd:
         return " for want of data"
-    return " because its interval straddles the boundary" if inc == 1 else " because their intervals straddle the boundary"
+    return (
+        " because its interval straddles the boundary" if inc == 1 else " because their intervals straddle the boundary"
+    )
 
 
 def _named(cs: Sequence[ClaimText]) -> str:
@@ -183,7 +185,9 @@ def _robustness_clause(t: Tally, detail: Literal["count", "names", "flips"]) -> 
         else:
             names = (", " if k == 1 else ", those ") + said(fragile)
         verb = "is" if k == 1 else "are"
-        out.append(f"{_n(k)} of these verdicts {verb} fragile{names}" if len(checked) > 1 else f"the verdict is fragile{names}")
+        out.append(
+            f"{_n(k)} of these verdicts {verb} fragile{names}" if len(checked) > 1 else f"the verdict is fragile{names}"
+        )
     else:
         out.append("every verdict survives the rule's alternatives")
     if withdrawn:
