@@ -184,8 +184,14 @@ def register_markdown(rule: str) -> str:
 
 
 def contradictions_markdown(claims) -> str:
-    """The contradicted statements as a Markdown list, one item per statement, led by where it is."""
-    return "\n".join(f"- **{c.where}.** {c.sentence()}" for c in claims.contradicted()) + "\n"
+    """The contradicted statements as a Markdown list, one item per statement, led by where it is and followed by
+    its robustness and a link to its row of the register below (on this page)."""
+    from trajectory_judge.book.render.claim_text import robustness_mark
+
+    return (
+        "\n".join(f"- **{c.where}.** {c.sentence()[:-1]}{robustness_mark(c, '')}." for c in claims.contradicted())
+        + "\n"
+    )
 
 
 def register_phrases(claims: Any) -> dict[str, Any]:
