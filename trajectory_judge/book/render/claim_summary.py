@@ -129,7 +129,7 @@ def _where(c: ClaimText) -> str:
 
 def _got(c: ClaimText) -> str:
     """What the verdicts give for a claim, for a parenthesis: ``the verdicts give 192 of 206 published numbers``."""
-    return "the verdicts give " + c.given()
+    return "the verdicts give " + c.given(count_first=True)
 
 
 def _verdicts_clause(t: Tally) -> str:

@@ -104,11 +104,12 @@ class ClaimText:
             text = "+" + text
         return text.replace("-", "\u2212", 1) if text.startswith("-") else text
 
-    def given(self) -> str:
-        """What the verdicts give, in words: a count the detail says (``192 of 206 published numbers; ...``), else the
-        value with its interval and what it counts (``1 of the eight quality axes (...), namely ECE``)."""
+    def given(self, count_first: bool = False) -> str:
+        """What the verdicts give, in words: the value with its interval and what it counts (``0.932, 192 of 206
+        published numbers``; ``1 of the eight quality axes (...), namely ECE``); with ``count_first``, a count the
+        detail states stands for the value (``192 of 206 published numbers; ...``)."""
         detail = self.detail
-        if detail[:1].isdigit():
+        if count_first and detail[:1].isdigit():
             return detail
         if detail.startswith("of "):
             return f"{self.value_text()} {detail}"
