@@ -64,16 +64,10 @@ def results(ed: Editions) -> Sentences:
         anchor_rule,
         baseline_design,
         no_signal_clause,
-        our_headline,
         signal_table,
+        summary_phrases,
     )
-    from trajectory_judge.book.render.claim_text import (
-        contradicted_sentence,
-        holds_sentence,
-        paper_claims,
-        scope_phrase,
-        signal_phrase,
-    )
+    from trajectory_judge.book.render.claim_text import paper_claims, scope_phrase, signal_phrase
     from trajectory_judge.book.render.style import llm_judges
 
     paper, rep = ed.paper_rep, ed.rep
@@ -82,13 +76,7 @@ def results(ed: Editions) -> Sentences:
     for c in claims.items:
         out[f"claim_{c.key}"] = c.sentence()
         out[f"claim_{c.key}_value"] = c.value_text()
-    out["edition_headline"] = our_headline(rep) + "."
-    out["results_hold"] = holds_sentence(claims.group("results"))
-    out["headline_hold_text"] = holds_sentence(claims.group("headline"))
-    for key in ("headline_hold_text", "results_hold"):
-        said = out[key]
-        out[key.replace("_text", "") + "_lower"] = said[:1].lower() + said[1:]
-    out["contradicted_text"] = contradicted_sentence(claims)
+    out.update(summary_phrases(claims, rep))
     strata = rep.strata_table()
     out["scope"] = scope_phrase([int(x) for x in strata.sum(axis=1)], rep.n_trajectories)
     out["baseline_design"] = baseline_design(rep)
@@ -105,7 +93,7 @@ def results(ed: Editions) -> Sentences:
 
 
 def paired(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.landing import finding_sentence, register_counts_sentence, verdict_sentence
+    from trajectory_judge.book.chapters.landing import finding_sentence, register_sentence, verdict_sentence
     from trajectory_judge.book.chapters.paired import (
         camera_ready_quantities,
         hidden_claim_sentence,
@@ -132,7 +120,7 @@ def paired(ed: Editions) -> Sentences:
         "hidden_claim": hidden_claim_sentence(hidden.droplevel(0)),
         "landing_finding": finding_sentence(ed.paper_rep, cr),
         "landing_verdict": verdict_sentence(register) + ".",
-        "landing_register": register_counts_sentence(register.counts()),
+        "landing_register": register_sentence(register) + ".",
         "reply_beside_camera_ready": reply_beside_camera_ready(ed.rep, ours.trajectories, ours.verdicts),
     }
 
@@ -155,7 +143,8 @@ def analysis(ed: Editions) -> Sentences:
         view_deltas,
         view_effect_sentence,
     )
-    from trajectory_judge.book.render.claim_text import holds_sentence, paper_claims
+    from trajectory_judge.book.render.claim_summary import summary_sentence, tally
+    from trajectory_judge.book.render.claim_text import paper_claims
     from trajectory_judge.book.render.style import family_pairs
 
     reports = {"release": ed.paper_rep, "edition": ed.rep}
@@ -168,7 +157,7 @@ def analysis(ed: Editions) -> Sentences:
     ratios = {s: {b: cost_ratio(verdicts[s], a, b) for a, b in ps} for s, ps in pairs.items()}
     naming = {s: r.metrics_table().loc[list(r.judges), ["recall", "type_macro_f1"]] for s, r in reports.items()}
     return {
-        "analysis_hold": holds_sentence(paper_claims(ed.paper_rep, ed.paper).group("analysis")),
+        "analysis_hold": summary_sentence(tally(paper_claims(ed.paper_rep, ed.paper), "analysis")),
         "view_effect": view_effect_sentence(deltas),
         "hidden_pairs": hidden_sentence(hidden),
         "landing_hidden": landing_hidden_sentence(hidden["edition"]),
@@ -260,13 +249,16 @@ def position(ed: Editions) -> Sentences:
 
 
 def audit(ed: Editions) -> Sentences:
-    from trajectory_judge.book.chapters.audit import contradictions_markdown, register_markdown
+    from trajectory_judge.book.chapters.audit import contradictions_markdown, register_markdown, register_phrases
     from trajectory_judge.book.render.claim_text import RULE, paper_claims
 
     claims = paper_claims(ed.paper_rep, ed.paper)
+    said = register_phrases(claims)
     return {
         "register_markdown (displayed)": register_markdown(RULE),
+        "register_summary": said["register_summary"],
         "contradictions_markdown (displayed)": contradictions_markdown(claims),
+        "abstract_summary": said["abstract_summary"],
     }
 
 

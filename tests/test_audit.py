@@ -74,10 +74,28 @@ def test_setup_frame_reads_our_runs_and_the_release_run_json():
         ],
         "ours",
     )
-    assert ours.loc[0, "context"] == "8192" and ours.loc[0, "temperature"] == "0.0" and ours.loc[0, "judges"] == "Step"
+    assert ours.loc[0, "context"] == "8192" and ours.loc[0, "temperature"] == "0" and ours.loc[0, "judges"] == "Step"
+    assert "host" not in ours.columns  # a machine's name is no setting a reader can use
     rel = audit.setup_frame([{"judges": "step", "model": "qwen2.5:14b", "seed": 7}], "release")
     assert rel.loc[0, "server"] == "Ollama (per README)" and rel.loc[0, "seed"] == "7"
     assert rel.loc[0, "temperature"] == "\u2013" and rel.loc[0, "model"] == "Qwen2.5 14B"
+
+
+def test_the_organic_agents_temperature_and_seed_are_the_appendixs_one_record():
+    from trajectory_judge.book.chapters.appendix import organic_settings_table
+
+    rec = {
+        "kind": "organic",
+        "written": 3,
+        "model": "m",
+        "agent_model": "m",
+        "episodes": 3,
+        "decoding": {"temperature": 0.0, "seed": 7, "num_ctx": 8192},
+        "server": {"server": "llama-server"},
+    }
+    row = audit.setup_frame([rec], "ours").iloc[0]
+    column = organic_settings_table([rec], "qwen2.5:14b", 60).iloc[:, 1]
+    assert (row["temperature"], row["seed"]) == (column["temperature"], column["seed"]) == ("0", "7")
 
 
 def test_setup_frame_gives_the_ensemble_its_sampling_temperature_and_seeds():

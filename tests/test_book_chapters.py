@@ -125,18 +125,6 @@ def test_misattributes_a_third_is_74_of_257_and_a_third_is_read_to_one_figure(pa
     assert c.holds  # "a third" read to one significant figure, [0.28, 0.38], meets the interval
 
 
-def test_contradicted_sentence_names_each_place_once(paper_claims):
-    text = C.contradicted_sentence(paper_claims)
-    assert (
-        text.startswith("Six statements")
-        and text.count("Figure 3 caption") == 1
-        and "§7.1" in text
-        and "§7.3" in text
-        and text.count("abstract") == 1
-        and "two sentences of its abstract" in text
-    )
-
-
 def test_f1_is_the_base_rate_is_contradicted_the_base_rate_is_precisions(paper_claims):
     c = paper_claims["step8_f1_base_rate"]
     assert c.verdict == "not borne out" and c.stated.value == 0.75 and c.low > 0.75
@@ -153,33 +141,6 @@ def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
         "The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 ("
     )
     assert s.endswith(": borne out.")
-
-
-def _claims(n_ok: int, n_bad: int, n_open: int):
-    from trajectory_judge.analysis.claims import Claim, Estimate, Stated
-
-    ok = [Claim(f"a{i}", "g", "§1", "x", Stated.number("1", 1.0), "q", Estimate.exact(1.0)) for i in range(n_ok)]
-    bad = [Claim(f"b{i}", "g", "§1", "x", Stated.number("1", 1.0), "q", Estimate.exact(2.0)) for i in range(n_bad)]
-    gone = [Claim(f"c{i}", "g", "§1", "x", Stated.number("1", 1.0), "q", None, "no data") for i in range(n_open)]
-    return [C.ClaimText(c) for c in ok + bad + gone]
-
-
-@pytest.mark.parametrize(
-    "k, bad, gone, words",
-    [  # each count in words, and "the other" where it is the rest
-        (3, 0, 0, ["all three"]),
-        (1, 0, 0, ["the claim"]),
-        (1, 2, 0, ["one of the three", "contradict the other two"]),
-        (1, 1, 0, ["one of the two", "contradict the other"]),
-        (0, 2, 0, ["neither of them"]),
-        (2, 1, 1, ["two of the four", "contradict one", "cannot check one"]),
-        (0, 0, 3, ["None of them can be checked"]),
-    ],
-)
-def test_holds_sentence_counts_each_verdict_in_words(k, bad, gone, words):
-    text = C.holds_sentence(_claims(k, bad, gone))
-    assert all(w in text for w in words) and not any(ch.isdigit() for ch in text)
-    assert ("contradict" in text) == (bad > 0 and k > 0) and ("cannot check" in text) == (gone > 0 and k + bad > 0)
 
 
 @pytest.mark.parametrize(

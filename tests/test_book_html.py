@@ -409,3 +409,47 @@ def test_execution_page_checksums_are_those_of_the_files_in_the_repository():
         data = (ROOT / name).read_bytes()
         assert hashlib.sha256(data).hexdigest().startswith(short) and len(short) == 12, name
         assert int(size) == len(data), name
+
+
+# --- counts of claims, and links to the register's rows -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def claim_tallies() -> dict[str, dict[str, int]]:
+    """Each set of claims the book counts, by its words, with the register's tally of it on the committed data."""
+    from trajectory_judge.book.chapters.editions import load_editions
+    from trajectory_judge.book.chapters.landing import FINDING_KEYS, FINDING_SCOPE
+    from trajectory_judge.book.render.claim_summary import SCOPES, tally, tally_of
+    from trajectory_judge.book.render.claim_text import paper_claims
+
+    ed = load_editions(10_000, 7)
+    claims = paper_claims(ed.paper_rep, ed.paper)
+    out = {SCOPES[name][1]: tally(claims, name).counts() for name in SCOPES}
+    out[FINDING_SCOPE] = tally_of(claims, FINDING_KEYS, FINDING_SCOPE).counts()
+    return out
+
+
+def test_every_count_of_claims_a_page_prints_is_the_registers_tally(claim_tallies):
+    from claim_counts import read_counts
+
+    wrong, found = [], 0
+    for page in _pages():
+        for said in read_counts(_reader_text(page)):
+            found += 1
+            counts = claim_tallies.get(str(said["scope"]))
+            if counts is None or any(counts[k] != v for k, v in said.items() if k != "scope"):
+                wrong.append(f"{page.relative_to(HTML)}: {said} against {counts}")
+    assert found and not wrong, "\n".join(wrong)
+
+
+def test_every_link_to_a_register_row_names_a_row_of_the_register_and_every_citing_chapter_links():
+    audit = _soup(HTML / "notebooks" / "audit.html")
+    rows = {tr["id"] for tr in audit.select("tr[id^=claim-]")}
+    assert rows, "the register's rows carry no anchors"
+    broken, linking = [], set()
+    for page in _pages():
+        for a in _soup(page).select("a.tj-claim-mark"):
+            target, _, anchor = a["href"].partition("#")
+            if anchor not in rows or target not in ("", "audit.html"):
+                broken.append(f"{page.relative_to(HTML)}: {a['href']}")
+            linking.add(page.name)
+    assert not broken, broken
+    assert {"results.html", "analysis.html", "audit.html"} <= linking

@@ -3,48 +3,72 @@ verdict read from the claims, never decided here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from trajectory_judge.book.chapters.landing import FINDING_KEYS, register_counts_sentence, verdict_sentence
+from trajectory_judge.analysis.claims import Claim, Estimate, Register, Stated
+from trajectory_judge.book.chapters.landing import FINDING_KEYS, register_sentence, verdict_sentence
+from trajectory_judge.book.render.book_map import book_map, chapter_title, toc_parts
+from trajectory_judge.book.render.claim_text import Claims
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass(frozen=True)
-class _Claim:
-    key: str
-    says: str
-    verdict: str
+def _claim(key: str, says: str, value: float | None) -> Claim:
+    est = None if value is None else Estimate.exact(value)
+    return Claim(key, "headline", "abstract", says, Stated.number("1", 1.0), "q", est, "no data")
 
-    @property
-    def holds(self) -> bool:
-        return self.verdict == "borne out"
+
+def _claims(*claims: Claim) -> Claims:
+    return Claims(Register(claims))
 
 
 def test_verdict_sentence_says_borne_out_only_when_every_finding_claim_is():
-    claims = [_Claim(k, f"claim {k}", "borne out") for k in FINDING_KEYS]
-    assert "bear this out" in verdict_sentence(claims) and "all eight" in verdict_sentence(claims)
-    claims[1] = _Claim(FINDING_KEYS[1], "the judge catches 45% of silent faults", "not borne out")
-    text = verdict_sentence(claims)
-    assert "seven of" in text and "45% of silent faults (not borne out)" in text and "bear this out" not in text
+    claims = [_claim(k, f"claim {k}", 1.0) for k in FINDING_KEYS]
+    text = verdict_sentence(_claims(*claims))
+    assert text.startswith("The paper's verdicts bear out all eight claims") and "survives" in text
+    claims[1] = _claim(FINDING_KEYS[1], "the judge catches 45% of silent faults", 2.0)
+    text = verdict_sentence(_claims(*claims))
+    assert "bear out seven and contradict one" in text and "that the judge catches 45% of silent faults" in text
 
 
-def test_verdict_sentence_reads_only_the_finding_claims_and_names_a_not_checkable_one():
-    claims = [_Claim(k, f"claim {k}", "borne out") for k in FINDING_KEYS[:3]]
-    claims += [
-        _Claim("unrelated", "elsewhere", "not borne out"),
-        _Claim(FINDING_KEYS[3], "min recall", "not checkable"),
-    ]
-    text = verdict_sentence(claims)
-    assert "three of the four" in text and "min recall (not checkable)" in text and "elsewhere" not in text
+def test_verdict_sentence_reads_only_the_finding_claims_and_counts_a_not_checkable_one():
+    claims = [_claim(k, f"claim {k}", 1.0) for k in FINDING_KEYS[:3]]
+    claims += [_claim("unrelated", "elsewhere", 2.0), _claim(FINDING_KEYS[3], "min recall", None)]
+    text = verdict_sentence(_claims(*claims))
+    assert "Of the four claims" in text and "cannot check one for want of data" in text and "elsewhere" not in text
 
 
 def test_verdict_sentence_without_any_finding_claim_is_an_error():
-    with pytest.raises(ValueError, match="none of the finding's claims"):
-        verdict_sentence([_Claim("unrelated", "x", "borne out")])
+    with pytest.raises(ValueError, match="none of the claims of"):
+        verdict_sentence(_claims(_claim("unrelated", "x", 1.0)))
 
 
-def test_register_counts_sentence_lists_every_verdict():
-    assert register_counts_sentence({"borne out": 30, "not borne out": 6}) == (
-        "of the 36 claims of the paper in its register, 30 borne out, 6 not borne out and 0 not checkable"
+def test_register_sentence_counts_every_verdict_of_the_whole_register():
+    claims = _claims(*[_claim(f"a{i}", "x", 1.0) for i in range(30)], *[_claim(f"b{i}", "y", 2.0) for i in range(6)])
+    assert register_sentence(claims).startswith(
+        "Of the 36 claims of the paper in the register, the paper's verdicts bear out 30 and contradict six."
     )
+
+
+def test_the_landings_map_names_every_part_and_chapter_of_the_table_of_contents():
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    text = book_map(ROOT)
+    files = [c["file"] for p in toc["parts"] for c in p["chapters"]]
+    assert text.startswith(
+        f"The book is in {(['one', 'two', 'three', 'four', 'five', 'six'])[len(toc['parts']) - 1]} parts"
+    )
+    assert all(f"*{p['caption']}*" in text for p in toc["parts"])
+    assert all(f"</{f}>`" in text for f in files) and text.count("{doc}") == len(files)
+    assert "{doc}`Results </notebooks/results>`" in text  # a notebook's title, past its set-up cell
+    assert [len(p.chapters) for p in toc_parts(ROOT)] == [len(p["chapters"]) for p in toc["parts"]]
+
+
+def test_a_page_without_a_title_is_an_error(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text("```python\n# not a title\n```\ntext\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no title"):
+        chapter_title(page)

@@ -284,6 +284,7 @@ def test_prose_scan_finds_long_literals_in_asserts_and_matches(tmp_path):
 SENTENCES_KEPT = {
     "tests/test_prose.py": "the landing page's finding, word for word",
     "tests/test_landing.py": "the landing page's sentences are the point of the page",
+    "tests/test_claim_summary.py": "how a sentence counts claims in words is what the function under test decides",
     "tests/test_architecture.py": "the import-linter contracts' names, as pyproject spells them",
     "tests/test_cite.py": "the citation's title",
     "tests/test_browser.py": "the inputs of its seam detector, not sentences of the book",

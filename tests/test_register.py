@@ -262,13 +262,20 @@ def test_the_jackknife_acceleration_of_a_mean_equals_the_brute_force_jackknife()
     assert acceleration(u) == pytest.approx((d**3).sum() / (6 * ((d**2).sum()) ** 1.5))
 
 
-_NUM = r"([\u2212\d.e+]+)"
+_NUM = r"([\u2212\d.e+]+(?: \u00d7 10[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)?)"
 _READ = rf"\((?:exactly {_NUM}|read as {_NUM} to {_NUM}|at its printed precision)\)"
 _IV = rf"(?:the (?:whole )?interval {_NUM} to {_NUM}|the value {_NUM})"
 
 
+_POWER = str.maketrans("\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "-0123456789")
+
+
 def _f(x: str | None) -> float | None:
-    return None if x is None else float(x.replace("\u2212", "-"))
+    """A printed number back to a float: a true minus sign, and a power of ten set as ``8.94 \u00d7 10\u207b\u2076``."""
+    if x is None:
+        return None
+    mantissa, times, power = x.partition(" \u00d7 10")
+    return float(mantissa.replace("\u2212", "-") + (f"e{power.translate(_POWER)}" if times else ""))
 
 
 def _rounds(printed: float, true: float) -> bool:

@@ -7,6 +7,7 @@
   page keeps MathJax only when it has maths of its own: the doctree ``html-page-context`` hands
   over holds a ``math`` or ``math_block`` node (the page's own content; a toctree is only links).
 * ``tj-phone.js`` (``book/_static``) fits wide tables to a phone; see its header.
+* ``tj-target.js`` (``book/_static``) opens the dropdown that holds a linked table row; see its header.
 """
 
 from __future__ import annotations
@@ -52,5 +53,6 @@ def _page_scripts(app, pagename: str, templatename: str, context: dict, doctree)
 
 def setup(app):
     app.add_js_file("tj-phone.js", defer="defer")
+    app.add_js_file("tj-target.js", defer="defer")
     app.connect("html-page-context", _page_scripts, priority=900)  # after sphinx.ext.mathjax (500)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

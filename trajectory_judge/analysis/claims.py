@@ -153,10 +153,20 @@ def number_texts(values: Sequence[float], relation: Callable[..., object]) -> li
     for form in forms:
         texts = [form(v) for v in values]
         if relation(*(float(t) for t in texts)) == want:
-            return [
-                ("0" + t[2:] if t.startswith("-0") and not t.strip("-0.") else t).replace("-", "\u2212") for t in texts
-            ]
-    return [repr(v).replace("-", "\u2212") for v in values]
+            return [_typeset("0" + t[2:] if t.startswith("-0") and not t.strip("-0.") else t) for t in texts]
+    return [_typeset(repr(v)) for v in values]
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _typeset(text: str) -> str:
+    """A printed number as the book sets it: a true minus sign, and a power of ten written out (``8.94 \u00d7 10\u207b\u2076``,
+    not ``8.94e-06``)."""
+    mantissa, e, exponent = text.partition("e")
+    if e:
+        text = f"{mantissa} \u00d7 10{str(int(exponent)).translate(_SUPERSCRIPTS)}"
+    return text.replace("-", "\u2212")
 
 
 def _interval_text(lo: str, hi: str) -> str:

@@ -51,9 +51,26 @@ AXIS_WORDS = {
 """The quality axes in words."""
 
 
-def axes_detail(axes: Sequence[str], of: int = len(QUALITY_AXES)) -> str:
-    """``of 8 axes: ECE`` (the axes a count names, in words)."""
-    return f"of {of} axes" + (f": {', '.join(AXIS_WORDS[a] for a in axes)}" if axes else "")
+_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def axes_words(axes: Sequence[str]) -> str:
+    """Quality axes in words, in a list: ``F1, silent recall and ECE``."""
+    names = [AXIS_WORDS.get(a, a) for a in axes]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else "none"
+
+
+def axes_phrase(of: Sequence[str] = QUALITY_AXES, qualifier: str = "") -> str:
+    """A set of quality axes counted and named: ``the eight quality axes (F1, ..., Brier score)``; ``qualifier``
+    follows the count (``other than ECE``)."""
+    n = len(of)
+    count = _COUNT_WORDS[n] if n < len(_COUNT_WORDS) else str(n)
+    return f"the {count} quality axes{' ' + qualifier if qualifier else ''} ({axes_words(of)})"
+
+
+def axes_detail(axes: Sequence[str], of: Sequence[str] = QUALITY_AXES, qualifier: str = "") -> str:
+    """What a count of quality axes counts, in words: ``of the eight quality axes (F1, ...), namely ECE``."""
+    return f"of {axes_phrase(of, qualifier)}" + (f", namely {axes_words(axes)}" if axes else "")
 
 
 def metric(rep: Report, judge: str, name: str, detail: str = "") -> Estimate:

@@ -72,7 +72,7 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             "the rule engine's recalls have no sampling variance under the design-conditioned bootstrap",
             Stated.number("zero", 0.0),
             "the width of the rule engine's silent-recall interval",
-            (lambda e: Estimate.exact(e.high - e.low, e.n, f"interval method: {e.method}"))(
+            (lambda e: Estimate.exact(e.high - e.low, e.n, _interval_words(e.method)))(
                 E.metric(rep, R, "silent_recall")
             ),
         ),
@@ -212,3 +212,13 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             Estimate.exact(len(J[R].confidence_support), J[R].n),
         ),
     ]
+
+
+def _interval_words(method: str) -> str:
+    """How an interval was obtained, in words, for the detail of a claim on its width."""
+    words = {
+        "structural": "the interval is structural: the design fixes the value",
+        "bootstrap": "the interval is the stratified bootstrap's",
+        "clopper-pearson": "the interval is exact (Clopper\u2013Pearson)",
+    }
+    return words.get(method, f"the interval is {method}")

@@ -119,7 +119,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "outcome_claim_above_baseline",
             "analysis",
             "§7.2",
-            "that recall is barely above the outcome judge's false-alarm rate, but above it",
+            "the outcome judge's recall on them is barely above its false-alarm rate, but above it",
             Stated.side("above", "above"),
             "its paired discrimination on unsupported-claim faults",
             E.paired_group(rep, traj, verd, O, lambda t, p: t.label.failure_type == "unsupported_claim"),  # type: ignore[union-attr]
@@ -274,7 +274,11 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "apart from calibration, every quality difference between the ensemble and one greedy pass straddles zero",
             Stated.number("none", 0.0),
             "quality axes other than ECE whose paired difference excludes zero",
-            Estimate.exact(len(others), len(E.QUALITY_AXES) - 1, E.axes_detail(others, len(E.QUALITY_AXES) - 1)),
+            Estimate.exact(
+                len(others),
+                len(E.QUALITY_AXES) - 1,
+                E.axes_detail(others, [a for a in E.QUALITY_AXES if a != "ece"], "other than ECE"),
+            ),
         ),
         record(
             "step_hallucinated_all",

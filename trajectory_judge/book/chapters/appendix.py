@@ -15,7 +15,9 @@ import pandas as pd
 
 from trajectory_judge.analysis.cost import total_hours  # noqa: F401  (re-exported: the appendix chapter imports it from here)
 from trajectory_judge.analysis.report import Report
+from trajectory_judge.book.chapters.judges import run_decoding, setting_text
 from trajectory_judge.book.render.style import (
+    _missing,
     format_interval,
     format_number,
     judge_name,
@@ -423,15 +425,18 @@ def organic_settings_table(records: Sequence[dict], published_model: str, publis
     for rec in records:
         if rec.get("kind") == "organic" and rec.get("written"):
             dec = rec.get("decoding") or {}
+            temperature, seed = run_decoding(rec)  # the record the audit's set-up table reads too
             cols[f"This edition ({model_name(rec['agent_model'])})"] = {
                 "model": model_name(rec["agent_model"]),
                 "episodes": rec.get("episodes"),
                 "instance_seed": rec.get("instance_seed"),
                 "step_limit": MAX_STEPS,
-                **{k: dec.get(k) for k in ("temperature", "seed", "max_tokens", "num_ctx")},
+                "temperature": temperature,
+                "seed": seed,
+                **{k: dec.get(k) for k in ("max_tokens", "num_ctx")},
             }
     frame = pd.DataFrame(
         {c: [v.get(k) for _, k in ORGANIC_SETTINGS] for c, v in cols.items()},
         index=pd.Index([lab for lab, _ in ORGANIC_SETTINGS], name="setting"),
     )
-    return frame.astype(object).where(frame.notna(), "\u2013").map(lambda v: f"{v:g}" if isinstance(v, float) else v)
+    return frame.astype(object).map(lambda v: setting_text(None if _missing(v) else v))

@@ -224,32 +224,27 @@ def register_markdown(rule: str) -> str:
 
 
 def contradictions_markdown(claims) -> str:
-    """The contradicted statements as a Markdown list, one item per statement, led by where it is."""
-    return "\n".join(f"- **{c.where}.** {c.sentence()}" for c in claims.contradicted()) + "\n"
+    """The contradicted statements as a Markdown list, one item per statement, led by where it is and followed by
+    its robustness and a link to its row of the register below (on this page)."""
+    from trajectory_judge.book.render.claim_text import robustness_mark
+
+    return (
+        "\n".join(f"- **{c.where}.** {c.sentence()[:-1]}{robustness_mark(c, '')}." for c in claims.contradicted())
+        + "\n"
+    )
 
 
 def register_phrases(claims: Any) -> dict[str, Any]:
-    """The register's counts and lists the audit's prose says, by glue name: claims checked, borne out,
-    contradicted and not checkable (split into no data and inconclusive), fragile ones with what flips
-    each, and those the multiplicity adjustment withdraws."""
-    from trajectory_judge.book.render.style import list_text
+    """What the audit's prose says of the register, by glue name: ``register_summary`` (how the verdicts fall on the
+    whole register, the fragile ones with what flips each and those Holm's adjustment withdraws) and
+    ``abstract_summary`` (the abstract's claims, naming those not borne out), both written by
+    :func:`~trajectory_judge.book.render.claim_summary.summary_sentence`; and ``fragile_keys``, the fragile claims'
+    keys, for the chapter's checks."""
+    from trajectory_judge.book.render.claim_summary import summary_sentence, tally
 
-    counts = claims.counts()
-    open_kinds = [c.kind for c in claims.items if c.verdict == "not checkable"]
-    rob = claims.robustness
-    fragile = [c for c in claims.items if rob[c.key].flips]
-    withdrawn = [c for c in claims.items if rob[c.key].adjusted != c.verdict]
-    where = lambda c: c.where.split(";")[0]
+    whole = tally(claims, "register")
     return {
-        "n_claims_checked": len(claims),
-        "n_contradicted": counts["not borne out"],
-        "n_claims_borne_out": counts["borne out"],
-        "n_claims_open": counts["not checkable"],
-        "n_claims_no_data": open_kinds.count("no data"),
-        "n_claims_inconclusive": open_kinds.count("inconclusive"),
-        "n_claims_fragile": len(fragile),
-        "claims_fragile_list": list_text([f"{where(c)} ({c.stated.text}: {rob[c.key].flipped_by()})" for c in fragile]),
-        "n_claims_withdrawn": len(withdrawn),
-        "claims_withdrawn_list": list_text([f"{where(c)} ({c.stated.text})" for c in withdrawn]),
-        "fragile_keys": {c.key for c in fragile},
+        "register_summary": summary_sentence(whole, name=False, robustness="flips") + ".",
+        "abstract_summary": summary_sentence(tally(claims, "abstract"), robustness="none") + ".",
+        "fragile_keys": {c.key for c in whole.fragile},
     }

@@ -5,7 +5,9 @@ found in the verdicts, the prompts' parts, and each judge's own decoding setting
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -50,6 +52,22 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
     if parse_judge_id(judge).ensemble > 1 and sc:
         return sc.get("temperature"), ",".join(map(str, sc.get("seeds", [])))
     return decoding.get("temperature"), decoding.get("seed")
+
+
+def run_decoding(record: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The (temperature, seed) of a run that judged nothing (the agent's runs, the organic episodes), from its run
+    record's ``decoding``: the one record of those settings that every table showing them reads."""
+    decoding = record.get("decoding") or {}
+    return decoding.get("temperature"), decoding.get("seed")
+
+
+def setting_text(x: Any) -> str:
+    """A recorded setting as every table prints it: ``0``, ``0.7``, ``7, 8, 9``, ``8192``; ``–`` when absent."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "\u2013"
+    if isinstance(x, float):
+        return f"{x:g}"
+    return re.sub(r",\s*", ", ", str(x))
 
 
 def sample_settings(judge: str) -> tuple[float, int] | None:

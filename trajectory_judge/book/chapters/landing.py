@@ -4,17 +4,18 @@ the paper's own verdicts bear it out (``book/intro.md``, glued from the paired c
 :func:`finding_sentence` writes the finding from the report of the paper's verdicts and the
 camera-ready quantities (:func:`trajectory_judge.book.chapters.paired.camera_ready_numbers`);
 :func:`verdict_sentence` reads the verdicts of the claims it rests on (:data:`FINDING_KEYS`) from the
-claims register. Nothing here decides a verdict.
+claims register and :func:`register_sentence` the whole register's, both through the book's one sentence on claims
+(:func:`~trajectory_judge.book.render.claim_summary.summary_sentence`). Nothing here decides a verdict.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from trajectory_judge.analysis import published as P
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.render.claim_text import number_word
+from trajectory_judge.book.render.claim_summary import summary_sentence, tally, tally_of
+from trajectory_judge.book.render.claim_text import Claims, number_word
 from trajectory_judge.book.render.style import format_number, model_name, parse_judge_id
 
 FINDING_KEYS: tuple[str, ...] = (
@@ -28,9 +29,6 @@ FINDING_KEYS: tuple[str, ...] = (
     "step_zero_false_alarms",
 )
 """The register's claims that the landing's finding sentence states, in the order it states them."""
-
-BORNE_OUT = "borne out"
-"""The register's verdict for a claim its verdicts bear out."""
 
 
 def _pct(x: float | None) -> str:
@@ -68,35 +66,16 @@ def finding_sentence(rep: Report, cr: Mapping[str, float]) -> str:
     )
 
 
-def _verdict(claim: Any) -> str:
-    """A claim's verdict in the register's words (a claim that only says whether it holds: borne out or not)."""
-    v = getattr(claim, "verdict", None)
-    if v in (BORNE_OUT, "not borne out", "not checkable"):
-        return str(v)
-    return BORNE_OUT if claim.holds else "not borne out"
+FINDING_SCOPE = "claims of its abstracts that this sentence restates"
+"""The claims of :data:`FINDING_KEYS` in words, as the verdict sentence counts them."""
 
 
-def verdict_sentence(claims: Iterable[Any], keys: Iterable[str] = FINDING_KEYS) -> str:
-    """Whether the paper's verdicts bear out the claims (of ``keys``, those present) the finding states:
-    ``The paper's released verdicts bear this out: all eight claims ... are borne out``,
-    or which are not borne out or not checkable."""
-    by_key = {c.key: c for c in claims}
-    chosen = [by_key[k] for k in keys if k in by_key]
-    if not chosen:
-        raise ValueError("none of the finding's claims is in the register")
-    verdicts = [_verdict(c) for c in chosen]
-    n, ok = len(chosen), verdicts.count(BORNE_OUT)
-    scope = f"{number_word(n)} claims of the paper's abstracts that this sentence restates"
-    if ok == n:
-        return (
-            f"The paper's released verdicts bear this out: by the claims register's one rule, all {scope} are borne out"
-        )
-    others = [f"{c.says} ({v})" for c, v in zip(chosen, verdicts) if v != BORNE_OUT]
-    return f"The paper's released verdicts bear out {number_word(ok)} of the {scope}; not so: {'; '.join(others)}"
+def verdict_sentence(claims: Claims, keys: Iterable[str] = FINDING_KEYS) -> str:
+    """Whether the paper's verdicts bear out the claims (of ``keys``, those the register holds) the finding states,
+    and how robust those verdicts are (:func:`~trajectory_judge.book.render.claim_summary.summary_sentence`)."""
+    return summary_sentence(tally_of(claims, keys, FINDING_SCOPE))
 
 
-def register_counts_sentence(counts: Mapping[str, int]) -> str:
-    """The whole register in one clause: ``of the 40 claims of the paper in its register, 30 borne out, 6 not borne out and 4 not checkable``."""
-    total = sum(counts.values())
-    parts = [f"{counts.get(v, 0)} {v}" for v in (BORNE_OUT, "not borne out", "not checkable")]
-    return f"of the {total} claims of the paper in its register, {parts[0]}, {parts[1]} and {parts[2]}"
+def register_sentence(claims: Claims) -> str:
+    """The whole register in one sentence: how its verdicts fall, and how many are fragile or withdrawn after Holm."""
+    return summary_sentence(tally(claims, "register"), name=False, robustness="count")

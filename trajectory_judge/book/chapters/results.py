@@ -141,20 +141,17 @@ def _lower_first(text: str) -> str:
 
 def summary_phrases(claims: Any, rep: Report) -> dict[str, str]:
     """The sentences the chapter's opening says the claims and our headline with, by glue name:
-    ``edition_headline`` (with its lower-case ``_lower`` form), ``headline_hold_text`` and ``results_hold``
-    (with theirs, ``headline_hold_lower`` and ``results_hold_lower``) and ``contradicted_text``."""
-    from trajectory_judge.book.render.claim_text import contradicted_sentence, holds_sentence
+    ``edition_headline`` (with its lower-case ``_lower`` form), and the register's verdicts on the abstract's claims
+    (``abstract_verdict``, which the landing page repeats) and on the results section's (``results_verdict``), each
+    written by :func:`~trajectory_judge.book.render.claim_summary.summary_sentence` from the register's tally."""
+    from trajectory_judge.book.render.claim_summary import summary_sentence, tally
 
     ours = our_headline(rep)
-    headline, results = holds_sentence(claims.group("headline")), holds_sentence(claims.group("results"))
     return {
         "edition_headline": ours + ".",
         "edition_headline_lower": _lower_first(ours),
-        "results_hold": results,
-        "results_hold_lower": _lower_first(results),
-        "headline_hold_text": headline,
-        "headline_hold_lower": _lower_first(headline),
-        "contradicted_text": contradicted_sentence(claims),
+        "abstract_verdict": summary_sentence(tally(claims, "abstract")) + ".",
+        "results_verdict": summary_sentence(tally(claims, "results")) + ".",
     }
 
 

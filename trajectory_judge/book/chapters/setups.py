@@ -8,11 +8,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from trajectory_judge.analysis.cost import read_run_records
-from trajectory_judge.book.chapters.judges import judge_decoding
+from trajectory_judge.book.chapters.judges import judge_decoding, run_decoding, setting_text
 from trajectory_judge.book.render.style import (
     FAMILIES,
     FAMILY_NAMES,
@@ -78,7 +77,7 @@ def read_runs(directory: str | Path) -> list[dict[str, Any]]:
 def setup_frame(
     runs: Sequence[Mapping[str, Any]], source: str, stated: Mapping[str, Any] | None = None
 ) -> pd.DataFrame:
-    """One row per distinct set-up in run records: judges (in words), model, server, host, decoding.
+    """One row per distinct set-up in run records: judges (in words), model, server, decoding.
 
     Temperature and seed are each judge's own (:func:`~trajectory_judge.book.chapters.judges.judge_decoding`):
     an ensemble shows its sampling temperature and all its seeds, not the record's greedy defaults.
@@ -94,8 +93,10 @@ def setup_frame(
         decoding = {
             judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if parse_judge_id(j).kind != "rules"
         }
+        if kind != "judges" and dec:  # the agent's runs and the organic episodes: the agent model's own decoding
+            decoding = {run_decoding(r)}
         temps = sorted({_setting(t) for t, _ in decoding}) or [NOT_RECORDED]
-        seeds = sorted({_setting(s).replace(",", ", ") for _, s in decoding}) or [NOT_RECORDED]
+        seeds = sorted({_setting(s) for _, s in decoding}) or [NOT_RECORDED]
         ctx = dec.get("num_ctx", server.get("n_ctx"))
         if ctx is None and stated and ids:
             ctx = f"{stated['num_ctx']}{STATED}"
@@ -105,13 +106,12 @@ def setup_frame(
                 "judges": ", ".join(_run_judge_name(j) for j in ids) or KIND_NAMES.get(kind, kind),
                 "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
                 "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
-                "host": r.get("host") or NOT_RECORDED,
                 "context": _setting(ctx),
                 "temperature": "; ".join(temps),
                 "seed": "; ".join(seeds),
             }
         )
-    cols = ["source", "judges", "model", "server", "host", "context", "temperature", "seed"]
+    cols = ["source", "judges", "model", "server", "context", "temperature", "seed"]
     return pd.DataFrame(rows, columns=cols).drop_duplicates().reset_index(drop=True)
 
 
@@ -150,12 +150,8 @@ NOT_RECORDED = "\u2013"
 
 
 def _setting(x: Any) -> str:
-    """A recorded setting as text: ``0.7``, ``7,8,9``, ``8192``; :data:`NOT_RECORDED` when absent."""
-    if x is None or (isinstance(x, float) and np.isnan(x)):
-        return NOT_RECORDED
-    if isinstance(x, float):
-        return f"{x:g}" if not x.is_integer() else f"{x:.1f}"
-    return str(x)
+    """A recorded setting as text (:func:`~trajectory_judge.book.chapters.judges.setting_text`)."""
+    return setting_text(x)
 
 
 def _run_judge_name(judge: str) -> str:

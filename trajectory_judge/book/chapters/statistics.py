@@ -24,6 +24,7 @@ from trajectory_judge.analysis.judge_statistics import (
     risk_coverage,
 )
 from trajectory_judge.analysis.loading import Dataset
+from trajectory_judge.analysis.register import QUALITY_AXES, axes_phrase
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.chapters.editions import Editions
 from trajectory_judge.book.render.style import (
@@ -48,8 +49,10 @@ ALPHA = 0.05
 POWER = 0.8
 """Power behind the minimum detectable effect."""
 
-QUALITY_DELTAS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece")
-"""The report's paired deltas tested for multiplicity, power and equivalence."""
+QUALITY_DELTAS: tuple[str, ...] = tuple(a for a in QUALITY_AXES if a not in ("step_exact", "brier"))
+"""The report's paired deltas tested for multiplicity, power and equivalence: the quality axes of the register
+(:data:`~trajectory_judge.analysis.estimates.QUALITY_AXES`) but exact-step localisation, which is conditional on
+detection and so computed on other faults for each judge, and the Brier score."""
 
 
 def _editions(ed: Editions) -> dict[str, tuple[Dataset, Report]]:
@@ -329,7 +332,7 @@ def glue_values(ed: Editions) -> dict[str, str]:
             f"{_p(out_mc.pvalue)}); the step judge {mc[pb].fault_only} and {mc[pb].parent_only} (p {_p(mc[pb].pvalue)})."
         ),
         "testing": (
-            f"Of the paper's {len(ptests)} paired deltas on these six quality axes, "
+            f"Of the paper's {len(ptests)} paired deltas on {axes_phrase(QUALITY_DELTAS)}, "
             f"{sum(t.pvalue < ALPHA for t in ptests)} have a bootstrap p under {ALPHA:g}; "
             f"{sum(t.holm < ALPHA for t in ptests)} survive Holm's correction and {sum(t.bh < ALPHA for t in ptests)} "
             f"the Benjamini–Hochberg false-discovery rate of {ALPHA:g}. Of the {len(pnoise)} whose interval holds 0, "

@@ -26,6 +26,7 @@ from trajectory_judge.analysis.claims import (
     Claim,
     Register,
 )
+from trajectory_judge.analysis.formatting import list_text
 from trajectory_judge.analysis.register import metric_estimate as metric, paper_register
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.analysis.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness
@@ -44,6 +45,9 @@ __all__ = [
     "register_table",
     "verdict_table",
     "marks_legend",
+    "claim_anchor",
+    "register_anchors",
+    "robustness_mark",
 ]
 
 _INTERVAL_METHODS = frozenset({"bootstrap", "clopper-pearson", "structural"})
@@ -60,9 +64,12 @@ class ClaimText:
 
     claim: Claim
     """The register's record."""
+    robustness: Robustness | None = None
+    """How robust its verdict is to the rule's alternatives, and its verdict after Holm's adjustment (None: not
+    computed)."""
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "claim":
+        if name.startswith("__") or name in ("claim", "robustness"):
             raise AttributeError(name)
         return getattr(self.claim, name)
 
@@ -97,12 +104,23 @@ class ClaimText:
             text = "+" + text
         return text.replace("-", "\u2212", 1) if text.startswith("-") else text
 
+    def given(self, count_first: bool = False) -> str:
+        """What the verdicts give, in words: the value with its interval and what it counts (``0.932, 192 of 206
+        published numbers``; ``1 of the eight quality axes (...), namely ECE``); with ``count_first``, a count the
+        detail states stands for the value (``192 of 206 published numbers; ...``)."""
+        detail = self.detail
+        if count_first and detail[:1].isdigit():
+            return detail
+        if detail.startswith("of "):
+            return f"{self.value_text()} {detail}"
+        return self.value_text() + (f", {detail}" if detail else "")
+
     def sentence(self) -> str:
         """``The paper says X (where); its verdicts give Y (interval): borne out.`` with the reason when it is not."""
         c = self.claim
         if c.estimate is None:
             return f"The paper says {c.says} ({c.where}); this cannot be checked: {c.reason}."
-        got = self.value_text() + (f", {self.detail}" if self.detail else "")
+        got = self.given()
         tail = "borne out" if c.verdict == BORNE_OUT else f"{c.verdict}, {c.reason}"
         return f"The paper says {c.says} ({c.where}); its verdicts give {got}: {tail}."
 
@@ -119,13 +137,16 @@ class Claims:
         """Every claim's robustness and adjusted verdict (:func:`~trajectory_judge.analysis.robustness.robustness`)."""
         return robustness(self.register)
 
+    def _text(self, c: Claim) -> ClaimText:
+        return ClaimText(c, self.robustness[c.key])
+
     @property
     def items(self) -> tuple[ClaimText, ...]:
         """Every claim, in reading order."""
-        return tuple(ClaimText(c) for c in self.register)
+        return tuple(self._text(c) for c in self.register)
 
     def __getitem__(self, key: str) -> ClaimText:
-        return ClaimText(self.register[key])
+        return self._text(self.register[key])
 
     def __iter__(self):
         return iter(self.items)
@@ -135,11 +156,11 @@ class Claims:
 
     def group(self, *groups: str) -> list[ClaimText]:
         """The claims of the given groups, in order."""
-        return [ClaimText(c) for c in self.register.group(*groups)]
+        return [self._text(c) for c in self.register.group(*groups)]
 
     def contradicted(self) -> list[ClaimText]:
         """The claims the verdicts do not bear out."""
-        return [ClaimText(c) for c in self.register.contradicted()]
+        return [self._text(c) for c in self.register.contradicted()]
 
     def counts(self) -> dict[str, int]:
         """Claims per verdict."""
@@ -217,6 +238,11 @@ def register_table(claims: Claims) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def register_anchors(claims: Claims) -> list[str]:
+    """The anchor of each row of :func:`register_table`, in its order (:func:`claim_anchor`)."""
+    return [claim_anchor(c.key) for c in claims.items]
+
+
 @computes
 def verdict_table(claims: Claims) -> pd.DataFrame:
     """Claims per verdict (*not checkable* split by kind) and per part of the paper, the total, and how many of each
@@ -282,33 +308,6 @@ def number_word(n: int) -> str:
     return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
 
 
-def holds_sentence(claims: Sequence[ClaimText]) -> str:
-    """How the register's verdicts fall on ``claims``, in words (``The verdicts bear out all three``)."""
-    n = len(claims)
-    if n == 0:
-        return "There is no claim to check"
-    k = sum(c.verdict == BORNE_OUT for c in claims)
-    bad = sum(c.verdict == NOT_BORNE_OUT for c in claims)
-    open_ = n - k - bad
-    if k == n:
-        return f"The verdicts bear out {'the claim' if n == 1 else 'all ' + number_word(n)}"
-    if k == 0 and bad == 0:
-        return f"{'It' if n == 1 else 'None of them'} can be checked on the released verdicts"
-    if k == 0 and open_ == 0:
-        return f"The verdicts bear out {'neither' if n == 2 else 'none'} of {'them' if n > 1 else 'it'}"
-    parts = [f"The verdicts bear out {number_word(k)} of the {number_word(n)}"]
-    if bad:
-        rest = n - k
-        parts.append(
-            f"contradict {'the other' if bad == 1 and rest == 1 else ('the other ' + number_word(bad) if bad == rest else number_word(bad))}"
-        )
-    if open_:
-        parts.append(
-            f"cannot check {'the other' if open_ == 1 and bad == 0 else ('the other ' + number_word(open_) if bad == 0 else number_word(open_))}"
-        )
-    return (", ".join(parts[:-1]) + " and " + parts[-1]) if len(parts) > 1 else parts[0]
-
-
 def scope_phrase(counts: list[int], total: int) -> str:
     """How many trajectories a set of judges was scored on: ``all 400 trajectories``, ``between 40 and 400 trajectories``."""
     lo, hi = min(counts), max(counts)
@@ -317,24 +316,6 @@ def scope_phrase(counts: list[int], total: int) -> str:
     if lo == hi:
         return f"the same {lo} trajectories" if len(counts) > 1 else f"{lo} trajectories"
     return f"between {lo} and {hi} trajectories"
-
-
-def contradicted_sentence(claims: Claims) -> str:
-    """Which statements of the paper's text its verdicts contradict, in one sentence."""
-    from trajectory_judge.book.render.style import list_text
-
-    bad = claims.contradicted()
-    if not bad:
-        return "No statement of the paper's text that this book checks is contradicted by its verdicts"
-    places = [c.where.split(";")[0] for c in bad]
-    times = {p: places.count(p) for p in places}  # each place once, with how many of its sentences
-    named = [
-        f"the {p}" if p[:1].isupper() else f"{'a sentence' if k == 1 else number_word(k) + ' sentences'} of its {p}"
-        for p, k in times.items()
-    ]
-    lead = "One statement" if len(bad) == 1 else f"{number_word(len(bad)).capitalize()} statements"
-    verb = "contradict" if len(bad) > 1 else "contradicts"
-    return f"{lead} elsewhere in its text {'is' if len(bad) == 1 else 'are'} not borne out: the verdicts {verb} {list_text(named)}"
 
 
 def signal_phrase(n_llm: int, n_signal: int) -> str:
@@ -349,10 +330,34 @@ def signal_phrase(n_llm: int, n_signal: int) -> str:
     return f"of its {number_word(n_llm)} LLM judges, {who} {verb} silent recall above {their} false-alarm rate"
 
 
-def claims_markdown(claims: Sequence[ClaimText]) -> str:
-    """A group of claims as a Markdown list, one sentence per claim (a claim not borne out is marked), then the
-    legend of every interval mark the list uses."""
+REGISTER_PAGE = "audit.html"
+"""The page that holds the register, relative to a chapter's page (every chapter sits in ``notebooks/``)."""
+
+
+def claim_anchor(key: str) -> str:
+    """The stable anchor of a claim's row in the register's table (``claim-step8-uniform``)."""
+    return "claim-" + key.replace("_", "-")
+
+
+def robustness_mark(c: ClaimText, page: str = REGISTER_PAGE) -> str:
+    """What a chapter citing a verdict says of its robustness: a link to its register row, led by *fragile* (with
+    the alternatives that flip it) or *withdrawn after Holm* (with the adjusted verdict) where it is so."""
+    link = f'<a class="tj-claim-mark" href="{page}#{claim_anchor(c.key)}" title="This claim\'s row in the claims register">register row</a>'
+    r = c.robustness
+    words = []
+    if r is not None and r.flips:
+        gives = list_text(sorted({a.verdict for a in r.flips}))
+        words.append(f"*fragile*: under {list_text([a.name for a in r.flips])} the rule gives {gives}")
+    if r is not None and r.adjusted != c.verdict:
+        adjusted = verdict_words(r.adjusted, _adjusted_kind(c, r.adjusted))
+        words.append(f"*withdrawn after Holm*: adjusted for multiplicity, {adjusted}")
+    return f" ({'; '.join(words)}; {link})" if words else f" ({link})"
+
+
+def claims_markdown(claims: Sequence[ClaimText], page: str = REGISTER_PAGE) -> str:
+    """A group of claims as a Markdown list, one sentence per claim (a claim not borne out is marked), each followed
+    by its :func:`robustness_mark`, then the legend of every interval mark the list uses."""
     lead = {NOT_BORNE_OUT: "**Not borne out.** ", NOT_CHECKABLE: "*Not checkable.* "}
-    lines = [f"- {lead.get(c.verdict, '')}{c.sentence()}" for c in claims]
+    lines = [f"- {lead.get(c.verdict, '')}{c.sentence()[:-1]}{robustness_mark(c, page)}." for c in claims]
     legend = marks_legend([c.value_text() for c in claims]).replace("*", "\\*")
     return "\n".join(lines) + "\n" + (f"\n{legend}\n" if legend else "")

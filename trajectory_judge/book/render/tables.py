@@ -252,6 +252,19 @@ def _code_identifiers(html_text: str) -> str:
     return _HEADER_CELL.sub(cell, html_text)
 
 
+def _row_ids(html_text: str, ids: Sequence[str]) -> str:
+    """The body rows of a Styler table given the ``id`` of ``ids``, one per row in order, so a page can link to a
+    row (``page.html#id``); a table whose rows do not match ``ids`` one to one is an error."""
+    head, sep, rest = html_text.partition("<tbody>\n")
+    body, end, tail = rest.partition("</tbody>")
+    rows = re.findall(r"^\s*<tr>", body, flags=re.M)
+    if len(rows) != len(ids):
+        raise ValueError(f"row ids: {len(ids)} ids for a table of {len(rows)} rows")
+    it = iter(ids)
+    body = re.sub(r"^(\s*)<tr>", lambda m: f'{m.group(1)}<tr id="{html.escape(next(it))}">', body, flags=re.M)
+    return head + sep + body + end + tail
+
+
 def _styled_html(text: pd.DataFrame, uid: str, show_index: bool) -> str:
     """The Styler HTML of a text frame, with a fixed id and one header row where possible; text
     columns flush left, numbers flush right (``book.css``). An outer row level that groups the rows
@@ -330,11 +343,15 @@ def dropdown_table(
     index: bool = True,
     decimals: int | Mapping[str, int] = 3,
     counts: Sequence[str] = (),
+    row_ids: Sequence[str] | None = None,
 ) -> BookTable:
     """Like :func:`table`, numbered and captioned, but every row sits in a dropdown whose summary
-    line is ``summary`` (for long material shown after its summary, e.g. a full audit)."""
+    line is ``summary`` (for long material shown after its summary, e.g. a full audit). ``row_ids`` gives each
+    row a stable anchor, one per row in order, that other pages link to."""
     text = readable(frame, decimals=decimals, counts=counts)
     inner = _styled_html(text, name, index)
+    if row_ids is not None:
+        inner = _row_ids(inner, row_ids)
     record_table(frame, name=name, caption=caption, decimals=decimals, counts=counts, index=index)
     body = f'<details class="tj-table-more"><summary>{html.escape(summary)}</summary>\n{inner}</details>\n'
     head_div = f'<div class="tj-table-block" data-name="{html.escape(name)}" data-caption="{html.escape(caption)}">\n'
