@@ -6,6 +6,7 @@
 #   make types     mypy over everything that ships (its file list is in pyproject.toml)
 #   make slow      the slow tier: end-to-end flows, the book on a reader's folder, subprocess runs
 #   make book      the book, from a clean _build, warnings as errors
+#   make pdf       the whole book as one PDF in the site, _build/html/trajectory-judge.pdf (after `make book`)
 #   make browser   Chromium over every page of the built book (after `make book`)
 #   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
 #   make ci        all of the above, in that order
@@ -29,7 +30,7 @@ WORKERS ?= auto
 LOCK_DATE := 2026-11-26T00:00:00Z
 UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --exclude-newer $(LOCK_DATE) --no-emit-package trajectory-judge
 
-.PHONY: install test lint types slow book browser rerun ci execute lock
+.PHONY: install test lint types slow book pdf browser rerun ci execute lock
 
 install: $(VENV)/.installed
 
@@ -54,14 +55,20 @@ book: install
 	rm -rf _build
 	$(VENV)/bin/jupyter-book build . --all -W --keep-going
 
+# a single-page build from the book's doctrees, printed by Chromium; without Chromium it says so and goes on
+pdf: install
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || true
+	$(PY) book/_ext/tj_pdf.py
+
 browser: install
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
-	$(PY) -m pytest -p no:nbval -o addopts="" -m browser -n $(WORKERS) --dist loadfile tests/test_browser.py tests/test_book_html.py
+	command -v pdftotext >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null)
+	$(PY) -m pytest -p no:nbval -o addopts="" -m browser -n $(WORKERS) --dist loadfile tests/test_browser.py tests/test_book_html.py tests/test_book_pdf.py
 
 rerun: install
 	TJ_RERUN_CHECKS=1 $(PY) -m pytest -p no:nbval -o addopts="" -m rerun -n $(WORKERS) tests/test_rerun.py
 
-ci: test lint types slow book browser rerun
+ci: test lint types slow book pdf browser rerun
 
 execute: install
 	$(PY) -m trajectory_judge.book execute

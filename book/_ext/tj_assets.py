@@ -4,7 +4,8 @@
   which jupyter-book registers twice) is written once, so no page logs a redeclaration error.
 * Sphinx decides that a page needs MathJax when the page *or any page in its toctree* has maths, so
   the landing page (whose toctree holds every chapter) loaded 1.2 MB of MathJax for none. Here a
-  page keeps MathJax only when it has maths of its own.
+  page keeps MathJax only when it has maths of its own (the single-page build, which holds every
+  page, when any page has).
 * ``tj-phone.js`` (``book/_static``) fits wide tables to a phone; see its header.
 """
 
@@ -30,7 +31,9 @@ def _page_scripts(app, pagename: str, templatename: str, context: dict, doctree)
     if not scripts:
         return
     math = app.env.get_domain("math")
-    own_maths = bool(math.data.get("has_equations", {}).get(pagename, False))
+    has = math.data.get("has_equations", {})
+    # the single-page build (the PDF's source) holds every page, so it has maths when any page has
+    own_maths = any(has.values()) if app.builder.name == "singlehtml" else bool(has.get(pagename, False))
     seen, kept = set(), []
     for js in scripts:
         key = _key(js)
