@@ -7,6 +7,7 @@
 #   make slow      the slow tier: end-to-end flows, the book on a reader's folder, subprocess runs
 #   make book      the book, from a clean _build, warnings as errors (with TJ_RERUN_TIMES=FILE, its time joins
 #                  the rerun checks' there: copied to book/rerun-times.json, they are the times the book quotes)
+#   make pdf       the whole book as one PDF in the site, _build/html/trajectory-judge.pdf (after `make book`)
 #   make browser   Chromium over every page of the built book (after `make book`)
 #   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
 #   make ci        all of the above: the rerun tier beside the others, which run in this order
@@ -30,7 +31,7 @@ WORKERS ?= auto
 LOCK_DATE := 2026-11-26T00:00:00Z
 UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --exclude-newer $(LOCK_DATE) --no-emit-package trajectory-judge
 
-.PHONY: install test lint types slow book browser rerun ci checks execute lock
+.PHONY: install test lint types slow book pdf browser rerun ci checks execute lock
 
 install: $(VENV)/.installed
 
@@ -60,9 +61,15 @@ book: install
 	start=$$SECONDS; $(VENV)/bin/jupyter-book build . --all -W --keep-going; \
 	if [ -n "$${TJ_RERUN_TIMES:-}" ]; then $(PY) tools/record_time.py "$$TJ_RERUN_TIMES" book_build_s $$((SECONDS - start)); fi
 
+# a single-page build from the book's doctrees, printed by Chromium; without Chromium it says so and goes on
+pdf: install
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || true
+	$(PY) book/_ext/tj_pdf.py
+
 browser: install
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
-	$(PY) -m pytest -p no:nbval -o addopts="" -m browser -n $(WORKERS) --dist loadfile tests/test_browser.py tests/test_book_html.py
+	command -v pdftotext >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null)
+	$(PY) -m pytest -p no:nbval -o addopts="" -m browser -n $(WORKERS) --dist loadfile tests/test_browser.py tests/test_book_html.py tests/test_book_pdf.py
 
 rerun: install
 	TJ_RERUN_CHECKS=1 $(PY) -m pytest -p no:nbval -o addopts="" -m rerun -n $(WORKERS) tests/test_rerun.py
@@ -77,6 +84,7 @@ checks: install
 	$(MAKE) types
 	$(MAKE) slow
 	$(MAKE) book
+	$(MAKE) pdf
 	$(MAKE) browser
 
 execute: install

@@ -129,7 +129,10 @@ def _report(app):
 def _fill(app, doctree, docname) -> None:
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    if not NbMetadataCollector.get_doc_data(app.env).get(docname, {}).get(PAGE_KEY):
+    pages = NbMetadataCollector.get_doc_data(app.env)
+    # the single-page build (the PDF's source) resolves the whole book once, as the root document's tree
+    whole = app.builder.name == "singlehtml" and docname == app.config.root_doc
+    if not (pages.get(docname, {}).get(PAGE_KEY) or (whole and any(d.get(PAGE_KEY) for d in pages.values()))):
         return
     from trajectory_judge.book.render.tables import table
 
