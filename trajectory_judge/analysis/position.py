@@ -56,13 +56,13 @@ class GroupRecall:
 
 def types_by(trajectories: Sequence[Trajectory], axis: str) -> dict[int, tuple[str, ...]]:
     """The failure types of each group's faults (in the taxonomy's order): what a split by ``axis`` also splits."""
-    from trajectory_judge.models import FAILURE_TYPES
+    from trajectory_judge.models import type_order
 
     seen: dict[int, set[str]] = defaultdict(set)
     for t in trajectories:
-        if t.label is not None and t.label.faulty:
-            seen[_group(t, axis)].add(str(t.label.failure_type))
-    return {g: tuple(x for x in FAILURE_TYPES if x in seen[g]) for g in sorted(seen)}
+        if t.label is not None and t.label.faulty and t.label.failure_type is not None:
+            seen[_group(t, axis)].add(t.label.failure_type)
+    return {g: type_order(seen[g]) for g in sorted(seen)}
 
 
 def _estimates(

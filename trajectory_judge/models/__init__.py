@@ -34,7 +34,10 @@ from trajectory_judge.models.judge_ids import (
 )
 from trajectory_judge.models.records import (
     DESIGN_CELLS,
+    FAILURE_TYPE_PATTERN,
     FAILURE_TYPES,
+    OUTCOME_ONLY,
+    TESTBED_FAILURE_TYPES,
     Count,
     Episode,
     FailureType,
@@ -50,14 +53,17 @@ from trajectory_judge.models.records import (
     Verdict,
     check_verdict_step,
     design_cell,
+    folder_types,
     step_range,
     stratum,
+    type_order,
     valid_steps,
 )
 from trajectory_judge.models.schema import (
     SCHEMA_KINDS,
     SCHEMA_RULES,
     SCHEMA_VERSION,
+    READ_VERSIONS,
     json_schema,
 )
 
@@ -69,6 +75,8 @@ __all__ = [
     "ENSEMBLE_VIEW",
     "Episode",
     "FAILURE_TYPES",
+    "FAILURE_TYPE_PATTERN",
+    "OUTCOME_ONLY",
     "FailureType",
     "JUDGE_ID_GRAMMAR",
     "JudgeId",
@@ -84,6 +92,8 @@ __all__ = [
     "SCHEMA_KINDS",
     "SCHEMA_RULES",
     "SCHEMA_VERSION",
+    "READ_VERSIONS",
+    "TESTBED_FAILURE_TYPES",
     "Seconds",
     "Step",
     "StepIndex",
@@ -96,6 +106,7 @@ __all__ = [
     "check_verdict_step",
     "design_cell",
     "dumps",
+    "folder_types",
     "json_schema",
     "judge_kind",
     "load_trajectories",
@@ -104,6 +115,7 @@ __all__ = [
     "read_text",
     "step_range",
     "stratum",
+    "type_order",
     "valid_steps",
     "write_jsonl",
 ]
