@@ -239,12 +239,13 @@ def check_verdict_step(verdict: Verdict, traj: Trajectory) -> None:
 
 
 def design_cell(label: Label | None) -> str:
-    """The design cell of a label: ``clean`` or ``TYPE/silent`` / ``TYPE/loud``."""
+    """The design cell of a label: ``clean`` or ``TYPE/silent`` / ``TYPE/loud`` (``outcome only/loud`` for a fault
+    labelled by its outcome only)."""
     if label is None:
         raise ValueError("an unlabelled trajectory has no design cell")
     if not label.faulty:
         return "clean"
-    return f"{label.failure_type}/{'silent' if label.outcome_correct else 'loud'}"
+    return f"{label.failure_type or OUTCOME_ONLY}/{'silent' if label.outcome_correct else 'loud'}"
 
 
 def stratum(label: Label) -> str:
