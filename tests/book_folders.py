@@ -140,7 +140,7 @@ FOLDERS: dict[str, Folder] = {
         Folder("own-prompt", 40, llm_judges=("outcome", "step"), prompt=OWN_PROMPT),
         Folder("garbled", 40, llm_judges=("outcome", "step"), answer=EveryFourthGarbled, concurrency=1),
         Folder("unsteady", 40, llm_judges=("outcome", "step"), answer=Unsteady, concurrency=1),
-        Folder("coding", 24, llm_judges=("outcome", "step"), coding=True),
+        Folder("coding", 25, llm_judges=("outcome", "step"), coding=True),
     )
 }
 """The folders the tests build the book on."""
@@ -239,9 +239,9 @@ def _reindexed(steps: list[Step]) -> list[Step]:
 
 
 def coding_trajectories() -> list[Trajectory]:
-    """24 runs of a coding agent in the documented schema: six clean runs, seven of each of the two main fault
-    types, one fault of a third type, and three faults labelled by their outcome only; the last two tasks have no
-    clean run, so their faults have no clean parent."""
+    """25 runs of a coding agent in the documented schema: six clean runs, seven of each of the two main fault
+    types, one fault of a third type, and four faults labelled by their outcome only (one of them reads exactly as
+    its clean parent in every view); the last two tasks have no clean run, so their faults have no clean parent."""
     out: list[Trajectory] = []
     answer = "Fixed: {bug}. I changed {path} and all 57 tests pass."
 
@@ -302,6 +302,9 @@ def coding_trajectories() -> list[Trajectory]:
             update={"observation": Observation(ok=True, data={"passed": 55, "failed": 2}, error=None)}
         )
         add(f"fix-{task}-regressed", task, steps, answer, Label(faulty=True, outcome_correct=False))
+    # a fault no view shows: the run reads as its clean parent, but the fix broke a build the log does not show
+    _, path, bug = _TASKS[2]
+    add("fix-2-unseen", 2, _clean_steps(path, bug), answer, Label(faulty=True, outcome_correct=False))
     return out
 
 
