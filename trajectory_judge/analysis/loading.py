@@ -25,6 +25,7 @@ from trajectory_judge.models import (
     load_trajectories,
     load_verdicts,
     folder_types,
+    load_fault_types,
     read_text,
     type_order,
 )

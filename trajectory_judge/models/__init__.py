@@ -8,6 +8,12 @@ records and what a label says), :mod:`.jsonl` (reading and writing JSON lines) a
 
 from __future__ import annotations
 
+from trajectory_judge.models.fault_types import (
+    FAULT_TYPES_FILE,
+    fault_types_lines,
+    load_fault_types,
+    type_counts,
+)
 from trajectory_judge.models.jsonl import (
     DataError,
     M,
@@ -76,6 +82,7 @@ __all__ = [
     "Episode",
     "FAILURE_TYPES",
     "FAILURE_TYPE_PATTERN",
+    "FAULT_TYPES_FILE",
     "OUTCOME_ONLY",
     "FailureType",
     "JUDGE_ID_GRAMMAR",
@@ -106,7 +113,9 @@ __all__ = [
     "check_verdict_step",
     "design_cell",
     "dumps",
+    "fault_types_lines",
     "folder_types",
+    "load_fault_types",
     "json_schema",
     "judge_kind",
     "load_trajectories",
@@ -115,6 +124,7 @@ __all__ = [
     "read_text",
     "step_range",
     "stratum",
+    "type_counts",
     "type_order",
     "valid_steps",
     "write_jsonl",
