@@ -107,6 +107,8 @@ def recall_by(
     Trajectories are resampled within their design cell and group, so every group keeps its size.
     """
     faults = [t for t in trajectories if t.label is not None and t.label.faulty]
+    if axis == "position":  # a fault labelled by its outcome only has no step to sit at
+        faults = [t for t in faults if t.label is not None and t.label.failure_step is not None]
     judges = judge_order(verdicts)
     flagged = {(v.judge_id, v.trajectory_id): v.faulty for v in verdicts}
     groups = sorted({_group(t, axis) for t in faults})
