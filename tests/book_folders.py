@@ -62,17 +62,18 @@ GARBLED = "I think the trajectory is fine {"
 
 
 class EveryFourthGarbled:
-    """The stand-in's answers, but every fourth request gets :data:`GARBLED` (run with one request at a time,
-    so which ones is the same on every build)."""
+    """The stand-in's answers, but every fourth request of each view gets :data:`GARBLED` (counted per view, since
+    the runner alternates the judges; run with one request at a time, so which ones is the same on every build)."""
 
     def __init__(self) -> None:
-        self.calls = 0
+        self.calls: Counter[bool] = Counter()
         self.lock = threading.Lock()
 
     def __call__(self, prompt: str) -> str:
+        view = "STEPS:" in prompt
         with self.lock:
-            self.calls += 1
-            garbled = self.calls % 4 == 0
+            self.calls[view] += 1
+            garbled = self.calls[view] % 4 == 0
         return GARBLED if garbled else stand_in_answer(prompt)
 
 
@@ -138,8 +139,8 @@ FOLDERS: dict[str, Folder] = {
         Folder("selfcons-only", 40, llm_judges=("selfcons",)),
         Folder("unparseable", 40, script=("bad-content",)),
         Folder("own-prompt", 40, llm_judges=("outcome", "step"), prompt=OWN_PROMPT),
-        Folder("garbled", 40, llm_judges=("outcome", "step"), answer=EveryFourthGarbled, concurrency=1),
-        Folder("unsteady", 40, llm_judges=("outcome", "step"), answer=Unsteady, concurrency=1),
+        Folder("garbled", 200, llm_judges=("outcome", "step"), answer=EveryFourthGarbled, concurrency=1),
+        Folder("unsteady", 200, llm_judges=("outcome", "step"), answer=Unsteady, concurrency=1),
         Folder("coding", 25, llm_judges=("outcome", "step"), coding=True),
     )
 }

@@ -238,7 +238,8 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
 
 @computes
 def hidden_fault_table(rep: Report) -> pd.DataFrame:
-    """Per outcome-view judge: paired discrimination on faults that do / do not reach its input, with n."""
+    """Per outcome-view judge: paired discrimination on faults that do / do not reach its input, with n, and how many
+    of the hidden faults it judged unlike their parent (``disagree_hidden``; zero for a deterministic judge)."""
     rows = []
     for j, jr in rep.judges.items():
         if parse_judge_id(j).view != "outcome":
@@ -252,9 +253,10 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
                 pdisc["reaches_input"].value,
                 pdisc["reaches_input"].n,
                 jr.metrics["false_alarm_rate"],
+                pdisc["hidden_from_input"].disagree,
             )
         )
-    cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate"]
+    cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate", "disagree_hidden"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
@@ -492,9 +494,10 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
 
 
 def _not_zero(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of :func:`hidden_fault_table` whose paired discrimination on identical inputs is not zero."""
+    """The rows of :func:`hidden_fault_table` of judges that gave a fault and its parent different verdicts on one
+    input (their paired discrimination there may still net to zero)."""
     judged = frame[frame["n_hidden"] > 0]
-    return judged[judged["paired_hidden"].abs() > 1e-12]
+    return judged[(judged["paired_hidden"].abs() > 1e-12) | (judged["disagree_hidden"] > 0)]
 
 
 def hidden_zero_sentence(
@@ -561,8 +564,7 @@ def landing_hidden_sentence(frame: pd.DataFrame) -> str:
         values = list_text([f"{judge_name(str(j))} {r['paired_hidden']:+.3f}" for j, r in off.iterrows()])
         return (
             f"The paired-discrimination zero does not hold here: {who} judged {pairs} whose input is identical, "
-            f"and the paired discrimination on them is not zero ({values}): identical inputs got different "
-            "verdicts (see the analysis chapter)"
+            f"and identical inputs got different verdicts (paired discrimination {values}; see the analysis chapter)"
         )
     return (
         f"The paired-discrimination zero holds here too: {who} judged {pairs} whose input is identical, "
