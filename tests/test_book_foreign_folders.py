@@ -111,7 +111,11 @@ def test_misses_shows_a_miss_of_an_own_type(folders, capsys):
 # --- the chapters' helpers --------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["garbled", "unsteady"])
 def test_identical_inputs_given_two_verdicts_are_a_finding_with_numbers_not_an_assertion(folders, name, in_book):
-    from trajectory_judge.book.chapters.analysis import hidden_fault_table, hidden_zero_sentence, landing_hidden_sentence
+    from trajectory_judge.book.chapters.analysis import (
+        hidden_fault_table,
+        hidden_zero_sentence,
+        landing_hidden_sentence,
+    )
 
     in_book.setenv("TJ_DATA", str(folders[name]))
     data, rep = _report(folders[name])

@@ -22,10 +22,9 @@ from trajectory_judge.models import (
     Verdict,
     check_judge_id,
     check_verdict_step,
+    folder_types,
     load_trajectories,
     load_verdicts,
-    folder_types,
-    load_fault_types,
     read_text,
     type_order,
 )
@@ -331,4 +330,3 @@ def present_types(trajectories: Sequence[Trajectory]) -> tuple[str, ...]:
     """The failure types some trajectory is labelled with, in table order (:func:`type_order`; all six on the
     testbed)."""
     return type_order(t.label.failure_type for t in trajectories if t.label is not None and t.label.faulty)
-

@@ -101,7 +101,10 @@ _PER_TYPE_ROWS: dict[str, tuple[float, ...]] = {
 
 
 PUBLISHED_PER_TYPE: Mapping[str, Mapping[str, float]] = MappingProxyType(
-    {j: MappingProxyType(dict(zip((*TESTBED_FAILURE_TYPES, FALSE_ALARM_ROW), row))) for j, row in _PER_TYPE_ROWS.items()}
+    {
+        j: MappingProxyType(dict(zip((*TESTBED_FAILURE_TYPES, FALSE_ALARM_ROW), row)))
+        for j, row in _PER_TYPE_ROWS.items()
+    }
 )
 """judge -> failure type (or ``false_alarms_on_clean``) -> recall, two decimals (paper Table 4)."""
 

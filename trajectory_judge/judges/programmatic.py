@@ -109,7 +109,7 @@ class ProgrammaticJudge:
                 judge_id=self.judge_id,
                 faulty=True,
                 failure_step=first.step,
-                failure_type=first.failure_type,  # type: ignore[arg-type]
+                failure_type=first.failure_type,
                 confidence=CONFIDENCE_FLAGGED,
                 rationale=f"{first.rule} at step {first.step}: {first.detail}",
                 latency_s=latency,

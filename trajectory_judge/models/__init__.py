@@ -66,10 +66,10 @@ from trajectory_judge.models.records import (
     valid_steps,
 )
 from trajectory_judge.models.schema import (
+    READ_VERSIONS,
     SCHEMA_KINDS,
     SCHEMA_RULES,
     SCHEMA_VERSION,
-    READ_VERSIONS,
     json_schema,
 )
 

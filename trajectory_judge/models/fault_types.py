@@ -52,7 +52,9 @@ def load_fault_types(directory: str | Path) -> dict[str, str]:
 def type_counts(trajectories: Sequence[Trajectory]) -> dict[str, int]:
     """Faults per failure type in table order (:func:`type_order`), then under ``outcome only`` the faults
     labelled by their outcome only; types with no fault are left out."""
-    counts = Counter(t.label.failure_type or OUTCOME_ONLY for t in trajectories if t.label is not None and t.label.faulty)
+    counts = Counter(
+        t.label.failure_type or OUTCOME_ONLY for t in trajectories if t.label is not None and t.label.faulty
+    )
     order = [*type_order(k for k in counts if k != OUTCOME_ONLY), OUTCOME_ONLY]
     return {k: counts[k] for k in order if counts[k]}
 

@@ -155,7 +155,9 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             "two of the six fault types are beyond what rules can express",
             Stated.number("two", 2.0),
             "fault types the rule engine never flags",
-            Estimate.exact(len(rule_zero), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero)),
+            Estimate.exact(
+                len(rule_zero), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero)
+            ),
         ),
         record(
             "step8_flagged",

@@ -289,7 +289,9 @@ def matrix_sentence(reports: dict[str, Report]) -> str:
     """That every typed fault a judge saw is in its confusion matrix once, and, when some faults are labelled by
     their outcome only, that those have no row."""
     untyped = {
-        s: sum(jr.strata["silent"] + jr.strata["loud"] - int(r.confusion(j).to_numpy().sum()) for j, jr in r.judges.items())
+        s: sum(
+            jr.strata["silent"] + jr.strata["loud"] - int(r.confusion(j).to_numpy().sum()) for j, jr in r.judges.items()
+        )
         for s, r in reports.items()
     }
     if not any(untyped.values()):
@@ -537,8 +539,10 @@ def hidden_zero_sentence(
         if zero
         else ""
     )
-    text = lead + "a judge that reads only the outcome should give a fault and its parent one verdict here, and " + (
-        "; ".join(findings)
+    text = (
+        lead
+        + "a judge that reads only the outcome should give a fault and its parent one verdict here, and "
+        + ("; ".join(findings))
     )
     return text + ". Its recall on these faults is then partly chance, not what it can see"
 

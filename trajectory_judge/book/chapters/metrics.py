@@ -55,7 +55,9 @@ def cells_phrase(cells: Sequence[str]) -> str:
 
     n_c, n_d = len(set(cells)), len(DESIGN_CELLS)
     if not set(cells) <= set(DESIGN_CELLS):
-        return f"{n_c} design cells of the folder's own (clean, and each of its failure types split by outcome survival)"
+        return (
+            f"{n_c} design cells of the folder's own (clean, and each of its failure types split by outcome survival)"
+        )
     return f"all {n_d} design cells" if n_c == n_d else f"{n_c} of the {n_d} design cells"
 
 

@@ -196,7 +196,6 @@ def hidden_views_sentence(hidden: pd.DataFrame) -> str:
     judge): on the testbed only the outcome view, since every mutant changes a step or the reply; on a folder whose
     faults can read exactly as their parent, judges that read the steps too, said with their names."""
     from trajectory_judge.book.render.style import judge_name, list_text
-
     from trajectory_judge.judges.views import view_of_judge
 
     others = [(s, str(j)) for s, j in hidden.index if view_of_judge(str(j)) != "outcome"]

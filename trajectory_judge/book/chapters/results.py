@@ -222,6 +222,7 @@ def own_types_caption(types: Sequence[str], described: Mapping[str, str]) -> str
         "clean parents the judge flagged: " + "; ".join(name(t) for t in types) + "."
     )
 
+
 ANCHOR_ROW = "Its clean parents flagged"
 """The row under each judge's per-type recalls: the flag rate on the clean parents of that type's
 faults (:func:`~trajectory_judge.analysis.paired.type_anchor`), which the recall above it is read against."""
