@@ -78,7 +78,7 @@ def test_fault_types_json_is_read_and_a_bad_one_is_refused_naming_the_file(tmp_p
     assert load_fault_types(folders["coding"]) == CODING_TYPES
     assert load_fault_types(tmp_path) == {}
     (tmp_path / "fault_types.json").write_text(json.dumps({"bad name": "x"}), encoding="utf-8")
-    with pytest.raises(DataError, match=r"fault_types.json: 'bad name' is no failure type name"):
+    with pytest.raises(DataError, match=r"fault_types.json: 'bad name'"):
         load_fault_types(tmp_path)
     (tmp_path / "fault_types.json").write_text(json.dumps({"ok": ""}), encoding="utf-8")
     with pytest.raises(DataError, match="must be one non-empty line"):
@@ -169,7 +169,7 @@ def test_own_types_get_a_table_captioned_from_fault_types_json(folders):
     groups = own_type_groups(rep)
     assert groups == (("claims_tests_pass_unrun", "edits_unread_file", "skips_lint"),)
     caption = own_types_caption(groups[0], CODING_TYPES)
-    assert "Skips lint (The agent commits without running the linter the task asks for)" in caption
+    assert f"Skips lint ({CODING_TYPES['skips_lint'].rstrip('.')})" in caption  # the file's line, in the caption
     assert testbed_typed({"edition": rep}) == {}
     _, rep40 = _report(folders["garbled"])
     assert own_type_groups(rep40) == ()
@@ -179,7 +179,7 @@ def test_outcome_only_faults_have_no_row_and_the_page_says_so(folders):
     from trajectory_judge.book.chapters.analysis import claim_missing_sentence, matrix_sentence
 
     _, rep = _report(folders["coding"])
-    assert "a fault labelled by its outcome only has no type and no row" in matrix_sentence({"edition": rep})
+    assert "no type and no row" in matrix_sentence({"edition": rep})
     assert claim_missing_sentence(rep).startswith("Recall on invented promises cannot be computed: no fault of type")
 
 

@@ -244,13 +244,18 @@ def judge_metrics(pairs: Sequence[Pair], types: Types = TESTBED_FAILURE_TYPES) -
 
 
 # --- count form ---------------------------------------------------------------------------
-def _conf_cols(types: Types) -> tuple[str, ...]:
-    return tuple(f"conf:{t}>{p}" for t in types for p in (*types, OTHER_TYPE, MISSED))
+def _predicted(types: Types, other: bool) -> tuple[str, ...]:
+    return (*types, OTHER_TYPE, MISSED) if other else (*types, MISSED)
+
+
+def _conf_cols(types: Types, other: bool) -> tuple[str, ...]:
+    return tuple(f"conf:{t}>{p}" for t in types for p in _predicted(types, other))
 
 
 @lru_cache(maxsize=64)
-def count_names(types: Types = TESTBED_FAILURE_TYPES) -> tuple[str, ...]:
-    """Indicator columns of the count form over ``types``, one row per trajectory."""
+def count_names(types: Types = TESTBED_FAILURE_TYPES, other: bool = False) -> tuple[str, ...]:
+    """Indicator columns of the count form over ``types``, one row per trajectory; with ``other``, a confusion
+    column for predicted types outside ``types`` (needed only when some verdict names one)."""
     return (
         "n",
         "tp",
@@ -266,7 +271,7 @@ def count_names(types: Types = TESTBED_FAILURE_TYPES) -> tuple[str, ...]:
         "step_scored",
         "step_exact",
         "step_within",
-        *_conf_cols(types),
+        *_conf_cols(types, other),
         *(f"bin_n:{k}" for k in range(N_BINS)),
         *(f"bin_conf:{k}" for k in range(N_BINS)),
         *(f"bin_correct:{k}" for k in range(N_BINS)),
@@ -286,15 +291,29 @@ COST_COUNTS: frozenset[str] = frozenset({"latency", "prompt", "completion"})
 
 
 @lru_cache(maxsize=64)
-def _index(types: Types) -> dict[str, int]:
-    return {name: i for i, name in enumerate(count_names(types))}
+def _index(types: Types, other: bool = False) -> dict[str, int]:
+    return {name: i for i, name in enumerate(count_names(types, other))}
+
+
+def needs_other(labels: Sequence[Label], verdicts: Iterable[Verdict | None], types: Types) -> bool:
+    """Whether some verdict on a fault of ``types`` names a type outside them (the count form's ``other type``)."""
+    return any(
+        v is not None and v.faulty and v.failure_type is not None and v.failure_type not in types
+        for lab, v in zip(labels, verdicts)
+        if lab.faulty and lab.failure_type in types
+    )
 
 
 def count_columns(
-    labels: Sequence[Label], verdicts: Sequence[Verdict | None], types: Types = TESTBED_FAILURE_TYPES
+    labels: Sequence[Label],
+    verdicts: Sequence[Verdict | None],
+    types: Types = TESTBED_FAILURE_TYPES,
+    other: bool = False,
 ) -> np.ndarray:
-    """An ``(n, len(count_names(types)))`` matrix; rows without a verdict are all zero."""
-    ix = _index(types)
+    """An ``(n, len(count_names(types, other)))`` matrix; rows without a verdict are all zero.
+
+    A predicted type outside ``types`` needs ``other`` (:func:`needs_other`)."""
+    ix = _index(types, other)
     out = np.zeros((len(labels), len(ix)))
     for i, (lab, v) in enumerate(zip(labels, verdicts, strict=True)):
         if v is None:
@@ -335,12 +354,14 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
-def metrics_from_counts(sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES) -> dict[str, np.ndarray]:
-    """The keys of :func:`judge_metrics` from column sums of shape ``(..., len(count_names(types)))``.
+def metrics_from_counts(
+    sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES, other: bool = False
+) -> dict[str, np.ndarray]:
+    """The keys of :func:`judge_metrics` from column sums of shape ``(..., len(count_names(types, other)))``.
 
     Undefined values (a zero denominator) are NaN.
     """
-    c = {name: sums[..., i] for i, name in enumerate(count_names(types))}
+    c = {name: sums[..., i] for i, name in enumerate(count_names(types, other))}
     tp, fp, fn, n = c["tp"], c["fp"], c["fn"], c["n"]
     out: dict[str, np.ndarray] = {
         "precision": _div(tp, tp + fp),
@@ -353,9 +374,9 @@ def metrics_from_counts(sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES) 
         "step_exact_n": c["step_scored"],
         "step_within_one": _div(c["step_within"], c["step_scored"]),
     }
-    n_t, ix = len(types), _index(types)
+    n_t, ix, k = len(types), _index(types, other), len(_predicted(types, other))
     start = ix["step_within"] + 1
-    mat = sums[..., start : start + n_t * (n_t + 2)].reshape(*sums.shape[:-1], n_t, n_t + 2)
+    mat = sums[..., start : start + n_t * k].reshape(*sums.shape[:-1], n_t, k)
     true = mat.sum(axis=-1)
     pred = mat[..., :n_t].sum(axis=-2)
     diag = np.diagonal(mat[..., :n_t], axis1=-2, axis2=-1)
@@ -377,9 +398,11 @@ def metrics_from_counts(sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES) 
     return out
 
 
-def proportion_counts(sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES) -> dict[str, tuple[float, float]]:
+def proportion_counts(
+    sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES, other: bool = False
+) -> dict[str, tuple[float, float]]:
     """(successes, trials) of every metric that is a simple proportion, from one sum vector."""
-    c = {name: float(sums[i]) for i, name in enumerate(count_names(types))}
+    c = {name: float(sums[i]) for i, name in enumerate(count_names(types, other))}
     out = {
         "precision": (c["tp"], c["tp"] + c["fp"]),
         "recall": (c["tp"], c["tp"] + c["fn"]),

@@ -59,6 +59,8 @@ class Plan:
     """Statistic names: ``judge|metric`` and ``delta|a|b|metric``."""
     types: tuple[str, ...] = TESTBED_FAILURE_TYPES
     """The failure types recall and typing are computed over: the folder's (:func:`folder_types`)."""
+    other_type: bool = False
+    """Whether the count columns hold an ``other type`` confusion column (:func:`metrics.needs_other`)."""
 
     @property
     def boot_keys(self) -> tuple[str, ...]:
@@ -76,7 +78,7 @@ class Plan:
 
         def get(key: tuple[str, ...]) -> dict[str, np.ndarray]:
             if key not in cache:
-                cache[key] = M.metrics_from_counts(sums[..., self.blocks[key]], self.types)
+                cache[key] = M.metrics_from_counts(sums[..., self.blocks[key]], self.types, self.other_type)
             return cache[key]
 
         out = []
@@ -125,13 +127,14 @@ def make_plan(
     """
     _validate(trajectories, verdicts)
     types = folder_types(trajectories)
-    width = len(M.count_names(types))
     labels = [t.label for t in trajectories]
     pos = {t.trajectory_id: i for i, t in enumerate(trajectories)}
     judges = judge_order(verdicts)
     aligned: dict[str, list[Verdict | None]] = {j: [None] * len(trajectories) for j in judges}
     for v in verdicts:
         aligned[v.judge_id][pos[v.trajectory_id]] = v
+    other = any(M.needs_other(labels, aligned[j], types) for j in judges)  # type: ignore[arg-type]
+    width = len(M.count_names(types, other))
     cols: list[list[Verdict | None]] = []  # each block's verdicts; counted into the columns below, one at a time
     blocks: dict[tuple[str, ...], slice] = {}
 
@@ -155,12 +158,12 @@ def make_plan(
     cells = [design_cell(lab) for lab in labels]
     data = np.empty((len(labels), len(cols) * width))
     for key, vs in zip(blocks, cols):
-        data[:, blocks[key]] = M.count_columns(labels, vs, types)  # type: ignore[arg-type]
-    return Plan(labels, cells, judges, aligned, data, blocks, tuple(names), types)  # type: ignore[arg-type]
+        data[:, blocks[key]] = M.count_columns(labels, vs, types, other)  # type: ignore[arg-type]
+    return Plan(labels, cells, judges, aligned, data, blocks, tuple(names), types, other)  # type: ignore[arg-type]
 
 
 def _structural_judges(plan: Plan) -> set[str]:
-    quality = [i for i, n in enumerate(M.count_names(plan.types)) if n not in M.COST_COUNTS]
+    quality = [i for i, n in enumerate(M.count_names(plan.types, plan.other_type)) if n not in M.COST_COUNTS]
     first = {c: i for i, c in reversed(list(enumerate(plan.cells)))}
     leader = [first[c] for c in plan.cells]  # each row's cell's first row: constant within cells = equal to it
     out = set()
@@ -176,7 +179,7 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
     k = np.full(len(plan.names), np.nan)
     n = np.full(len(plan.names), np.nan)
     structural = np.zeros(len(plan.names), dtype=bool)
-    props = {j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0), plan.types) for j in plan.judges}
+    props = {j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0), plan.types, plan.other_type) for j in plan.judges}
     for i, name in enumerate(plan.names):
         parts = name.split("|")
         if parts[0] == "delta":

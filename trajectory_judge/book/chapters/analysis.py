@@ -499,7 +499,8 @@ def _not_zero(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of :func:`hidden_fault_table` of judges that gave a fault and its parent different verdicts on one
     input (their paired discrimination there may still net to zero)."""
     judged = frame[frame["n_hidden"] > 0]
-    return judged[(judged["paired_hidden"].abs() > 1e-12) | (judged["disagree_hidden"] > 0)]
+    paired = judged.get("paired_hidden", pd.Series(0.0, index=judged.index)).fillna(0).abs() > 1e-12
+    return judged[paired | (judged.get("disagree_hidden", pd.Series(0, index=judged.index)) > 0)]
 
 
 def hidden_zero_sentence(
