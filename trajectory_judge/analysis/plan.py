@@ -179,7 +179,10 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
     k = np.full(len(plan.names), np.nan)
     n = np.full(len(plan.names), np.nan)
     structural = np.zeros(len(plan.names), dtype=bool)
-    props = {j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0), plan.types, plan.other_type) for j in plan.judges}
+    props = {
+        j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0), plan.types, plan.other_type)
+        for j in plan.judges
+    }
     for i, name in enumerate(plan.names):
         parts = name.split("|")
         if parts[0] == "delta":
