@@ -195,7 +195,7 @@ BAD_LABELS: list[tuple[str, Callable[[dict], bool], Callable[[dict], None], tupl
     ),
     ("step-fraction", _faulty, lambda t: t["label"].update(failure_step=1.5), ("label.failure_step", "integer")),
     ("step-string", _faulty, lambda t: t["label"].update(failure_step="2"), ("label.failure_step", "integer")),
-    ("unknown-type", _faulty, lambda t: t["label"].update(failure_type="typo"), ("label.failure_type",)),
+    ("type-not-a-name", _faulty, lambda t: t["label"].update(failure_type="wrong tool"), ("label.failure_type",)),
 ]
 
 

@@ -41,8 +41,8 @@ def test_the_schema_verb_prints_each_formats_json_schema_with_its_version_and_th
     for kind in ("trajectories", "labels", "verdicts"):
         schema = _schema(capsys, kind)
         assert schema == json_schema(kind)
-        assert schema["x-schema-version"] == SCHEMA_VERSION == 1
-        assert schema["$id"].endswith(f":{kind}:v1")
+        assert schema["x-schema-version"] == SCHEMA_VERSION == 2  # version 2: a folder names its own fault types
+        assert schema["$id"].endswith(f":{kind}:v2")
         assert schema["x-rules"] and schema["additionalProperties"] is False
     traj = _schema(capsys, "trajectories")
     assert set(traj["required"]) == {"trajectory_id", "instance_id", "goal", "steps", "final_answer"}
@@ -237,7 +237,7 @@ def test_the_converter_refuses_a_bad_label_in_one_line_naming_file_and_line(tmp_
     src.mkdir()
     (src / "runs.json").write_bytes((EXAMPLE / "runs.json").read_bytes())
     rows = (EXAMPLE / "labels.csv").read_text(encoding="utf-8").splitlines()
-    rows[2] = rows[2].replace("wrong_tool", "wrong_turn")
+    rows[2] = rows[2].replace("wrong_tool", "wrong tool")  # a space: no type name
     (src / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     monkeypatch.setattr(sys, "argv", ["convert.py", str(src), str(tmp_path / "out")])
     with pytest.raises(SystemExit) as done:

@@ -24,6 +24,7 @@ _EXPORTS: dict[str, str] = {
         for name in (
             "DESIGN_CELLS",
             "FAILURE_TYPES",
+            "TESTBED_FAILURE_TYPES",
             "DataError",
             "Episode",
             "Label",

@@ -26,7 +26,7 @@ from trajectory_judge.analysis.estimates import quoted_miss
 from trajectory_judge.analysis.loading import Dataset
 from trajectory_judge.analysis.paired_detail import camera_ready, reply_unchanged_types
 from trajectory_judge.analysis.report import Report, build_report
-from trajectory_judge.models import FAILURE_TYPES, Label, Trajectory, Verdict, design_cell
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Label, Trajectory, Verdict, design_cell
 
 # --- auditing the published numbers ----------------------------------------------------------------
 REPRODUCES, NOISE, EXPLAINED, NOT_RECOMPUTABLE, DIFFERS = (
@@ -159,7 +159,7 @@ def _text_recomputers(rep: Report, data: Dataset) -> dict[str, Callable[[], floa
         "design_clean": lambda: rep.design["clean"],
         "design_silent": lambda: rep.design["silent"],
         "design_loud": lambda: rep.design["loud"],
-        "design_per_type": lambda: min(sum(1 for x in labels if x.failure_type == t) for t in FAILURE_TYPES),
+        "design_per_type": lambda: min(sum(1 for x in labels if x.failure_type == t) for t in TESTBED_FAILURE_TYPES),
         "design_skipped_silent": lambda: sum(
             1 for x in labels if x.failure_type == "skipped_precondition" and x.outcome_correct
         ),

@@ -16,16 +16,17 @@ from typing import NamedTuple
 
 from trajectory_judge.analysis.slim import TrajectoryRecord, VerdictRecord, stream_trajectories, stream_verdicts
 from trajectory_judge.models import (
-    FAILURE_TYPES,
     DataError,
     JudgeSpec,
     Trajectory,
     Verdict,
     check_judge_id,
     check_verdict_step,
+    folder_types,
     load_trajectories,
     load_verdicts,
     read_text,
+    type_order,
 )
 from trajectory_judge.provenance.manifest import verify_folder, verify_manifest
 
@@ -303,7 +304,7 @@ def absent_parts(trajectories: Sequence[Trajectory]) -> list[str]:
     if faults and all(lab.outcome_correct for lab in faults):
         out.append("loud recall and the loud-minus-silent gap (every fault leaves the outcome correct)")
     typed = {lab.failure_type for lab in faults if lab.failure_type is not None}
-    missing = [t for t in FAILURE_TYPES if t not in typed]
+    missing = [t for t in folder_types(trajectories) if t not in typed]
     if faults and missing:
         out.append(
             f"recall of {', '.join(missing)} (no fault of {'that type' if len(missing) == 1 else 'these types'})"
@@ -326,6 +327,6 @@ def absent_sentence(trajectories: Sequence[Trajectory]) -> str | None:
 
 
 def present_types(trajectories: Sequence[Trajectory]) -> tuple[str, ...]:
-    """The failure types some trajectory is labelled with, in the taxonomy's order (all six on the testbed)."""
-    typed = {t.label.failure_type for t in trajectories if t.label is not None and t.label.faulty}
-    return tuple(t for t in FAILURE_TYPES if t in typed)
+    """The failure types some trajectory is labelled with, in table order (:func:`type_order`; all six on the
+    testbed)."""
+    return type_order(t.label.failure_type for t in trajectories if t.label is not None and t.label.faulty)

@@ -15,8 +15,10 @@ Conventions, each chosen because it reproduces the published tables:
 * Localisation is scored where the trajectory is faulty, the judge flagged it, and both label
   and verdict carry a step; its denominator is reported as ``step_exact_n``. No scored case
   gives ``None`` (the outcome judge never names a step).
-* Typing is a 6x7 confusion over genuinely faulty trajectories: true type x (predicted type or
-  ``missed``); ``missed`` = not flagged, or flagged without a type. Macro-F1 is the mean over
+* Typing is a confusion over genuinely faulty trajectories with a type: true type x (predicted type or
+  ``missed``), 6x7 on the testbed; ``missed`` = not flagged, or flagged without a type. The types are the
+  folder's (``types``, the testbed's six by default); a predicted type outside them is a column of its
+  own in the plain form and ``other type`` in the count form, never a class. Macro-F1 is the mean over
   the true classes present of ``2 * C[t, t] / (row_t + predicted_t)``, where ``predicted_t``
   counts predictions of ``t`` (``missed`` is a column, never a class). This gives the published
   0.667 / 0.300 / 0.606 / 0.311 / 0.583; dividing by seven classes instead gives 0.571 for the
@@ -36,11 +38,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
 from trajectory_judge.analysis.bootstrap import ordered_sum
-from trajectory_judge.models import FAILURE_TYPES, Label, Verdict, stratum
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Label, Verdict, stratum, type_order
 
 METRICS: tuple[str, ...] = (
     "precision",
@@ -68,6 +71,12 @@ COST_METRICS: tuple[str, ...] = ("s_per_traj", "prompt_tokens_mean", "completion
 
 MISSED = "missed"
 """The confusion column for a faulty trajectory left unflagged or flagged without a type."""
+
+OTHER_TYPE = "other type"
+"""The count form's confusion column for a predicted type that is none of the folder's types."""
+
+Types = tuple[str, ...]
+"""The failure types a metric is computed over, in table order (the folder's; the testbed's six by default)."""
 
 
 N_BINS = 10
@@ -122,10 +131,10 @@ def detection(pairs: Sequence[Pair]) -> dict[str, float | None]:
     }
 
 
-def per_type_recall(pairs: Sequence[Pair]) -> dict[str, float | None]:
-    """Recall on each injected failure type (``None`` where the judge saw none)."""
+def per_type_recall(pairs: Sequence[Pair], types: Types = TESTBED_FAILURE_TYPES) -> dict[str, float | None]:
+    """Recall on each failure type of ``types`` (``None`` where the judge saw none)."""
     out: dict[str, float | None] = {}
-    for t in FAILURE_TYPES:
+    for t in types:
         flags = [v.faulty for lab, v in pairs if lab.faulty and lab.failure_type == t]
         out[t] = _ratio(sum(flags), len(flags))
     return out
@@ -146,24 +155,27 @@ def localisation(pairs: Sequence[Pair]) -> dict[str, float | int | None]:
     }
 
 
-def confusion(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
-    """True type -> predicted type (or ``missed``) -> count, over genuinely faulty trajectories."""
-    cols = (*FAILURE_TYPES, MISSED)
-    out: dict[str, dict[str, int]] = {t: {p: 0 for p in cols} for t in FAILURE_TYPES}
-    for lab, v in pairs:
-        if lab.faulty and lab.failure_type is not None:
-            out[lab.failure_type][predicted_type(v)] += 1
+def confusion(pairs: Sequence[Pair], types: Types = TESTBED_FAILURE_TYPES) -> dict[str, dict[str, int]]:
+    """True type -> predicted type (or ``missed``) -> count, over genuinely faulty trajectories with a type.
+
+    Rows are ``types``; columns are ``types``, then any other type a verdict names, then ``missed``."""
+    scored = [(lab, v) for lab, v in pairs if lab.faulty and lab.failure_type in types]
+    others = type_order(p for _, v in scored if (p := predicted_type(v)) != MISSED and p not in types)
+    cols = (*types, *others, MISSED)
+    out: dict[str, dict[str, int]] = {t: {p: 0 for p in cols} for t in types}
+    for lab, v in scored:
+        out[str(lab.failure_type)][predicted_type(v)] += 1
     return out
 
 
 def macro_f1(matrix: dict[str, dict[str, int]]) -> float | None:
-    """Mean per-class F1 over the true classes present; ``missed`` is a column, not a class."""
+    """Mean per-class F1 over the true classes present (the matrix's rows); ``missed`` is a column, not a class."""
     f1s = []
-    for t in FAILURE_TYPES:
+    for t in matrix:
         true_t = sum(matrix[t].values())
         if not true_t:
             continue
-        pred_t = sum(matrix[r][t] for r in FAILURE_TYPES)
+        pred_t = sum(matrix[r].get(t, 0) for r in matrix)
         f1s.append(2 * matrix[t][t] / (true_t + pred_t))
     return sum(f1s) / len(f1s) if f1s else None
 
@@ -216,16 +228,16 @@ def cost(verdicts: Sequence[Verdict]) -> dict[str, float | None]:
     }
 
 
-def judge_metrics(pairs: Sequence[Pair]) -> dict[str, float | None]:
-    """Every headline metric, per-type recall (``recall:TYPE``) and ``loud_minus_silent``."""
+def judge_metrics(pairs: Sequence[Pair], types: Types = TESTBED_FAILURE_TYPES) -> dict[str, float | None]:
+    """Every headline metric, per-type recall (``recall:TYPE`` for each of ``types``) and ``loud_minus_silent``."""
     out: dict[str, float | None] = {}
     out.update(detection(pairs))
     out.update(localisation(pairs))
-    out["type_macro_f1"] = macro_f1(confusion(pairs))
+    out["type_macro_f1"] = macro_f1(confusion(pairs, types))
     out.update(calibration(pairs))
     out.update(cost([v for _, v in pairs]))
     res: dict[str, float | None] = {m: out[m] for m in METRICS}
-    for t, r in per_type_recall(pairs).items():
+    for t, r in per_type_recall(pairs, types).items():
         res[f"recall:{t}"] = r
     lo, si = res["loud_recall"], res["silent_recall"]
     res["loud_minus_silent"] = None if lo is None or si is None else lo - si
@@ -233,75 +245,108 @@ def judge_metrics(pairs: Sequence[Pair]) -> dict[str, float | None]:
 
 
 # --- count form ---------------------------------------------------------------------------
-_CONF_COLS = tuple(f"conf:{t}>{p}" for t in FAILURE_TYPES for p in (*FAILURE_TYPES, MISSED))
+def _predicted(types: Types, other: bool) -> tuple[str, ...]:
+    return (*types, OTHER_TYPE, MISSED) if other else (*types, MISSED)
 
 
-COUNT_NAMES: tuple[str, ...] = (
-    "n",
-    "tp",
-    "fp",
-    "fn",
-    "n_clean",
-    "n_silent",
-    "n_loud",
-    "flag_silent",
-    "flag_loud",
-    *(f"n:{t}" for t in FAILURE_TYPES),
-    *(f"flag:{t}" for t in FAILURE_TYPES),
-    "step_scored",
-    "step_exact",
-    "step_within",
-    *_CONF_COLS,
-    *(f"bin_n:{k}" for k in range(N_BINS)),
-    *(f"bin_conf:{k}" for k in range(N_BINS)),
-    *(f"bin_correct:{k}" for k in range(N_BINS)),
-    "brier",
-    "latency",
-    "prompt",
-    "completion",
-)
-"""Indicator columns of the count form, one row per trajectory."""
+def _conf_cols(types: Types, other: bool) -> tuple[str, ...]:
+    return tuple(f"conf:{t}>{p}" for t in types for p in _predicted(types, other))
+
+
+@lru_cache(maxsize=64)
+def count_names(types: Types = TESTBED_FAILURE_TYPES, other: bool = False) -> tuple[str, ...]:
+    """Indicator columns of the count form over ``types``, one row per trajectory; with ``other``, a confusion
+    column for predicted types outside ``types`` (needed only when some verdict names one)."""
+    return (
+        "n",
+        "tp",
+        "fp",
+        "fn",
+        "n_clean",
+        "n_silent",
+        "n_loud",
+        "flag_silent",
+        "flag_loud",
+        *(f"n:{t}" for t in types),
+        *(f"flag:{t}" for t in types),
+        "step_scored",
+        "step_exact",
+        "step_within",
+        *_conf_cols(types, other),
+        *(f"bin_n:{k}" for k in range(N_BINS)),
+        *(f"bin_conf:{k}" for k in range(N_BINS)),
+        *(f"bin_correct:{k}" for k in range(N_BINS)),
+        "brier",
+        "latency",
+        "prompt",
+        "completion",
+    )
+
+
+COUNT_NAMES: tuple[str, ...] = count_names(TESTBED_FAILURE_TYPES)
+"""Indicator columns of the count form over the testbed's six types (:func:`count_names` for a folder's)."""
 
 
 COST_COUNTS: frozenset[str] = frozenset({"latency", "prompt", "completion"})
 """Count columns that carry cost rather than judgement."""
 
 
-_IX = {name: i for i, name in enumerate(COUNT_NAMES)}
+@lru_cache(maxsize=64)
+def _index(types: Types, other: bool = False) -> dict[str, int]:
+    return {name: i for i, name in enumerate(count_names(types, other))}
 
 
-def count_columns(labels: Sequence[Label], verdicts: Sequence[Verdict | None]) -> np.ndarray:
-    """An ``(n, len(COUNT_NAMES))`` matrix; rows without a verdict are all zero."""
-    out = np.zeros((len(labels), len(COUNT_NAMES)))
+def needs_other(labels: Sequence[Label], verdicts: Iterable[Verdict | None], types: Types) -> bool:
+    """Whether some verdict on a fault of ``types`` names a type outside them (the count form's ``other type``)."""
+    return any(
+        v is not None and v.faulty and v.failure_type is not None and v.failure_type not in types
+        for lab, v in zip(labels, verdicts)
+        if lab.faulty and lab.failure_type in types
+    )
+
+
+def count_columns(
+    labels: Sequence[Label],
+    verdicts: Sequence[Verdict | None],
+    types: Types = TESTBED_FAILURE_TYPES,
+    other: bool = False,
+) -> np.ndarray:
+    """An ``(n, len(count_names(types, other)))`` matrix; rows without a verdict are all zero.
+
+    A predicted type outside ``types`` needs ``other`` (:func:`needs_other`)."""
+    ix = _index(types, other)
+    out = np.zeros((len(labels), len(ix)))
     for i, (lab, v) in enumerate(zip(labels, verdicts, strict=True)):
         if v is None:
             continue
         row = out[i]
         s = stratum(lab)
-        row[_IX["n"]] = 1
-        row[_IX["tp"]] = v.faulty and lab.faulty
-        row[_IX["fp"]] = v.faulty and not lab.faulty
-        row[_IX["fn"]] = (not v.faulty) and lab.faulty
-        row[_IX[f"n_{s}"]] = 1
+        row[ix["n"]] = 1
+        row[ix["tp"]] = v.faulty and lab.faulty
+        row[ix["fp"]] = v.faulty and not lab.faulty
+        row[ix["fn"]] = (not v.faulty) and lab.faulty
+        row[ix[f"n_{s}"]] = 1
         if s != "clean":
-            row[_IX[f"flag_{s}"]] = v.faulty
-        if lab.faulty and lab.failure_type is not None:
-            row[_IX[f"n:{lab.failure_type}"]] = 1
-            row[_IX[f"flag:{lab.failure_type}"]] = v.faulty
-            row[_IX[f"conf:{lab.failure_type}>{predicted_type(v)}"]] = 1
+            row[ix[f"flag_{s}"]] = v.faulty
+        if lab.faulty and lab.failure_type in types:
+            pred = predicted_type(v)
+            pred = pred if pred == MISSED or pred in types else OTHER_TYPE
+            row[ix[f"n:{lab.failure_type}"]] = 1
+            row[ix[f"flag:{lab.failure_type}"]] = v.faulty
+            row[ix[f"conf:{lab.failure_type}>{pred}"]] = 1
         if lab.faulty and v.faulty and lab.failure_step is not None and v.failure_step is not None:
-            row[_IX["step_scored"]] = 1
-            row[_IX["step_exact"]] = lab.failure_step == v.failure_step
-            row[_IX["step_within"]] = abs(lab.failure_step - v.failure_step) <= 1
+            row[ix["step_scored"]] = 1
+            row[ix["step_exact"]] = lab.failure_step == v.failure_step
+            row[ix["step_within"]] = abs(lab.failure_step - v.failure_step) <= 1
         k = confidence_bin(v.confidence)
         ok = is_correct(lab, v)
-        row[_IX[f"bin_n:{k}"]] = 1
-        row[_IX[f"bin_conf:{k}"]] = v.confidence
-        row[_IX[f"bin_correct:{k}"]] = ok
-        row[_IX["brier"]] = (v.confidence - ok) ** 2
-        row[_IX["latency"]] = v.latency_s
-        row[_IX["prompt"]] = v.prompt_tokens
-        row[_IX["completion"]] = v.completion_tokens
+        row[ix[f"bin_n:{k}"]] = 1
+        row[ix[f"bin_conf:{k}"]] = v.confidence
+        row[ix[f"bin_correct:{k}"]] = ok
+        row[ix["brier"]] = (v.confidence - ok) ** 2
+        row[ix["latency"]] = v.latency_s
+        row[ix["prompt"]] = v.prompt_tokens
+        row[ix["completion"]] = v.completion_tokens
     return out
 
 
@@ -311,14 +356,16 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
 
 
-def metrics_from_counts(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """The keys of :func:`judge_metrics` from column sums of shape ``(..., len(COUNT_NAMES))``.
+def metrics_from_counts(
+    sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES, other: bool = False
+) -> dict[str, np.ndarray]:
+    """The keys of :func:`judge_metrics` from column sums of shape ``(..., len(count_names(types, other)))``.
 
     Undefined values (a zero denominator) are NaN. What is summed over types or bins is summed left to
     right (:func:`~trajectory_judge.analysis.bootstrap.ordered_sum`), so a replicate's value does not depend
     on how many replicates are evaluated together.
     """
-    c = {name: sums[..., i] for i, name in enumerate(COUNT_NAMES)}
+    c = {name: sums[..., i] for i, name in enumerate(count_names(types, other))}
     tp, fp, fn, n = c["tp"], c["fp"], c["fn"], c["n"]
     out: dict[str, np.ndarray] = {
         "precision": _div(tp, tp + fp),
@@ -331,16 +378,16 @@ def metrics_from_counts(sums: np.ndarray) -> dict[str, np.ndarray]:
         "step_exact_n": c["step_scored"],
         "step_within_one": _div(c["step_within"], c["step_scored"]),
     }
-    k = len(FAILURE_TYPES) + 1
-    start = _IX[_CONF_COLS[0]]
-    mat = sums[..., start : start + len(_CONF_COLS)].reshape(*sums.shape[:-1], len(FAILURE_TYPES), k)
+    n_t, ix, k = len(types), _index(types, other), len(_predicted(types, other))
+    start = ix["step_within"] + 1
+    mat = sums[..., start : start + n_t * k].reshape(*sums.shape[:-1], n_t, k)
     true = mat.sum(axis=-1)
-    pred = mat[..., : len(FAILURE_TYPES)].sum(axis=-2)
-    diag = np.diagonal(mat[..., : len(FAILURE_TYPES)], axis1=-2, axis2=-1)
+    pred = mat[..., :n_t].sum(axis=-2)
+    diag = np.diagonal(mat[..., :n_t], axis1=-2, axis2=-1)
     present = true > 0
     f1_t = np.where(present, _div(2 * diag, true + pred), 0.0)
     out["type_macro_f1"] = _div(ordered_sum(f1_t), present.sum(axis=-1).astype(float))
-    b0 = _IX["bin_n:0"]
+    b0 = ix["bin_n:0"]
     bin_conf = sums[..., b0 + N_BINS : b0 + 2 * N_BINS]
     bin_correct = sums[..., b0 + 2 * N_BINS : b0 + 3 * N_BINS]
     out["ece"] = _div(ordered_sum(np.abs(bin_correct - bin_conf)), n)
@@ -349,15 +396,17 @@ def metrics_from_counts(sums: np.ndarray) -> dict[str, np.ndarray]:
     out["prompt_tokens_mean"] = _div(c["prompt"], n)
     out["completion_tokens_mean"] = _div(c["completion"], n)
     out = {m: out[m] for m in METRICS}
-    for t in FAILURE_TYPES:
+    for t in types:
         out[f"recall:{t}"] = _div(c[f"flag:{t}"], c[f"n:{t}"])
     out["loud_minus_silent"] = out["loud_recall"] - out["silent_recall"]
     return out
 
 
-def proportion_counts(sums: np.ndarray) -> dict[str, tuple[float, float]]:
+def proportion_counts(
+    sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES, other: bool = False
+) -> dict[str, tuple[float, float]]:
     """(successes, trials) of every metric that is a simple proportion, from one sum vector."""
-    c = {name: float(sums[i]) for i, name in enumerate(COUNT_NAMES)}
+    c = {name: float(sums[i]) for i, name in enumerate(count_names(types, other))}
     out = {
         "precision": (c["tp"], c["tp"] + c["fp"]),
         "recall": (c["tp"], c["tp"] + c["fn"]),
@@ -367,6 +416,6 @@ def proportion_counts(sums: np.ndarray) -> dict[str, tuple[float, float]]:
         "step_exact": (c["step_exact"], c["step_scored"]),
         "step_within_one": (c["step_within"], c["step_scored"]),
     }
-    for t in FAILURE_TYPES:
+    for t in types:
         out[f"recall:{t}"] = (c[f"flag:{t}"], c[f"n:{t}"])
     return out

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis import published as P
-from trajectory_judge.models import FAILURE_TYPES, parse_jsonl
+from trajectory_judge.models import OUTCOME_ONLY, parse_jsonl, type_order
 from trajectory_judge.testbed.env import STRATA, TOOLS
 
 
@@ -224,8 +224,8 @@ class Count:
 def organic_types(episodes: Sequence) -> Table:
     """Rule-visible failure type (the checker's first violation) -> faulty episodes; ``outcome only`` when no rule
     fired."""
-    c = Counter(e.trajectory.label.failure_type or "outcome only" for e in episodes if e.trajectory.label.faulty)
-    order = [t for t in (*FAILURE_TYPES, "outcome only") if t in c]
+    c = Counter(e.trajectory.label.failure_type or OUTCOME_ONLY for e in episodes if e.trajectory.label.faulty)
+    order = [t for t in (*type_order(k for k in c if k != OUTCOME_ONLY), OUTCOME_ONLY) if t in c]
     return Table(tuple(Count(t, c[t]) for t in order), "what", {"what": "first violation", "count": "episodes"})
 
 

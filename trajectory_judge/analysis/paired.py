@@ -18,10 +18,14 @@ from dataclasses import dataclass
 
 from trajectory_judge.analysis.slim import view_key
 from trajectory_judge.judges.views import view_of_judge
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict, folder_types, type_order
 
-PAIRED_GROUPS: tuple[str, ...] = ("all", "loud", "silent", "reaches_input", "hidden_from_input", *FAILURE_TYPES)
-"""The groups paired discrimination is reported over, in report order."""
+SPLIT_GROUPS: tuple[str, ...] = ("all", "loud", "silent", "reaches_input", "hidden_from_input")
+"""The groups paired discrimination is reported over before the failure types, in report order."""
+
+PAIRED_GROUPS: tuple[str, ...] = (*SPLIT_GROUPS, *TESTBED_FAILURE_TYPES)
+"""The groups paired discrimination is reported over on a folder of the testbed's types; on another folder
+the types are its own (:func:`~trajectory_judge.models.folder_types`)."""
 
 REPLY_GROUPS: tuple[str, ...] = ("reply_unchanged", "reply_changed")
 """Extra groups by whether the outcome view (goal and final answer) equals the parent's, whatever
@@ -69,9 +73,10 @@ def unchanged_types(trajectories: Sequence[Trajectory], view: str) -> list[str]:
         parent = parents.get(t.instance_id)
         if t.label is None or not t.label.faulty or parent is None:
             continue
-        ft = str(t.label.failure_type)
-        same[ft] = same.get(ft, True) and view_key(view, t) == view_key(view, parent)
-    return [t for t in FAILURE_TYPES if same.get(t)]
+        ft = t.label.failure_type
+        if ft is not None:
+            same[ft] = same.get(ft, True) and view_key(view, t) == view_key(view, parent)
+    return list(type_order(t for t, unchanged in same.items() if unchanged))
 
 
 def paired_discrimination(
@@ -82,8 +87,8 @@ def paired_discrimination(
     reached: dict[tuple[str, str], bool] | None = None,
     reply_groups: bool = False,
 ) -> dict[str, PairedValue]:
-    """Paired discrimination by group (see :data:`PAIRED_GROUPS`, and :data:`REPLY_GROUPS` with
-    ``reply_groups``); ``verdicts`` keyed by trajectory id.
+    """Paired discrimination by group (:data:`SPLIT_GROUPS`, then the folder's failure types, and
+    :data:`REPLY_GROUPS` with ``reply_groups``); ``verdicts`` keyed by trajectory id.
 
     ``reached`` caches :func:`reaches_input` by (view, fault id) across calls for judges sharing a view.
     """
@@ -98,7 +103,8 @@ def paired_discrimination(
             rendered[key] = view_key(v, parent)
         return rendered[key]
 
-    groups_out = (*PAIRED_GROUPS, *REPLY_GROUPS) if reply_groups else PAIRED_GROUPS
+    paired_groups = (*SPLIT_GROUPS, *folder_types(trajectories))
+    groups_out = (*paired_groups, *REPLY_GROUPS) if reply_groups else paired_groups
     pairs: dict[str, list[tuple[int, int]]] = {g: [] for g in groups_out}
     for t in trajectories:
         lab = t.label

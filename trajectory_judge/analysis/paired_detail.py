@@ -18,7 +18,7 @@ from trajectory_judge.analysis import estimates as E
 from trajectory_judge.analysis.claims import Estimate
 from trajectory_judge.analysis.paired import PAIRED_GROUPS, REPLY_GROUPS, paired_discrimination, unchanged_types
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict, folder_types
 
 DETAIL_GROUPS: tuple[str, ...] = (*PAIRED_GROUPS[:5], *REPLY_GROUPS, *PAIRED_GROUPS[5:])
 """The groups of :func:`paired_detail`, in the order tables list them."""
@@ -98,10 +98,10 @@ def paired_estimate(
     """``judge``'s paired discrimination on ``group`` (``all``, ``loud``, ``silent`` or a failure type) with its 95%
     interval by the report's procedure (faults resampled within their design cell, the report's replicates and
     seed); ``None`` when no fault of the group has its clean parent judged by ``judge``."""
-    if group in FAILURE_TYPES:
-        pick: Callable[[Trajectory, Trajectory], bool] = lambda t, p: t.label.failure_type == group  # type: ignore[union-attr]
-    elif group in _GROUPS:
-        pick = _GROUPS[group]
+    if group in _GROUPS:
+        pick: Callable[[Trajectory, Trajectory], bool] = _GROUPS[group]
+    elif group in folder_types(trajectories) or group in TESTBED_FAILURE_TYPES:
+        pick = lambda t, p: t.label.failure_type == group  # type: ignore[union-attr]
     else:
         raise ValueError(f"unknown paired group {group!r}: use all, loud, silent or a failure type")
     value = rep.judges[judge].paired_discrimination.get(group) if judge in rep.judges else None

@@ -15,10 +15,10 @@ import numpy as np
 
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.bootstrap import BootstrapResult, Family, bootstrap_families
-from trajectory_judge.analysis.loading import _validate, judge_order
+from trajectory_judge.analysis.loading import _validate, folder_types, judge_order
 from trajectory_judge.models import (
     DESIGN_CELLS,
-    FAILURE_TYPES,
+    TESTBED_FAILURE_TYPES,
     Label,
     Trajectory,
     Verdict,
@@ -29,12 +29,13 @@ DELTA_METRICS: tuple[str, ...] = tuple(m for m in M.METRICS if m != "step_exact_
 """Metrics compared between every pair of judges."""
 
 
-BOOT_KEYS: tuple[str, ...] = (
-    *(m for m in M.METRICS if m != "step_exact_n"),
-    *(f"recall:{t}" for t in FAILURE_TYPES),
-    "loud_minus_silent",
-)
-"""Per-judge statistics that get an interval."""
+def boot_keys(types: tuple[str, ...] = TESTBED_FAILURE_TYPES) -> tuple[str, ...]:
+    """Per-judge statistics that get an interval, with recall on each of ``types``."""
+    return (*(m for m in M.METRICS if m != "step_exact_n"), *(f"recall:{t}" for t in types), "loud_minus_silent")
+
+
+BOOT_KEYS: tuple[str, ...] = boot_keys()
+"""Per-judge statistics that get an interval on a folder of the testbed's six types (:func:`boot_keys`)."""
 
 
 # --- the bootstrap plan ----------------------------------------------------------------------
@@ -56,6 +57,15 @@ class Plan:
     """Columns of each block: ``(judge,)`` or ``(a, b, judge)`` for a pair's common subset."""
     names: tuple[str, ...]
     """Statistic names: ``judge|metric`` and ``delta|a|b|metric``."""
+    types: tuple[str, ...] = TESTBED_FAILURE_TYPES
+    """The failure types recall and typing are computed over: the folder's (:func:`folder_types`)."""
+    other_type: bool = False
+    """Whether the count columns hold an ``other type`` confusion column (:func:`metrics.needs_other`)."""
+
+    @property
+    def boot_keys(self) -> tuple[str, ...]:
+        """Per-judge statistics that get an interval (:func:`boot_keys` of :attr:`types`)."""
+        return boot_keys(self.types)
 
     def pair_block(self, a: str, b: str, judge: str) -> tuple[str, ...]:
         """Block holding ``judge`` restricted to what both ``a`` and ``b`` judged."""
@@ -68,7 +78,7 @@ class Plan:
 
         def get(key: tuple[str, ...]) -> dict[str, np.ndarray]:
             if key not in cache:
-                cache[key] = M.metrics_from_counts(sums[..., self.blocks[key]])
+                cache[key] = M.metrics_from_counts(sums[..., self.blocks[key]], self.types, self.other_type)
             return cache[key]
 
         out = []
@@ -91,7 +101,7 @@ class Plan:
             key = (judge, judge if covered else other or judge)
             if key not in cache:
                 pairs = [(self.labels[i], vs[i]) for i in indices if vs[i] is not None and ws[i] is not None]
-                cache[key] = M.judge_metrics(pairs)
+                cache[key] = M.judge_metrics(pairs, self.types)
             return cache[key]
 
         out = []
@@ -116,22 +126,25 @@ def make_plan(
     None means every pair, ``a`` earlier in report order.
     """
     _validate(trajectories, verdicts)
+    types = folder_types(trajectories)
     labels = [t.label for t in trajectories]
     pos = {t.trajectory_id: i for i, t in enumerate(trajectories)}
     judges = judge_order(verdicts)
     aligned: dict[str, list[Verdict | None]] = {j: [None] * len(trajectories) for j in judges}
     for v in verdicts:
         aligned[v.judge_id][pos[v.trajectory_id]] = v
+    other = any(M.needs_other(labels, aligned[j], types) for j in judges)  # type: ignore[arg-type]
+    width = len(M.count_names(types, other))
     cols: list[list[Verdict | None]] = []  # each block's verdicts; counted into the columns below, one at a time
     blocks: dict[tuple[str, ...], slice] = {}
 
     def add(key: tuple[str, ...], vs: list[Verdict | None]) -> None:
-        blocks[key] = slice(len(cols) * len(M.COUNT_NAMES), (len(cols) + 1) * len(M.COUNT_NAMES))
+        blocks[key] = slice(len(cols) * width, (len(cols) + 1) * width)
         cols.append(vs)
 
     for j in judges:
         add((j,), aligned[j])
-    names = [f"{j}|{m}" for j in judges for m in BOOT_KEYS]
+    names = [f"{j}|{m}" for j in judges for m in boot_keys(types)]
     if pairs is None:
         pairs = [(a, b) for ia, a in enumerate(judges) for b in judges[ia + 1 :]]
     for a, b in pairs:
@@ -143,14 +156,14 @@ def make_plan(
                 add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
         names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
-    data = np.empty((len(labels), len(cols) * len(M.COUNT_NAMES)))
+    data = np.empty((len(labels), len(cols) * width))
     for key, vs in zip(blocks, cols):
-        data[:, blocks[key]] = M.count_columns(labels, vs)  # type: ignore[arg-type]
-    return Plan(labels, cells, judges, aligned, data, blocks, tuple(names))  # type: ignore[arg-type]
+        data[:, blocks[key]] = M.count_columns(labels, vs, types, other)  # type: ignore[arg-type]
+    return Plan(labels, cells, judges, aligned, data, blocks, tuple(names), types, other)  # type: ignore[arg-type]
 
 
 def _structural_judges(plan: Plan) -> set[str]:
-    quality = [i for i, n in enumerate(M.COUNT_NAMES) if n not in M.COST_COUNTS]
+    quality = [i for i, n in enumerate(M.count_names(plan.types, plan.other_type)) if n not in M.COST_COUNTS]
     first = {c: i for i, c in reversed(list(enumerate(plan.cells)))}
     leader = [first[c] for c in plan.cells]  # each row's cell's first row: constant within cells = equal to it
     out = set()
@@ -166,7 +179,10 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
     k = np.full(len(plan.names), np.nan)
     n = np.full(len(plan.names), np.nan)
     structural = np.zeros(len(plan.names), dtype=bool)
-    props = {j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0)) for j in plan.judges}
+    props = {
+        j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0), plan.types, plan.other_type)
+        for j in plan.judges
+    }
     for i, name in enumerate(plan.names):
         parts = name.split("|")
         if parts[0] == "delta":

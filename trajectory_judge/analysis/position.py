@@ -56,13 +56,13 @@ class GroupRecall:
 
 def types_by(trajectories: Sequence[Trajectory], axis: str) -> dict[int, tuple[str, ...]]:
     """The failure types of each group's faults (in the taxonomy's order): what a split by ``axis`` also splits."""
-    from trajectory_judge.models import FAILURE_TYPES
+    from trajectory_judge.models import type_order
 
     seen: dict[int, set[str]] = defaultdict(set)
     for t in trajectories:
-        if t.label is not None and t.label.faulty:
-            seen[_group(t, axis)].add(str(t.label.failure_type))
-    return {g: tuple(x for x in FAILURE_TYPES if x in seen[g]) for g in sorted(seen)}
+        if t.label is not None and t.label.faulty and t.label.failure_type is not None:
+            seen[_group(t, axis)].add(t.label.failure_type)
+    return {g: type_order(seen[g]) for g in sorted(seen)}
 
 
 def _estimates(
@@ -107,6 +107,8 @@ def recall_by(
     Trajectories are resampled within their design cell and group, so every group keeps its size.
     """
     faults = [t for t in trajectories if t.label is not None and t.label.faulty]
+    if axis == "position":  # a fault labelled by its outcome only has no step to sit at
+        faults = [t for t in faults if t.label is not None and t.label.failure_step is not None]
     judges = judge_order(verdicts)
     flagged = {(v.judge_id, v.trajectory_id): v.faulty for v in verdicts}
     groups = sorted({_group(t, axis) for t in faults})

@@ -37,7 +37,9 @@ def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> 
     """
     idx = stratified_indices(cells, resamples=resamples, rng=np.random.default_rng(seed), order=DESIGN_CELLS)
     drawn = np.asarray(cells)[idx]
-    order = [c for c in DESIGN_CELLS if c in set(cells)]
+    order = [c for c in DESIGN_CELLS if c in set(cells)] + sorted(
+        set(cells) - set(DESIGN_CELLS)
+    )  # as the bootstrap orders them
     counts = {c: (drawn == c).sum(axis=1) for c in order}
     return pd.DataFrame(counts).rename_axis("replicate")
 

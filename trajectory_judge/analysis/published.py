@@ -24,7 +24,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import TESTBED_FAILURE_TYPES
 
 RULES = "programmatic"
 
@@ -90,7 +90,7 @@ FALSE_ALARM_ROW = "false_alarms_on_clean"
 
 
 _PER_TYPE_ROWS: dict[str, tuple[float, ...]] = {
-    # FAILURE_TYPES order (wrong_tool, hallucinated_argument, skipped_precondition,
+    # TESTBED_FAILURE_TYPES order (wrong_tool, hallucinated_argument, skipped_precondition,
     # ignored_observation, premature_stop, unsupported_claim), then false alarms on clean.
     RULES: (0.00, 1.00, 1.00, 1.00, 1.00, 0.00, 0.00),
     OUTCOME: (0.34, 0.34, 0.74, 0.76, 1.00, 0.50, 0.33),
@@ -101,7 +101,10 @@ _PER_TYPE_ROWS: dict[str, tuple[float, ...]] = {
 
 
 PUBLISHED_PER_TYPE: Mapping[str, Mapping[str, float]] = MappingProxyType(
-    {j: MappingProxyType(dict(zip((*FAILURE_TYPES, FALSE_ALARM_ROW), row))) for j, row in _PER_TYPE_ROWS.items()}
+    {
+        j: MappingProxyType(dict(zip((*TESTBED_FAILURE_TYPES, FALSE_ALARM_ROW), row)))
+        for j, row in _PER_TYPE_ROWS.items()
+    }
 )
 """judge -> failure type (or ``false_alarms_on_clean``) -> recall, two decimals (paper Table 4)."""
 
@@ -392,7 +395,7 @@ def published_main_frame() -> pd.DataFrame:
 def published_per_type_frame() -> pd.DataFrame:
     """The published per-type recall table: rows failure types plus the false-alarm row, columns judges."""
     df = pd.DataFrame({j: dict(r) for j, r in PUBLISHED_PER_TYPE.items()}, dtype=float)
-    return df.reindex([*FAILURE_TYPES, FALSE_ALARM_ROW])
+    return df.reindex([*TESTBED_FAILURE_TYPES, FALSE_ALARM_ROW])
 
 
 __all__ = [

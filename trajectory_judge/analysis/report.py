@@ -63,7 +63,7 @@ from trajectory_judge.analysis.plan import (
     make_plan,
     run_bootstraps,
 )
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, stratum
+from trajectory_judge.models import Trajectory, Verdict, stratum
 from trajectory_judge.provenance.computed import computes
 
 if TYPE_CHECKING:
@@ -195,6 +195,12 @@ class Report:
     """Paired ``b - a`` of AUROC, AUPRC, kappa, MCC, balanced accuracy and AURC for every compared pair."""
     statistics_bootstrap: BootstrapResult | None = field(default=None, repr=False)
     """The replicates of the statistics (the same resamples as :attr:`bootstrap`)."""
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The failure types recall is reported for: the folder's (:func:`~trajectory_judge.analysis.loading.folder_types`)."""
+        first = next(iter(self.judges.values()), None)
+        return tuple(first.per_type_recall) if first is not None else ()
 
     # --- machine-readable --------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -336,10 +342,10 @@ class Report:
         import pandas as pd
 
         data = {
-            j: [*(jr.per_type_recall[t] for t in FAILURE_TYPES), jr.metrics["false_alarm_rate"]]
+            j: [*(jr.per_type_recall[t] for t in self.types), jr.metrics["false_alarm_rate"]]
             for j, jr in self.judges.items()
         }
-        index = pd.Index([*FAILURE_TYPES, "false_alarms_on_clean"], name="failure_type")
+        index = pd.Index([*self.types, "false_alarms_on_clean"], name="failure_type")
         return pd.DataFrame(data, index=index, dtype=float)
 
     @computes
@@ -430,10 +436,10 @@ class Report:
 
         return pd.DataFrame([g.__dict__ for g in self.gaps], columns=["judge", "metric", "value", "low", "high"])
 
-    def to_markdown(self, types: tuple[str, ...] = FAILURE_TYPES, absent: str | None = None) -> str:
-        """The tables as Markdown: recall of ``types`` only (default all six), ``absent`` (what the
-        trajectories cannot show) once under the heading, and paired discrimination only where it has pairs."""
-        per_type = self.per_type_table().loc[[*types, "false_alarms_on_clean"]]
+    def to_markdown(self, types: tuple[str, ...] | None = None, absent: str | None = None) -> str:
+        """The tables as Markdown: recall of ``types`` only (default the folder's, :attr:`types`), ``absent``
+        (what the trajectories cannot show) once under the heading, and paired discrimination only where it has pairs."""
+        per_type = self.per_type_table().loc[[*(self.types if types is None else types), "false_alarms_on_clean"]]
         paired = self.paired_frame()
         paired = paired[paired["n"] > 0]
         parts = [
@@ -590,8 +596,8 @@ def _judge_report(
         return Interval(float(boot.low[i]), float(boot.high[i]), boot.method[i])
 
     pairs = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
-    values = M.judge_metrics(pairs)
-    _check_agrees(j, values, boot, idx)
+    values = M.judge_metrics(pairs, plan.types)
+    _check_agrees(j, values, boot, idx, plan.boot_keys)
     by_id = {v.trajectory_id: v for v in plan.verdicts[j] if v is not None}
     strata = {"clean": 0, "silent": 0, "loud": 0}
     for lab, _ in pairs:
@@ -602,15 +608,15 @@ def _judge_report(
         strata=strata,
         metrics={m: values[m] for m in M.METRICS},
         intervals={m: interval(f"{j}|{m}", values[m]) for m in DELTA_METRICS if values[m] is not None},  # type: ignore[arg-type]
-        per_type_recall={t: values[f"recall:{t}"] for t in FAILURE_TYPES},
+        per_type_recall={t: values[f"recall:{t}"] for t in plan.types},
         per_type_intervals={
             t: interval(f"{j}|recall:{t}", values[f"recall:{t}"])  # type: ignore[arg-type]
-            for t in FAILURE_TYPES
+            for t in plan.types
             if values[f"recall:{t}"] is not None
         },
         paired_discrimination=paired_discrimination(j, trajectories, by_id, reached=reached),
         confidence_support=M.confidence_support(by_id.values()),
-        confusion=M.confusion(pairs),
+        confusion=M.confusion(pairs, plan.types),
         calibration_bins=M.calibration_bins(pairs),
         claim_detection=claim_detection(trajectories, by_id),
         baselines=baselines([t for t in trajectories if t.trajectory_id in by_id]),
@@ -618,10 +624,14 @@ def _judge_report(
 
 
 def _check_agrees(
-    judge: str, values: Mapping[str, float | None], boot: BootstrapResult, idx: Mapping[str, int]
+    judge: str,
+    values: Mapping[str, float | None],
+    boot: BootstrapResult,
+    idx: Mapping[str, int],
+    keys: Sequence[str] = BOOT_KEYS,
 ) -> None:
     """The vectorised statistic at unit weights must equal the plain definition."""
-    for m in BOOT_KEYS:
+    for m in keys:
         plain, vec = values[m], float(boot.estimate[idx[f"{judge}|{m}"]])
         same = (plain is None and math.isnan(vec)) or (plain is not None and math.isclose(plain, vec, abs_tol=1e-9))
         if not same:

@@ -28,7 +28,7 @@ from trajectory_judge.analysis.loading import (
 from trajectory_judge.analysis.report import Report, _md, build_report
 from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
-from trajectory_judge.models import FAILURE_TYPES, OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
+from trajectory_judge.models import OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
 from trajectory_judge.provenance.manifest import hashing_once
 from trajectory_judge.provenance.outputs import DATA_NAMES, guard_output
 
@@ -165,9 +165,10 @@ TYPE_HEADERS: dict[str, str] = {
 """Short headers of the per-type recall table on the terminal."""
 
 
-def per_type_terminal(rep: Report, types: tuple[str, ...] = FAILURE_TYPES) -> TextTable:
-    """Recall per failure type of ``types`` (default all six), one row per judge (so it grows down, not
-    across), and the false-alarm rate."""
+def per_type_terminal(rep: Report, types: tuple[str, ...] | None = None) -> TextTable:
+    """Recall per failure type of ``types`` (default the folder's, ``rep.types``), one row per judge (so it grows
+    down, not across), and the false-alarm rate."""
+    types = rep.types if types is None else types
     rows = {
         j: {
             "n": jr.n,
@@ -183,7 +184,7 @@ def _float(x: Any) -> float:
     return math.nan if x is None else float(x)
 
 
-def terminal_text(rep: Report, types: tuple[str, ...] = FAILURE_TYPES, absent: str | None = None) -> str:
+def terminal_text(rep: Report, types: tuple[str, ...] | None = None, absent: str | None = None) -> str:
     """The whole terminal report (without the data directory's members and compute sections): recall per
     type of ``types`` only, and ``absent`` (what the trajectories cannot show) once, after the heading."""
     head = (

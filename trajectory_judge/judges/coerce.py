@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from trajectory_judge.models import FAILURE_TYPES, Verdict
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Verdict
 
 CONFIDENCE_MIN = 0.5
 
@@ -79,7 +79,7 @@ def coerce(
     faulty: bool = obj["faulty"]
     confidence = min(CONFIDENCE_MAX, max(CONFIDENCE_MIN, float(obj["confidence"])))
     ftype = obj.get("failure_type")
-    failure_type = ftype if faulty and ftype in FAILURE_TYPES else None
+    failure_type = ftype if faulty and ftype in TESTBED_FAILURE_TYPES else None
     step = obj.get("failure_step")
     valid = set(step_indices)
     failure_step = step if faulty and isinstance(step, int) and not isinstance(step, bool) and step in valid else None

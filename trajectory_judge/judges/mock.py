@@ -17,7 +17,7 @@ import json
 import time
 
 from trajectory_judge.judges.views import VIEWS
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
 
 
 class MockJudge:
@@ -50,7 +50,7 @@ class MockJudge:
         step = ftype = None
         if faulty and traj.steps:
             step = traj.steps[d[9] % len(traj.steps)].index
-            ftype = FAILURE_TYPES[d[10] % len(FAILURE_TYPES)]
+            ftype = TESTBED_FAILURE_TYPES[d[10] % len(TESTBED_FAILURE_TYPES)]
         return Verdict(
             trajectory_id=traj.trajectory_id,
             judge_id=self.judge_id,

@@ -55,7 +55,7 @@ def cli_check(args: Any) -> int:
     """``trajectory-judge check FILE|DIR [--out VERDICTS]`` (a folder: its ``trajectories.jsonl``)."""
     from pathlib import Path
 
-    from trajectory_judge.models import DataError, write_jsonl
+    from trajectory_judge.models import OUTCOME_ONLY, DataError, fault_types_lines, load_fault_types, write_jsonl
     from trajectory_judge.provenance.outputs import guard_output
 
     if Path(args.file).is_dir():
@@ -69,10 +69,13 @@ def cli_check(args: Any) -> int:
     trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
     if note := foreign_tools_note(trajs):
         print(note, file=sys.stderr)
+    folder = Path(args.file).parent
+    for line in fault_types_lines(trajs, load_fault_types(folder)):  # the folder's own types, and what looks amiss
+        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
     print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
     for kind, n, flagged, typed in checker_table(trajs):
         print(
-            f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled') else float('nan'):>8.3f}"
+            f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled', OUTCOME_ONLY) else float('nan'):>8.3f}"
         )
     if args.out:
         judge = ProgrammaticJudge()
@@ -106,7 +109,7 @@ class ProgrammaticJudge:
                 judge_id=self.judge_id,
                 faulty=True,
                 failure_step=first.step,
-                failure_type=first.failure_type,  # type: ignore[arg-type]
+                failure_type=first.failure_type,
                 confidence=CONFIDENCE_FLAGGED,
                 rationale=f"{first.rule} at step {first.step}: {first.detail}",
                 latency_s=latency,

@@ -12,14 +12,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import TESTBED_FAILURE_TYPES
 from trajectory_judge.models.schema import _clean
 
 REASONING_MAX_CHARS = 600
 """``maxLength`` of the ``reasoning`` string."""
 
 
-TypeOrNone = Literal[(*FAILURE_TYPES, "none")]  # type: ignore[valid-type]
+TypeOrNone = Literal[(*TESTBED_FAILURE_TYPES, "none")]  # type: ignore[valid-type]
 """The six failure types of the taxonomy, or ``none`` (one list, kept in models.records)."""
 
 

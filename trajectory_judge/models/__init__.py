@@ -10,6 +10,12 @@ records and what a label says), :mod:`.fingerprint` (what a judge is beyond its 
 from __future__ import annotations
 
 from trajectory_judge.models.fingerprint import Fingerprint, OnRecord, recorded_fingerprints
+from trajectory_judge.models.fault_types import (
+    FAULT_TYPES_FILE,
+    fault_types_lines,
+    load_fault_types,
+    type_counts,
+)
 from trajectory_judge.models.jsonl import (
     DataError,
     M,
@@ -36,7 +42,10 @@ from trajectory_judge.models.judge_ids import (
 )
 from trajectory_judge.models.records import (
     DESIGN_CELLS,
+    FAILURE_TYPE_PATTERN,
     FAILURE_TYPES,
+    OUTCOME_ONLY,
+    TESTBED_FAILURE_TYPES,
     Count,
     Episode,
     FailureType,
@@ -52,11 +61,14 @@ from trajectory_judge.models.records import (
     Verdict,
     check_verdict_step,
     design_cell,
+    folder_types,
     step_range,
     stratum,
+    type_order,
     valid_steps,
 )
 from trajectory_judge.models.schema import (
+    READ_VERSIONS,
     SCHEMA_KINDS,
     SCHEMA_RULES,
     SCHEMA_VERSION,
@@ -71,6 +83,9 @@ __all__ = [
     "ENSEMBLE_VIEW",
     "Episode",
     "FAILURE_TYPES",
+    "FAILURE_TYPE_PATTERN",
+    "FAULT_TYPES_FILE",
+    "OUTCOME_ONLY",
     "FailureType",
     "Fingerprint",
     "JUDGE_ID_GRAMMAR",
@@ -88,6 +103,8 @@ __all__ = [
     "SCHEMA_KINDS",
     "SCHEMA_RULES",
     "SCHEMA_VERSION",
+    "READ_VERSIONS",
+    "TESTBED_FAILURE_TYPES",
     "Seconds",
     "Step",
     "StepIndex",
@@ -100,6 +117,9 @@ __all__ = [
     "check_verdict_step",
     "design_cell",
     "dumps",
+    "fault_types_lines",
+    "folder_types",
+    "load_fault_types",
     "json_schema",
     "judge_kind",
     "load_trajectories",
@@ -109,6 +129,8 @@ __all__ = [
     "recorded_fingerprints",
     "step_range",
     "stratum",
+    "type_counts",
+    "type_order",
     "valid_steps",
     "write_jsonl",
 ]

@@ -6,23 +6,55 @@ Field names and types match the published release exactly, so its files load unc
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from trajectory_judge.models.judge_ids import check_name
 
-FailureType = Literal[
+FAILURE_TYPE_PATTERN = r"^[A-Za-z0-9_-]+$"
+"""What a failure type's name may be: letters, digits, ``_`` and ``-``, at least one."""
+
+FailureType = Annotated[str, Field(pattern=FAILURE_TYPE_PATTERN)]
+"""A failure type: any name of :data:`FAILURE_TYPE_PATTERN`. A folder names its own types; the testbed's
+six (:data:`TESTBED_FAILURE_TYPES`) are one vocabulary among others."""
+
+TESTBED_FAILURE_TYPES: tuple[str, ...] = (
     "wrong_tool",
     "hallucinated_argument",
     "skipped_precondition",
     "ignored_observation",
     "premature_stop",
     "unsupported_claim",
-]
+)
+"""The six failure types the testbed injects (the paper's taxonomy), in the paper's order."""
 
-FAILURE_TYPES: tuple[FailureType, ...] = get_args(FailureType)
-"""The six failure types of the taxonomy, in the paper's order."""
+FAILURE_TYPES: tuple[str, ...] = TESTBED_FAILURE_TYPES
+"""The testbed's six failure types: another name of :data:`TESTBED_FAILURE_TYPES`, kept for code written
+against version 1 of the format, where they were the only names a label could give."""
+
+OUTCOME_ONLY = "outcome only"
+"""How tables name the kind of a fault labelled by its outcome only (no type, no step)."""
+
+
+def type_order(types: Iterable[str | None]) -> tuple[str, ...]:
+    """Failure-type names in the order every table lists them: the testbed's in the paper's order, then any
+    others alphabetically (``None``, a fault labelled by outcome only, is no type and is left out)."""
+    seen = {t for t in types if t is not None}
+    return (*(t for t in TESTBED_FAILURE_TYPES if t in seen), *sorted(seen - set(TESTBED_FAILURE_TYPES)))
+
+
+def folder_types(trajectories: Iterable[Trajectory]) -> tuple[str, ...]:
+    """The failure types a folder is read against, in :func:`type_order`: the testbed's six when every type its
+    labels name is one of them (a type it lacks is then a gap worth saying), else the types they name.
+
+    A folder with types of its own is grouped by them alone: the testbed's vocabulary is not its schema.
+    """
+    present = type_order(t.label.failure_type for t in trajectories if t.label is not None and t.label.faulty)
+    if present and set(present) <= set(TESTBED_FAILURE_TYPES):
+        return TESTBED_FAILURE_TYPES
+    return present
 
 
 DESIGN_CELLS: tuple[str, ...] = (
@@ -99,7 +131,8 @@ class Label(_Strict):
     failure_step: StepIndex | None = None
     """The index of the step where the failure happens (null for a clean trajectory)."""
     failure_type: FailureType | None = None
-    """Which of the six failure types it is (null for a clean trajectory)."""
+    """The fault's type, a name of the folder's own (the testbed's six, or any name of letters, digits, ``_``
+    and ``-``); null for a clean trajectory, and for a fault labelled by its outcome only."""
     outcome_correct: StrictBool
     """Whether the customer-visible outcome is still the expected one (a fault that leaves it right is silent,
     one that breaks it loud)."""
@@ -206,12 +239,13 @@ def check_verdict_step(verdict: Verdict, traj: Trajectory) -> None:
 
 
 def design_cell(label: Label | None) -> str:
-    """The design cell of a label: ``clean`` or ``TYPE/silent`` / ``TYPE/loud``."""
+    """The design cell of a label: ``clean`` or ``TYPE/silent`` / ``TYPE/loud`` (``outcome only/loud`` for a fault
+    labelled by its outcome only)."""
     if label is None:
         raise ValueError("an unlabelled trajectory has no design cell")
     if not label.faulty:
         return "clean"
-    return f"{label.failure_type}/{'silent' if label.outcome_correct else 'loud'}"
+    return f"{label.failure_type or OUTCOME_ONLY}/{'silent' if label.outcome_correct else 'loud'}"
 
 
 def stratum(label: Label) -> str:

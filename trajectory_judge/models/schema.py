@@ -7,15 +7,21 @@ from typing import Any
 from pydantic import BaseModel
 
 from trajectory_judge.models.judge_ids import JUDGE_ID_GRAMMAR
-from trajectory_judge.models.records import Label, Trajectory, Verdict
+from trajectory_judge.models.records import TESTBED_FAILURE_TYPES, Label, Trajectory, Verdict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The version of the trajectory, label and verdict formats (:func:`json_schema` states it).
 
-Version 1 is the format of the published release and of every file this edition writes. It changes
-only when a file that loads today would fail to load or would mean something else; an optional field
-added with a default that keeps old files' meaning is not such a change.
+Version 1 is the format of the published release: a failure type was one of the testbed's six.
+Version 2 lets a folder name its own types (any name of letters, digits, ``_`` and ``-``); every
+version-1 file is a version-2 file and loads unchanged, with the same meaning. The version changes
+only when a file that loads today would fail to load or would mean something else, or when the
+format admits files an older reader would refuse; an optional field added with a default that keeps
+old files' meaning is not such a change.
 """
+
+READ_VERSIONS: tuple[int, ...] = (1, 2)
+"""The versions whose files this package reads: version 1 files are version 2 files."""
 
 SCHEMA_RULES: dict[str, tuple[str, ...]] = {
     "trajectories": (
@@ -28,6 +34,8 @@ SCHEMA_RULES: dict[str, tuple[str, ...]] = {
         "a clean label (faulty false) names no failure_type or failure_step and has outcome_correct true",
         "a faulty label names both failure_type and failure_step, or neither; neither only when outcome_correct "
         "is false (a wrong outcome, its step unknown)",
+        "failure_type is a name of the folder's own (letters, digits, _ and -); the testbed's six are "
+        + ", ".join(TESTBED_FAILURE_TYPES),
     ),
     "verdicts": (
         "one verdict per (trajectory_id, judge_id); trajectory_id names a trajectory of the folder",

@@ -196,7 +196,7 @@ def play(
     traj.label = Label(
         faulty=bool(violations) or not correct,
         failure_step=first.step if first else None,
-        failure_type=first.failure_type if first else None,  # type: ignore[arg-type]
+        failure_type=first.failure_type if first else None,
         outcome_correct=correct,
     )
     return Episode(

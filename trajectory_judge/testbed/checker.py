@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from trajectory_judge.models import FAILURE_TYPES, Trajectory
+from trajectory_judge.models import OUTCOME_ONLY, Trajectory, type_order
 
 TRACED_ARGS: dict[str, tuple[str, ...]] = {
     "get_customer": ("email",),
@@ -221,12 +221,13 @@ def checker_table(trajectories: list[Trajectory]) -> list[tuple[str, int, int, i
     """Per design type: (type, n, flagged, flagged with the right type)."""
     rows: Counter[tuple[str, str]] = Counter()
     for t in trajectories:
-        kind = "clean" if t.label is None or not t.label.faulty else str(t.label.failure_type)
+        kind = "clean" if t.label is None or not t.label.faulty else t.label.failure_type or OUTCOME_ONLY
         if t.label is None:
             kind = "unlabelled"
         v = check(t)
         rows[(kind, "n")] += 1
         rows[(kind, "flagged")] += bool(v)
         rows[(kind, "typed")] += bool(v) and t.label is not None and v[0].failure_type == t.label.failure_type
-    kinds = [k for k in ("clean", *FAILURE_TYPES, "unlabelled") if rows[(k, "n")]]
+    types = type_order(k for k, _ in rows if k not in ("clean", OUTCOME_ONLY, "unlabelled"))
+    kinds = [k for k in ("clean", *types, OUTCOME_ONLY, "unlabelled") if rows[(k, "n")]]
     return [(k, rows[(k, "n")], rows[(k, "flagged")], rows[(k, "typed")]) for k in kinds]

@@ -18,7 +18,7 @@ from typing import Any
 
 from trajectory_judge.models import (
     DESIGN_CELLS,
-    FAILURE_TYPES,
+    TESTBED_FAILURE_TYPES,
     Trajectory,
     design_cell,
 )
@@ -47,7 +47,7 @@ def generate(n: int = 400, seed: int = 7) -> list[Trajectory]:
     n_clean, per_type = composition(n)
     instances = generate_instances(max(n_clean, 6 * per_type), seed)
     out = [solve(inst) for inst in instances[:n_clean]]
-    for ftype in FAILURE_TYPES:
+    for ftype in TESTBED_FAILURE_TYPES:
         out.extend(inject(inst, ftype, seed) for inst in _hosts(instances, ftype, per_type))
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from trajectory_judge.models import FAILURE_TYPES, Trajectory
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory
 from trajectory_judge.testbed.env import Instance
 from trajectory_judge.testbed.oracle import PlannedCall, oracle_calls, replay
 
@@ -54,7 +54,7 @@ def can_host(instance: Instance, failure_type: str) -> bool:
         return instance.eligible
     if failure_type == "ignored_observation":
         return instance.eligible and instance.policy.restocking_fee_pct > 0
-    return failure_type in FAILURE_TYPES
+    return failure_type in TESTBED_FAILURE_TYPES
 
 
 def _rng(instance: Instance, failure_type: str, seed: int) -> random.Random:
@@ -63,8 +63,8 @@ def _rng(instance: Instance, failure_type: str, seed: int) -> random.Random:
 
 def mutate_calls(instance: Instance, failure_type: str, seed: int = 7) -> tuple[list[PlannedCall], str | None]:
     """The edited call list and, when the edit replaces it, the final answer."""
-    if failure_type not in FAILURE_TYPES:
-        raise ValueError(f"unknown failure type {failure_type!r}; expected one of {', '.join(FAILURE_TYPES)}")
+    if failure_type not in TESTBED_FAILURE_TYPES:
+        raise ValueError(f"unknown failure type {failure_type!r}; expected one of {', '.join(TESTBED_FAILURE_TYPES)}")
     if not can_host(instance, failure_type):
         raise NotHostable(f"{instance.instance_id} ({instance.stratum}) cannot host {failure_type}")
     rng = _rng(instance, failure_type, seed)

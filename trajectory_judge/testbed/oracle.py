@@ -96,7 +96,7 @@ def replay(
     label = Label(
         faulty=failure_type is not None,
         failure_step=failure_step,
-        failure_type=failure_type,  # type: ignore[arg-type]
+        failure_type=failure_type,
         outcome_correct=outcome_matches(env.outcome(), instance.expected_outcome),
     )
     return Trajectory(

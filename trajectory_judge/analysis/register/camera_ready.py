@@ -13,7 +13,7 @@ from trajectory_judge.analysis.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.paired_detail import camera_ready
 from trajectory_judge.analysis.register.common import DP2, DP3, PCT, REPLY_WHY, paired_value, record, signed_text
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict, design_cell
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict, design_cell
 
 
 def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
@@ -41,7 +41,7 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
             "four of the six fault types leave the outcome judge's input unchanged",
             Stated.number("four", float(len(P.REPLY_UNCHANGED_TYPES))),
             "fault types whose every fault shows the outcome view of its clean parent",
-            Estimate.exact(len(four), len(FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in four)),
+            Estimate.exact(len(four), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in four)),
         ),
         record(
             "cr_outcome_hidden_min",

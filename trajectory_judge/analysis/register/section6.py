@@ -22,7 +22,7 @@ from trajectory_judge.analysis.register.common import (
     text_value,
 )
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
 
 
 def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
@@ -36,11 +36,11 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             f"recall:{t}",
             f"{t.replace('_', ' ')}, {round(float(J[S8].per_type_recall[t] or 0) * 50)} of 50 faults flagged",
         )
-        for t in FAILURE_TYPES
+        for t in TESTBED_FAILURE_TYPES
     }
     cells8["false_alarm_rate"] = E.metric(rep, S8, "false_alarm_rate", "false alarms on the clean runs")
     low8 = min(cells8.values(), key=lambda e: (e.value, -e.high))
-    rule_zero = [t for t in FAILURE_TYPES if J[R].per_type_recall[t] == 0]
+    rule_zero = [t for t in TESTBED_FAILURE_TYPES if J[R].per_type_recall[t] == 0]
     gaps = E.replicate_function(
         rep,
         [f"{S}|loud_minus_silent", f"{O}|loud_minus_silent"],
@@ -155,7 +155,9 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             "two of the six fault types are beyond what rules can express",
             Stated.number("two", 2.0),
             "fault types the rule engine never flags",
-            Estimate.exact(len(rule_zero), len(FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero)),
+            Estimate.exact(
+                len(rule_zero), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero)
+            ),
         ),
         record(
             "step8_flagged",

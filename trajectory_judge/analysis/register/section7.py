@@ -22,7 +22,7 @@ from trajectory_judge.analysis.register.common import (
     text_value,
 )
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.models import FAILURE_TYPES, Trajectory, Verdict
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
 
 
 def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
@@ -68,7 +68,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "for three of the six fault types the reply is word for word the clean run's",
             Stated.number("three", text_value("section71_reply_unchanged_types")),
             "fault types whose every fault shows the outcome view of its clean parent",
-            Estimate.exact(len(hidden), len(FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in hidden)),
+            Estimate.exact(len(hidden), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in hidden)),
         ),
         record(
             "outcome_pooled",

@@ -242,7 +242,8 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
 
 @computes
 def hidden_fault_table(rep: Report) -> pd.DataFrame:
-    """Per outcome-view judge: paired discrimination on faults that do / do not reach its input, with n."""
+    """Per outcome-view judge: paired discrimination on faults that do / do not reach its input, with n, and how many
+    of the hidden faults it judged unlike their parent (``disagree_hidden``; zero for a deterministic judge)."""
     rows = []
     for j, jr in rep.judges.items():
         if parse_judge_id(j).view != "outcome":
@@ -256,9 +257,10 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
                 pdisc["reaches_input"].value,
                 pdisc["reaches_input"].n,
                 jr.metrics["false_alarm_rate"],
+                pdisc["hidden_from_input"].disagree,
             )
         )
-    cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate"]
+    cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate", "disagree_hidden"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
@@ -266,12 +268,42 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
 def claim_summary(rep: Report) -> pd.DataFrame:
     """Per judge: recall on ``unsupported_claim``, its anchor (the flag rate on those faults' clean
     parents, :func:`~trajectory_judge.analysis.paired.type_anchor`), and paired discrimination on that type."""
+    from trajectory_judge.analysis.paired import PairedValue
+
     rows = []
     for j, jr in rep.judges.items():
-        p = jr.paired_discrimination["unsupported_claim"]
+        p = jr.paired_discrimination.get("unsupported_claim", PairedValue(None, 0))
         anchor = type_anchor(jr.paired_discrimination, "unsupported_claim")
-        rows.append((j, jr.per_type_recall["unsupported_claim"], anchor, p.value, p.n))
-    return pd.DataFrame(rows, columns=["judge", "recall", "anchor", "paired", "n_pairs"]).set_index("judge")
+        rows.append((j, jr.per_type_recall.get("unsupported_claim"), anchor, p.value, p.n))
+    frame = pd.DataFrame(rows, columns=["judge", "recall", "anchor", "paired", "n_pairs"]).set_index("judge")
+    return frame.astype({"recall": float, "anchor": float, "paired": float})
+
+
+def claim_missing_sentence(rep: Report) -> str:
+    """The one sentence saying the invented-promise study cannot be computed on a folder without unsupported-claim
+    faults (:func:`~trajectory_judge.book.render.missing.cannot_compute`); empty when it has them."""
+    from trajectory_judge.book.render.missing import Quantity, cannot_compute, none_judged
+
+    if any(jr.per_type_recall.get("unsupported_claim") is not None for jr in rep.judges.values()):
+        return ""
+    return cannot_compute({"Recall on invented promises": Quantity.missing(none_judged(["unsupported_claim"]))})
+
+
+def matrix_sentence(reports: dict[str, Report]) -> str:
+    """That every typed fault a judge saw is in its confusion matrix once, and, when some faults are labelled by
+    their outcome only, that those have no row."""
+    untyped = {
+        s: sum(
+            jr.strata["silent"] + jr.strata["loud"] - int(r.confusion(j).to_numpy().sum()) for j, jr in r.judges.items()
+        )
+        for s, r in reports.items()
+    }
+    if not any(untyped.values()):
+        return "Every fault a judge saw appears exactly once in its matrix"
+    return (
+        "Every fault a judge saw with a type appears exactly once in its matrix; a fault labelled by its outcome "
+        "only has no type and no row, and counts for detection alone"
+    )
 
 
 def flag_all_judges(floor: pd.DataFrame) -> list[str]:
@@ -467,6 +499,59 @@ def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     return list_text(parts)
 
 
+def _not_zero(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`hidden_fault_table` of judges that gave a fault and its parent different verdicts on one
+    input (their paired discrimination there may still net to zero)."""
+    judged = frame[frame["n_hidden"] > 0]
+    paired = judged.get("paired_hidden", pd.Series(0.0, index=judged.index)).fillna(0).abs() > 1e-12
+    return judged[paired | (judged.get("disagree_hidden", pd.Series(0, index=judged.index)) > 0)]
+
+
+def hidden_zero_sentence(
+    hidden: dict[str, pd.DataFrame], reports: dict[str, Report], verdicts: dict[str, Sequence[Verdict]]
+) -> str:
+    """What the outcome judges do with identical inputs, per source (rows of :func:`hidden_fault_table`): the
+    paper's exact zero, or, for a judge that gives a fault and its parent different verdicts on the same input, a
+    finding with its numbers (paired discrimination, pairs that part ways, answers that did not parse)."""
+    from trajectory_judge.book.render.claim_text import number_word
+
+    findings = []
+    for source, frame in hidden.items():
+        for j, r in _not_zero(frame).iterrows():
+            p = reports[source].judges[str(j)].paired_discrimination["hidden_from_input"]
+            bad = sum(v.unparseable for v in verdicts[source] if v.judge_id == j)
+            why = (
+                f"; {number_word(bad)} of its verdicts were stored from answers that did not parse"
+                if bad
+                else "; no answer of it failed to parse, so its decoding is not deterministic"
+            )
+            findings.append(
+                f"{_whose(source)} outcome judge {judge_name(str(j))} is not: on the {p.n} pairs its paired "
+                f"discrimination is {r['paired_hidden']:+.3f}, and {number_word(p.disagree)} of them get two different "
+                f"verdicts for one input{why}"
+            )
+    if not findings:
+        return (
+            "on every one of them the paired discrimination is exactly zero: greedy decoding of the same prompt "
+            "returns the same verdict, so whatever recall such a judge shows on these faults is its flag rate on the "
+            "clean runs"
+        )
+    judged = [s for s, f in hidden.items() if (f["n_hidden"] > 0).any()]
+    zero = [s for s in judged if _not_zero(hidden[s]).empty]
+    lead = (
+        f"for {list_text([_whose(s) + ' outcome judges' for s in zero])} the paired discrimination on them is exactly "
+        "zero, as greedy decoding of one prompt gives; "
+        if zero
+        else ""
+    )
+    text = (
+        lead
+        + "a judge that reads only the outcome should give a fault and its parent one verdict here, and "
+        + ("; ".join(findings))
+    )
+    return text + ". Its recall on these faults is then partly chance, not what it can see"
+
+
 def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     """For the landing page: the fault–parent pairs with an identical outcome view that the outcome judges
     of ``TJ_DATA`` judged (this source's rows of :func:`hidden_fault_table`), and their paired zero."""
@@ -483,6 +568,13 @@ def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     who = f"{whose} outcome judge has" if n == 1 else f"{whose} {number_word(n)} outcome judges have"
     pairs = "one fault–parent pair" if k == 1 else f"{k} fault–parent pairs"
     each = "on it" if k == 1 else "on every one of them"
+    off = _not_zero(frame)
+    if len(off):
+        values = list_text([f"{judge_name(str(j))} {r['paired_hidden']:+.3f}" for j, r in off.iterrows()])
+        return (
+            f"The paired-discrimination zero does not hold here: {who} judged {pairs} whose input is identical, "
+            f"and identical inputs got different verdicts (paired discrimination {values}; see the analysis chapter)"
+        )
     return (
         f"The paired-discrimination zero holds here too: {who} judged {pairs} whose input is identical, "
         f"and {each} the paired discrimination is exactly zero"

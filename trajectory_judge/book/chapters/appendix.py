@@ -25,7 +25,7 @@ from trajectory_judge.book.render.style import (
     model_name,
     with_source,
 )
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import TESTBED_FAILURE_TYPES as FAILURE_TYPES  # the injector's types
 from trajectory_judge.provenance.computed import computes
 from trajectory_judge.testbed.agent import MAX_STEPS
 from trajectory_judge.testbed.checker import AMOUNT_TOLERANCE_EUR, GROUNDING_TOLERANCE, RULES, TRACED_ARGS
@@ -112,7 +112,7 @@ def per_type_intervals_frame(rep) -> pd.DataFrame:
     """Long frame: judge, failure type, recall, interval and method (Appendix E, Table 6)."""
     rows = []
     for j, jr in rep.judges.items():
-        for t in FAILURE_TYPES:
+        for t in rep.types:  # the folder's failure types
             v, iv = jr.per_type_recall.get(t), jr.per_type_intervals.get(t)
             if v is not None:
                 rows.append((j, t, v, iv.low if iv else np.nan, iv.high if iv else np.nan, iv.method if iv else ""))

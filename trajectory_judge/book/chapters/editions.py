@@ -49,6 +49,15 @@ def ours_wording() -> OursWording:
     return OursWording(True, f"your folder `{folder}`", "your judges", "Your folder")
 
 
+def edition_run() -> bool:
+    """Whether the book is built on this edition's own ``data/`` rather than a reader's folder.
+
+    A chapter's guards on what the testbed's construction and this edition's judges make true (every fault type
+    present, a paired zero on identical inputs) hold there and are checked there only; on a reader's folder the
+    chapter says what the folder cannot show, and reports a judge that behaves otherwise as a finding."""
+    return not ours_wording().own
+
+
 def folder_note(ours: Dataset) -> str:
     """On a reader's folder, one paragraph saying the page is about that folder, the paper's verdicts beside it
     as the reference; empty for this edition's own run."""

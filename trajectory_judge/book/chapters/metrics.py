@@ -48,6 +48,19 @@ METHOD_NAMES: dict[str, str] = {
 """Column headers of the interval methods."""
 
 
+def cells_phrase(cells: Sequence[str]) -> str:
+    """Which design cells the data fall into, as the chapter's sentence ends: ``all 8 design cells``, ``5 of the 8
+    design cells``, or, on a folder with types of its own, how many cells of its own it has."""
+    from trajectory_judge.models import DESIGN_CELLS
+
+    n_c, n_d = len(set(cells)), len(DESIGN_CELLS)
+    if not set(cells) <= set(DESIGN_CELLS):
+        return (
+            f"{n_c} design cells of the folder's own (clean, and each of its failure types split by outcome survival)"
+        )
+    return f"all {n_d} design cells" if n_c == n_d else f"{n_c} of the {n_d} design cells"
+
+
 @computes
 def replicates_by_cell(cells: Sequence[str], *, resamples: int, seed: int) -> tuple[pd.DataFrame, pd.Series]:
     """:func:`replicate_cell_sizes` and the data's own cell sizes in the same column order."""

@@ -191,6 +191,29 @@ def _possessive(name: str) -> str:
     return f"the {who.lower()}'s {what}"
 
 
+def hidden_views_sentence(hidden: pd.DataFrame) -> str:
+    """Which views have faults hidden from their input (rows of :func:`hidden_input_summary`, indexed by source and
+    judge): on the testbed only the outcome view, since every mutant changes a step or the reply; on a folder whose
+    faults can read exactly as their parent, judges that read the steps too, said with their names."""
+    from trajectory_judge.book.render.style import judge_name, list_text
+    from trajectory_judge.judges.views import view_of_judge
+
+    others = [(s, str(j)) for s, j in hidden.index if view_of_judge(str(j)) != "outcome"]
+    if not others:
+        return (
+            "Only a judge that reads the outcome view has faults hidden from its input: every other view includes "
+            "the steps, and every fault changes at least one step or the reply"
+        )
+    names = list_text([judge_name(j) for _, j in others])
+    n = int(hidden.loc[others[0], "n"])
+    return (
+        f"Not only judges of the outcome view have faults hidden from their input: {names} too, though "
+        f"{'it reads' if len(others) == 1 else 'they read'} the steps, {'is' if len(others) == 1 else 'are'} shown "
+        f"{'one fault' if n == 1 else f'{n} faults'} exactly as the clean parent, since such a fault differs from its "
+        "parent in nothing a view shows (the testbed makes no such fault; a folder's own labels can)"
+    )
+
+
 def hidden_claim_sentence(hidden: pd.DataFrame) -> str:
     """What the data say about recall on faults hidden from an outcome view, judge by judge."""
     if hidden.empty:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -27,7 +28,7 @@ from trajectory_judge.book.render.style import (
     with_source,
 )
 from trajectory_judge.book.render.tables import BookTable
-from trajectory_judge.models import FAILURE_TYPES
+from trajectory_judge.models import TESTBED_FAILURE_TYPES
 from trajectory_judge.provenance.computed import computes
 
 
@@ -36,7 +37,7 @@ def _cell(rep: Report, judge: str, metric: str) -> str:
     if metric.startswith("recall:"):
         t = metric.split(":", 1)[1]
         iv = jr.per_type_intervals.get(t)
-        value = jr.per_type_recall[t]
+        value = jr.per_type_recall.get(t)  # a type the folder does not have: "–"
     else:
         iv, value = jr.intervals.get(metric), jr.metrics[metric]
     return format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
@@ -188,8 +189,36 @@ def above_baseline(rep: Report, whose: str) -> str:
     return f"Of {whose} {_words(n)} judges, {_words(k)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
 
 
-TYPE_GROUPS: tuple[tuple[str, ...], ...] = (FAILURE_TYPES[:3], FAILURE_TYPES[3:])
-"""The failure types in two groups of three, one per-type table each."""
+TYPE_GROUPS: tuple[tuple[str, ...], ...] = (TESTBED_FAILURE_TYPES[:3], TESTBED_FAILURE_TYPES[3:])
+"""The testbed's failure types in two groups of three, one per-type table each."""
+
+
+def testbed_typed(reports: dict[str, Report]) -> dict[str, Report]:
+    """The reports whose failure types are the testbed's (the paper's always; a folder with types of its own gets a
+    table of its own, :func:`own_type_groups`)."""
+    return {s: r for s, r in reports.items() if set(r.types) <= set(TESTBED_FAILURE_TYPES)}
+
+
+def own_type_groups(rep: Report, size: int = 3) -> tuple[tuple[str, ...], ...]:
+    """A folder's own failure types in tables of ``size``; none when its types are the testbed's."""
+    if set(rep.types) <= set(TESTBED_FAILURE_TYPES):
+        return ()
+    return tuple(rep.types[i : i + size] for i in range(0, len(rep.types), size))
+
+
+def own_types_caption(types: Sequence[str], described: Mapping[str, str]) -> str:
+    """The caption of a table of a folder's own failure types: each named with its ``fault_types.json``
+    description when it has one."""
+    from trajectory_judge.book.render.style import label
+
+    def name(t: str) -> str:
+        return f"{label(t)} ({described[t].rstrip('.')})" if t in described else label(t)
+
+    return (
+        "Recall on your folder's own failure types, with its 95% interval, and under it the share of that type's "
+        "clean parents the judge flagged: " + "; ".join(name(t) for t in types) + "."
+    )
+
 
 ANCHOR_ROW = "Its clean parents flagged"
 """The row under each judge's per-type recalls: the flag rate on the clean parents of that type's
@@ -219,7 +248,7 @@ def anchor_example(rep: Report, judge: str, whose: str) -> str:
     from trajectory_judge.book.render.style import label
 
     jr = rep.judges[judge]
-    found = {t: type_anchor(jr.paired_discrimination, t) for t in FAILURE_TYPES}
+    found = {t: type_anchor(jr.paired_discrimination, t) for t in rep.types}
     anchors = {t: a for t, a in found.items() if a is not None}
     hi, lo = max(anchors, key=anchors.__getitem__), min(anchors, key=anchors.__getitem__)
     return (
@@ -360,7 +389,7 @@ def signal_table(rep: Report) -> pd.DataFrame:
     for j, jr in rep.judges.items():
         far = jr.metrics["false_alarm_rate"]
         pdisc = jr.paired_discrimination
-        above = [t for t in FAILURE_TYPES if t in pdisc and (v := pdisc[t].value) is not None and v > 0]
+        above = [t for t in rep.types if t in pdisc and (v := pdisc[t].value) is not None and v > 0]
         sil, loud = jr.metrics["silent_recall"], jr.metrics["loud_recall"]
         rows.append(
             (

@@ -7,15 +7,18 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
 from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import (
     DESIGN_CELLS,
-    FAILURE_TYPES,
+    OUTCOME_ONLY,
+    TESTBED_FAILURE_TYPES,
     Trajectory,
     design_cell,
+    load_trajectories,
     stratum,
 )
 from trajectory_judge.provenance.computed import computes
@@ -51,8 +54,28 @@ def instances_for(trajs: Sequence[Trajectory], seed: int) -> dict[str, Instance]
     return by_id
 
 
+def testbed_trajectories(folder: Path, seed: int, own: Path) -> tuple[list[Trajectory], str]:
+    """The trajectories the testbed chapter describes, and the sentence that says so when they are not ``folder``'s.
+
+    The chapter describes how the testbed builds its trajectories: seeded instances, the oracle, one fault per
+    mutant. A folder the testbed did not make (its goals are not the seeded instances') cannot show that, so the
+    chapter reads the edition's own trajectories in ``own`` instead and says so once; empty on a testbed folder.
+    """
+    trajs = load_trajectories(folder / "trajectories.jsonl")
+    try:
+        instances_for(trajs, seed)
+    except ValueError as exc:
+        why = str(exc).split(": ", 1)[-1]
+        return load_trajectories(own / "trajectories.jsonl"), (
+            f"Your folder's trajectories were not made by the testbed ({why}), so this chapter describes the "
+            "testbed on the edition's own trajectories in `data/`; the chapters after it score your judges on "
+            "your folder."
+        )
+    return trajs, ""
+
+
 def _kind(t: Trajectory) -> str:
-    return "clean" if t.label is None or not t.label.faulty else str(t.label.failure_type)
+    return "clean" if t.label is None or not t.label.faulty else t.label.failure_type or OUTCOME_ONLY
 
 
 @computes
@@ -85,7 +108,7 @@ def strata_table(trajs: Sequence[Trajectory], instances: dict[str, Instance]) ->
         {"instance stratum": [instances[t.instance_id].stratum for t in trajs], "kind": [_kind(t) for t in trajs]}
     )
     tab = pd.crosstab(df["instance stratum"], df["kind"])
-    tab = tab.reindex(columns=[k for k in ("clean", *FAILURE_TYPES) if k in tab.columns])
+    tab = tab.reindex(columns=[k for k in ("clean", *TESTBED_FAILURE_TYPES) if k in tab.columns])
     order = list(dict.fromkeys(inst.stratum for inst in sorted(instances.values(), key=lambda i: i.index)))
     tab = tab.reindex([s for s in order if s in tab.index])
     tab["total"] = tab.sum(axis=1)
@@ -112,7 +135,7 @@ def reply_unchanged_table(trajs: Sequence[Trajectory], instances: dict[str, Inst
     """
     parents = {iid: render_view("outcome", solve(instances[iid])) for iid in {t.instance_id for t in trajs}}
     rows = []
-    for ftype in FAILURE_TYPES:
+    for ftype in TESTBED_FAILURE_TYPES:
         mutants = [t for t in trajs if t.label is not None and t.label.failure_type == ftype]
         same = sum(render_view("outcome", t) == parents[t.instance_id] for t in mutants)
         rows.append((ftype, len(mutants), same / len(mutants) if mutants else float("nan")))
@@ -124,16 +147,25 @@ def example_instance_id(trajs: Sequence[Trajectory]) -> str:
     kinds: dict[str, set[str]] = {}
     for t in trajs:
         kinds.setdefault(t.instance_id, set()).add(_kind(t))
-    full = sorted(i for i, k in kinds.items() if k >= {"clean", *FAILURE_TYPES})
+    full = sorted(i for i, k in kinds.items() if k >= {"clean", *TESTBED_FAILURE_TYPES})
     if not full:
         raise ValueError("no instance has a clean run and a mutant of every failure type")
     return full[0]
 
 
+def example_trajectory(trajs: Sequence[Trajectory]) -> Trajectory:
+    """A clean run to show prompts on: the example instance's (:func:`example_instance_id`) when the folder has
+    one, else the folder's first clean run, else its first trajectory."""
+    try:
+        return family(trajs, example_instance_id(trajs))["clean"]
+    except ValueError:
+        return next((t for t in trajs if t.label is not None and not t.label.faulty), trajs[0])
+
+
 def family(trajs: Sequence[Trajectory], instance_id: str) -> dict[str, Trajectory]:
     """kind -> trajectory for one instance, in the order clean, then the failure types."""
     by_kind = {_kind(t): t for t in trajs if t.instance_id == instance_id}
-    return {k: by_kind[k] for k in ("clean", *FAILURE_TYPES) if k in by_kind}
+    return {k: by_kind[k] for k in ("clean", *TESTBED_FAILURE_TYPES) if k in by_kind}
 
 
 def mutant_diff(parent: Trajectory, mutant: Trajectory, *, view: str = "step") -> str:
