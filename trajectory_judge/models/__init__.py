@@ -9,13 +9,13 @@ records and what a label says), :mod:`.fingerprint` (what a judge is beyond its 
 
 from __future__ import annotations
 
-from trajectory_judge.models.fingerprint import Fingerprint, OnRecord, recorded_fingerprints
 from trajectory_judge.models.fault_types import (
     FAULT_TYPES_FILE,
     fault_types_lines,
     load_fault_types,
     type_counts,
 )
+from trajectory_judge.models.fingerprint import Fingerprint, OnRecord, recorded_fingerprints
 from trajectory_judge.models.jsonl import (
     DataError,
     M,
