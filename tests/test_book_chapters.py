@@ -95,12 +95,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def paper_claims():
+def paper_claims(paper_report):
+    """The register on the paper's verdicts at the book's own B = 10,000 and seed, as its chapters read it."""
     from trajectory_judge.analysis.loading import load_paper_data
-    from trajectory_judge.analysis.report import build_report
 
     d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
-    return C.paper_claims(build_report(d.trajectories, d.verdicts, resamples=1000, seed=7), d)
+    return C.paper_claims(paper_report, d)
 
 
 def test_every_number_of_the_abstract_holds_on_the_released_verdicts(paper_claims):

@@ -57,8 +57,13 @@ def test_organic_settings_put_the_paper_first_and_read_each_models_last_run_that
     t = A.organic_settings_table(recs, "qwen2.5:14b", 60)
     paper, ours = t.iloc[:, 0], t.iloc[:, 1]
     assert len(t.columns) == 2
-    assert (ours["episodes"], ours["temperature"], ours["seed"], ours["step limit"]) == (9, "0", 7, agent.MAX_STEPS)
+    assert (ours["episodes"], ours["temperature"], ours["seed"], ours["step limit"]) == (
+        "9",
+        "0",
+        "7",
+        str(agent.MAX_STEPS),
+    )
     # the paper's Appendix G states the agent's temperature, seed and step limit (qwen2.5:14b, temperature 0,
     # seed 7, at most 10 steps); what it does not state (tokens per step, context window) stays "–"
-    assert (paper["episodes"], paper["temperature"], paper["seed"], paper["step limit"]) == (60, 0, 7, 10)
+    assert (paper["episodes"], paper["temperature"], paper["seed"], paper["step limit"]) == ("60", "0", "7", "10")
     assert paper["output tokens per step"] == paper["context window (tokens)"] == "\u2013"

@@ -34,6 +34,9 @@ from trajectory_judge.analysis.published import (
 )
 from trajectory_judge.models import FAILURE_TYPES
 
+TOLERANCE = 0.01 + 1e-9
+"""Within 0.01 for interval bounds and deltas, inclusive (0.43 − 0.42 is a hair over 0.01 in binary)."""
+
 # Measured on the release with resamples=10_000, seed=7 (our bootstrap seed; the paper's is not published):
 KNOWN_DIFFERENCES = {
     # paper §7.1 prints [+0.240, +0.389]; we get +0.383. Within the ±0.01 tolerance, but not to 3 decimals.
@@ -105,21 +108,23 @@ def test_release_reproduces_quoted_intervals_within_001(rep):
         else:
             value, iv = jr.metrics[q.metric], jr.intervals[q.metric]
         assert round(value, 3) == q.value, q
-        assert abs(iv.low - q.low) <= 0.01 and abs(iv.high - q.high) <= 0.01, (q, iv)
+        assert abs(iv.low - q.low) <= TOLERANCE and abs(iv.high - q.high) <= TOLERANCE, (q, iv)
 
 
 def test_release_reproduces_quoted_deltas_and_gap_within_001(rep):
     for q in PUBLISHED_DELTAS:
         d = rep.delta(q.a, q.b, q.metric)
         assert round(d.value, 3) == q.value, q
-        assert abs(d.low - q.low) <= 0.01 and abs(d.high - q.high) <= 0.01, (q, d)
+        assert abs(d.low - q.low) <= TOLERANCE and abs(d.high - q.high) <= TOLERANCE, (q, d)
         for side in ("low", "high"):
             known = KNOWN_DIFFERENCES.get((q.a, q.b, q.metric, side))
             if known is not None:  # the documented difference is what we measure
                 assert round(getattr(d, side), 3) == known
     for g in PUBLISHED_GAPS:
         gap = next(x for x in rep.gaps if x.judge == g.judge)
-        assert round(gap.value, 3) == g.value and abs(gap.low - g.low) <= 0.01 and abs(gap.high - g.high) <= 0.01
+        assert (
+            round(gap.value, 3) == g.value and abs(gap.low - g.low) <= TOLERANCE and abs(gap.high - g.high) <= TOLERANCE
+        )
 
 
 def test_release_reproduces_quoted_counts(rep):
