@@ -321,7 +321,7 @@ def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
             if s["within range"] or r["verdict"] == REPRODUCES:  # our seed printing it is one seed that does
                 df.loc[i, ["verdict", "why"]] = [NOISE, seeds]
             else:  # unexplained: say how far the seeds reach, so the row shows what the check measured
-                df.loc[i, "why"] = f"{seeds}; they give {float(s['min']):.4f} to {float(s['max']):.4f}"
+                df.loc[i, "why"] = f"{seeds}; they give {float(s['min']):.3f} to {float(s['max']):.3f}"
     return df
 
 

@@ -188,13 +188,14 @@ def spread_sentence(spread: pd.DataFrame, seeds: int) -> str:
             "none of the differences needs another explanation than the seed."
         )
     beyond = "; ".join(
-        f"{q} (published {format_number(r['published'])}; the seeds give {r['min']:.4f} to {r['max']:.4f})"
+        f"{q} (published {format_number(r['published'])}; the seeds give {format_number(r['min'])} to "
+        f"{format_number(r['max'])})"
         for q, r in out.iterrows()
     )
     return (
         f"{n - len(out)} of the {n} published bounds fall inside the range that {seeds} seeds of the stated "
-        f"procedure produce, and for them the seed is explanation enough. {len(out)} "
-        f"{'falls' if len(out) == 1 else 'fall'} outside it: {beyond}. Such a bound is a percentile of a "
+        f"procedure produce, and for them the seed is explanation enough. "
+        f"{'One falls' if len(out) == 1 else f'{len(out)} fall'} outside it: {beyond}. Such a bound is a percentile of a "
         "statistic that takes few values, so a published bound one step beyond every seed's can come from "
         "another generator of the same procedure; the seeds cannot show that it does."
     )
@@ -207,13 +208,13 @@ def unexplained_sentence(checks: pd.DataFrame) -> str:
     if rows.empty:
         return ""
     items = "; ".join(
-        f"{r['quantity']}, published {format_number(r['published'])} and recomputed {r['recomputed']:.4f}"
+        f"{r['quantity']}, published {format_number(r['published'])} and recomputed {format_number(r['recomputed'])}"
         + (f" ({r['why']})" if r["why"] else "")
         for _, r in rows.iterrows()
     )
     n = len(rows)
     return (
-        f" {n} {'number differs' if n == 1 else 'numbers differ'} with no explanation and beyond the seeds' reach: "
+        f" {'One number differs' if n == 1 else f'{n} numbers differ'} with no explanation and beyond the seeds' reach: "
         f"{items}."
     )
 
