@@ -34,10 +34,22 @@ OUTCOME, STEP = f"outcome:{MODEL}", f"step:{MODEL}"
 NAMES = ("garbled", "unsteady", "coding")
 
 
+class _Folders(dict):
+    """The folders of :data:`NAMES`, each built the first time a test asks for it (the two judged through
+    a stand-in take most of a minute, and only the slow tests need them)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, name: str) -> Path:
+        self[name] = make_folder(self.root, FOLDERS[name])
+        return self[name]
+
+
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("foreign")
-    return {name: make_folder(root, FOLDERS[name]) for name in NAMES}
+    return _Folders(tmp_path_factory.mktemp("foreign"))
 
 
 @pytest.fixture()
@@ -109,6 +121,7 @@ def test_misses_shows_a_miss_of_an_own_type(folders, capsys):
 
 
 # --- the chapters' helpers --------------------------------------------------------------------------
+@pytest.mark.slow  # judges two folders of 200 trajectories through the stand-in
 @pytest.mark.parametrize("name", ["garbled", "unsteady"])
 def test_identical_inputs_given_two_verdicts_are_a_finding_with_numbers_not_an_assertion(folders, name, in_book):
     from trajectory_judge.book.chapters.analysis import (
@@ -171,8 +184,8 @@ def test_own_types_get_a_table_captioned_from_fault_types_json(folders):
     caption = own_types_caption(groups[0], CODING_TYPES)
     assert f"Skips lint ({CODING_TYPES['skips_lint'].rstrip('.')})" in caption  # the file's line, in the caption
     assert testbed_typed({"edition": rep}) == {}
-    _, rep40 = _report(folders["garbled"])
-    assert own_type_groups(rep40) == ()
+    _, testbed = _report(ROOT / "data")  # a folder of the testbed's six types: no table of its own
+    assert own_type_groups(testbed) == ()
 
 
 def test_outcome_only_faults_have_no_row_and_the_page_says_so(folders):
