@@ -1,11 +1,13 @@
 """``report`` and the runner at 4,000, 20,000 and 100,000 trajectories: time and peak memory.
 
-    python tests/benchmarks/bench_scale.py [--sizes 4000 20000 100000] [--resamples 10000] [--before REV]
-        [--before-max 20000] [--work DIR] [--write FILE]
+    python tests/benchmarks/bench_scale.py [--sizes 4000 20000 100000] [--confidences tenths distinct]
+        [--resamples 10000] [--before REV] [--before-max 20000] [--work DIR] [--write FILE]
 
 For each size: ``trajectory-judge build-dataset --n N`` makes a folder, the five trivial Python judges
 of ``tests/scale_judges.py`` judge it through the runner (``run_judges``, one process; the time per
-verdict is the runner's overhead, as the judges do next to nothing), then ``trajectory-judge report
+verdict is the runner's overhead, as the judges do next to nothing), once for each kind of stated
+confidence asked (``tenths``: five values; ``distinct``: one of its own for every verdict, as a model's
+token probabilities give, so that the judge statistics have a cell per verdict), then ``trajectory-judge report
 --data DIR --resamples B`` runs under ``/usr/bin/time -v``: wall and CPU time (user + system) and the
 maximum resident set size. With ``--before REV`` the same ``report`` of REV (checked out into a
 temporary worktree, run with this venv) is measured right after ours on the same folder, up to
@@ -29,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for scale_judges
 
 from bench_report import run_timed
-from scale_judges import JUDGES
+from scale_judges import CONFIDENCES, judges
 
 from trajectory_judge import __version__
 from trajectory_judge.fileio import atomic_write_text
@@ -40,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TJ = str(Path(sys.executable).with_name("trajectory-judge"))
 
 
-def make_folder(out: Path, n: int) -> float:
+def make_folder(out: Path, n: int, confidences: str = "tenths") -> float:
     """Build ``n`` trajectories into ``out`` and judge them with the five judges; seconds per verdict."""
     if not (out / "trajectories.jsonl").exists():
         subprocess.run([TJ, "build-dataset", "--n", str(n), "--out", str(out)], check=True, capture_output=True)
@@ -50,9 +52,10 @@ def make_folder(out: Path, n: int) -> float:
         (out / "runs.jsonl").unlink(missing_ok=True)
     trajs = load_trajectories(out / "trajectories.jsonl")
     t0 = time.perf_counter()
-    res = run_judges(trajs, list(JUDGES), verdicts, progress=False)
+    five = judges(confidences)
+    res = run_judges(trajs, list(five), verdicts, progress=False)
     el = time.perf_counter() - t0
-    assert res.written == n * len(JUDGES), res
+    assert res.written == n * len(five), res
     return el / res.written
 
 
@@ -74,6 +77,9 @@ def report(cwd: Path, pythonpath: Path, data: Path, resamples: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[4000, 20000, 100000])
+    ap.add_argument(
+        "--confidences", nargs="+", choices=CONFIDENCES, default=["tenths", "distinct"], help="kinds of confidence"
+    )
     ap.add_argument("--resamples", type=int, default=10_000)
     ap.add_argument("--before", help="a git revision to pair with")
     ap.add_argument("--before-max", type=int, default=20_000, help="largest size the revision is run at")

@@ -98,6 +98,16 @@ class BootstrapResult:
         )
 
 
+def _checked_data(data: Any) -> np.ndarray:
+    data = np.asarray(data, dtype=float)
+    if data.ndim != 2:
+        raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
+    for j in range(0, data.shape[1], 64):  # a few columns at a time: no flag per element of the whole matrix
+        if not np.isfinite(data[:, j : j + 64]).all():
+            raise ValueError("data must be finite: a NaN or infinite value has no weighted sum")
+    return data
+
+
 def _validate(
     data: Any,
     strata: Any,
@@ -106,11 +116,7 @@ def _validate(
     batch: int | None,
     rng: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
-    data = np.asarray(data, dtype=float)
-    if data.ndim != 2:
-        raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
-    if not np.isfinite(data).all():
-        raise ValueError("data must be finite: a NaN or infinite value has no weighted sum")
+    data = _checked_data(data)
     strata = np.asarray(strata)
     if strata.shape != (data.shape[0],):
         raise ValueError(f"strata must have one entry per row ({data.shape[0]}), got shape {strata.shape}")
@@ -335,7 +341,12 @@ class ColumnSums:
     of integers below :func:`limb_bits` is its own one limb; a float column is put on the finest binary grid
     its values lie on and cut into at most :data:`MAX_LIMBS` limbs (:func:`_limbs`). One matrix product sums
     every limb exactly, and each float column is rebuilt from its limbs' sums, most significant first, element
-    by element: the same operations on the same exact integers, so the same bits."""
+    by element: the same operations on the same exact integers, so the same bits.
+
+    The product itself is made in float32 where that is cheaper (:func:`_digits`): each limb is cut again into
+    digits small enough that every partial sum of a replicate is an integer below ``2**24``, exact in float32
+    in any order, and each limb's sum is put back together from its digits' sums in float64, exactly. The
+    limbs' sums, and so every bit of the result, are the same either way."""
 
     limbs: np.ndarray = field(repr=False)
     """``(n, m)`` integer-valued limbs; the first ``d`` are the distinct columns' leading limbs."""
@@ -347,6 +358,10 @@ class ColumnSums:
     """For each column of ``data``, its distinct column."""
     scaled: np.ndarray = field(repr=False)
     """The distinct columns whose leading limb is worth another power of two than 1."""
+    digits: np.ndarray | None = field(default=None, repr=False)
+    """``(n, q)`` float32 digits of the limbs (:func:`_digits`), or None to multiply the limbs in float64."""
+    places: tuple[tuple[np.ndarray, np.ndarray, float], ...] = field(default=(), repr=False)
+    """Per place of the digits, lowest first: the limbs that have a digit there, its columns and its worth."""
 
     @classmethod
     def of(cls, data: np.ndarray) -> ColumnSums:
@@ -377,17 +392,115 @@ class ColumnSums:
             )
             cols.append(np.column_stack([limb for _, limb in at]))
             width += len(at)
-        return cls(np.hstack(cols), scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0))
+        limbs = np.hstack(cols)
+        digits, places = _digits(limbs)
+        if digits is not None:
+            limbs = np.zeros((0, limbs.shape[1]))  # the digits stand for them
+        return cls(limbs, scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0), digits, places)
+
+    def _product(self, weights: np.ndarray) -> np.ndarray:
+        """``weights @ limbs``, every element exact."""
+        if self.digits is None:
+            return weights @ self.limbs  # integers below 2**53 throughout: exact in any order
+        q = weights.astype(np.float32) @ self.digits  # integers below 2**24 throughout: exact in any order
+        m = self.limbs.shape[1]
+        p = q[:, :m].astype(np.float64)  # every limb's lowest digit comes first
+        for limbs, at, worth in self.places[1:]:
+            p[:, limbs] += q[:, at] * worth  # integers below 2**53: exact
+        return p
 
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         """``(B, n)`` integer weights -> ``(B, k)`` column sums."""
-        p = weights @ self.limbs  # integers below 2**53 throughout: exact in any order
+        p = self._product(weights)
         s = p[:, : len(self.scale)]  # the integer columns' sums as they are
         scaled = self.scaled
         s[:, scaled] = s[:, scaled] * self.scale[scaled]  # a power of two: exact
         for cols, at, scale in self.rest:  # a float column's further limbs, most significant first
             s[:, cols] = s[:, cols] + p[:, at] * scale
         return s[:, self.inverse]
+
+
+ONE_HOT_CELLS = 64
+"""A grouping of the rows (:class:`Cells`) of at most this many cells is counted as that many one-hot columns
+of the shared product; a larger one (a judge's distinct confidences, which can be one per row) by sorting, so
+that neither its memory nor its time grows with the rows times the cells."""
+
+STATISTIC_ELEMENTS = 1 << 20
+"""Counts a family with a large grouping holds at once: its statistic is evaluated that many counts' worth of
+replicates at a time (each replicate's value is its own, so the blocks change no digit)."""
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A grouping of the rows: the cell each row counts in, and how many cells there are; a replicate's count of
+    a cell is the sum of its rows' weights (integers: exact in any order)."""
+
+    index: np.ndarray = field(repr=False)
+    """``(n,)`` the cell of each row, ``-1`` for a row in none."""
+    size: int
+    """Number of cells (``index < size``)."""
+    order: np.ndarray = field(repr=False)
+    """The rows in some cell, sorted by cell (stably)."""
+    starts: np.ndarray = field(repr=False)
+    """Where each non-empty cell's rows begin in ``order``."""
+    present: np.ndarray = field(repr=False)
+    """The non-empty cells, in order."""
+
+    @classmethod
+    def of(cls, index: Any, size: int) -> Cells:
+        """The grouping that puts row ``i`` in cell ``index[i]`` (``-1``: none) of ``size``."""
+        index = np.asarray(index, dtype=np.intp)
+        if index.ndim != 1 or (len(index) and (index.min() < -1 or index.max() >= size)):
+            raise ValueError(f"cells must be a 1-D array of cells in [0, {size}) or -1")
+        order = np.argsort(index, kind="stable")
+        order = order[index[order] >= 0]
+        cell = index[order]
+        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, dtype=np.intp)
+        return cls(index, int(size), order, starts, cell[starts])
+
+    def one_hot(self) -> np.ndarray:
+        """``(n, size)`` indicator columns: row ``i`` has a 1 in the column of its cell."""
+        out = np.zeros((len(self.index), self.size))
+        out[self.order, self.index[self.order]] = 1.0
+        return out
+
+    def counts(self, weights: np.ndarray) -> np.ndarray:
+        """``(..., n)`` weights -> ``(..., size)`` the weight of each cell (``weights @ self.one_hot()``)."""
+        out = np.zeros((*weights.shape[:-1], self.size))
+        if len(self.order):
+            out[..., self.present] = np.add.reduceat(weights[..., self.order], self.starts, axis=-1)
+        return out
+
+
+def _digits(limbs: np.ndarray) -> tuple[np.ndarray | None, tuple[tuple[np.ndarray, np.ndarray, float], ...]]:
+    """``limbs`` (``(n, m)`` integers below ``2**limb_bits(n)``) cut into float32 digits of ``24 - bits(n)`` bits
+    (with their limb's sign), so that a replicate's weighted sum of a digit column stays below ``2**24``; and per
+    place, lowest first, which limbs have a digit there, its column and what it is worth. None when the digits
+    would be more than twice as many columns as the limbs (few rows make a digit hold many bits)."""
+    n, m = limbs.shape
+    bits = 24 - max(n, 1).bit_length()
+    if bits < 1 or m == 0:
+        return None, ()
+    whole = np.abs(limbs).astype(np.int64)  # exact: below 2**53
+    top = np.zeros(m, dtype=np.int64)
+    for j in range(0, m, 64):
+        top[j : j + 64] = whole[:, j : j + 64].max(axis=0, initial=0)
+    need = np.maximum(1, -(-np.asarray([int(t).bit_length() for t in top]) // bits))
+    if need.sum() > 2 * m:
+        return None, ()
+    sign = np.sign(limbs).astype(np.int64)
+    digits = np.empty((n, int(need.sum())), dtype=np.float32)
+    places = []
+    at = 0
+    for place in range(int(need.max())):
+        have = np.flatnonzero(need > place)
+        cols = np.arange(at, at + len(have))
+        for a in range(0, len(have), 64):
+            h = have[a : a + 64]
+            digits[:, at + a : at + a + len(h)] = sign[:, h] * ((whole[:, h] >> (place * bits)) & ((1 << bits) - 1))
+        places.append((have, cols, float(2 ** (place * bits))))
+        at += len(have)
+    return digits, tuple(places)
 
 
 def ordered_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -474,6 +587,60 @@ class Family:
     """(successes, trials) per statistic, NaN where it is not a proportion."""
     structural: np.ndarray | None = field(default=None, repr=False)
     """Per statistic, whether the caller knows it cannot vary (see the module docstring)."""
+    cells: tuple[Cells, ...] = field(default=(), repr=False)
+    """Groupings of the rows whose weighted count per cell the statistic reads after the sums of ``data``'s
+    columns, grouping after grouping (as if each were ``size`` one-hot columns of ``data``)."""
+
+    @property
+    def width(self) -> int:
+        """Columns the statistic reads: ``data``'s and one per cell of every grouping."""
+        return int(self.data.shape[1]) + sum(c.size for c in self.cells)
+
+
+def _family_inputs(
+    families: Sequence[Family], rows: np.ndarray
+) -> tuple[np.ndarray, list[list[slice | Cells]]]:
+    """The columns of the shared product, rows in the order ``rows``, and each family's input as pieces: a slice
+    of the product's sums, or a grouping counted apart (more than :data:`ONE_HOT_CELLS` cells)."""
+    widths = [
+        int(f.data.shape[1]) + sum(c.size for c in f.cells if c.size <= ONE_HOT_CELLS) for f in families
+    ]
+    data = np.empty((len(rows), sum(widths)))
+    pieces: list[list[slice | Cells]] = []
+    at = 0
+    for f in families:
+        own_data = np.asarray(f.data, dtype=float)
+        k = own_data.shape[1]
+        for j in range(0, k, 64):  # a few columns at a time: no second copy of the whole matrix
+            data[:, at + j : at + min(j + 64, k)] = own_data[:, j : j + 64][rows]
+        own: list[slice | Cells] = [slice(at, at + k)]
+        at += k
+        for c in f.cells:
+            moved = Cells.of(c.index[rows], c.size)
+            if c.size <= ONE_HOT_CELLS:
+                data[:, at : at + c.size] = moved.one_hot()
+                own.append(slice(at, at + c.size))
+                at += c.size
+            else:
+                own.append(moved)
+        merged: list[slice | Cells] = []
+        for p in own:  # adjacent slices as one, so that a family of columns alone reads a view of the sums
+            last = merged[-1] if merged else None
+            if isinstance(p, slice) and isinstance(last, slice) and last.stop == p.start:
+                merged[-1] = slice(last.start, p.stop)
+            elif not (isinstance(p, slice) and p.start == p.stop):
+                merged.append(p)
+        pieces.append(merged)
+    return data, pieces
+
+
+def _family_input(pieces: Sequence[slice | Cells], sums: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    if len(pieces) == 1 and isinstance(pieces[0], slice):
+        return sums[..., pieces[0]]
+    parts = [sums[..., p] if isinstance(p, slice) else p.counts(weights) for p in pieces]
+    if not parts:
+        return np.zeros((*sums.shape[:-1], 0))
+    return np.concatenate(parts, axis=-1)
 
 
 def bootstrap_families(
@@ -491,28 +658,41 @@ def bootstrap_families(
     read their own columns of the sums. The result per family is the one :func:`bootstrap` gives it alone."""
     if not families:
         raise ValueError("no family of statistics to bootstrap")
-    datas = [np.asarray(f.data, dtype=float) for f in families]
-    if any(d.ndim != 2 for d in datas) or len({d.shape[0] for d in datas}) > 1:
-        raise ValueError(
-            f"data must be 2-D (rows, columns) arrays of equal rows, got shapes {[d.shape for d in datas]}"
-        )
-    data, strata, gen = _validate(np.hstack(datas), strata, resamples, confidence_level, batch, rng)
+    shapes = [np.shape(f.data) for f in families]
+    if any(len(sh) != 2 for sh in shapes) or len({sh[0] for sh in shapes}) > 1:
+        raise ValueError(f"data must be 2-D (rows, columns) arrays of equal rows, got shapes {shapes}")
+    n = shapes[0][0]
+    if any(c.index.shape != (n,) for f in families for c in f.cells):
+        raise ValueError(f"a grouping of the rows must give every one of the {n} rows a cell (or -1)")
+    for f in families:
+        _checked_data(f.data)
+    _, strata, gen = _validate(np.zeros((n, 0)), strata, resamples, confidence_level, batch, rng)
     # rows grouped by stratum, in the order the draws take them: each replicate's weights are the same
     # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
     rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)
-    data, strata = data[rows], strata[rows]
-    edges = np.cumsum([0, *(d.shape[1] for d in datas)])
-    cols = [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
+    strata = strata[rows]
+    data, pieces = _family_inputs(families, rows)
     sums = ColumnSums.of(data)
-    whole = sums(np.ones((1, data.shape[0])))[0]
-    estimates = [np.asarray(f.statistic(whole[c]), dtype=float) for f, c in zip(families, cols)]
+    del data
+    ones = np.ones((1, n))
+    whole = sums(ones)
+    estimates = [np.asarray(f.statistic(_family_input(p, whole, ones)[0]), dtype=float) for f, p in zip(families, pieces)]
     dists = [np.empty((resamples, len(e))) for e in estimates]
+    # a family that counts large groupings apart reads them a few replicates at a time (STATISTIC_ELEMENTS)
+    steps = [
+        None if all(isinstance(p, slice) for p in ps) else max(1, STATISTIC_ELEMENTS // max(f.width, 1))
+        for f, ps in zip(families, pieces)
+    ]
     for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
         s = sums(w)
-        del w
-        for f, c, dist in zip(families, cols, dists):
-            dist[start:stop] = f.statistic(s[:, c])
-        del s
+        for f, ps, dist, step in zip(families, pieces, dists, steps):
+            if step is None:
+                dist[start:stop] = f.statistic(_family_input(ps, s, w))
+                continue
+            for a in range(0, stop - start, step):
+                b = min(a + step, stop - start)
+                dist[start + a : start + b] = f.statistic(_family_input(ps, s[a:b], w[a:b]))
+        del s, w
     out = []
     for f, estimate, dist in zip(families, estimates, dists):
         low, high = percentile_interval(dist, confidence_level)
