@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for scale_judges
 
 from bench_report import run_timed
-from scale_judges import CONFIDENCES, judges
+from scale_judges import CONFIDENCES, JUDGES, judges
 
 from trajectory_judge import __version__
 from trajectory_judge.fileio import atomic_write_text
@@ -93,61 +93,83 @@ def main() -> None:
         subprocess.run(
             ["git", "worktree", "add", "--detach", str(old), args.before], cwd=ROOT, check=True, capture_output=True
         )
-    rows = []
+    rows: dict[str, list[dict]] = {c: [] for c in args.confidences}
     try:
-        for n in args.sizes:
-            data = work / f"n{n}"
-            per_verdict = make_folder(data, n)
-            print(
-                f"{n:>7} trajectories: runner {per_verdict * 1e3:.3f} ms per verdict ({n * len(JUDGES)} verdicts)",
-                flush=True,
-            )
-            ours = report(ROOT, ROOT, data, args.resamples)
-            row = {
-                "n": n,
-                "judges": len(JUDGES),
-                "runner_ms_per_verdict": round(per_verdict * 1e3, 4),
-                **{k: v for k, v in ours.items() if k != "out"},
-            }
-            print(
-                f"  report ours   wall {ours['wall_s']:8.2f} s  cpu {ours['cpu_s']:8.2f} s  peak {ours['rss_mb']:6d} MB  exit {ours['rc']}",
-                flush=True,
-            )
-            if old is not None and n <= args.before_max:
-                theirs = report(old, old, data, args.resamples)
-                same = theirs["out"] == ours["out"]
-                row["before"] = {k: v for k, v in theirs.items() if k != "out"} | {"same_output": same}
-                print(
-                    f"  report {args.before:<6} wall {theirs['wall_s']:8.2f} s  cpu {theirs['cpu_s']:8.2f} s  peak {theirs['rss_mb']:6d} MB  exit {theirs['rc']}  output identical: {same}",
-                    flush=True,
-                )
-            elif old is not None:
-                print(f"  report {args.before}: not run above {args.before_max} trajectories", flush=True)
-            rows.append(row)
+        for confidences in args.confidences:
+            for n in args.sizes:
+                rows[confidences].append(measure(work, n, confidences, args, old))
     finally:
         if old is not None:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
-    base = rows[0]
-    for r in rows:
-        print(
-            f"{r['n']:>7}: report {r['cpu_s'] / r['n'] * 1e3:.3f} ms CPU per trajectory ({r['cpu_s'] / r['n'] / (base['cpu_s'] / base['n']):.2f}x"
-            f" the {base['n']}'s), runner {r['runner_ms_per_verdict'] / base['runner_ms_per_verdict']:.2f}x"
-        )
+    for confidences, measured in rows.items():
+        base = measured[0]
+        for r in measured:
+            print(
+                f"{r['n']:>7} ({confidences}): report {r['cpu_s'] / r['n'] * 1e3:.3f} ms CPU per trajectory"
+                f" ({r['cpu_s'] / r['n'] / (base['cpu_s'] / base['n']):.2f}x the {base['n']}'s),"
+                f" runner {r['runner_ms_per_verdict'] / base['runner_ms_per_verdict']:.2f}x"
+            )
     if args.write:
-        doc = json.loads(args.write.read_text(encoding="utf-8")) if args.write.exists() else {}
-        earlier = doc.get("scale") or {}
-        if (earlier.get("resamples"), earlier.get("before")) == (args.resamples, args.before):  # keep other sizes
-            kept = [r for r in earlier["sizes"] if r["n"] not in {row["n"] for row in rows}]
-            rows = sorted(kept + rows, key=lambda r: r["n"])
-        doc["scale"] = {
-            "command": f"trajectory-judge report --data DIR --resamples {args.resamples}",
-            "resamples": args.resamples,
-            "before": args.before,
-            "cpus": os.cpu_count(),
-            "version": __version__,
-            "sizes": rows,
-        }
-        atomic_write_text(args.write, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        write(args.write, rows, args.resamples, args.before)
+
+
+KEYS = {"tenths": "sizes", "thousandths": "thousandths", "distinct": "distinct"}
+"""Where the figures of each kind of confidence are kept under ``scale`` (``sizes``: the judges' tenths)."""
+
+
+def measure(work: Path, n: int, confidences: str, args: argparse.Namespace, old: Path | None) -> dict:
+    """``report`` on the folder of ``n`` trajectories judged with ``confidences`` (ours, and ``old``'s if asked)."""
+    data = work / (f"n{n}" if confidences == "tenths" else f"n{n}-{confidences}")
+    per_verdict = make_folder(data, n, confidences)
+    print(
+        f"{n:>7} trajectories ({confidences} confidences): runner {per_verdict * 1e3:.3f} ms per verdict"
+        f" ({n * len(JUDGES)} verdicts)",
+        flush=True,
+    )
+    ours = report(ROOT, ROOT, data, args.resamples)
+    row = {
+        "n": n,
+        "judges": len(JUDGES),
+        "confidences": confidences,
+        "runner_ms_per_verdict": round(per_verdict * 1e3, 4),
+        **{k: v for k, v in ours.items() if k != "out"},
+    }
+    print(
+        f"  report ours   wall {ours['wall_s']:8.2f} s  cpu {ours['cpu_s']:8.2f} s  peak {ours['rss_mb']:6d} MB  exit {ours['rc']}",
+        flush=True,
+    )
+    if old is not None and n <= args.before_max:
+        theirs = report(old, old, data, args.resamples)
+        same = theirs["out"] == ours["out"]
+        row["before"] = {k: v for k, v in theirs.items() if k != "out"} | {"same_output": same}
+        print(
+            f"  report {args.before:<6} wall {theirs['wall_s']:8.2f} s  cpu {theirs['cpu_s']:8.2f} s  peak {theirs['rss_mb']:6d} MB  exit {theirs['rc']}  output identical: {same}",
+            flush=True,
+        )
+    elif old is not None:
+        print(f"  report {args.before}: not run above {args.before_max} trajectories", flush=True)
+    return row
+
+
+def write(path: Path, rows: dict[str, list[dict]], resamples: int, before: str | None) -> None:
+    """Store the figures under ``scale`` in ``path``, keeping the other sizes measured with the same settings."""
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    earlier = doc.get("scale") or {}
+    same = (earlier.get("resamples"), earlier.get("before")) == (resamples, before)
+    scale = {
+        "command": f"trajectory-judge report --data DIR --resamples {resamples}",
+        "resamples": resamples,
+        "before": before,
+        "cpus": os.cpu_count(),
+        "version": __version__,
+    }
+    for confidences, key in KEYS.items():
+        new = rows.get(confidences, [])
+        kept = [r for r in earlier.get(key, []) if r["n"] not in {row["n"] for row in new}] if same else []
+        if new or kept:
+            scale[key] = sorted(kept + new, key=lambda r: r["n"])
+    doc["scale"] = scale
+    atomic_write_text(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

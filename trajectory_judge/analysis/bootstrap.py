@@ -281,24 +281,43 @@ def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
 
 
-def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct columns of ``data`` and, for each column of ``data``, its index among them
-    (``data == distinct[:, inverse]``). A report's columns repeat: every judge has the labels'
-    counts, and most confusion cells are zero."""
-    # a column's digest -> the distinct columns with it; one column is copied at a time, and columns are
-    # the same when their bytes are (the digest only narrows the search)
+def _columns_of(data: np.ndarray | Sequence[np.ndarray], rows: np.ndarray | None) -> Callable[[int], np.ndarray]:
+    """Column ``j`` of ``data`` (an array, or blocks of columns side by side), rows in the order ``rows``."""
+    blocks = [data] if isinstance(data, np.ndarray) else list(data)
+    starts = np.cumsum([0, *(np.shape(b)[1] for b in blocks)])
+
+    def column(j: int) -> np.ndarray:
+        i = int(np.searchsorted(starts, j, side="right")) - 1
+        col = np.asarray(blocks[i][:, j - starts[i]], dtype=float)
+        return np.ascontiguousarray(col if rows is None else col[rows])
+
+    return column
+
+
+def _distinct(column: Callable[[int], np.ndarray], k: int) -> tuple[list[int], np.ndarray]:
+    """The first of each set of equal columns among ``column(0) ... column(k - 1)``, and each column's among them."""
+    # a column's digest -> the distinct columns with it; columns are the same when their bytes are (the digest
+    # only narrows the search)
     slots: dict[bytes, list[int]] = {}
     keep: list[int] = []
-    inverse = np.empty(data.shape[1], dtype=np.intp)
-    for j in range(data.shape[1]):
-        col = np.ascontiguousarray(data[:, j]).tobytes()
+    inverse = np.empty(k, dtype=np.intp)
+    for j in range(k):
+        col = column(j).tobytes()
         same = slots.setdefault(hashlib.blake2b(col, digest_size=16).digest(), [])
-        found = next((s for s in same if np.ascontiguousarray(data[:, keep[s]]).tobytes() == col), None)
+        found = next((s for s in same if column(keep[s]).tobytes() == col), None)
         if found is None:
             found = len(keep)
             same.append(found)
             keep.append(j)
         inverse[j] = found
+    return keep, inverse
+
+
+def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of ``data`` and, for each column of ``data``, its index among them
+    (``data == distinct[:, inverse]``). A report's columns repeat: every judge has the labels'
+    counts, and most confusion cells are zero."""
+    keep, inverse = _distinct(_columns_of(data, None), data.shape[1])
     return data[:, keep], inverse
 
 
@@ -364,39 +383,63 @@ class ColumnSums:
     """Per place of the digits, lowest first: the limbs that have a digit there, its columns and its worth."""
 
     @classmethod
-    def of(cls, data: np.ndarray) -> ColumnSums:
-        """The limbs of ``data`` (``(n, k)``, finite)."""
-        distinct, inverse = distinct_columns(np.asarray(data, dtype=float))
-        n, d = distinct.shape
-        bits = limb_bits(n)
-        lead, scale = np.empty((n, d)), np.ones(d)
-        extra: list[tuple[int, int, np.ndarray]] = []  # (distinct column, level, limb)
-        for j in range(d):
-            x = distinct[:, j]
+    def of(cls, data: np.ndarray | Sequence[np.ndarray], rows: np.ndarray | None = None) -> ColumnSums:
+        """The limbs of ``data`` (``(n, k)``, finite; or blocks of its columns side by side), its rows taken in the
+        order ``rows`` if given. A column is read at a time: besides ``data``, only the limbs (or digits) are held."""
+        blocks = [data] if isinstance(data, np.ndarray) else list(data)
+        n = len(rows) if rows is not None else np.shape(blocks[0])[0] if blocks else 0
+        column = _columns_of(blocks, rows)
+        keep, inverse = _distinct(column, sum(np.shape(b)[1] for b in blocks))
+        d, bits = len(keep), limb_bits(n)
+
+        def limbs_of(j: int) -> tuple[list[np.ndarray], float]:
+            x = column(keep[j])
             if np.all(np.abs(x) < 2.0**bits) and np.array_equal(x, np.round(x)):
-                lead[:, j] = x
-                continue
+                return [x], 1.0
             limbs, e = _limbs(x, bits)
-            lead[:, j], scale[j] = limbs[0], 2.0**e
-            extra += [(j, level, limb) for level, limb in enumerate(limbs[1:], start=1)]
-        rest, cols = [], [lead]
+            return limbs, 2.0**e
+
+        # first pass: how many limbs each column has and how large they are; the limbs are made again below
+        scale, count, tops = np.ones(d), np.ones(d, dtype=np.intp), []
+        for j in range(d):
+            limbs, scale[j] = limbs_of(j)
+            count[j] = len(limbs)
+            tops.append([int(np.max(np.abs(limb), initial=0)) for limb in limbs])
+        rest, slots = [], {(j, 0): j for j in range(d)}  # (column, level) -> its limb's column
         width = d
-        for level in sorted({lv for _, lv, _ in extra}):
-            at = [(j, limb) for j, lv, limb in extra if lv == level]
-            rest.append(
-                (
-                    np.asarray([j for j, _ in at], dtype=np.intp),
-                    np.arange(width, width + len(at)),
-                    scale[[j for j, _ in at]] * 2.0 ** (-level * bits),
-                )
-            )
-            cols.append(np.column_stack([limb for _, limb in at]))
-            width += len(at)
-        limbs = np.hstack(cols)
-        digits, places = _digits(limbs)
-        if digits is not None:
-            limbs = np.zeros((0, limbs.shape[1]))  # the digits stand for them
-        return cls(limbs, scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0), digits, places)
+        for level in range(1, int(count.max(initial=1))):
+            have = np.flatnonzero(count > level)
+            slots |= {(int(j), level): width + i for i, j in enumerate(have)}
+            rest.append((have, np.arange(width, width + len(have)), scale[have] * 2.0 ** (-level * bits)))
+            width += len(have)
+        top = np.zeros(width, dtype=np.int64)
+        for (j, level), c in slots.items():
+            top[c] = tops[j][level]
+        digit_bits = 24 - max(n, 1).bit_length()
+        need = np.maximum(1, -(-np.asarray([int(t).bit_length() for t in top], dtype=np.intp) // max(digit_bits, 1)))
+        use_digits = digit_bits >= 1 and width > 0 and need.sum() <= 2 * width
+        places: list[tuple[np.ndarray, np.ndarray, float]] = []
+        if use_digits:
+            at = 0
+            for place in range(int(need.max())):
+                have = np.flatnonzero(need > place)
+                places.append((have, np.arange(at, at + len(have)), float(2 ** (place * digit_bits))))
+                at += len(have)
+            matrix, digits = np.zeros((0, width)), np.empty((n, at), dtype=np.float32)
+            where = {(int(c), p): int(cols[i]) for p, (have, cols, _) in enumerate(places) for i, c in enumerate(have)}
+        else:
+            matrix, digits = np.empty((n, width)), None
+        # second pass: every limb into its column of the matrix, or cut into its digits
+        for j in range(d):
+            for level, limb in enumerate(limbs_of(j)[0]):
+                c = slots[(j, level)]
+                if digits is None:
+                    matrix[:, c] = limb
+                    continue
+                whole, sign = np.abs(limb).astype(np.int64), np.sign(limb)
+                for place in range(int(need[c])):
+                    digits[:, where[(c, place)]] = sign * ((whole >> (place * digit_bits)) & ((1 << digit_bits) - 1))
+        return cls(matrix, scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0), digits, tuple(places))
 
     def _product(self, weights: np.ndarray) -> np.ndarray:
         """``weights @ limbs``, every element exact."""
@@ -470,37 +513,6 @@ class Cells:
         if len(self.order):
             out[..., self.present] = np.add.reduceat(weights[..., self.order], self.starts, axis=-1)
         return out
-
-
-def _digits(limbs: np.ndarray) -> tuple[np.ndarray | None, tuple[tuple[np.ndarray, np.ndarray, float], ...]]:
-    """``limbs`` (``(n, m)`` integers below ``2**limb_bits(n)``) cut into float32 digits of ``24 - bits(n)`` bits
-    (with their limb's sign), so that a replicate's weighted sum of a digit column stays below ``2**24``; and per
-    place, lowest first, which limbs have a digit there, its column and what it is worth. None when the digits
-    would be more than twice as many columns as the limbs (few rows make a digit hold many bits)."""
-    n, m = limbs.shape
-    bits = 24 - max(n, 1).bit_length()
-    if bits < 1 or m == 0:
-        return None, ()
-    whole = np.abs(limbs).astype(np.int64)  # exact: below 2**53
-    top = np.zeros(m, dtype=np.int64)
-    for j in range(0, m, 64):
-        top[j : j + 64] = whole[:, j : j + 64].max(axis=0, initial=0)
-    need = np.maximum(1, -(-np.asarray([int(t).bit_length() for t in top]) // bits))
-    if need.sum() > 2 * m:
-        return None, ()
-    sign = np.sign(limbs).astype(np.int64)
-    digits = np.empty((n, int(need.sum())), dtype=np.float32)
-    places = []
-    at = 0
-    for place in range(int(need.max())):
-        have = np.flatnonzero(need > place)
-        cols = np.arange(at, at + len(have))
-        for a in range(0, len(have), 64):
-            h = have[a : a + 64]
-            digits[:, at + a : at + a + len(h)] = sign[:, h] * ((whole[:, h] >> (place * bits)) & ((1 << bits) - 1))
-        places.append((have, cols, float(2 ** (place * bits))))
-        at += len(have)
-    return digits, tuple(places)
 
 
 def ordered_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -597,32 +609,25 @@ class Family:
         return int(self.data.shape[1]) + sum(c.size for c in self.cells)
 
 
-def _family_inputs(
-    families: Sequence[Family], rows: np.ndarray
-) -> tuple[np.ndarray, list[list[slice | Cells]]]:
-    """The columns of the shared product, rows in the order ``rows``, and each family's input as pieces: a slice
-    of the product's sums, or a grouping counted apart (more than :data:`ONE_HOT_CELLS` cells)."""
-    widths = [
-        int(f.data.shape[1]) + sum(c.size for c in f.cells if c.size <= ONE_HOT_CELLS) for f in families
-    ]
-    data = np.empty((len(rows), sum(widths)))
+def _family_inputs(families: Sequence[Family], rows: np.ndarray) -> tuple[list[np.ndarray], list[list[slice | Cells]]]:
+    """The blocks of columns of the shared product (rows as the caller has them) and each family's input as
+    pieces: a slice of the product's sums, or a grouping counted apart (more than :data:`ONE_HOT_CELLS` cells),
+    its rows in the order ``rows``."""
+    blocks: list[np.ndarray] = []
     pieces: list[list[slice | Cells]] = []
     at = 0
     for f in families:
-        own_data = np.asarray(f.data, dtype=float)
-        k = own_data.shape[1]
-        for j in range(0, k, 64):  # a few columns at a time: no second copy of the whole matrix
-            data[:, at + j : at + min(j + 64, k)] = own_data[:, j : j + 64][rows]
-        own: list[slice | Cells] = [slice(at, at + k)]
-        at += k
+        data = np.asarray(f.data, dtype=float)
+        blocks.append(data)
+        own: list[slice | Cells] = [slice(at, at + data.shape[1])]
+        at += data.shape[1]
         for c in f.cells:
-            moved = Cells.of(c.index[rows], c.size)
             if c.size <= ONE_HOT_CELLS:
-                data[:, at : at + c.size] = moved.one_hot()
+                blocks.append(c.one_hot())
                 own.append(slice(at, at + c.size))
                 at += c.size
             else:
-                own.append(moved)
+                own.append(Cells.of(c.index[rows], c.size))
         merged: list[slice | Cells] = []
         for p in own:  # adjacent slices as one, so that a family of columns alone reads a view of the sums
             last = merged[-1] if merged else None
@@ -631,7 +636,7 @@ def _family_inputs(
             elif not (isinstance(p, slice) and p.start == p.stop):
                 merged.append(p)
         pieces.append(merged)
-    return data, pieces
+    return blocks, pieces
 
 
 def _family_input(pieces: Sequence[slice | Cells], sums: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -641,6 +646,20 @@ def _family_input(pieces: Sequence[slice | Cells], sums: np.ndarray, weights: np
     if not parts:
         return np.zeros((*sums.shape[:-1], 0))
     return np.concatenate(parts, axis=-1)
+
+
+def _evaluate(
+    family: Family, pieces: Sequence[slice | Cells], sums: np.ndarray, weights: np.ndarray, out: np.ndarray
+) -> None:
+    """``family``'s statistics of one block's replicates into ``out``; a family that counts a large grouping apart
+    reads it a few replicates at a time (:data:`STATISTIC_ELEMENTS`)."""
+    if all(isinstance(p, slice) for p in pieces):
+        out[:] = family.statistic(_family_input(pieces, sums, weights))
+        return
+    step = max(1, STATISTIC_ELEMENTS // max(family.width, 1))
+    for a in range(0, len(out), step):
+        b = min(a + step, len(out))
+        out[a:b] = family.statistic(_family_input(pieces, sums[a:b], weights[a:b]))
 
 
 def bootstrap_families(
@@ -671,27 +690,19 @@ def bootstrap_families(
     # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
     rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)
     strata = strata[rows]
-    data, pieces = _family_inputs(families, rows)
-    sums = ColumnSums.of(data)
-    del data
+    blocks, pieces = _family_inputs(families, rows)
+    sums = ColumnSums.of(blocks, rows)
+    del blocks
     ones = np.ones((1, n))
     whole = sums(ones)
-    estimates = [np.asarray(f.statistic(_family_input(p, whole, ones)[0]), dtype=float) for f, p in zip(families, pieces)]
-    dists = [np.empty((resamples, len(e))) for e in estimates]
-    # a family that counts large groupings apart reads them a few replicates at a time (STATISTIC_ELEMENTS)
-    steps = [
-        None if all(isinstance(p, slice) for p in ps) else max(1, STATISTIC_ELEMENTS // max(f.width, 1))
-        for f, ps in zip(families, pieces)
+    estimates = [
+        np.asarray(f.statistic(_family_input(p, whole, ones)[0]), dtype=float) for f, p in zip(families, pieces)
     ]
+    dists = [np.empty((resamples, len(e))) for e in estimates]
     for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
         s = sums(w)
-        for f, ps, dist, step in zip(families, pieces, dists, steps):
-            if step is None:
-                dist[start:stop] = f.statistic(_family_input(ps, s, w))
-                continue
-            for a in range(0, stop - start, step):
-                b = min(a + step, stop - start)
-                dist[start + a : start + b] = f.statistic(_family_input(ps, s[a:b], w[a:b]))
+        for f, ps, dist in zip(families, pieces, dists):
+            _evaluate(f, ps, s, w, dist[start:stop])
         del s, w
     out = []
     for f, estimate, dist in zip(families, estimates, dists):

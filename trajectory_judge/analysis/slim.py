@@ -275,7 +275,9 @@ def _plain_step(obj: Any) -> _Step | None:
     error = obs.get("error")
     if not _optional_str(error):
         return None
-    return _Step(obj["index"], obj["thought"], _Call(call["tool"], call["args"]), _Observation(obs["ok"], obs["data"], error))
+    return _Step(
+        obj["index"], obj["thought"], _Call(call["tool"], call["args"]), _Observation(obs["ok"], obs["data"], error)
+    )
 
 
 def _plain_label(obj: Any) -> Label | None:
@@ -299,7 +301,9 @@ def _plain_label(obj: Any) -> Label | None:
 def _plain_trajectory(obj: Any) -> TrajectoryRecord | None:
     if type(obj) is not dict or not obj.keys() <= _TRAJECTORY_KEYS:
         return None
-    tid, iid, goal, answer, raw = (obj.get(k) for k in ("trajectory_id", "instance_id", "goal", "final_answer", "steps"))
+    tid, iid, goal, answer, raw = (
+        obj.get(k) for k in ("trajectory_id", "instance_id", "goal", "final_answer", "steps")
+    )
     if not (type(tid) is str and type(iid) is str and type(goal) is str and type(answer) is str and type(raw) is list):
         return None
     steps = [_plain_step(s) for s in raw]
@@ -331,7 +335,11 @@ def _plain_verdict(obj: Any) -> VerdictRecord | None:
         return None
     tid, jid, faulty, conf = obj.get("trajectory_id"), obj.get("judge_id"), obj.get("faulty"), obj.get("confidence")
     step, kind = obj.get("failure_step"), obj.get("failure_type")
-    latency, prompt, completion = obj.get("latency_s", 0.0), obj.get("prompt_tokens", 0), obj.get("completion_tokens", 0)
+    latency, prompt, completion = (
+        obj.get("latency_s", 0.0),
+        obj.get("prompt_tokens", 0),
+        obj.get("completion_tokens", 0),
+    )
     rationale, error = obj.get("rationale"), obj.get("error")
     if not (type(tid) is str and type(jid) is str and type(faulty) is bool and type(conf) is float):
         return None
@@ -339,7 +347,9 @@ def _plain_verdict(obj: Any) -> VerdictRecord | None:
         return None
     if not (_index(prompt) and _index(completion) and (step is None or _index(step))):
         return None
-    if not (kind is None or (type(kind) is str and kind in _TYPES)) or not (_optional_str(rationale) and _optional_str(error)):
+    if not (kind is None or (type(kind) is str and kind in _TYPES)) or not (
+        _optional_str(rationale) and _optional_str(error)
+    ):
         return None
     if not faulty and (kind is not None or step is not None):
         return None
