@@ -281,6 +281,41 @@ def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
 
 
+def _limb_layout(
+    limbs_of: Callable[[int], tuple[list[np.ndarray], float]], d: int, bits: int
+) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]], dict[tuple[int, int], int], np.ndarray]:
+    """Where the limbs of ``d`` distinct columns go: each column's leading limb's worth, per further level the
+    columns that have one (with their columns and worth), the column of each (column, level), and each limb
+    column's largest magnitude."""
+    scale, count, tops = np.ones(d), np.ones(d, dtype=np.intp), []
+    for j in range(d):
+        limbs, scale[j] = limbs_of(j)
+        count[j] = len(limbs)
+        tops.append([int(np.max(np.abs(limb), initial=0)) for limb in limbs])
+    rest, slots = [], {(j, 0): j for j in range(d)}
+    width = d
+    for level in range(1, int(count.max(initial=1))):
+        have = np.flatnonzero(count > level)
+        slots |= {(int(j), level): width + i for i, j in enumerate(have)}
+        rest.append((have, np.arange(width, width + len(have)), scale[have] * 2.0 ** (-level * bits)))
+        width += len(have)
+    top = np.zeros(width, dtype=np.int64)
+    for (j, level), c in slots.items():
+        top[c] = tops[j][level]
+    return scale, rest, slots, top
+
+
+def _digit_places(need: np.ndarray, bits: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Per place of ``bits``-bit digits, lowest first: the limbs with a digit there (``need`` digits each), the
+    digits' columns and the place's worth; every limb's lowest digit comes first, in the limbs' order."""
+    places, at = [], 0
+    for place in range(int(need.max())):
+        have = np.flatnonzero(need > place)
+        places.append((have, np.arange(at, at + len(have)), float(2 ** (place * bits))))
+        at += len(have)
+    return places
+
+
 def _columns_of(data: np.ndarray | Sequence[np.ndarray], rows: np.ndarray | None) -> Callable[[int], np.ndarray]:
     """Column ``j`` of ``data`` (an array, or blocks of columns side by side), rows in the order ``rows``."""
     blocks = [data] if isinstance(data, np.ndarray) else list(data)
@@ -400,32 +435,14 @@ class ColumnSums:
             return limbs, 2.0**e
 
         # first pass: how many limbs each column has and how large they are; the limbs are made again below
-        scale, count, tops = np.ones(d), np.ones(d, dtype=np.intp), []
-        for j in range(d):
-            limbs, scale[j] = limbs_of(j)
-            count[j] = len(limbs)
-            tops.append([int(np.max(np.abs(limb), initial=0)) for limb in limbs])
-        rest, slots = [], {(j, 0): j for j in range(d)}  # (column, level) -> its limb's column
-        width = d
-        for level in range(1, int(count.max(initial=1))):
-            have = np.flatnonzero(count > level)
-            slots |= {(int(j), level): width + i for i, j in enumerate(have)}
-            rest.append((have, np.arange(width, width + len(have)), scale[have] * 2.0 ** (-level * bits)))
-            width += len(have)
-        top = np.zeros(width, dtype=np.int64)
-        for (j, level), c in slots.items():
-            top[c] = tops[j][level]
+        scale, rest, slots, top = _limb_layout(limbs_of, d, bits)
+        width = len(top)
         digit_bits = 24 - max(n, 1).bit_length()
         need = np.maximum(1, -(-np.asarray([int(t).bit_length() for t in top], dtype=np.intp) // max(digit_bits, 1)))
-        use_digits = digit_bits >= 1 and width > 0 and need.sum() <= 2 * width
         places: list[tuple[np.ndarray, np.ndarray, float]] = []
-        if use_digits:
-            at = 0
-            for place in range(int(need.max())):
-                have = np.flatnonzero(need > place)
-                places.append((have, np.arange(at, at + len(have)), float(2 ** (place * digit_bits))))
-                at += len(have)
-            matrix, digits = np.zeros((0, width)), np.empty((n, at), dtype=np.float32)
+        if digit_bits >= 1 and width > 0 and need.sum() <= 2 * width:  # float32 digits at most twice the columns
+            places = _digit_places(need, digit_bits)
+            matrix, digits = np.zeros((0, width)), np.empty((n, int(need.sum())), dtype=np.float32)
             where = {(int(c), p): int(cols[i]) for p, (have, cols, _) in enumerate(places) for i, c in enumerate(have)}
         else:
             matrix, digits = np.empty((n, width)), None
