@@ -22,10 +22,10 @@ CONFIDENCES: tuple[str, ...] = ("tenths", "thousandths", "distinct")
 value of its own for every verdict (as a model's token probabilities give)."""
 
 
-def _confidence(judge_id: str, h: int, flagged: bool, confidences: str) -> float:
+def _confidence(judge_id: str, trajectory_id: str, h: int, flagged: bool, confidences: str) -> float:
     if confidences == "tenths":
         return (5 + h % 5) / 10 if flagged else 0.6
-    own = int.from_bytes(hashlib.blake2b(f"{judge_id}|{h}".encode(), digest_size=8).digest(), "big")
+    own = int.from_bytes(hashlib.blake2b(f"{judge_id}|{trajectory_id}".encode(), digest_size=8).digest(), "big")
     if confidences == "thousandths":
         return (500 + own % 500) / 1000
     if confidences == "distinct":
@@ -37,7 +37,7 @@ class _Rule:
     judge_id = "rule:v1"
 
     def __init__(self, confidences: str = "tenths") -> None:
-        _confidence(self.judge_id, 0, False, confidences)  # refuses an unknown kind here
+        _confidence(self.judge_id, "", 0, False, confidences)  # refuses an unknown kind here
         self.confidences = confidences
 
     def flag(self, traj: Trajectory) -> int | None:
@@ -47,7 +47,7 @@ class _Rule:
     def judge(self, traj: Trajectory) -> Verdict:
         step = self.flag(traj)
         h = _digest(traj)
-        confidence = _confidence(self.judge_id, h, step is not None, self.confidences)
+        confidence = _confidence(self.judge_id, traj.trajectory_id, h, step is not None, self.confidences)
         if step is None:
             return Verdict(
                 trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=confidence

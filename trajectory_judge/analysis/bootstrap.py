@@ -403,7 +403,8 @@ class ColumnSums:
     limbs' sums, and so every bit of the result, are the same either way."""
 
     limbs: np.ndarray = field(repr=False)
-    """``(n, m)`` integer-valued limbs; the first ``d`` are the distinct columns' leading limbs."""
+    """``(n, m)`` integer-valued limbs; the first ``d`` are the distinct columns' leading limbs (``(0, m)`` when
+    :attr:`digits` stand for them)."""
     scale: np.ndarray = field(repr=False)
     """``(d,)`` the power of two each distinct column's leading limb is worth."""
     rest: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...] = field(repr=False)
