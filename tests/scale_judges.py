@@ -17,8 +17,28 @@ def _digest(traj: Trajectory) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
+CONFIDENCES: tuple[str, ...] = ("tenths", "thousandths", "distinct")
+"""How the judges state confidence: five tenths (0.5 to 0.9, and 0.6 when clean), three decimals, or a
+value of its own for every verdict (as a model's token probabilities give)."""
+
+
+def _confidence(judge_id: str, trajectory_id: str, h: int, flagged: bool, confidences: str) -> float:
+    if confidences == "tenths":
+        return (5 + h % 5) / 10 if flagged else 0.6
+    own = int.from_bytes(hashlib.blake2b(f"{judge_id}|{trajectory_id}".encode(), digest_size=8).digest(), "big")
+    if confidences == "thousandths":
+        return (500 + own % 500) / 1000
+    if confidences == "distinct":
+        return 0.5 + (own >> 12) / 2.0**53  # 52 random bits in [0.5, 1): distinct on any folder of this size
+    raise ValueError(f"confidences must be one of {CONFIDENCES}, got {confidences!r}")
+
+
 class _Rule:
     judge_id = "rule:v1"
+
+    def __init__(self, confidences: str = "tenths") -> None:
+        _confidence(self.judge_id, "", 0, False, confidences)  # refuses an unknown kind here
+        self.confidences = confidences
 
     def flag(self, traj: Trajectory) -> int | None:
         """The step it blames, or None for clean."""
@@ -27,15 +47,18 @@ class _Rule:
     def judge(self, traj: Trajectory) -> Verdict:
         step = self.flag(traj)
         h = _digest(traj)
+        confidence = _confidence(self.judge_id, traj.trajectory_id, h, step is not None, self.confidences)
         if step is None:
-            return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.6)
+            return Verdict(
+                trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=confidence
+            )
         return Verdict(
             trajectory_id=traj.trajectory_id,
             judge_id=self.judge_id,
             faulty=True,
             failure_step=step,
             failure_type=FAILURE_TYPES[h % len(FAILURE_TYPES)],
-            confidence=(5 + h % 5) / 10,
+            confidence=confidence,
         )
 
 
@@ -88,10 +111,15 @@ class Coin(_Rule):
         return traj.steps[h % len(traj.steps)].index
 
 
-JUDGES = (ShortRun(), FirstError(), Repeat(), ShortReply(), Coin())
-"""The five judges, in the order they are run."""
+def judges(confidences: str = "tenths") -> tuple[_Rule, ...]:
+    """The five judges, in the order they are run, stating confidence as ``confidences`` says (:data:`CONFIDENCES`)."""
+    return tuple(cls(confidences) for cls in (ShortRun, FirstError, Repeat, ShortReply, Coin))
 
 
-def judge_all(trajectories: Sequence[Trajectory]) -> list[Verdict]:
+JUDGES = judges()
+"""The five judges, in the order they are run (confidences in tenths)."""
+
+
+def judge_all(trajectories: Sequence[Trajectory], confidences: str = "tenths") -> list[Verdict]:
     """Every judge's verdict on every trajectory, judge by judge."""
-    return [j.judge(t) for j in JUDGES for t in trajectories]
+    return [j.judge(t) for j in judges(confidences) for t in trajectories]

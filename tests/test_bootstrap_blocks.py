@@ -235,3 +235,33 @@ def test_bootstrap_peak_memory_is_bounded_and_does_not_grow_with_resamples():
     large, large_dist = _peak(n, 1536, 256)
     assert large < 2.5 * 256 * n * 8  # one block's weights, one chunk's and one stratum's draws
     assert large - small <= 2 * (large_dist - small_dist) + 2e6  # only the replicate values grow
+
+
+_PEAK_OF_REPORT = """
+import resource, subprocess, sys
+subprocess.run([sys.executable, "-m", "trajectory_judge.cli", *sys.argv[1:]], check=True, capture_output=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+@pytest.mark.slow
+def test_report_memory_does_not_grow_with_the_number_of_distinct_confidences(tmp_path):
+    """Every verdict states a confidence of its own (the statistics have a cell per verdict): ``report`` at 20,000
+    trajectories x 5 judges stays within the 1 GB bound at 100,000 scaled down to this size, plus the interpreter's
+    own ~150 MB (before the cells were counted by grouping rows, this folder needed some 30 GB)."""
+    from trajectory_judge.models import write_jsonl
+
+    trajs = build_dataset(20_000, 7)
+    verdicts = judge_all(trajs, "distinct")
+    assert len({v.confidence for v in verdicts if v.judge_id == verdicts[0].judge_id}) == len(trajs)
+    write_jsonl(tmp_path / "trajectories.jsonl", trajs)
+    write_jsonl(tmp_path / "verdicts.jsonl", verdicts)
+    del trajs, verdicts
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = ["report", "--data", str(tmp_path), "--resamples", "300", "--json", str(tmp_path / "report.json")]
+    run = subprocess.run([sys.executable, "-c", _PEAK_OF_REPORT, *args], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    peak_mb = int(run.stdout.strip()) / 1024  # ru_maxrss is in KB on Linux
+    assert peak_mb < 150 + 1024 * 20_000 / 100_000, peak_mb
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert all(doc["judges"][j]["auroc"]["value"] is not None for j in doc["judges"])

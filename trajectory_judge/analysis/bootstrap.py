@@ -98,6 +98,16 @@ class BootstrapResult:
         )
 
 
+def _checked_data(data: Any) -> np.ndarray:
+    data = np.asarray(data, dtype=float)
+    if data.ndim != 2:
+        raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
+    for j in range(0, data.shape[1], 64):  # a few columns at a time: no flag per element of the whole matrix
+        if not np.isfinite(data[:, j : j + 64]).all():
+            raise ValueError("data must be finite: a NaN or infinite value has no weighted sum")
+    return data
+
+
 def _validate(
     data: Any,
     strata: Any,
@@ -106,11 +116,7 @@ def _validate(
     batch: int | None,
     rng: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
-    data = np.asarray(data, dtype=float)
-    if data.ndim != 2:
-        raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
-    if not np.isfinite(data).all():
-        raise ValueError("data must be finite: a NaN or infinite value has no weighted sum")
+    data = _checked_data(data)
     strata = np.asarray(strata)
     if strata.shape != (data.shape[0],):
         raise ValueError(f"strata must have one entry per row ({data.shape[0]}), got shape {strata.shape}")
@@ -275,24 +281,78 @@ def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
 
 
-def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct columns of ``data`` and, for each column of ``data``, its index among them
-    (``data == distinct[:, inverse]``). A report's columns repeat: every judge has the labels'
-    counts, and most confusion cells are zero."""
-    # a column's digest -> the distinct columns with it; one column is copied at a time, and columns are
-    # the same when their bytes are (the digest only narrows the search)
+def _limb_layout(
+    limbs_of: Callable[[int], tuple[list[np.ndarray], float]], d: int, bits: int
+) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]], dict[tuple[int, int], int], np.ndarray]:
+    """Where the limbs of ``d`` distinct columns go: each column's leading limb's worth, per further level the
+    columns that have one (with their columns and worth), the column of each (column, level), and each limb
+    column's largest magnitude."""
+    scale, count, tops = np.ones(d), np.ones(d, dtype=np.intp), []
+    for j in range(d):
+        limbs, scale[j] = limbs_of(j)
+        count[j] = len(limbs)
+        tops.append([int(np.max(np.abs(limb), initial=0)) for limb in limbs])
+    rest, slots = [], {(j, 0): j for j in range(d)}
+    width = d
+    for level in range(1, int(count.max(initial=1))):
+        have = np.flatnonzero(count > level)
+        slots |= {(int(j), level): width + i for i, j in enumerate(have)}
+        rest.append((have, np.arange(width, width + len(have)), scale[have] * 2.0 ** (-level * bits)))
+        width += len(have)
+    top = np.zeros(width, dtype=np.int64)
+    for (j, level), c in slots.items():
+        top[c] = tops[j][level]
+    return scale, rest, slots, top
+
+
+def _digit_places(need: np.ndarray, bits: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Per place of ``bits``-bit digits, lowest first: the limbs with a digit there (``need`` digits each), the
+    digits' columns and the place's worth; every limb's lowest digit comes first, in the limbs' order."""
+    places, at = [], 0
+    for place in range(int(need.max())):
+        have = np.flatnonzero(need > place)
+        places.append((have, np.arange(at, at + len(have)), float(2 ** (place * bits))))
+        at += len(have)
+    return places
+
+
+def _columns_of(data: np.ndarray | Sequence[np.ndarray], rows: np.ndarray | None) -> Callable[[int], np.ndarray]:
+    """Column ``j`` of ``data`` (an array, or blocks of columns side by side), rows in the order ``rows``."""
+    blocks = [data] if isinstance(data, np.ndarray) else list(data)
+    starts = np.cumsum([0, *(np.shape(b)[1] for b in blocks)])
+
+    def column(j: int) -> np.ndarray:
+        i = int(np.searchsorted(starts, j, side="right")) - 1
+        col = np.asarray(blocks[i][:, j - starts[i]], dtype=float)
+        return np.ascontiguousarray(col if rows is None else col[rows])
+
+    return column
+
+
+def _distinct(column: Callable[[int], np.ndarray], k: int) -> tuple[list[int], np.ndarray]:
+    """The first of each set of equal columns among ``column(0) ... column(k - 1)``, and each column's among them."""
+    # a column's digest -> the distinct columns with it; columns are the same when their bytes are (the digest
+    # only narrows the search)
     slots: dict[bytes, list[int]] = {}
     keep: list[int] = []
-    inverse = np.empty(data.shape[1], dtype=np.intp)
-    for j in range(data.shape[1]):
-        col = np.ascontiguousarray(data[:, j]).tobytes()
+    inverse = np.empty(k, dtype=np.intp)
+    for j in range(k):
+        col = column(j).tobytes()
         same = slots.setdefault(hashlib.blake2b(col, digest_size=16).digest(), [])
-        found = next((s for s in same if np.ascontiguousarray(data[:, keep[s]]).tobytes() == col), None)
+        found = next((s for s in same if column(keep[s]).tobytes() == col), None)
         if found is None:
             found = len(keep)
             same.append(found)
             keep.append(j)
         inverse[j] = found
+    return keep, inverse
+
+
+def distinct_columns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of ``data`` and, for each column of ``data``, its index among them
+    (``data == distinct[:, inverse]``). A report's columns repeat: every judge has the labels'
+    counts, and most confusion cells are zero."""
+    keep, inverse = _distinct(_columns_of(data, None), data.shape[1])
     return data[:, keep], inverse
 
 
@@ -335,10 +395,16 @@ class ColumnSums:
     of integers below :func:`limb_bits` is its own one limb; a float column is put on the finest binary grid
     its values lie on and cut into at most :data:`MAX_LIMBS` limbs (:func:`_limbs`). One matrix product sums
     every limb exactly, and each float column is rebuilt from its limbs' sums, most significant first, element
-    by element: the same operations on the same exact integers, so the same bits."""
+    by element: the same operations on the same exact integers, so the same bits.
+
+    The product itself is made in float32 where that is cheaper (:func:`_digits`): each limb is cut again into
+    digits small enough that every partial sum of a replicate is an integer below ``2**24``, exact in float32
+    in any order, and each limb's sum is put back together from its digits' sums in float64, exactly. The
+    limbs' sums, and so every bit of the result, are the same either way."""
 
     limbs: np.ndarray = field(repr=False)
-    """``(n, m)`` integer-valued limbs; the first ``d`` are the distinct columns' leading limbs."""
+    """``(n, m)`` integer-valued limbs; the first ``d`` are the distinct columns' leading limbs (``(0, m)`` when
+    :attr:`digits` stand for them)."""
     scale: np.ndarray = field(repr=False)
     """``(d,)`` the power of two each distinct column's leading limb is worth."""
     rest: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...] = field(repr=False)
@@ -347,47 +413,124 @@ class ColumnSums:
     """For each column of ``data``, its distinct column."""
     scaled: np.ndarray = field(repr=False)
     """The distinct columns whose leading limb is worth another power of two than 1."""
+    digits: np.ndarray | None = field(default=None, repr=False)
+    """``(n, q)`` float32 digits of the limbs (:func:`_digits`), or None to multiply the limbs in float64."""
+    places: tuple[tuple[np.ndarray, np.ndarray, float], ...] = field(default=(), repr=False)
+    """Per place of the digits, lowest first: the limbs that have a digit there, its columns and its worth."""
 
     @classmethod
-    def of(cls, data: np.ndarray) -> ColumnSums:
-        """The limbs of ``data`` (``(n, k)``, finite)."""
-        distinct, inverse = distinct_columns(np.asarray(data, dtype=float))
-        n, d = distinct.shape
-        bits = limb_bits(n)
-        lead, scale = np.empty((n, d)), np.ones(d)
-        extra: list[tuple[int, int, np.ndarray]] = []  # (distinct column, level, limb)
-        for j in range(d):
-            x = distinct[:, j]
+    def of(cls, data: np.ndarray | Sequence[np.ndarray], rows: np.ndarray | None = None) -> ColumnSums:
+        """The limbs of ``data`` (``(n, k)``, finite; or blocks of its columns side by side), its rows taken in the
+        order ``rows`` if given. A column is read at a time: besides ``data``, only the limbs (or digits) are held."""
+        blocks = [data] if isinstance(data, np.ndarray) else list(data)
+        n = len(rows) if rows is not None else np.shape(blocks[0])[0] if blocks else 0
+        column = _columns_of(blocks, rows)
+        keep, inverse = _distinct(column, sum(np.shape(b)[1] for b in blocks))
+        d, bits = len(keep), limb_bits(n)
+
+        def limbs_of(j: int) -> tuple[list[np.ndarray], float]:
+            x = column(keep[j])
             if np.all(np.abs(x) < 2.0**bits) and np.array_equal(x, np.round(x)):
-                lead[:, j] = x
-                continue
+                return [x], 1.0
             limbs, e = _limbs(x, bits)
-            lead[:, j], scale[j] = limbs[0], 2.0**e
-            extra += [(j, level, limb) for level, limb in enumerate(limbs[1:], start=1)]
-        rest, cols = [], [lead]
-        width = d
-        for level in sorted({lv for _, lv, _ in extra}):
-            at = [(j, limb) for j, lv, limb in extra if lv == level]
-            rest.append(
-                (
-                    np.asarray([j for j, _ in at], dtype=np.intp),
-                    np.arange(width, width + len(at)),
-                    scale[[j for j, _ in at]] * 2.0 ** (-level * bits),
-                )
-            )
-            cols.append(np.column_stack([limb for _, limb in at]))
-            width += len(at)
-        return cls(np.hstack(cols), scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0))
+            return limbs, 2.0**e
+
+        # first pass: how many limbs each column has and how large they are; the limbs are made again below
+        scale, rest, slots, top = _limb_layout(limbs_of, d, bits)
+        width = len(top)
+        digit_bits = 24 - max(n, 1).bit_length()
+        need = np.maximum(1, -(-np.asarray([int(t).bit_length() for t in top], dtype=np.intp) // max(digit_bits, 1)))
+        places: list[tuple[np.ndarray, np.ndarray, float]] = []
+        if digit_bits >= 1 and width > 0 and need.sum() <= 2 * width:  # float32 digits at most twice the columns
+            places = _digit_places(need, digit_bits)
+            matrix, digits = np.zeros((0, width)), np.empty((n, int(need.sum())), dtype=np.float32)
+            where = {(int(c), p): int(cols[i]) for p, (have, cols, _) in enumerate(places) for i, c in enumerate(have)}
+        else:
+            matrix, digits = np.empty((n, width)), None
+        # second pass: every limb into its column of the matrix, or cut into its digits
+        for j in range(d):
+            for level, limb in enumerate(limbs_of(j)[0]):
+                c = slots[(j, level)]
+                if digits is None:
+                    matrix[:, c] = limb
+                    continue
+                whole, sign = np.abs(limb).astype(np.int64), np.sign(limb)
+                for place in range(int(need[c])):
+                    digits[:, where[(c, place)]] = sign * ((whole >> (place * digit_bits)) & ((1 << digit_bits) - 1))
+        return cls(matrix, scale, tuple(rest), inverse, np.flatnonzero(scale != 1.0), digits, tuple(places))
+
+    def _product(self, weights: np.ndarray) -> np.ndarray:
+        """``weights @ limbs``, every element exact."""
+        if self.digits is None:
+            return weights @ self.limbs  # integers below 2**53 throughout: exact in any order
+        q = weights.astype(np.float32) @ self.digits  # integers below 2**24 throughout: exact in any order
+        m = self.limbs.shape[1]
+        p = q[:, :m].astype(np.float64)  # every limb's lowest digit comes first
+        for limbs, at, worth in self.places[1:]:
+            p[:, limbs] += q[:, at] * worth  # integers below 2**53: exact
+        return p
 
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         """``(B, n)`` integer weights -> ``(B, k)`` column sums."""
-        p = weights @ self.limbs  # integers below 2**53 throughout: exact in any order
+        p = self._product(weights)
         s = p[:, : len(self.scale)]  # the integer columns' sums as they are
         scaled = self.scaled
         s[:, scaled] = s[:, scaled] * self.scale[scaled]  # a power of two: exact
         for cols, at, scale in self.rest:  # a float column's further limbs, most significant first
             s[:, cols] = s[:, cols] + p[:, at] * scale
         return s[:, self.inverse]
+
+
+ONE_HOT_CELLS = 64
+"""A grouping of the rows (:class:`Cells`) of at most this many cells is counted as that many one-hot columns
+of the shared product; a larger one (a judge's distinct confidences, which can be one per row) by sorting, so
+that neither its memory nor its time grows with the rows times the cells."""
+
+STATISTIC_ELEMENTS = 1 << 20
+"""Counts a family with a large grouping holds at once: its statistic is evaluated that many counts' worth of
+replicates at a time (each replicate's value is its own, so the blocks change no digit)."""
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A grouping of the rows: the cell each row counts in, and how many cells there are; a replicate's count of
+    a cell is the sum of its rows' weights (integers: exact in any order)."""
+
+    index: np.ndarray = field(repr=False)
+    """``(n,)`` the cell of each row, ``-1`` for a row in none."""
+    size: int
+    """Number of cells (``index < size``)."""
+    order: np.ndarray = field(repr=False)
+    """The rows in some cell, sorted by cell (stably)."""
+    starts: np.ndarray = field(repr=False)
+    """Where each non-empty cell's rows begin in ``order``."""
+    present: np.ndarray = field(repr=False)
+    """The non-empty cells, in order."""
+
+    @classmethod
+    def of(cls, index: Any, size: int) -> Cells:
+        """The grouping that puts row ``i`` in cell ``index[i]`` (``-1``: none) of ``size``."""
+        index = np.asarray(index, dtype=np.intp)
+        if index.ndim != 1 or (len(index) and (index.min() < -1 or index.max() >= size)):
+            raise ValueError(f"cells must be a 1-D array of cells in [0, {size}) or -1")
+        order = np.argsort(index, kind="stable")
+        order = order[index[order] >= 0]
+        cell = index[order]
+        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, dtype=np.intp)
+        return cls(index, int(size), order, starts, cell[starts])
+
+    def one_hot(self) -> np.ndarray:
+        """``(n, size)`` indicator columns: row ``i`` has a 1 in the column of its cell."""
+        out = np.zeros((len(self.index), self.size))
+        out[self.order, self.index[self.order]] = 1.0
+        return out
+
+    def counts(self, weights: np.ndarray) -> np.ndarray:
+        """``(..., n)`` weights -> ``(..., size)`` the weight of each cell (``weights @ self.one_hot()``)."""
+        out = np.zeros((*weights.shape[:-1], self.size))
+        if len(self.order):
+            out[..., self.present] = np.add.reduceat(weights[..., self.order], self.starts, axis=-1)
+        return out
 
 
 def ordered_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -474,6 +617,67 @@ class Family:
     """(successes, trials) per statistic, NaN where it is not a proportion."""
     structural: np.ndarray | None = field(default=None, repr=False)
     """Per statistic, whether the caller knows it cannot vary (see the module docstring)."""
+    cells: tuple[Cells, ...] = field(default=(), repr=False)
+    """Groupings of the rows whose weighted count per cell the statistic reads after the sums of ``data``'s
+    columns, grouping after grouping (as if each were ``size`` one-hot columns of ``data``)."""
+
+    @property
+    def width(self) -> int:
+        """Columns the statistic reads: ``data``'s and one per cell of every grouping."""
+        return int(self.data.shape[1]) + sum(c.size for c in self.cells)
+
+
+def _family_inputs(families: Sequence[Family], rows: np.ndarray) -> tuple[list[np.ndarray], list[list[slice | Cells]]]:
+    """The blocks of columns of the shared product (rows as the caller has them) and each family's input as
+    pieces: a slice of the product's sums, or a grouping counted apart (more than :data:`ONE_HOT_CELLS` cells),
+    its rows in the order ``rows``."""
+    blocks: list[np.ndarray] = []
+    pieces: list[list[slice | Cells]] = []
+    at = 0
+    for f in families:
+        data = np.asarray(f.data, dtype=float)
+        blocks.append(data)
+        own: list[slice | Cells] = [slice(at, at + data.shape[1])]
+        at += data.shape[1]
+        for c in f.cells:
+            if c.size <= ONE_HOT_CELLS:
+                blocks.append(c.one_hot())
+                own.append(slice(at, at + c.size))
+                at += c.size
+            else:
+                own.append(Cells.of(c.index[rows], c.size))
+        merged: list[slice | Cells] = []
+        for p in own:  # adjacent slices as one, so that a family of columns alone reads a view of the sums
+            last = merged[-1] if merged else None
+            if isinstance(p, slice) and isinstance(last, slice) and last.stop == p.start:
+                merged[-1] = slice(last.start, p.stop)
+            elif not (isinstance(p, slice) and p.start == p.stop):
+                merged.append(p)
+        pieces.append(merged)
+    return blocks, pieces
+
+
+def _family_input(pieces: Sequence[slice | Cells], sums: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    if len(pieces) == 1 and isinstance(pieces[0], slice):
+        return sums[..., pieces[0]]
+    parts = [sums[..., p] if isinstance(p, slice) else p.counts(weights) for p in pieces]
+    if not parts:
+        return np.zeros((*sums.shape[:-1], 0))
+    return np.concatenate(parts, axis=-1)
+
+
+def _evaluate(
+    family: Family, pieces: Sequence[slice | Cells], sums: np.ndarray, weights: np.ndarray, out: np.ndarray
+) -> None:
+    """``family``'s statistics of one block's replicates into ``out``; a family that counts a large grouping apart
+    reads it a few replicates at a time (:data:`STATISTIC_ELEMENTS`)."""
+    if all(isinstance(p, slice) for p in pieces):
+        out[:] = family.statistic(_family_input(pieces, sums, weights))
+        return
+    step = max(1, STATISTIC_ELEMENTS // max(family.width, 1))
+    for a in range(0, len(out), step):
+        b = min(a + step, len(out))
+        out[a:b] = family.statistic(_family_input(pieces, sums[a:b], weights[a:b]))
 
 
 def bootstrap_families(
@@ -491,28 +695,33 @@ def bootstrap_families(
     read their own columns of the sums. The result per family is the one :func:`bootstrap` gives it alone."""
     if not families:
         raise ValueError("no family of statistics to bootstrap")
-    datas = [np.asarray(f.data, dtype=float) for f in families]
-    if any(d.ndim != 2 for d in datas) or len({d.shape[0] for d in datas}) > 1:
-        raise ValueError(
-            f"data must be 2-D (rows, columns) arrays of equal rows, got shapes {[d.shape for d in datas]}"
-        )
-    data, strata, gen = _validate(np.hstack(datas), strata, resamples, confidence_level, batch, rng)
+    shapes = [np.shape(f.data) for f in families]
+    if any(len(sh) != 2 for sh in shapes) or len({sh[0] for sh in shapes}) > 1:
+        raise ValueError(f"data must be 2-D (rows, columns) arrays of equal rows, got shapes {shapes}")
+    n = shapes[0][0]
+    if any(c.index.shape != (n,) for f in families for c in f.cells):
+        raise ValueError(f"a grouping of the rows must give every one of the {n} rows a cell (or -1)")
+    for f in families:
+        _checked_data(f.data)
+    _, strata, gen = _validate(np.zeros((n, 0)), strata, resamples, confidence_level, batch, rng)
     # rows grouped by stratum, in the order the draws take them: each replicate's weights are the same
     # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
     rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)
-    data, strata = data[rows], strata[rows]
-    edges = np.cumsum([0, *(d.shape[1] for d in datas)])
-    cols = [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
-    sums = ColumnSums.of(data)
-    whole = sums(np.ones((1, data.shape[0])))[0]
-    estimates = [np.asarray(f.statistic(whole[c]), dtype=float) for f, c in zip(families, cols)]
+    strata = strata[rows]
+    blocks, pieces = _family_inputs(families, rows)
+    sums = ColumnSums.of(blocks, rows)
+    del blocks
+    ones = np.ones((1, n))
+    whole = sums(ones)
+    estimates = [
+        np.asarray(f.statistic(_family_input(p, whole, ones)[0]), dtype=float) for f, p in zip(families, pieces)
+    ]
     dists = [np.empty((resamples, len(e))) for e in estimates]
     for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
         s = sums(w)
-        del w
-        for f, c, dist in zip(families, cols, dists):
-            dist[start:stop] = f.statistic(s[:, c])
-        del s
+        for f, ps, dist in zip(families, pieces, dists):
+            _evaluate(f, ps, s, w, dist[start:stop])
+        del s, w
     out = []
     for f, estimate, dist in zip(families, estimates, dists):
         low, high = percentile_interval(dist, confidence_level)

@@ -41,7 +41,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from trajectory_judge.analysis.bootstrap import BootstrapResult, Family, bootstrap_families, ordered_sum
+from trajectory_judge.analysis.bootstrap import (
+    ONE_HOT_CELLS,
+    BootstrapResult,
+    Cells,
+    Family,
+    bootstrap_families,
+    ordered_sum,
+)
 from trajectory_judge.analysis.deltas import Delta
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
@@ -166,13 +173,41 @@ def point_statistics(pairs: Sequence[Pair]) -> dict[str, float | None]:
 
 # --- count form -------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class _Groups:
+    """The cells of one block gathered into groups of one key (distinct P(faulty), or distinct confidence),
+    highest key first: group ``g`` is the cells ``order[starts[g]:starts[g + 1]]``."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    one_hot: np.ndarray | None
+    """``(K, G)`` cell -> group, for a few cells (a product is then quicker than sorting)."""
+
+    @classmethod
+    def of(cls, keys: Sequence[float]) -> _Groups:
+        order = sorted(range(len(keys)), key=lambda i: -keys[i])  # stable: ties keep the cells' order
+        sorted_keys = [keys[i] for i in order]
+        starts = [i for i in range(len(order)) if i == 0 or sorted_keys[i] != sorted_keys[i - 1]]
+        one_hot = None
+        if len(keys) <= ONE_HOT_CELLS:
+            one_hot = np.zeros((len(keys), len(starts)))
+            one_hot[order, np.cumsum([i in set(starts) for i in range(len(order))]) - 1] = 1.0
+        return cls(np.asarray(order, dtype=np.intp), np.asarray(starts, dtype=np.intp), one_hot)
+
+    def sum(self, x: np.ndarray) -> np.ndarray:
+        """``(..., K)`` per cell -> ``(..., G)`` per group: the sum over each group's cells (counts: exact in any order)."""
+        if self.one_hot is not None:
+            return x @ self.one_hot
+        return np.add.reduceat(x[..., self.order], self.starts, axis=-1)
+
+
+@dataclass(frozen=True)
 class _Block:
     """One judge's count columns: for each distinct (flag, confidence) verdict, the faulty and clean rows."""
 
     columns: slice
     flags: np.ndarray  # (K,) 0/1 per cell
-    by_score: np.ndarray  # (K, S) one-hot: cell -> distinct P(faulty), highest first
-    by_confidence: np.ndarray  # (K, C) one-hot: cell -> distinct confidence, highest first
+    by_score: _Groups  # cell -> distinct P(faulty), highest first
+    by_confidence: _Groups  # cell -> distinct confidence, highest first
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -192,7 +227,7 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     total = p + n_
     out: dict[str, np.ndarray] = {"prevalence": _div(p, total)}
     # ranking: tie groups of P(faulty), highest first
-    ps, ns = pos @ block.by_score, neg @ block.by_score
+    ps, ns = block.by_score.sum(pos), block.by_score.sum(neg)
     tps, fps = np.cumsum(ps, axis=-1), np.cumsum(ns, axis=-1)
     below = n_[..., None] - fps  # clean rows scored strictly lower
     out["auroc"] = _div(ordered_sum(ps * (below + 0.5 * ns)), p * n_)
@@ -212,11 +247,12 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     # selective prediction: tie groups of stated confidence, highest first
     correct = pos * block.flags + neg * (1 - block.flags)
     cells = pos + neg
-    kept = np.cumsum(cells @ block.by_confidence, axis=-1)
-    right = np.cumsum(correct @ block.by_confidence, axis=-1)
-    faults = np.cumsum(pos @ block.by_confidence, axis=-1)
-    found = np.cumsum((pos * block.flags) @ block.by_confidence, axis=-1)
-    added = _div(cells @ block.by_confidence, total[..., None])
+    by_confidence = block.by_confidence.sum(cells)
+    kept = np.cumsum(by_confidence, axis=-1)
+    right = np.cumsum(block.by_confidence.sum(correct), axis=-1)
+    faults = np.cumsum(block.by_confidence.sum(pos), axis=-1)
+    found = np.cumsum(block.by_confidence.sum(pos * block.flags), axis=-1)
+    added = _div(by_confidence, total[..., None])
     risk = _div(kept - right, kept)
     out["aurc"] = ordered_sum(np.where(added > 0, added * np.nan_to_num(risk), 0.0))
     out["aurc"] = np.where(total > 0, out["aurc"], np.nan)
@@ -228,23 +264,17 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     return out
 
 
-def _one_hot(keys: Sequence[float]) -> np.ndarray:
-    distinct = sorted(set(keys), reverse=True)
-    slot = {k: i for i, k in enumerate(distinct)}
-    m = np.zeros((len(keys), len(distinct)))
-    for i, k in enumerate(keys):
-        m[i, slot[k]] = 1
-    return m
-
-
-def _columns(labels: Sequence[Label], verdicts: Sequence[Verdict | None]) -> tuple[np.ndarray, list[tuple[int, float]]]:
-    cells = sorted({_cell(v) for v in verdicts if v is not None})
+def _cells(labels: Sequence[Label], verdicts: Sequence[Verdict | None]) -> tuple[np.ndarray, list[tuple[int, float]]]:
+    """Each row's count column (``2 * cell + 0`` faulty, ``+ 1`` clean; -1 without a verdict) and the cells,
+    the distinct (flag, confidence) verdicts in sorted order."""
+    keys = [None if v is None else _cell(v) for v in verdicts]
+    cells = sorted({k for k in keys if k is not None})
     slot = {c: i for i, c in enumerate(cells)}
-    out = np.zeros((len(labels), 2 * len(cells)))
-    for i, (lab, v) in enumerate(zip(labels, verdicts, strict=True)):
-        if v is not None:
-            out[i, 2 * slot[_cell(v)] + (0 if lab.faulty else 1)] = 1
-    return out, cells
+    index = np.full(len(labels), -1, dtype=np.intp)
+    for i, (lab, k) in enumerate(zip(labels, keys, strict=True)):
+        if k is not None:
+            index[i] = 2 * slot[k] + (0 if lab.faulty else 1)
+    return index, cells
 
 
 # --- the bootstrap ----------------------------------------------------------------------------
@@ -253,9 +283,14 @@ class StatisticsPlan:
     """Count columns of every judge (and of each compared pair's common subset) and the statistic names."""
 
     judges: list[str]
-    data: np.ndarray = field(repr=False)
+    cells: tuple[Cells, ...] = field(repr=False)
+    """Per block, in the order of ``blocks``, the count column each row adds to."""
     blocks: dict[tuple[str, ...], _Block] = field(repr=False)
     names: tuple[str, ...]
+
+    def counts(self, weights: np.ndarray) -> np.ndarray:
+        """``(..., n)`` row weights -> ``(..., k)`` the count columns' sums, every block's after the last's."""
+        return np.concatenate([c.counts(weights) for c in self.cells], axis=-1)
 
     def statistic(self, sums: np.ndarray) -> np.ndarray:
         """Column sums ``(..., k)`` -> every statistic ``(..., len(names))``."""
@@ -285,17 +320,17 @@ def make_statistics_plan(
     pairs: Sequence[tuple[str, str]] = (),
 ) -> StatisticsPlan:
     """Lay out the count columns of every judge in ``verdicts`` (aligned with ``labels``) and of every pair."""
-    cols: list[np.ndarray] = []
+    cols: list[Cells] = []
     blocks: dict[tuple[str, ...], _Block] = {}
 
     def add(key: tuple[str, ...], vs: Sequence[Verdict | None]) -> None:
-        data, cells = _columns(labels, vs)
-        start = sum(c.shape[1] for c in cols)
-        cols.append(data)
+        index, cells = _cells(labels, vs)
+        start = sum(c.size for c in cols)
+        cols.append(Cells.of(index, 2 * len(cells)))
         flags = np.asarray([f for f, _ in cells], dtype=float)
         score = [c if f else round(1 - c, 9) for f, c in cells]
         blocks[key] = _Block(
-            slice(start, start + data.shape[1]), flags, _one_hot(score), _one_hot([c for _, c in cells])
+            slice(start, start + 2 * len(cells)), flags, _Groups.of(score), _Groups.of([c for _, c in cells])
         )
 
     judges = list(verdicts)
@@ -308,7 +343,7 @@ def make_statistics_plan(
             for j in (a, b):
                 add((a, b, j), [v if keep else None for v, keep in zip(verdicts[j], both)])
         names += [f"delta|{a}|{b}|{m}" for m in DELTA_STATISTICS]
-    return StatisticsPlan(judges, np.concatenate(cols, axis=1), blocks, tuple(names))
+    return StatisticsPlan(judges, tuple(cols), blocks, tuple(names))
 
 
 def _structural(plan: StatisticsPlan, cells: Sequence[str]) -> np.ndarray:
@@ -316,9 +351,8 @@ def _structural(plan: StatisticsPlan, cells: Sequence[str]) -> np.ndarray:
     first = {c: i for i, c in reversed(list(enumerate(cells)))}
     leader = [first[c] for c in cells]
     constant = set()
-    for j in plan.judges:
-        block = plan.data[:, plan.blocks[(j,)].columns]
-        if np.array_equal(block, block[leader]):
+    for j, c in zip(plan.judges, plan.cells):  # the judges' own blocks come first
+        if np.array_equal(c.index, c.index[leader]):  # the same count column: the same row of counts
             constant.add(j)
     return np.asarray([n.split("|")[0] in constant for n in plan.names])
 
@@ -350,7 +384,8 @@ class JudgeStatistics:
 
 def statistics_family(plan: StatisticsPlan, cells: Sequence[str]) -> Family:
     """The statistics of ``plan`` as one family of the shared bootstrap (:func:`~.bootstrap.bootstrap_families`)."""
-    return Family(plan.data, plan.statistic, plan.names, structural=_structural(plan, cells))
+    n = len(plan.cells[0].index) if plan.cells else 0
+    return Family(np.zeros((n, 0)), plan.statistic, plan.names, structural=_structural(plan, cells), cells=plan.cells)
 
 
 def judge_statistics(

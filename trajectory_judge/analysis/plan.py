@@ -7,6 +7,7 @@ every paired delta of the report comes from the same resamples.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,8 +52,10 @@ class Plan:
     """Judges in report order."""
     verdicts: dict[str, list[Verdict | None]]
     """Per judge, its verdict on each trajectory or None."""
-    data: np.ndarray = field(repr=False)
-    """``(n, k)`` count columns of every block."""
+    columns: np.ndarray = field(repr=False)
+    """``(n, d)`` the distinct count columns (most of a block's are zero or repeat another's)."""
+    inverse: np.ndarray = field(repr=False)
+    """``(k,)`` for each count column of every block, its distinct column: ``data == columns[:, inverse]``."""
     blocks: dict[tuple[str, ...], slice] = field(repr=False)
     """Columns of each block: ``(judge,)`` or ``(a, b, judge)`` for a pair's common subset."""
     names: tuple[str, ...]
@@ -66,6 +69,19 @@ class Plan:
     def boot_keys(self) -> tuple[str, ...]:
         """Per-judge statistics that get an interval (:func:`boot_keys` of :attr:`types`)."""
         return boot_keys(self.types)
+
+    @property
+    def data(self) -> np.ndarray:
+        """``(n, k)`` count columns of every block (made from :attr:`columns` at each access)."""
+        return self.columns[:, self.inverse]
+
+    def block_data(self, key: tuple[str, ...]) -> np.ndarray:
+        """``(n, len(COUNT_NAMES))`` the count columns of one block."""
+        return self.columns[:, self.inverse[self.blocks[key]]]
+
+    def distinct_statistic(self, sums: np.ndarray) -> np.ndarray:
+        """:meth:`statistic` of the sums of :attr:`columns` (``(..., d)``)."""
+        return self.statistic(sums[..., self.inverse])
 
     def pair_block(self, a: str, b: str, judge: str) -> tuple[str, ...]:
         """Block holding ``judge`` restricted to what both ``a`` and ``b`` judged."""
@@ -156,10 +172,37 @@ def make_plan(
                 add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
         names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
-    data = np.empty((len(labels), len(cols) * width))
-    for key, vs in zip(blocks, cols):
-        data[:, blocks[key]] = M.count_columns(labels, vs, types, other)  # type: ignore[arg-type]
-    return Plan(labels, cells, judges, aligned, data, blocks, tuple(names), types, other)  # type: ignore[arg-type]
+    columns, inverse = _distinct_count_columns(labels, cols, types, other)
+    return Plan(labels, cells, judges, aligned, columns, inverse, blocks, tuple(names), types, other)  # type: ignore[arg-type]
+
+
+def _distinct_count_columns(
+    labels: Sequence[Label | None], blocks: list[list[Verdict | None]], types: tuple[str, ...], other: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct count columns of every block's verdicts and each column's among them, one block counted at a
+    time (columns are the same when their bytes are; a digest only narrows the search)."""
+    found: dict[bytes, list[int]] = {}
+    distinct: list[np.ndarray | None] = []
+    width = len(M.count_names(types, other))
+    inverse = np.empty(len(blocks) * width, dtype=np.intp)
+    for b, vs in enumerate(blocks):
+        counted = M.count_columns(labels, vs, types, other)  # type: ignore[arg-type]
+        for j in range(counted.shape[1]):
+            col = np.ascontiguousarray(counted[:, j])
+            raw = col.tobytes()
+            same = found.setdefault(hashlib.blake2b(raw, digest_size=16).digest(), [])
+            at = next((i for i in same if distinct[i].tobytes() == raw), None)  # type: ignore[union-attr]
+            if at is None:
+                at = len(distinct)
+                same.append(at)
+                distinct.append(col)
+            inverse[b * width + j] = at
+        del counted
+    columns = np.empty((len(labels), len(distinct)))
+    for i in range(len(distinct)):
+        columns[:, i] = distinct[i]
+        distinct[i] = None  # each column held once
+    return columns, inverse
 
 
 def _structural_judges(plan: Plan) -> set[str]:
@@ -168,7 +211,7 @@ def _structural_judges(plan: Plan) -> set[str]:
     leader = [first[c] for c in plan.cells]  # each row's cell's first row: constant within cells = equal to it
     out = set()
     for j in plan.judges:
-        block = plan.data[:, plan.blocks[(j,)]][:, quality]
+        block = plan.block_data((j,))[:, quality]
         if np.array_equal(block, block[leader]):
             out.add(j)
     return out
@@ -180,8 +223,7 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
     n = np.full(len(plan.names), np.nan)
     structural = np.zeros(len(plan.names), dtype=bool)
     props = {
-        j: M.proportion_counts(plan.data[:, plan.blocks[(j,)]].sum(axis=0), plan.types, plan.other_type)
-        for j in plan.judges
+        j: M.proportion_counts(plan.block_data((j,)).sum(axis=0), plan.types, plan.other_type) for j in plan.judges
     }
     for i, name in enumerate(plan.names):
         parts = name.split("|")
@@ -198,7 +240,7 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
 def plan_family(plan: Plan) -> Family:
     """The report's statistics of ``plan`` as one family of the shared bootstrap (:func:`~.bootstrap.bootstrap_families`)."""
     exact, structural = _exact_and_structural(plan)
-    return Family(plan.data, plan.statistic, plan.names, exact, structural)
+    return Family(plan.columns, plan.distinct_statistic, plan.names, exact, structural)
 
 
 def run_bootstrap(plan: Plan, *, resamples: int = 10_000, seed: int = 7, batch: int | None = None) -> BootstrapResult:

@@ -71,7 +71,7 @@ DESIGN_CELLS: tuple[str, ...] = (
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
 
 
 StepIndex = Annotated[int, Field(strict=True, ge=0)]
@@ -258,7 +258,7 @@ def stratum(label: Label) -> str:
 class Episode(BaseModel):
     """One organic episode: the trajectory the model produced, its rule-checker label, its cost."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     episode_id: str
     """``{instance_id}-organic``."""

@@ -275,7 +275,11 @@ def scale_sentences(root=None) -> dict[str, str]:
     fig = (json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}).get("scale")
     if not fig:
         missing = f"not measured yet ({BENCHMARKS} has no 'scale' figure; the command below measures it)."
-        return {"scale": f"The report command at scale: {missing}", "runner": f"The runner at scale: {missing}"}
+        return {
+            "scale": f"The report command at scale: {missing}",
+            "runner": f"The runner at scale: {missing}",
+            "distinct": f"The report command with a confidence per verdict: {missing}",
+        }
     parts = []
     for row in fig["sizes"]:
         text = (
@@ -299,9 +303,21 @@ def scale_sentences(root=None) -> dict[str, str]:
     runner = "; ".join(
         f"{row['runner_ms_per_verdict']:.2f} ms at {row['n'] * row['judges']:,} verdicts" for row in fig["sizes"]
     )
+    distinct = "; ".join(
+        f"{row['n']:,} trajectories, {seconds_text(row['cpu_s'])} of CPU "
+        f"({row['cpu_s'] / row['n'] * 1e3:.2f} ms per trajectory) and {row['rss_mb']:,} MB at most"
+        for row in fig.get("distinct", [])
+    )
     return {
         "scale": head + "; ".join(parts) + ".",
         "runner": f"The runner's time per trivial Python verdict, the same runs (target: at most 1.3 times the smallest's): {runner}.",
+        "distinct": (
+            "The report command when every verdict states a confidence of its own (the same judges and B; "
+            f"target: at most 1 GB at 100,000 trajectories and a time per trajectory that does not grow): {distinct}."
+            if distinct
+            else f"The report command with a confidence per verdict: not measured yet ({BENCHMARKS} has no "
+            "'distinct' figures under 'scale'; the command below measures them)."
+        ),
     }
 
 
