@@ -25,6 +25,9 @@ PY := $(VENV)/bin/python
 # the published release, for the cross-check tests and the audit chapter (never committed)
 export TJ_RELEASE_DIR ?= $(abspath ..)/shared/upstream-release
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# bytecode is cached (__pycache__, which git ignores), so the many processes the tiers start (xdist's
+# workers, the chapters' kernels, the command-line runs) do not each compile the package again
+unexport PYTHONDONTWRITEBYTECODE
 # how many processes pytest-xdist runs the tests in (a notebook's cells stay together in one of them)
 WORKERS ?= auto
 # the index's date that both locks are compiled at: a lock compiled again on another day is the same
