@@ -10,7 +10,7 @@
 #   make pdf       the whole book as one PDF in the site, _build/html/trajectory-judge.pdf (after `make book`)
 #   make browser   Chromium over every page of the built book (after `make book`)
 #   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
-#   make ci        all of the above, in three streams at once (see `ci` below)
+#   make ci        all of the above, in four streams at once (see `ci` below)
 #   make execute   execute every chapter again and write its committed notebook (after a change that moves outputs)
 #   make lock      compile both locks again with the commands in their headers (at the index's date LOCK_DATE)
 #
@@ -77,17 +77,16 @@ browser: install
 rerun: install
 	TJ_RERUN_CHECKS=1 $(PY) -m pytest -p no:nbval -o addopts="" -m rerun -n $(WORKERS) tests/test_rerun.py
 
-# three streams at once, so that no core idles while a tier waits: the rerun tier (which waits on the
-# package index more than on the processor), the checks of the code (the tests, then lint, types and the
-# slow tier) and the book's (the build, its PDF, then Chromium over its pages)
+# four streams at once, so that no core idles while a tier waits: the rerun tier (which waits on the
+# package index more than on the processor), the tests with lint and types, the slow tier, and the
+# book's (the build, its PDF, then Chromium over its pages)
 ci: install
-	$(MAKE) -j3 --output-sync=target rerun checks pages
+	$(MAKE) -j4 --output-sync=target rerun checks slow pages
 
 checks: install
 	$(MAKE) test
 	$(MAKE) lint
 	$(MAKE) types
-	$(MAKE) slow
 
 pages: install
 	$(MAKE) book

@@ -101,7 +101,7 @@ def test_ci_lints_formats_and_type_checks_right_after_the_tests():
     assert re.search(r"^make ci$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
     (checks,) = re.findall(r"^checks: install\n((?:\t.*\n)+)", make, re.M)
     assert [line.split()[-1] for line in checks.splitlines()][:3] == ["test", "lint", "types"]
-    assert "\t$(MAKE) -j3 --output-sync=target rerun checks pages\n" in make
+    assert "\t$(MAKE) -j4 --output-sync=target rerun checks slow pages\n" in make
     assert "\t$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .\n" in make
     assert "\ntypes: install\n\t$(VENV)/bin/mypy\n" in make
 
