@@ -338,3 +338,15 @@ class UnrunTestsJudge:
             failure_type="claims_tests_pass_unrun" if faulty and step is not None else None,
             confidence=0.9 if faulty else 0.6,
         )
+
+
+class LazyFolders(dict):
+    """The folders of :data:`FOLDERS` under ``root``, each built the first time a test asks for it."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, name: str) -> Path:
+        self[name] = make_folder(self.root, FOLDERS[name])
+        return self[name]

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from book_folders import FOLDERS, MODEL, make_folder
+from book_folders import FOLDERS, MODEL, LazyFolders
 
 from trajectory_judge.analysis.loading import judge_order, load_data
 from trajectory_judge.analysis.report import build_report
@@ -28,22 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 OUTCOME, STEP = f"outcome:{MODEL}", f"step:{MODEL}"
 
 
-class _Folders(dict):
-    """The folders of :data:`book_folders.FOLDERS`, each built the first time a test asks for it."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
-
-    def __missing__(self, name: str) -> Path:
-        self[name] = make_folder(self.root, FOLDERS[name])
-        return self[name]
-
-
 @pytest.fixture(scope="session")
 def folders(tmp_path_factory) -> dict[str, Path]:
     """Every folder of :data:`book_folders.FOLDERS`, built once per session when first used."""
-    return _Folders(tmp_path_factory.mktemp("folders"))
+    return LazyFolders(tmp_path_factory.mktemp("folders"))
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from book_folders import CODING_TYPES, FOLDERS, MODEL, coding_trajectories, make_folder
+from book_folders import CODING_TYPES, MODEL, LazyFolders, coding_trajectories
 
 from trajectory_judge.analysis.loading import absent_parts, load_data
 from trajectory_judge.analysis.report import build_report
@@ -34,22 +34,9 @@ OUTCOME, STEP = f"outcome:{MODEL}", f"step:{MODEL}"
 NAMES = ("garbled", "unsteady", "coding")
 
 
-class _Folders(dict):
-    """The folders of :data:`NAMES`, each built the first time a test asks for it (the two judged through
-    a stand-in take most of a minute, and only the slow tests need them)."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
-
-    def __missing__(self, name: str) -> Path:
-        self[name] = make_folder(self.root, FOLDERS[name])
-        return self[name]
-
-
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict[str, Path]:
-    return _Folders(tmp_path_factory.mktemp("foreign"))
+    return LazyFolders(tmp_path_factory.mktemp("foreign"))  # the stand-in folders only when a test asks
 
 
 @pytest.fixture()
