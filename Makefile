@@ -12,7 +12,9 @@
 #   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
 #   make ci        all of the above, in four streams at once (see `ci` below)
 #   make execute   execute every chapter again and write its committed notebook (after a change that moves outputs)
-#   make lock      compile both locks again with the commands in their headers (at the index's date LOCK_DATE)
+#   make lock      compile both locks again with the commands in their headers (at the index's date LOCK_DATE,
+#                  keeping every pin that still fits pyproject.toml)
+#   make lock-fresh  the same commands with no lock to keep (after moving LOCK_DATE)
 #
 # Each tier's pytest line is written once, here; README, the guide's tests page and the publishing
 # workflow name these targets or the same lines, and tests/test_tiers.py checks that together they
@@ -34,7 +36,7 @@ WORKERS ?= auto
 LOCK_DATE := 2026-11-26T00:00:00Z
 UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --exclude-newer $(LOCK_DATE) --no-emit-package trajectory-judge
 
-.PHONY: install test lint types slow book pdf browser rerun ci checks pages execute lock
+.PHONY: install test lint types slow book pdf browser rerun ci checks pages execute lock lock-fresh
 
 install: $(VENV)/.installed
 
@@ -96,8 +98,15 @@ pages: install
 execute: install
 	$(PY) -m trajectory_judge.book execute
 
-# compiled afresh (an existing lock would steer uv's choices): what the commands in their headers make
-lock:
+# the commands of the locks' headers, run where the locks are: uv keeps each pin that still fits, so a
+# package index that lists an old release late moves nothing (a clone gets the committed locks back)
+COMPILE_LOCKS := $(VENV)/bin/$(UV_COMPILE) --extra dev -o .ci/requirements.lock -q && \
+	$(VENV)/bin/$(UV_COMPILE) --extra book --extra check -c .ci/requirements.lock -o .ci/book.lock -q
+
+lock: install
+	$(COMPILE_LOCKS)
+
+# the same commands from nothing: every package at its newest release before LOCK_DATE
+lock-fresh: install
 	rm -f .ci/requirements.lock .ci/book.lock
-	$(VENV)/bin/$(UV_COMPILE) --extra dev -o .ci/requirements.lock
-	$(VENV)/bin/$(UV_COMPILE) --extra book --extra check -c .ci/requirements.lock -o .ci/book.lock
+	$(COMPILE_LOCKS)
