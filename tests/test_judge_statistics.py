@@ -35,7 +35,7 @@ from trajectory_judge.analysis.judge_statistics import (
 )
 from trajectory_judge.analysis.loading import load_data, load_paper_data
 from trajectory_judge.analysis.plan import make_plan
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.report import STATISTICS_ON_REQUEST, build_report
 from trajectory_judge.models import design_cell
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,15 +227,13 @@ def test_pareto_front_keeps_only_judges_no_other_beats_on_quality_and_cost():
     assert pareto_front(quality, cost) == ["d", "a", "c"]
 
 
-def test_report_markdown_and_terminal_show_the_statistics(tmp_path, capsys):
+def test_report_statistics_shows_them_in_markdown_terminal_and_json(tmp_path, capsys):
     from trajectory_judge.cli import main
 
     out = tmp_path / "r.json"
     md = tmp_path / "r.md"
-    assert (
-        main(["report", "--data", str(ROOT / "data"), "--resamples", "200", "--json", str(out), "--markdown", str(md)])
-        == 0
-    )
+    args = ["report", "--data", str(ROOT / "data"), "--resamples", "200", "--json", str(out), "--markdown", str(md)]
+    assert main([*args, "--statistics"]) == 0
     text = capsys.readouterr().out
     assert "AUROC" in text and "Cohen's κ" in text and "AURC" in text
     doc = json.loads(out.read_text())
@@ -245,6 +243,26 @@ def test_report_markdown_and_terminal_show_the_statistics(tmp_path, capsys):
     assert doc["statistic_deltas"]
     body = md.read_text()
     assert body.count("## ") >= 10 and "| auroc |" in body and "| aurc |" in body
+
+
+def test_report_without_statistics_says_how_to_ask_for_them_and_keeps_every_metric_as_it_is(tmp_path, capsys):
+    from trajectory_judge.cli import main
+
+    paths = {k: tmp_path / f"{k}.json" for k in ("with", "without")}
+    base = ["report", "--data", str(ROOT / "data"), "--resamples", "200"]
+    assert main([*base, "--json", str(paths["with"]), "--statistics"]) == 0
+    capsys.readouterr()
+    assert main([*base, "--json", str(paths["without"]), "--markdown", str(tmp_path / "r.md")]) == 0
+    text = capsys.readouterr().out
+    assert STATISTICS_ON_REQUEST in text and "Cohen's κ" not in text and "AURC (lower" not in text
+    assert "--statistics" in (tmp_path / "r.md").read_text()
+    with_, without = (json.loads(p.read_text()) for p in paths.values())
+    assert with_["statistics_computed"] and not without["statistics_computed"] and not without["statistic_deltas"]
+    for j, jw in with_["judges"].items():
+        jo = without["judges"][j]
+        assert "auroc" not in jo
+        assert {k: v for k, v in jw.items() if k in jo} == jo  # every metric and interval the same, bit for bit
+    assert with_["deltas"] == without["deltas"] and with_["gaps"] == without["gaps"]
 
 
 def test_report_and_judge_records_to_frame_carry_the_statistics():

@@ -130,6 +130,12 @@ def _report(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="paired deltas for every pair of judges (default: views of one model, one view across models)",
     )
+    p.add_argument(
+        "--statistics",
+        action="store_true",
+        help="also AUROC, AUPRC, kappa, MCC, balanced accuracy, AURC and selective recall, with intervals "
+        "(from the same resamples; about as long again)",
+    )
     p.set_defaults(func=_run_report)
 
 

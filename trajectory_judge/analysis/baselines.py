@@ -47,7 +47,9 @@ def baseline(trajectories: Sequence[Trajectory], name: str) -> Baseline:
     """Score the baseline ``name`` (a key of :data:`BASELINES`) with the report's own metric definitions."""
     flags = BASELINES[name]
     labels = [t.label for t in trajectories if t.label is not None]
-    verdict = Verdict(  # the same verdict on every trajectory; detection reads its flag only
+    # the same verdict on every trajectory; detection reads its flag only. Its fields are constants of
+    # this function, so it is built without validation (which would build the model's validator first)
+    verdict = Verdict.model_construct(
         trajectory_id=next((t.trajectory_id for t in trajectories if t.label is not None), "none"),
         judge_id=f"baseline:{name}",
         faulty=flags,

@@ -194,7 +194,12 @@ class Report:
     statistic_deltas: tuple[Delta, ...] = ()
     """Paired ``b - a`` of AUROC, AUPRC, kappa, MCC, balanced accuracy and AURC for every compared pair."""
     statistics_bootstrap: BootstrapResult | None = field(default=None, repr=False)
-    """The replicates of the statistics (the same resamples as :attr:`bootstrap`)."""
+    """The replicates of the statistics (the same resamples as :attr:`bootstrap`); None when they were not asked for."""
+
+    @property
+    def has_statistics(self) -> bool:
+        """Whether the judge statistics were computed (``build_report(..., statistics=True)``, ``report --statistics``)."""
+        return self.statistics_bootstrap is not None
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -240,6 +245,7 @@ class Report:
             "baselines": _baselines_dict(self.baselines),
             "pairs": self.pairs,
             "reference": self.reference,
+            "statistics_computed": self.has_statistics,
             "deltas": [
                 {
                     "a": d.a,
@@ -464,13 +470,18 @@ class Report:
             ),
             "## Each judge against flagging everything on what it judged\n\n" + _md(self.anchors_frame()),
             "## Paired deltas (b - a)\n\n" + _md(self.deltas_frame().set_index(["a", "b", "metric"])),
-            "## Ranking, agreement and selective prediction\n\n"
-            + STATISTICS_NOTE
-            + "\n\n"
-            + _md(self.statistics_frame().set_index(["judge", "statistic"])),
-            "## Paired deltas of the statistics (b - a)\n\n"
-            + _md(self.statistic_deltas_frame().set_index(["a", "b", "metric"])),
         ]
+        if self.has_statistics:
+            parts += [
+                "## Ranking, agreement and selective prediction\n\n"
+                + STATISTICS_NOTE
+                + "\n\n"
+                + _md(self.statistics_frame().set_index(["judge", "statistic"])),
+                "## Paired deltas of the statistics (b - a)\n\n"
+                + _md(self.statistic_deltas_frame().set_index(["a", "b", "metric"])),
+            ]
+        else:
+            parts.append(f"## Ranking, agreement and selective prediction\n\n{STATISTICS_ON_REQUEST}")
         return "\n\n".join(parts) + "\n"
 
     def _judge(self, judge: str) -> JudgeReport:
@@ -518,6 +529,13 @@ def _md(df: pd.DataFrame) -> str:
     return "\n".join([head, sep, *body])
 
 
+STATISTICS_ON_REQUEST = (
+    "Not computed: `report --statistics` (or `build_report(..., statistics=True)`) adds AUROC, AUPRC, "
+    "κ, MCC, balanced accuracy, AURC and selective recall, with intervals and paired deltas."
+)
+"""What a report made without the judge statistics says in their place."""
+
+
 def build_report(
     trajectories: Sequence[Trajectory],
     verdicts: Sequence[Verdict],
@@ -527,10 +545,13 @@ def build_report(
     pairs: str = "all",
     reference: str | None = None,
     batch: int | None = None,
+    statistics: bool = True,
 ) -> Report:
     """Compute every metric of every judge, with intervals, paired deltas, gaps and baselines.
 
-    ``pairs="all"`` gives a delta for every pair of judges; ``"compared"`` only for the pairs a
+    ``statistics`` adds the judge statistics (:mod:`~trajectory_judge.analysis.judge_statistics`) from the
+    same resamples; they cost about as much again as the metrics, so the command line computes them only
+    on request. ``pairs="all"`` gives a delta for every pair of judges; ``"compared"`` only for the pairs a
     reader compares (:func:`~trajectory_judge.analysis.comparisons.compared_pairs`: views of one
     model, one view across models, and every judge against ``reference``). ``batch`` bounds the
     replicates held in memory at once; the numbers do not depend on it.
@@ -543,15 +564,20 @@ def build_report(
     chosen: tuple[Comparison, ...] = all_pairs(order) if pairs == "all" else compared_pairs(order, reference)
     plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
     kinds = {(c.a, c.b): c.kind for c in chosen}
-    stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
-    boot, stats_boot = run_bootstraps(
-        plan, resamples=resamples, seed=seed, batch=batch, also=[statistics_family(stats_plan, plan.cells)]
-    )
+    if not statistics:  # the metrics alone: the statistics' columns and reading cost as much again
+        (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch)
+        stats = None
+    else:
+        stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
+        boot, stats_boot = run_bootstraps(
+            plan, resamples=resamples, seed=seed, batch=batch, also=[statistics_family(stats_plan, plan.cells)]
+        )
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
     deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
-    stats = read_statistics(stats_plan, stats_boot, plan.labels, plan.verdicts, kinds=kinds)
-    judges = {j: _with_statistics(jr, stats) for j, jr in judges.items()}
+    if statistics:
+        stats = read_statistics(stats_plan, stats_boot, plan.labels, plan.verdicts, kinds=kinds)
+        judges = {j: _with_statistics(jr, stats) for j, jr in judges.items()}
     design = {"clean": 0, "silent": 0, "loud": 0}
     for lab in plan.labels:
         design[stratum(lab)] += 1
@@ -567,8 +593,8 @@ def build_report(
         baselines(trajectories),
         pairs,
         reference,
-        stats.deltas,
-        stats.bootstrap,
+        stats.deltas if stats is not None else (),
+        stats.bootstrap if stats is not None else None,
     )
 
 

@@ -25,7 +25,7 @@ from trajectory_judge.analysis.loading import (
     unparseable_counts,
     unparseable_sentence,
 )
-from trajectory_judge.analysis.report import Report, _md, build_report
+from trajectory_judge.analysis.report import STATISTICS_ON_REQUEST, Report, _md, build_report
 from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
@@ -196,12 +196,15 @@ def terminal_text(rep: Report, types: tuple[str, ...] | None = None, absent: str
     parts = [head] + ([absent] if absent else [])
     for title, metrics in TERMINAL_AXES.items():
         parts.append(f"{title}\n{terminal_table(rep, metrics).to_string()}")
-    for title, names in STATISTIC_AXES.items():
-        parts.append(f"{title}\n{statistics_table(rep, names).to_string()}")
-    parts.append(
-        "Reference values: AUROC 0.5, AUPRC the prevalence of faults, κ and MCC 0, balanced accuracy 0.5 "
-        "(flagging everything)."
-    )
+    if rep.has_statistics:
+        for title, names in STATISTIC_AXES.items():
+            parts.append(f"{title}\n{statistics_table(rep, names).to_string()}")
+        parts.append(
+            "Reference values: AUROC 0.5, AUPRC the prevalence of faults, κ and MCC 0, balanced accuracy 0.5 "
+            "(flagging everything)."
+        )
+    else:
+        parts.append(f"Ranking, agreement and selective prediction: {STATISTICS_ON_REQUEST}")
     f1 = {j: jr.metrics["f1"] for j, jr in rep.judges.items()}
     parts.append(
         f"Baselines (computed from the labels)\n{baselines_table(rep).to_string()}\n"
@@ -295,6 +298,7 @@ def _report(args: Any) -> int:
         seed=args.seed,
         pairs=pairs,
         reference=args.reference,
+        statistics=args.statistics,
     )
     absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
     print(terminal_text(rep, types, absent))

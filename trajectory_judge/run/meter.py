@@ -30,8 +30,9 @@ def process_cpu_seconds(pid: int, binary: str | None = None) -> float | None:
 
 
 def _own_cpu_seconds() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
+    """This process's CPU seconds and its ended children's (an isolated Python judge's process)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class CpuMeter:

@@ -31,7 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version as _dist_version
 from pathlib import Path
@@ -44,6 +44,7 @@ from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.models import DataError, Trajectory, Verdict, check_judge_id, load_verdicts
 from trajectory_judge.provenance.pins import writable_folder
 from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerprints
+from trajectory_judge.run.isolated import Isolated, check_isolatable
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
 from trajectory_judge.run.record import base_record, now
@@ -256,6 +257,7 @@ def run_judges(
     blind_key: bytes | None = None,
     known_ids: Iterable[str] | None = None,
     force: bool = False,
+    isolate: bool = False,
 ) -> RunResult:
     """Judge every trajectory with every judge, skipping keys on disk; append verdicts durably.
 
@@ -290,16 +292,27 @@ def run_judges(
     writes there anyway; re-pin it afterwards), and the folder's writer lock
     (:func:`~trajectory_judge.run.store.data_dir_lock`) is held throughout, so a second writer, in this
     process's caller or in another process, is refused rather than interleaved.
+
+    With ``isolate`` each judge written outside this package (a Python judge of one's own) runs in a
+    process of its own that is handed only the judge's view (:class:`~trajectory_judge.run.isolated.Isolated`):
+    nothing it can walk to, the caller's frames included, holds a label. Its class must be importable by
+    name (defined in a module, not in ``__main__``); one that is not is refused before anything is written.
     """
     path = Path(verdicts_path)
     _check_ids(judges)  # a judge id outside the grammar is refused before the folder is touched
     writable_folder(path.parent, what="verdicts and a run record", force=force, force_option="force=True")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with data_dir_lock(path.parent):
+    with data_dir_lock(path.parent), ExitStack() as stack:
         check_fingerprints(path.parent, judge_fingerprints(judges))  # before a line is written, a record too
+        if isolate:
+            for j in judges:  # every refusal before any process starts
+                if _own_judge(j):
+                    check_isolatable(j)
+            judges = [stack.enter_context(Isolated(j)) if _own_judge(j) else j for j in judges]
         return _run_locked(
             trajectories,
             judges,
+            stack,
             path,
             members_path=members_path,
             concurrency=concurrency,
@@ -313,9 +326,15 @@ def run_judges(
         )
 
 
+def _own_judge(judge: Judge) -> bool:
+    """Whether ``judge`` was written outside this package (so :class:`Isolated` may run it)."""
+    return not type(judge).__module__.startswith("trajectory_judge.")
+
+
 def _run_locked(
     trajectories: Sequence[Trajectory],
     judges: Sequence[Judge],
+    isolated: ExitStack,
     path: Path,
     *,
     members_path: str | Path | None,
@@ -357,6 +376,7 @@ def _run_locked(
             result.message = f"{type(exc).__name__}: {exc}"
         raise
     finally:
+        isolated.close()  # isolated judges' processes end first, so that their CPU time is counted
         if rec is not None:
             rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
             _append_record(path.parent, rec)
