@@ -26,7 +26,12 @@ def peek_label(view: Trajectory) -> Label | None:
     caller's frames and then every object the garbage collector tracks; None if nothing holds one."""
 
     def same(t: Trajectory) -> bool:
-        return t.label is not None and t.goal == view.goal and t.final_answer == view.final_answer and t.steps == view.steps
+        return (
+            t.label is not None
+            and t.goal == view.goal
+            and t.final_answer == view.final_answer
+            and t.steps == view.steps
+        )
 
     frame = inspect.currentframe()
     while frame is not None:

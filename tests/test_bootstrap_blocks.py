@@ -208,7 +208,7 @@ def test_report_json_on_the_release_is_the_same_bytes_on_one_blas_thread_two_or_
         env |= {"OPENBLAS_NUM_THREADS": threads} if threads else {}
         path = tmp_path / f"report-{threads}.json"
         code = "import sys; from trajectory_judge.cli import main; sys.exit(main(sys.argv[1:]))"
-        args = ["report", "--data", str(release), "--json", str(path)]
+        args = ["report", "--data", str(release), "--json", str(path), "--statistics"]
         subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=env, check=True)
         out.append(path.read_bytes())
     assert out[0] == out[1] == out[2]
@@ -258,7 +258,8 @@ def test_report_memory_does_not_grow_with_the_number_of_distinct_confidences(tmp
     write_jsonl(tmp_path / "verdicts.jsonl", verdicts)
     del trajs, verdicts
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    args = ["report", "--data", str(tmp_path), "--resamples", "300", "--json", str(tmp_path / "report.json")]
+    args = ["report", "--data", str(tmp_path), "--resamples", "300", "--statistics"]
+    args += ["--json", str(tmp_path / "report.json")]
     run = subprocess.run([sys.executable, "-c", _PEAK_OF_REPORT, *args], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     peak_mb = int(run.stdout.strip()) / 1024  # ru_maxrss is in KB on Linux

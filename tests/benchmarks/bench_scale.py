@@ -63,7 +63,17 @@ def report(cwd: Path, pythonpath: Path, data: Path, resamples: int) -> dict:
     """One ``report`` run: wall and CPU seconds, peak RSS in MB, exit status and stdout."""
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
     env.pop("OPENBLAS_NUM_THREADS", None)
-    cmd = [sys.executable, "-m", "trajectory_judge.cli", "report", "--data", str(data), "--resamples", str(resamples)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "trajectory_judge.cli",
+        "report",
+        "--data",
+        str(data),
+        "--resamples",
+        str(resamples),
+        "--statistics",
+    ]
     wall, cpu, rss_kb, proc = run_timed(cmd, cwd=cwd, env=env)
     return {
         "wall_s": round(wall, 2),

@@ -16,6 +16,7 @@ judges before it writes the run record.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
@@ -123,10 +124,8 @@ class Isolated:
         """End the child and wait for it (its CPU time then counts as this process's children's)."""
         with self._lock:
             if self._proc.poll() is None:
-                try:
+                with contextlib.suppress(OSError):  # a child that ended has closed its end
                     self._in.close()
-                except OSError:
-                    pass
                 try:
                     self._proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:
@@ -148,7 +147,7 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
         return 0
     try:
         judge = pickle.loads(payload)
-    except Exception:
+    except Exception:  # noqa: BLE001 - unpickling runs the judge's own code; the parent reports it
         _send(stdout, b"E" + traceback.format_exc().encode("utf-8"))
         return 1
     _send(stdout, b"O")
@@ -159,7 +158,7 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"judge() returned {type(verdict).__name__}, not a Verdict")
             _send(stdout, b"O" + verdict.model_dump_json().encode("utf-8"))
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever the judge raises costs its trajectory, in the parent
             _send(stdout, b"E" + traceback.format_exc().encode("utf-8"))
     return 0
 
