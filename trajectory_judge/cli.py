@@ -131,6 +131,13 @@ def _report(sub: argparse._SubParsersAction) -> None:
         help="paired deltas for every pair of judges (default: views of one model, one view across models)",
     )
     p.add_argument(
+        "--resample",
+        choices=("design", "trajectories", "instances"),
+        default=None,
+        help="what the bootstrap resamples: the design's cells (default for a folder with design.json, as "
+        "build-dataset writes), the trajectories (default otherwise: a sample), or whole instances",
+    )
+    p.add_argument(
         "--statistics",
         action="store_true",
         help="also AUROC, AUPRC, kappa, MCC, balanced accuracy, AURC and selective recall, with intervals "

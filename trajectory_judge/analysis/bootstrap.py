@@ -223,6 +223,23 @@ def block_bounds(n: int, resamples: int, batch: int | None = None) -> list[tuple
     return [(a, min(a + step, resamples)) for a in range(0, resamples, step)]
 
 
+def cluster_index(strata: Sequence[Any], clusters: Sequence[Any]) -> tuple[np.ndarray, list[Any]]:
+    """Each row's cluster as an index (clusters numbered in the order they first appear) and each cluster's
+    stratum; :class:`ValueError` when a cluster's rows lie in two strata (a cluster is drawn whole)."""
+    if len(clusters) != len(strata):
+        raise ValueError(f"clusters must have one entry per row ({len(strata)}), got {len(clusters)}")
+    number: dict[Any, int] = {}
+    of_row = np.fromiter((number.setdefault(c, len(number)) for c in clusters), dtype=np.intp, count=len(clusters))
+    stratum: list[Any] = [None] * len(number)
+    seen = [False] * len(number)
+    for i, s in zip(of_row, strata):
+        if not seen[i]:
+            stratum[i], seen[i] = s, True
+        elif stratum[i] != s:
+            raise ValueError("a cluster's rows must lie in one stratum: it is drawn whole")
+    return of_row, stratum
+
+
 def block_weights(
     strata: Sequence[Any],
     *,
@@ -230,15 +247,31 @@ def block_weights(
     rng: np.random.Generator,
     order: Sequence[Any] | None = None,
     batch: int | None = None,
+    clusters: Sequence[Any] | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block (:func:`block_bounds`).
 
     Each chunk of :data:`CHUNK` replicates is drawn from its own stream and counted once; a block copies
-    the rows of the chunks it covers, so a block holds its weights and one chunk's."""
-    groups = strata_members(strata, order)
+    the rows of the chunks it covers, so a block holds its weights and one chunk's. With ``clusters`` (one
+    key per row) whole clusters are drawn, within each stratum, and every row weighs as often as its
+    cluster was drawn: a cluster bootstrap, exact in integers as the rows' is."""
     n, root = len(strata), replicate_root(rng)
+    if clusters is not None:
+        of_row, cluster_strata = cluster_index(strata, clusters)
+        groups = strata_members(cluster_strata, order)
+        m = len(cluster_strata)
+        for start, stop, cw in _blocks(groups, m, root, resamples, batch, n):
+            yield start, stop, cw[:, of_row]
+        return
+    yield from _blocks(strata_members(strata, order), n, root, resamples, batch, n)
+
+
+def _blocks(
+    groups: Sequence[np.ndarray], n: int, root: np.random.SeedSequence, resamples: int, batch: int | None, rows: int
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """:func:`block_weights` over ``n`` units drawn by ``groups`` (rows, or clusters), blocks sized for ``rows``."""
     held: tuple[int, np.ndarray] | None = None  # the last chunk counted: consecutive blocks may share it
-    for start, stop in block_bounds(n, resamples, batch):
+    for start, stop in block_bounds(rows, resamples, batch):
         w = np.empty((stop - start, n))
         for c in range(start // CHUNK, (stop - 1) // CHUNK + 1):
             lo, hi = c * CHUNK, min((c + 1) * CHUNK, resamples)
@@ -689,10 +722,12 @@ def bootstrap_families(
     rng: np.random.Generator | int | None = None,
     batch: int | None = None,
     strata_order: Sequence[Any] | None = None,
+    clusters: Any = None,
 ) -> tuple[BootstrapResult, ...]:
     """:func:`bootstrap` of several families of statistics on one shared resample: the replicates are drawn,
     weighed and summed once (repeated columns across the families once too), and each family's statistics
-    read their own columns of the sums. The result per family is the one :func:`bootstrap` gives it alone."""
+    read their own columns of the sums. The result per family is the one :func:`bootstrap` gives it alone.
+    With ``clusters`` (one key per row) whole clusters are resampled (:func:`block_weights`)."""
     if not families:
         raise ValueError("no family of statistics to bootstrap")
     shapes = [np.shape(f.data) for f in families]
@@ -708,6 +743,8 @@ def bootstrap_families(
     # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
     rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)
     strata = strata[rows]
+    if clusters is not None:
+        clusters = np.asarray(clusters)[rows] if len(rows) else np.asarray(clusters)
     blocks, pieces = _family_inputs(families, rows)
     sums = ColumnSums.of(blocks, rows)
     del blocks
@@ -717,7 +754,8 @@ def bootstrap_families(
         np.asarray(f.statistic(_family_input(p, whole, ones)[0]), dtype=float) for f, p in zip(families, pieces)
     ]
     dists = [np.empty((resamples, len(e))) for e in estimates]
-    for start, stop, w in block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch):
+    draws = block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch, clusters=clusters)
+    for start, stop, w in draws:
         s = sums(w)
         for f, ps, dist in zip(families, pieces, dists):
             _evaluate(f, ps, s, w, dist[start:stop])

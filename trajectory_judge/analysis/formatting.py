@@ -42,6 +42,24 @@ MARKS: dict[str, str] = {
 }
 """Every mark an interval can carry, with the sentence that explains it once under a table."""
 
+SAMPLE_MARKS: dict[str, str] = {
+    **MARKS,
+    STRUCTURAL: (
+        "structural: the judge gives every trajectory the same verdict, so no resample can vary the value "
+        "and no interval is given"
+    ),
+    ZERO_WIDTH: (
+        "the bootstrap interval has zero width: the metric is the same on every trajectory, so no resample "
+        "can move it; it is not a measure of certainty"
+    ),
+}
+"""The marks' sentences when the bootstrap resamples trajectories or instances, not design cells."""
+
+
+def marks_for(resampling: str) -> dict[str, str]:
+    """The marks' sentences for a report resampled as ``resampling`` (:data:`MARKS` for ``design``)."""
+    return MARKS if resampling == "design" else SAMPLE_MARKS
+
 
 def is_missing(x: Any) -> bool:
     """Whether ``x`` is a missing value (None, NaN, ``pd.NA``, ``pd.NaT``)."""

@@ -17,6 +17,7 @@ import numpy as np
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.bootstrap import BootstrapResult, Family, bootstrap_families
 from trajectory_judge.analysis.loading import _validate, folder_types, judge_order
+from trajectory_judge.analysis.resampling import RESAMPLINGS, Resampling
 from trajectory_judge.models import (
     DESIGN_CELLS,
     TESTBED_FAILURE_TYPES,
@@ -64,6 +65,12 @@ class Plan:
     """The failure types recall and typing are computed over: the folder's (:func:`folder_types`)."""
     other_type: bool = False
     """Whether the count columns hold an ``other type`` confusion column (:func:`metrics.needs_other`)."""
+    instances: tuple[str, ...] = ()
+    """Instance id of each trajectory (the clusters of the ``instances`` resampling)."""
+
+    def strata(self, resampling: Resampling) -> list[str]:
+        """The bootstrap's strata under ``resampling``: the design cells, or one stratum of every row."""
+        return list(self.cells) if resampling == "design" else ["all"] * len(self.cells)
 
     @property
     def boot_keys(self) -> tuple[str, ...]:
@@ -173,7 +180,8 @@ def make_plan(
         names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
     columns, inverse = _distinct_count_columns(labels, cols, types, other)
-    return Plan(labels, cells, judges, aligned, columns, inverse, blocks, tuple(names), types, other)  # type: ignore[arg-type]
+    instances = tuple(t.instance_id for t in trajectories)
+    return Plan(labels, cells, judges, aligned, columns, inverse, blocks, tuple(names), types, other, instances)  # type: ignore[arg-type]
 
 
 def _distinct_count_columns(
@@ -205,10 +213,10 @@ def _distinct_count_columns(
     return columns, inverse
 
 
-def _structural_judges(plan: Plan) -> set[str]:
+def _structural_judges(plan: Plan, strata: Sequence[str]) -> set[str]:
     quality = [i for i, n in enumerate(M.count_names(plan.types, plan.other_type)) if n not in M.COST_COUNTS]
-    first = {c: i for i, c in reversed(list(enumerate(plan.cells)))}
-    leader = [first[c] for c in plan.cells]  # each row's cell's first row: constant within cells = equal to it
+    first = {c: i for i, c in reversed(list(enumerate(strata)))}
+    leader = [first[c] for c in strata]  # each row's stratum's first row: constant within strata = equal to it
     out = set()
     for j in plan.judges:
         block = plan.block_data((j,))[:, quality]
@@ -217,8 +225,8 @@ def _structural_judges(plan: Plan) -> set[str]:
     return out
 
 
-def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
-    structural_judges = _structural_judges(plan)
+def _exact_and_structural(plan: Plan, strata: Sequence[str]) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    structural_judges = _structural_judges(plan, strata)
     k = np.full(len(plan.names), np.nan)
     n = np.full(len(plan.names), np.nan)
     structural = np.zeros(len(plan.names), dtype=bool)
@@ -237,15 +245,17 @@ def _exact_and_structural(plan: Plan) -> tuple[tuple[np.ndarray, np.ndarray], np
 
 
 # --- building the report ---------------------------------------------------------------------
-def plan_family(plan: Plan) -> Family:
+def plan_family(plan: Plan, resampling: Resampling = "design") -> Family:
     """The report's statistics of ``plan`` as one family of the shared bootstrap (:func:`~.bootstrap.bootstrap_families`)."""
-    exact, structural = _exact_and_structural(plan)
+    exact, structural = _exact_and_structural(plan, plan.strata(resampling))
     return Family(plan.columns, plan.distinct_statistic, plan.names, exact, structural)
 
 
-def run_bootstrap(plan: Plan, *, resamples: int = 10_000, seed: int = 7, batch: int | None = None) -> BootstrapResult:
-    """All statistics of ``plan`` from one shared stratified resample per replicate."""
-    return run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch)[0]
+def run_bootstrap(
+    plan: Plan, *, resamples: int = 10_000, seed: int = 7, batch: int | None = None, resampling: Resampling = "design"
+) -> BootstrapResult:
+    """All statistics of ``plan`` from one shared resample per replicate."""
+    return run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling)[0]
 
 
 def run_bootstraps(
@@ -255,13 +265,18 @@ def run_bootstraps(
     seed: int = 7,
     batch: int | None = None,
     also: Sequence[Family] = (),
+    resampling: Resampling = "design",
 ) -> tuple[BootstrapResult, ...]:
-    """The report's bootstrap of ``plan`` and of each family of ``also``, on one shared resample drawn once."""
+    """The report's bootstrap of ``plan`` and of each family of ``also``, on one shared resample drawn once,
+    as ``resampling`` says (:mod:`~trajectory_judge.analysis.resampling`)."""
+    if resampling not in RESAMPLINGS:
+        raise ValueError(f"resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
     return bootstrap_families(
-        [plan_family(plan), *also],
-        strata=plan.cells,
+        [plan_family(plan, resampling), *also],
+        strata=plan.strata(resampling),
         resamples=resamples,
         rng=np.random.default_rng(seed),
         batch=batch,
-        strata_order=DESIGN_CELLS,
+        strata_order=DESIGN_CELLS if resampling == "design" else None,
+        clusters=list(plan.instances) if resampling == "instances" else None,
     )

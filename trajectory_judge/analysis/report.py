@@ -63,6 +63,7 @@ from trajectory_judge.analysis.plan import (
     make_plan,
     run_bootstraps,
 )
+from trajectory_judge.analysis.resampling import METHOD, Resampling
 from trajectory_judge.models import Trajectory, Verdict, stratum
 from trajectory_judge.provenance.computed import computes
 
@@ -195,6 +196,15 @@ class Report:
     """Paired ``b - a`` of AUROC, AUPRC, kappa, MCC, balanced accuracy and AURC for every compared pair."""
     statistics_bootstrap: BootstrapResult | None = field(default=None, repr=False)
     """The replicates of the statistics (the same resamples as :attr:`bootstrap`); None when they were not asked for."""
+    resampling: Resampling = "design"
+    """What the bootstrap resampled (:mod:`~trajectory_judge.analysis.resampling`): the design's cells,
+    the trajectories, or whole instances."""
+
+    @property
+    def method(self) -> str:
+        """How every interval was made, in words: ``95% paired bootstrap over trajectories, B = 10000, seed 7``."""
+        level = round(100 * self.bootstrap.confidence_level) if len(self.bootstrap.names) else 95
+        return f"{level}% {METHOD[self.resampling]}, B = {self.resamples}, seed {self.seed}"
 
     @property
     def has_statistics(self) -> bool:
@@ -245,6 +255,7 @@ class Report:
             "baselines": _baselines_dict(self.baselines),
             "pairs": self.pairs,
             "reference": self.reference,
+            "resampling": self.resampling,
             "statistics_computed": self.has_statistics,
             "deltas": [
                 {
@@ -451,7 +462,7 @@ class Report:
         parts = [
             f"# Report\n\n{self.n_trajectories} trajectories: "
             + ", ".join(f"{v} {k}" for k, v in self.design.items())
-            + f". Intervals: 95% stratified paired bootstrap, B={self.resamples}, seed {self.seed}."
+            + f". Intervals: {self.method}."
             + (f"\n\n{absent}" if absent else ""),
             "## Main table\n\n" + _md(self.main_table()),
             "## Strata judged\n\n" + _md(self.strata_table()),
@@ -546,10 +557,13 @@ def build_report(
     reference: str | None = None,
     batch: int | None = None,
     statistics: bool = True,
+    resampling: Resampling = "design",
 ) -> Report:
     """Compute every metric of every judge, with intervals, paired deltas, gaps and baselines.
 
-    ``statistics`` adds the judge statistics (:mod:`~trajectory_judge.analysis.judge_statistics`) from the
+    ``resampling`` says what the bootstrap resamples (:mod:`~trajectory_judge.analysis.resampling`): the
+    design's cells (the default: the testbed is a planted design), the trajectories of a sample, or
+    whole instances. ``statistics`` adds the judge statistics (:mod:`~trajectory_judge.analysis.judge_statistics`) from the
     same resamples; they cost about as much again as the metrics, so the command line computes them only
     on request. ``pairs="all"`` gives a delta for every pair of judges; ``"compared"`` only for the pairs a
     reader compares (:func:`~trajectory_judge.analysis.comparisons.compared_pairs`: views of one
@@ -565,12 +579,17 @@ def build_report(
     plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
     kinds = {(c.a, c.b): c.kind for c in chosen}
     if not statistics:  # the metrics alone: the statistics' columns and reading cost as much again
-        (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch)
+        (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling)
         stats = None
     else:
         stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
         boot, stats_boot = run_bootstraps(
-            plan, resamples=resamples, seed=seed, batch=batch, also=[statistics_family(stats_plan, plan.cells)]
+            plan,
+            resamples=resamples,
+            seed=seed,
+            batch=batch,
+            also=[statistics_family(stats_plan, plan.strata(resampling))],
+            resampling=resampling,
         )
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
@@ -595,6 +614,7 @@ def build_report(
         reference,
         stats.deltas if stats is not None else (),
         stats.bootstrap if stats is not None else None,
+        resampling,
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any, cast
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
-from trajectory_judge.analysis.formatting import MARKS, TextTable, format_interval, format_number
+from trajectory_judge.analysis.formatting import TextTable, format_interval, format_number, marks_for
 from trajectory_judge.analysis.loading import (
     Dataset,
     absent_parts,
@@ -26,6 +26,7 @@ from trajectory_judge.analysis.loading import (
     unparseable_sentence,
 )
 from trajectory_judge.analysis.report import STATISTICS_ON_REQUEST, Report, _md, build_report
+from trajectory_judge.analysis.resampling import folder_resampling
 from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
@@ -190,8 +191,9 @@ def terminal_text(rep: Report, types: tuple[str, ...] | None = None, absent: str
     head = (
         f"{rep.n_trajectories} trajectories: "
         + ", ".join(f"{v} {k}" for k, v in rep.design.items())
-        + f".\nIntervals: 95% stratified paired bootstrap, B = {rep.resamples}, seed {rep.seed}, written as "
-        "the book writes them, value (low–high);\n" + "\n".join(f"{m} {why}" for m, why in MARKS.items()) + "."
+        + f".\nIntervals: {rep.method}, written as the book writes them, value (low–high);\n"
+        + "\n".join(f"{m} {why}" for m, why in marks_for(rep.resampling).items())
+        + "."
     )
     parts = [head] + ([absent] if absent else [])
     for title, metrics in TERMINAL_AXES.items():
@@ -299,6 +301,7 @@ def _report(args: Any) -> int:
         pairs=pairs,
         reference=args.reference,
         statistics=args.statistics,
+        resampling=args.resample or folder_resampling(args.data),
     )
     absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
     print(terminal_text(rep, types, absent))

@@ -13,7 +13,9 @@ from typing import NamedTuple
 
 from trajectory_judge.analysis.loading import Dataset, load_data, load_paper_data
 from trajectory_judge.analysis.report import Report, build_report
+from trajectory_judge.analysis.resampling import folder_resampling
 from trajectory_judge.book.paths import data_dir, own_folder, paper_data_dir, paper_trajectories_dir
+from trajectory_judge.testbed.dataset import DESIGN_FILE
 
 PAPER = "the paper"
 """Label of the paper's verdict set."""
@@ -114,6 +116,19 @@ def load_editions(resamples: int = 10_000, seed: int = 7) -> Editions:
     """Load both verdict sets (each verified against its manifest) and build both reports."""
     paper = load_paper_data(paper_data_dir(), paper_trajectories_dir())
     ours = load_data(data_dir())
-    paper_rep = build_report(paper.trajectories, paper.verdicts, resamples=resamples, seed=seed)
-    rep = build_report(ours.trajectories, ours.verdicts, resamples=resamples, seed=seed)
+    paper_rep = build_report(paper.trajectories, paper.verdicts, resamples=resamples, seed=seed)  # a planted design
+    resampling = folder_resampling(data_dir())  # a reader's folder is a sample unless it says it is a design
+    rep = build_report(ours.trajectories, ours.verdicts, resamples=resamples, seed=seed, resampling=resampling)
     return Editions(paper, ours, paper_rep, rep)
+
+
+def interval_method_sentence(paper_rep: Report, rep: Report) -> str:
+    """How both editions' intervals were made, in a sentence: one method when they share it; otherwise
+    each, and why a reader's folder is resampled as it is."""
+    if rep.resampling == paper_rep.resampling:
+        return f"Every interval of both sets of verdicts is a {paper_rep.method}."
+    return (
+        f"The paper's intervals are a {paper_rep.method}, as its planted design calls for; your folder holds "
+        f"no {DESIGN_FILE} declaring a planted design, so it is read as a sample of runs and its intervals "
+        f"are a {rep.method}."
+    )

@@ -1,0 +1,142 @@
+"""What the bootstrap resamples: the design's cells for a planted design, the trajectories of a sample, or whole
+instances; a folder declares itself a design with ``design.json``."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trajectory_judge.analysis.bootstrap import Family, block_weights, bootstrap_families
+from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.resampling import folder_resampling
+from trajectory_judge.cli import main
+from trajectory_judge.models import Label, Observation, Step, ToolCall, Trajectory, Verdict, write_jsonl
+from trajectory_judge.testbed.dataset import DESIGN_FILE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _traj(tid: str, instance: str, faulty: bool, loud: bool) -> Trajectory:
+    steps = [
+        Step(
+            index=i,
+            thought="t",
+            call=ToolCall(tool="lookup_order", args={"i": i}),
+            observation=Observation(ok=True, data={"i": i}),
+        )
+        for i in range(3)
+    ]
+    label = (
+        Label(faulty=True, failure_step=1, failure_type="edits_unread_file", outcome_correct=not loud)
+        if faulty
+        else Label(faulty=False, outcome_correct=True)
+    )
+    return Trajectory(
+        trajectory_id=tid, instance_id=instance, goal=f"g {tid}", steps=steps, final_answer="ok", label=label
+    )
+
+
+def sample_folder(tmp_path: Path, *, copies: int = 1, n: int = 26, seed: int = 3) -> Path:
+    """``n`` runs of someone's agent labelled by hand (about two thirds faulty), each instance holding ``copies``
+    trajectories alike in label and verdict, and a deterministic judge that is right four times in five."""
+    rng = random.Random(seed)
+    trajs, verdicts = [], []
+    for i in range(n):
+        faulty, loud = rng.random() < 0.65, rng.random() < 0.5
+        right = rng.random() < 0.8
+        for c in range(copies):
+            t = _traj(f"run-{i:03d}-{c}", f"run-{i:03d}", faulty, loud)
+            trajs.append(t)
+            flag = faulty if right else not faulty
+            verdicts.append(
+                Verdict(trajectory_id=t.trajectory_id, judge_id="short-run:v1", faulty=flag, confidence=0.7)
+            )
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    write_jsonl(tmp_path / "trajectories.jsonl", trajs)
+    write_jsonl(tmp_path / "verdicts.jsonl", verdicts)
+    return tmp_path
+
+
+def _report_json(folder: Path, *extra: str) -> dict:
+    out = folder / "report.json"
+    assert main(["report", "--data", str(folder), "--resamples", "2000", "--json", str(out), *extra]) == 0
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_a_folder_without_design_json_is_a_sample_and_every_f1_and_recall_gets_an_interval(tmp_path, capsys):
+    folder = sample_folder(tmp_path)
+    doc = _report_json(folder)
+    assert doc["resampling"] == "trajectories" and "over trajectories" in capsys.readouterr().out
+    judge = doc["judges"]["short-run:v1"]
+    for m in ("f1", "silent_recall", "loud_recall", "false_alarm_rate"):
+        iv = judge["intervals"][m]
+        assert iv["method"] != "structural" and iv["low"] < iv["high"], (m, iv)
+
+
+def test_the_design_s_intervals_are_given_only_when_asked_or_declared(tmp_path):
+    folder = sample_folder(tmp_path)
+    assert _report_json(folder, "--resample", "design")["resampling"] == "design"
+    (folder / DESIGN_FILE).write_text(json.dumps({"design": "planted"}), encoding="utf-8")
+    assert folder_resampling(folder) == "design" and _report_json(folder)["resampling"] == "design"
+    assert folder_resampling(ROOT / "data") == "design"  # the testbed's own folder says what it is
+
+
+def test_build_dataset_declares_its_folder_a_planted_design(tmp_path):
+    assert main(["build-dataset", "--n", "16", "--seed", "7", "--out", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / DESIGN_FILE).read_text())["design"] == "planted"
+    assert folder_resampling(tmp_path) == "design"
+
+
+def test_a_design_json_that_is_not_a_declaration_is_one_line_naming_the_file(tmp_path, capsys):
+    folder = sample_folder(tmp_path)
+    (folder / DESIGN_FILE).write_text('{"design": "maybe"}', encoding="utf-8")
+    assert main(["report", "--data", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert DESIGN_FILE in err and "design" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_instances_resampled_whole_widen_the_interval_of_runs_counted_several_times(tmp_path):
+    folder = sample_folder(tmp_path, copies=4, n=40)
+    widths = {}
+    for how in ("trajectories", "instances"):
+        iv = _report_json(folder, "--resample", how)["judges"]["short-run:v1"]["intervals"]["f1"]
+        widths[how] = iv["high"] - iv["low"]
+    assert widths["instances"] > 1.5 * widths["trajectories"]  # four copies are one run, not four: about twice
+
+
+def test_a_cluster_draws_every_row_of_its_cluster_as_often_as_the_cluster():
+    strata, clusters = ["all"] * 6, ["a", "a", "b", "c", "c", "c"]
+    ((_, _, w),) = block_weights(strata, resamples=50, rng=np.random.default_rng(1), clusters=clusters)
+    assert (w[:, 0] == w[:, 1]).all() and (w[:, 3] == w[:, 4]).all() and (w[:, 4] == w[:, 5]).all()
+    assert (w[:, [0, 2, 3]].sum(axis=1) == 3).all()  # three clusters drawn per replicate
+
+
+def test_a_cluster_bootstrap_gives_the_same_bits_at_any_block_size():
+    rng = np.random.default_rng(0)
+    data = np.column_stack([rng.integers(0, 2, 300), np.ones(300)])
+    clusters = np.repeat(np.arange(100), 3)
+    fam = Family(data, lambda s: s[..., :1] / s[..., 1:2])
+    runs = [
+        bootstrap_families([fam], strata=["all"] * 300, resamples=500, rng=5, batch=b, clusters=clusters)[0]
+        for b in (1, 7, None)
+    ]
+    assert all(np.array_equal(r.distribution, runs[0].distribution) for r in runs)
+
+
+def test_a_cluster_spanning_two_strata_is_refused():
+    with pytest.raises(ValueError, match="one stratum"):
+        list(block_weights(["x", "y"], resamples=3, rng=np.random.default_rng(0), clusters=["a", "a"]))
+
+
+def test_the_library_default_stays_the_design_and_its_numbers(tmp_path):
+    folder = sample_folder(tmp_path)
+    from trajectory_judge.analysis.loading import load_data
+
+    data = load_data(folder)
+    default = build_report(data.trajectories, data.verdicts, resamples=300)
+    design = build_report(data.trajectories, data.verdicts, resamples=300, resampling="design")
+    assert default.resampling == "design" and default.to_json() == design.to_json()
