@@ -14,8 +14,7 @@ from trajectory_judge.analysis.bootstrap import Family, block_weights, bootstrap
 from trajectory_judge.analysis.report import build_report
 from trajectory_judge.analysis.resampling import folder_resampling
 from trajectory_judge.cli import main
-from trajectory_judge.models import Label, Observation, Step, ToolCall, Trajectory, Verdict, write_jsonl
-from trajectory_judge.testbed.dataset import DESIGN_FILE
+from trajectory_judge.models import DESIGN_FILE, Label, Observation, Step, ToolCall, Trajectory, Verdict, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 

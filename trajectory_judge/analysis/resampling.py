@@ -19,12 +19,10 @@ otherwise. Every choice is paired: all judges are read on the same resampled tra
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
-from trajectory_judge.models import DataError
-from trajectory_judge.testbed.dataset import DESIGN_FILE
+from trajectory_judge.models import DESIGN_FILE, declares_design
 
 Resampling = Literal["design", "trajectories", "instances"]
 """What the bootstrap resamples (the module's text)."""
@@ -41,18 +39,9 @@ METHOD: dict[str, str] = {
 
 
 def folder_resampling(folder: str | Path) -> Resampling:
-    """``design`` when ``folder`` holds a :data:`DESIGN_FILE` declaring a planted design, else ``trajectories``.
+    """``design`` when ``folder`` declares itself a planted design (its :data:`~trajectory_judge.models.DESIGN_FILE`;
+    one that is not a declaration is refused with :class:`~trajectory_judge.models.DataError`), else ``trajectories``."""
+    return "design" if declares_design(folder) else "trajectories"
 
-    A :data:`DESIGN_FILE` that is not a JSON object with ``"design": "planted"`` is refused with
-    :class:`~trajectory_judge.models.DataError` naming the file.
-    """
-    path = Path(folder) / DESIGN_FILE
-    if not path.is_file():
-        return "trajectories"
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not JSON ({exc})") from exc
-    if not isinstance(doc, dict) or doc.get("design") != "planted":
-        raise DataError(f'{path}: design: expected {{"design": "planted", ...}}, got {json.dumps(doc)[:80]}')
-    return "design"
+
+__all__ = ["DESIGN_FILE", "METHOD", "RESAMPLINGS", "Resampling", "folder_resampling"]

@@ -3,12 +3,13 @@
 Field names and types match the published release exactly, so its files load unchanged. One module
 per role: :mod:`.judge_ids` (the judge-id grammar and :class:`JudgeSpec`), :mod:`.records` (the
 records and what a label says), :mod:`.fingerprint` (what a judge is beyond its id), :mod:`.jsonl`
-(reading and writing JSON lines) and :mod:`.schema`
+(reading and writing JSON lines), :mod:`.design` (a folder's declaration that it is a planted design) and :mod:`.schema`
 (the formats' version and JSON Schemas). Every public name is importable from here.
 """
 
 from __future__ import annotations
 
+from trajectory_judge.models.design import DESIGN_FILE, declares_design, design_declaration
 from trajectory_judge.models.fault_types import (
     FAULT_TYPES_FILE,
     fault_types_lines,
@@ -76,6 +77,9 @@ from trajectory_judge.models.schema import (
 )
 
 __all__ = [
+    "DESIGN_FILE",
+    "declares_design",
+    "design_declaration",
     "Count",
     "DESIGN_CELLS",
     "DataError",

@@ -122,23 +122,12 @@ def write_trajectories(args: Any, make: Callable[[], list[Trajectory]]) -> tuple
     return out, trajs, time.perf_counter() - start
 
 
-DESIGN_FILE = "design.json"
-"""The file by which a folder declares itself a planted design (read by ``report``, which then resamples
-within the design's cells; :mod:`trajectory_judge.analysis.resampling`)."""
-
-
-def design_declaration(n: int, seed: int) -> str:
-    """The text of the :data:`DESIGN_FILE` that ``build-dataset --n N --seed S`` writes."""
-    import json
-
-    doc = {"design": "planted", "made_by": "trajectory-judge build-dataset", "n": n, "seed": seed}
-    return json.dumps(doc, indent=1) + "\n"
-
-
 def declare_design(folder: Path, n: int, seed: int, *, force: bool = False) -> str | None:
-    """Write ``folder``'s :data:`DESIGN_FILE` unless it already says the same; in a pinned folder only with
-    ``force``. A note for the terminal when it was left as it is for a pin, else None."""
+    """Write ``folder``'s ``design.json`` (:func:`~trajectory_judge.models.design_declaration`) unless it
+    already says the same; in a pinned folder only with ``force``. A note for the terminal when it was left
+    as it is for a pin, else None."""
     from trajectory_judge.fileio import atomic_write_text
+    from trajectory_judge.models import DESIGN_FILE, design_declaration
     from trajectory_judge.provenance.pins import is_pinned
 
     path, text = folder / DESIGN_FILE, design_declaration(n, seed)
@@ -155,7 +144,7 @@ def cli_build_dataset(args: Any) -> int:
 
     ``--out`` is required. In a folder pinned by ``SHA256SUMS`` the trajectories are written only
     when they are the bytes it pins (a rebuild), or with ``--force``; nothing is written before a refusal.
-    Beside them goes :data:`DESIGN_FILE`, which declares the folder a planted design.
+    Beside them goes ``design.json``, which declares the folder a planted design.
     """
     from trajectory_judge.provenance.pins import broken_pins_note
 

@@ -15,7 +15,7 @@ from trajectory_judge.analysis.loading import Dataset, load_data, load_paper_dat
 from trajectory_judge.analysis.report import Report, build_report
 from trajectory_judge.analysis.resampling import folder_resampling
 from trajectory_judge.book.paths import data_dir, own_folder, paper_data_dir, paper_trajectories_dir
-from trajectory_judge.testbed.dataset import DESIGN_FILE
+from trajectory_judge.models import DESIGN_FILE
 
 PAPER = "the paper"
 """Label of the paper's verdict set."""
