@@ -194,6 +194,7 @@ def test_report_json_has_the_documented_shape(rep):
         "baselines",
         "pairs",
         "reference",
+        "resampling",
         "statistics_computed",
         "deltas",
         "gaps",

@@ -16,10 +16,10 @@ DESIGN_FILE = "design.json"
 """The file by which a folder declares itself a planted design."""
 
 
-def design_declaration(n: int, seed: int) -> str:
-    """The text of the :data:`DESIGN_FILE` that ``build-dataset --n N --seed S`` writes."""
-    doc = {"design": "planted", "made_by": "trajectory-judge build-dataset", "n": n, "seed": seed}
-    return json.dumps(doc, indent=1) + "\n"
+def design_declaration() -> str:
+    """The text of the :data:`DESIGN_FILE` that ``build-dataset`` writes (the same whatever its size and seed,
+    so that building a folder again never rewrites it)."""
+    return json.dumps({"design": "planted", "made_by": "trajectory-judge build-dataset"}, indent=1) + "\n"
 
 
 def declares_design(folder: str | Path) -> bool:

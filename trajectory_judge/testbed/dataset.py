@@ -122,7 +122,7 @@ def write_trajectories(args: Any, make: Callable[[], list[Trajectory]]) -> tuple
     return out, trajs, time.perf_counter() - start
 
 
-def declare_design(folder: Path, n: int, seed: int, *, force: bool = False) -> str | None:
+def declare_design(folder: Path, *, force: bool = False) -> str | None:
     """Write ``folder``'s ``design.json`` (:func:`~trajectory_judge.models.design_declaration`) unless it
     already says the same; in a pinned folder only with ``force``. A note for the terminal when it was left
     as it is for a pin, else None."""
@@ -130,7 +130,7 @@ def declare_design(folder: Path, n: int, seed: int, *, force: bool = False) -> s
     from trajectory_judge.models import DESIGN_FILE, design_declaration
     from trajectory_judge.provenance.pins import is_pinned
 
-    path, text = folder / DESIGN_FILE, design_declaration(n, seed)
+    path, text = folder / DESIGN_FILE, design_declaration()
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return None
     if is_pinned(folder) and not force:
@@ -150,7 +150,7 @@ def cli_build_dataset(args: Any) -> int:
 
     out, trajs, seconds = write_trajectories(args, lambda: build_dataset(args.n, args.seed))
     print(f"wrote {len(trajs)} trajectories to {out} in {seconds:.2f} s", file=sys.stderr)
-    if note := declare_design(out.parent, args.n, args.seed, force=getattr(args, "force", False)):
+    if note := declare_design(out.parent, force=getattr(args, "force", False)):
         print(note, file=sys.stderr)
     if note := broken_pins_note(out.parent):
         print(note, file=sys.stderr)
