@@ -301,3 +301,43 @@ def test_a_delta_between_judges_of_different_trajectories_is_taken_on_those_both
     d = next(x for x in st.deltas if x.metric == "auroc")
     assert d.n == len(both) and d.value == pytest.approx(on["b"]["auroc"] - on["a"]["auroc"], abs=1e-9)
     assert st.values["step:a"]["auroc"] != pytest.approx(on["a"]["auroc"], abs=1e-9)  # its own value uses all it judged
+
+
+def test_agreement_between_every_pair_of_judges_is_cohens_kappa_and_error_overlap_with_intervals():
+    from sklearn.metrics import cohen_kappa_score
+
+    data = load_data(ROOT / "data")
+    rep = build_report(data.trajectories, data.verdicts, resamples=300, seed=7)
+    judges = list(rep.judges)
+    assert [(p.a, p.b) for p in rep.agreement] == [(a, b) for i, a in enumerate(judges) for b in judges[i + 1 :]]
+    label = {t.trajectory_id: t.label.faulty for t in data.trajectories}
+    flags = {j: {v.trajectory_id: v.faulty for v in data.verdicts if v.judge_id == j} for j in judges}
+    for p in rep.agreement:
+        both = sorted(set(flags[p.a]) & set(flags[p.b]))
+        fa, fb = [flags[p.a][t] for t in both], [flags[p.b][t] for t in both]
+        assert p.n == len(both)
+        if p.kappa is not None:  # scikit-learn's kappa, the reference
+            assert p.kappa == pytest.approx(cohen_kappa_score(fa, fb), abs=1e-12)
+            assert p.kappa_low <= p.kappa <= p.kappa_high
+        wrong_a = {t for t in both if flags[p.a][t] != label[t]}
+        wrong_b = {t for t in both if flags[p.b][t] != label[t]}
+        if wrong_a | wrong_b:
+            assert p.error_overlap == pytest.approx(len(wrong_a & wrong_b) / len(wrong_a | wrong_b), abs=1e-12)
+    doc = json.loads(rep.to_json())
+    assert len(doc["agreement"]) == len(rep.agreement) and set(doc["agreement"][0]) == {
+        "a",
+        "b",
+        "n",
+        "kappa",
+        "error_overlap",
+    }
+
+
+def test_a_judge_agrees_perfectly_with_its_copy_and_their_errors_coincide():
+    data = load_data(ROOT / "data")
+    one = [v for v in data.verdicts if v.judge_id == "step:qwen2.5-coder:1.5b"]
+    twin = [v.model_copy(update={"judge_id": "step:twin-model"}) for v in one]
+    rep = build_report(data.trajectories, one + twin, resamples=200, seed=7)
+    (pair,) = rep.agreement
+    assert pair.kappa == pytest.approx(1.0) and pair.kappa_low == pytest.approx(1.0)
+    assert pair.error_overlap == pytest.approx(1.0)

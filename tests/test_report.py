@@ -196,6 +196,7 @@ def test_report_json_has_the_documented_shape(rep):
         "reference",
         "resampling",
         "statistics_computed",
+        "agreement",
         "deltas",
         "gaps",
         "statistic_deltas",

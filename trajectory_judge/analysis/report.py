@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.analysis import metrics as M
+from trajectory_judge.analysis.agreement import Agreement, agreement_family, agreement_frame, read_agreement
 from trajectory_judge.analysis.baselines import (
     AnchorReading,
     Baseline,
@@ -196,15 +197,18 @@ class Report:
     """Paired ``b - a`` of AUROC, AUPRC, kappa, MCC, balanced accuracy and AURC for every compared pair."""
     statistics_bootstrap: BootstrapResult | None = field(default=None, repr=False)
     """The replicates of the statistics (the same resamples as :attr:`bootstrap`); None when they were not asked for."""
+    agreement: tuple[Agreement, ...] = ()
+    """κ and error overlap between every pair of judges (:mod:`~trajectory_judge.analysis.agreement`), with the
+    statistics."""
     resampling: Resampling = "design"
     """What the bootstrap resampled (:mod:`~trajectory_judge.analysis.resampling`): the design's cells,
     the trajectories, or whole instances."""
 
     @property
     def method(self) -> str:
-        """How every interval was made, in words: ``95% paired bootstrap over trajectories, B = 10000, seed 7``."""
+        """How every interval was made, in words: ``95% paired bootstrap over trajectories, B = 10,000, seed 7``."""
         level = round(100 * self.bootstrap.confidence_level) if len(self.bootstrap.names) else 95
-        return f"{level}% {METHOD[self.resampling]}, B = {self.resamples}, seed {self.seed}"
+        return f"{level}% {METHOD[self.resampling]}, B = {self.resamples:,}, seed {self.seed}"
 
     @property
     def has_statistics(self) -> bool:
@@ -257,6 +261,20 @@ class Report:
             "reference": self.reference,
             "resampling": self.resampling,
             "statistics_computed": self.has_statistics,
+            "agreement": [
+                {
+                    "a": p.a,
+                    "b": p.b,
+                    "n": p.n,
+                    "kappa": {"value": _num(p.kappa), "low": _num(p.kappa_low), "high": _num(p.kappa_high)},
+                    "error_overlap": {
+                        "value": _num(p.error_overlap),
+                        "low": _num(p.overlap_low),
+                        "high": _num(p.overlap_high),
+                    },
+                }
+                for p in self.agreement
+            ],
             "deltas": [
                 {
                     "a": d.a,
@@ -490,6 +508,10 @@ class Report:
                 + _md(self.statistics_frame().set_index(["judge", "statistic"])),
                 "## Paired deltas of the statistics (b - a)\n\n"
                 + _md(self.statistic_deltas_frame().set_index(["a", "b", "metric"])),
+                "## Agreement between judges\n\n"
+                "Cohen's κ between two judges' flags, and of the trajectories either gets wrong the share both get "
+                "wrong (error overlap), on the trajectories both judged.\n\n"
+                + _md(agreement_frame(self.agreement).set_index(["a", "b"])),
             ]
         else:
             parts.append(f"## Ranking, agreement and selective prediction\n\n{STATISTICS_ON_REQUEST}")
@@ -542,7 +564,8 @@ def _md(df: pd.DataFrame) -> str:
 
 STATISTICS_ON_REQUEST = (
     "Not computed: `report --statistics` (or `build_report(..., statistics=True)`) adds AUROC, AUPRC, "
-    "κ, MCC, balanced accuracy, AURC and selective recall, with intervals and paired deltas."
+    "κ, MCC, balanced accuracy, AURC and selective recall, with intervals and paired deltas, and the "
+    "agreement between every pair of judges."
 )
 """What a report made without the judge statistics says in their place."""
 
@@ -580,17 +603,19 @@ def build_report(
     kinds = {(c.a, c.b): c.kind for c in chosen}
     if not statistics:  # the metrics alone: the statistics' columns and reading cost as much again
         (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling)
-        stats = None
+        stats, agreement = None, ()
     else:
         stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
-        boot, stats_boot = run_bootstraps(
+        agree = agreement_family(plan.labels, plan.verdicts, plan.judges)  # type: ignore[arg-type]
+        boot, stats_boot, agree_boot = run_bootstraps(
             plan,
             resamples=resamples,
             seed=seed,
             batch=batch,
-            also=[statistics_family(stats_plan, plan.strata(resampling))],
+            also=[statistics_family(stats_plan, plan.strata(resampling)), agree],
             resampling=resampling,
         )
+        agreement = read_agreement(agree, agree_boot)
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
     deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
@@ -614,6 +639,7 @@ def build_report(
         reference,
         stats.deltas if stats is not None else (),
         stats.bootstrap if stats is not None else None,
+        agreement,
         resampling,
     )
 
