@@ -167,7 +167,7 @@ def write(path: Path, rows: dict[str, list[dict]], resamples: int, before: str |
     earlier = doc.get("scale") or {}
     same = (earlier.get("resamples"), earlier.get("before")) == (resamples, before)
     scale = {
-        "command": f"trajectory-judge report --data DIR --resamples {resamples}",
+        "command": f"trajectory-judge report --data DIR --resamples {resamples} --statistics",
         "resamples": resamples,
         "before": before,
         "cpus": os.cpu_count(),

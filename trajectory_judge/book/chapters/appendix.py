@@ -296,7 +296,8 @@ def scale_sentences(root=None) -> dict[str, str]:
             )
         parts.append(text)
     head = (
-        f"The report command with {fig['sizes'][0]['judges']} Python judges and B = {fig['resamples']:,}, one run each on "
+        f"The report command with its statistics (`--statistics`), {fig['sizes'][0]['judges']} Python judges and "
+        f"B = {fig['resamples']:,}, one run each on "
         f"{fig['cpus']} CPUs with trajectory-judge {fig['version']} (target: at most 1 GB and, per trajectory, "
         f"at most 1.5 times the time at the smallest size): "
     )
