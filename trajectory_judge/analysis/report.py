@@ -601,12 +601,13 @@ def build_report(
     chosen: tuple[Comparison, ...] = all_pairs(order) if pairs == "all" else compared_pairs(order, reference)
     plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
     kinds = {(c.a, c.b): c.kind for c in chosen}
+    agreement: tuple[Agreement, ...] = ()
     if not statistics:  # the metrics alone: the statistics' columns and reading cost as much again
         (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling)
-        stats, agreement = None, ()
+        stats = None
     else:
         stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
-        agree = agreement_family(plan.labels, plan.verdicts, plan.judges)  # type: ignore[arg-type]
+        agree = agreement_family(plan.labels, plan.verdicts, plan.judges)
         boot, stats_boot, agree_boot = run_bootstraps(
             plan,
             resamples=resamples,
