@@ -25,7 +25,14 @@ from trajectory_judge.analysis.prevalence import (
     Prevalence,
     clipping_text,
 )
-from trajectory_judge.book.render.style import MISSING, format_interval, judge_name, list_text, source_name
+from trajectory_judge.book.render.style import (
+    MISSING,
+    format_interval,
+    judge_name,
+    list_text,
+    parse_judge_id,
+    source_name,
+)
 from trajectory_judge.provenance.computed import computes
 
 AXIS_HEAD = {"position": "Step", "length": "Steps"}
@@ -254,8 +261,15 @@ def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: f
         corrected = f"give {_signed(rg.raw)}, outside [0, 1] beyond sampling error, so the correction does not transfer"
     else:
         corrected = f"give {_rate_cell(rg)}" + (f" ({clipping_text(rg)})" if rg.clipped else "")
+    if any(parse_judge_id(c.judge).kind in ("llm", "ensemble") for c in cfs):
+        lead = f"On the counterfactual set, {tests}."
+    else:  # the rule engine and a control: the set's design shown as a method, not a finding about judges
+        lead = (
+            "No LLM judge has read the counterfactual set yet, so the chapter shows its design as a method, "
+            f"on the rule engine and a control that cannot prefer a step: {tests}."
+        )
     return (
-        f"On the counterfactual set, {tests}. On the organic episodes, whose labels give "
+        f"{lead} On the organic episodes, whose labels give "
         f"{true_rate:.3f}, the rule engine's flags corrected by its accuracy on the planted set {corrected}" + ppi + "."
     )
 
