@@ -36,7 +36,7 @@ WORKERS ?= auto
 LOCK_DATE := 2026-11-26T00:00:00Z
 UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --exclude-newer $(LOCK_DATE) --no-emit-package trajectory-judge
 
-.PHONY: install test lint types slow book pdf browser rerun ci checks pages execute lock lock-fresh
+.PHONY: install test lint types slow book pdf browser rerun ci ci-slow ci-checks ci-pages ci-rerun checks pages execute lock lock-fresh
 
 install: $(VENV)/.installed
 
@@ -81,9 +81,19 @@ rerun: install
 
 # four streams at once, so that no core idles while a tier waits: the rerun tier (which waits on the
 # package index more than on the processor), the tests with lint and types, the slow tier, and the
-# book's (the build, its PDF, then Chromium over its pages)
+# book's (the build, its PDF, then Chromium over its pages). The slow tier is the longest, so the
+# others run at a lower priority (nice): they take the processor when it would idle, and end with it
 ci: install
-	$(MAKE) -j4 --output-sync=target rerun checks slow pages
+	$(MAKE) -j4 --output-sync=target ci-slow ci-checks ci-pages ci-rerun
+
+ci-slow:
+	$(MAKE) slow
+ci-checks:
+	nice -n 3 $(MAKE) checks
+ci-pages:
+	nice -n 8 $(MAKE) pages
+ci-rerun:
+	nice -n 8 $(MAKE) rerun
 
 checks: install
 	$(MAKE) test
