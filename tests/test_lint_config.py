@@ -101,7 +101,13 @@ def test_ci_lints_formats_and_type_checks_right_after_the_tests():
     assert re.search(r"^make ci$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
     (checks,) = re.findall(r"^checks: install\n((?:\t.*\n)+)", make, re.M)
     assert [line.split()[-1] for line in checks.splitlines()][:3] == ["test", "lint", "types"]
-    assert "\t$(MAKE) -j4 --output-sync=target rerun checks slow pages\n" in make
+    (streams,) = re.findall(r"^ci: install\n\t\$\(MAKE\) -j4 --output-sync=target (.*)\n", make, re.M)
+    # each stream runs one tier, the slow tier (the longest) at normal priority and the others niced
+    tiers = {s: re.search(rf"^{s}:\n\t(.*)\n", make, re.M).group(1).split()[-1] for s in streams.split()}
+    assert sorted(tiers.values()) == ["checks", "pages", "rerun", "slow"]
+    assert all(
+        ("nice" in re.search(rf"^{s}:\n\t(.*)\n", make, re.M).group(1)) == (t != "slow") for s, t in tiers.items()
+    )
     assert "\t$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .\n" in make
     assert "\ntypes: install\n\t$(VENV)/bin/mypy\n" in make
 
