@@ -32,6 +32,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 unexport PYTHONDONTWRITEBYTECODE
 # how many processes pytest-xdist runs the tests in (a notebook's cells stay together in one of them)
 WORKERS ?= auto
+# the slow tier's: twice the cores, since its flows wait on servers, subprocesses and Ray as much as they compute
+SLOW_WORKERS ?= $(shell echo $$((2 * $$(nproc))))
 # the index's date that both locks are compiled at: a lock compiled again on another day is the same
 LOCK_DATE := 2026-11-26T00:00:00Z
 UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --exclude-newer $(LOCK_DATE) --no-emit-package trajectory-judge
@@ -58,7 +60,7 @@ types: install
 	$(VENV)/bin/mypy
 
 slow: install
-	$(PY) -m pytest -p no:nbval -o addopts="" -m slow -n $(WORKERS) --dist loadfile tests
+	$(PY) -m pytest -p no:nbval -o addopts="" -m slow -n $(SLOW_WORKERS) --dist loadfile tests
 
 book: install
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/book.yml

@@ -139,3 +139,91 @@ def test_the_library_default_stays_the_design_and_its_numbers(tmp_path):
     default = build_report(data.trajectories, data.verdicts, resamples=300)
     design = build_report(data.trajectories, data.verdicts, resamples=300, resampling="design")
     assert default.resampling == "design" and default.to_json() == design.to_json()
+
+
+# --- a design whose runs share a base: whole instances among their like ---------------------------------
+def test_instances_of_a_design_are_drawn_among_their_like_so_every_replicate_keeps_the_clean_and_faulty_counts():
+    from trajectory_judge.analysis.plan import make_plan
+    from trajectory_judge.analysis.resampling import instance_makeup
+
+    trajs = [
+        _traj("a0", "a", False, False),
+        _traj("a1", "a", True, True),
+        _traj("a2", "a", True, False),
+        _traj("b0", "b", False, False),
+        _traj("b1", "b", True, True),
+        _traj("b2", "b", True, False),
+        _traj("c0", "c", False, False),
+        _traj("d1", "d", True, False),
+        _traj("e1", "e", True, True),
+    ]
+    verdicts = [Verdict(trajectory_id=t.trajectory_id, judge_id="x:v1", faulty=True, confidence=0.7) for t in trajs]
+    plan = make_plan(trajs, verdicts)
+    strata = plan.strata("design-instances")
+    assert strata == instance_makeup([not t.label.faulty for t in trajs], [t.instance_id for t in trajs])
+    assert strata[0] == "1 clean, 2 faulty" and strata[6] == "1 clean, 0 faulty" and strata[7] == "0 clean, 1 faulty"
+    ((_, _, w),) = block_weights(strata, resamples=200, rng=np.random.default_rng(2), clusters=plan.instances)
+    faulty = np.array([t.label.faulty for t in trajs])
+    assert (w[:, faulty].sum(axis=1) == faulty.sum()).all() and (w[:, ~faulty].sum(axis=1) == (~faulty).sum()).all()
+    assert (w[:, 0] == w[:, 1]).all() and (w[:, 3] == w[:, 5]).all()  # an instance is drawn whole
+    assert len({tuple(r) for r in w[:, :6]}) > 1  # and the two alike instances are drawn in turn
+
+
+def test_cluster_instance_draws_whole_runs_of_a_design_within_their_make_up_and_of_a_sample_from_the_whole(
+    tmp_path, capsys
+):
+    folder = sample_folder(tmp_path, copies=3, n=30)
+    assert _report_json(folder, "--cluster", "instance")["resampling"] == "instances"
+    design = _report_json(folder, "--resample", "design", "--cluster", "instance")
+    assert design["resampling"] == "design-instances"
+    assert "stratified paired cluster bootstrap over instances" in capsys.readouterr().out  # the heading says so
+
+
+def test_the_release_under_cluster_instance_gives_the_headline_auroc_delta_an_interval_of_its_own(release, tmp_path):
+    out = {}
+    for how in (("--resample", "design"), ("--resample", "design", "--cluster", "instance")):
+        path = tmp_path / f"{len(how)}.json"
+        argv = ["report", "--data", str(release), "--statistics", "--resamples", "2000", "--json", str(path), *how]
+        assert main(argv) == 0
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        (d,) = [
+            d
+            for d in doc["statistic_deltas"]
+            if d["metric"] == "auroc" and d["a"] == "outcome:qwen2.5:14b" and d["b"] == "step:qwen2.5:14b"
+        ]
+        out[doc["resampling"]] = d
+    design, whole = out["design"], out["design-instances"]
+    assert design["value"] == whole["value"] and (design["low"], design["high"]) != (whole["low"], whole["high"])
+    assert whole["low"] > 0  # the paper's headline holds when whole base runs are drawn
+
+
+# --- McNemar with the pairs of one run counted together ---------------------------------------------------
+def test_clustered_mcnemar_with_one_pair_per_run_is_mcnemars_chi_squared_without_correction():
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    from trajectory_judge.analysis.judge_statistics import clustered_mcnemar_p
+
+    b, c = 14, 5
+    fault_only, parent_only = [1] * b + [0] * c + [0] * 30, [0] * b + [1] * c + [0] * 30
+    want = mcnemar([[10, c], [b, 20]], exact=False, correction=False).pvalue
+    assert clustered_mcnemar_p(fault_only, parent_only) == pytest.approx(want, rel=1e-12)
+    assert clustered_mcnemar_p([0, 0], [0, 0]) == 1.0
+
+
+def test_discordant_pairs_bunched_in_few_runs_count_as_less_evidence():
+    from trajectory_judge.analysis.judge_statistics import clustered_mcnemar_p
+
+    spread = clustered_mcnemar_p([1] * 12 + [0] * 4, [0] * 12 + [1] * 4)  # 16 runs, one pair each
+    bunched = clustered_mcnemar_p([6, 6, 0, 0], [0, 0, 2, 2])  # the same 12 and 4, in four runs
+    assert spread < 0.05 < bunched
+
+
+def test_mcnemar_pairs_count_the_runs_their_pairs_come_from_on_the_committed_data():
+    from trajectory_judge.analysis.judge_statistics import mcnemar_pairs
+    from trajectory_judge.analysis.loading import load_data
+
+    data = load_data(ROOT / "data")
+    m = mcnemar_pairs(data.trajectories, data.verdicts, "reply:qwen2.5-coder:1.5b")
+    parents = {t.instance_id for t in data.trajectories if t.label.faulty}
+    assert 0 < m.instances <= len(parents) and m.n > m.instances  # several faults share a parent
+    assert m.pvalue_clustered > m.pvalue  # pairs of one run are not independent evidence

@@ -132,10 +132,18 @@ def _report(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--resample",
-        choices=("design", "trajectories", "instances"),
+        choices=("design", "trajectories", "instances", "design-instances"),
         default=None,
         help="what the bootstrap resamples: the design's cells (default for a folder with design.json, as "
-        "build-dataset writes), the trajectories (default otherwise: a sample), or whole instances",
+        "build-dataset writes), the trajectories (default otherwise: a sample), whole instances, or whole "
+        "instances within groups of the same make-up (a design whose runs share a base)",
+    )
+    p.add_argument(
+        "--cluster",
+        choices=("instance",),
+        default=None,
+        help="draw whole instances (a base run and every trajectory made from it): on a design, within groups of "
+        "instances of the same numbers of clean and faulty runs (design-instances); on a sample, instances",
     )
     p.add_argument(
         "--statistics",

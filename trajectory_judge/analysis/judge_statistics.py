@@ -481,6 +481,24 @@ class McNemar:
     """``(fault_only - parent_only) / n``: paired discrimination."""
     pvalue: float
     """Exact two-sided p of McNemar's test (statsmodels, binomial on the discordant pairs)."""
+    instances: int = 0
+    """Instances (base runs) the pairs come from: the faults planted in one run share its clean parent."""
+    pvalue_clustered: float = math.nan
+    """Two-sided p of McNemar's test adjusted for pairs that share an instance (:func:`clustered_mcnemar_p`)."""
+
+
+def clustered_mcnemar_p(fault_only: Sequence[int], parent_only: Sequence[int]) -> float:
+    """Two-sided p of the clustered McNemar test of Durkalski et al. (2003): ``(b - c)**2`` over the sum, over
+    instances, of the squared difference of their discordant counts, against chi-squared with one degree of
+    freedom (``fault_only[k]`` and ``parent_only[k]`` are instance ``k``'s counts). With one pair per instance it
+    is McNemar's chi-squared test without continuity correction; with no discordant pair, p is 1."""
+    from scipy.stats import chi2
+
+    d = np.asarray(fault_only, dtype=float) - np.asarray(parent_only, dtype=float)
+    spread = float(np.sum(d**2))
+    if spread == 0.0:
+        return 1.0
+    return float(chi2.sf(float(np.sum(d)) ** 2 / spread, 1))
 
 
 def mcnemar_pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], judge: str) -> McNemar:
@@ -492,16 +510,31 @@ def mcnemar_pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     parents = clean_parents(trajectories)
     by = {v.trajectory_id: v for v in verdicts if v.judge_id == judge}
     table = np.zeros((2, 2), dtype=int)
+    per_instance: dict[str, list[int]] = {}
     for t in trajectories:
         p = parents.get(t.instance_id)
         if t.label is None or not t.label.faulty or p is None:
             continue
         if t.trajectory_id in by and p.trajectory_id in by:
-            table[int(by[t.trajectory_id].faulty), int(by[p.trajectory_id].faulty)] += 1
+            fault, parent = int(by[t.trajectory_id].faulty), int(by[p.trajectory_id].faulty)
+            table[fault, parent] += 1
+            counts = per_instance.setdefault(t.instance_id, [0, 0])
+            counts[0] += fault and not parent
+            counts[1] += parent and not fault
     n = int(table.sum())
     res = mcnemar(table, exact=True)
     b, c = int(table[1, 0]), int(table[0, 1])
-    return McNemar(judge, n, b, c, (b - c) / n if n else math.nan, float(res.pvalue))
+    fault_only, parent_only = zip(*per_instance.values(), strict=True) if per_instance else ((), ())
+    return McNemar(
+        judge,
+        n,
+        b,
+        c,
+        (b - c) / n if n else math.nan,
+        float(res.pvalue),
+        len(per_instance),
+        clustered_mcnemar_p(fault_only, parent_only),
+    )
 
 
 @dataclass(frozen=True)

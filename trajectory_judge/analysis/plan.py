@@ -17,7 +17,7 @@ import numpy as np
 from trajectory_judge.analysis import metrics as M
 from trajectory_judge.analysis.bootstrap import BootstrapResult, Family, bootstrap_families
 from trajectory_judge.analysis.loading import _validate, folder_types, judge_order
-from trajectory_judge.analysis.resampling import RESAMPLINGS, Resampling
+from trajectory_judge.analysis.resampling import RESAMPLINGS, Resampling, instance_makeup
 from trajectory_judge.models import (
     DESIGN_CELLS,
     TESTBED_FAILURE_TYPES,
@@ -69,8 +69,13 @@ class Plan:
     """Instance id of each trajectory (the clusters of the ``instances`` resampling)."""
 
     def strata(self, resampling: Resampling) -> list[str]:
-        """The bootstrap's strata under ``resampling``: the design cells, or one stratum of every row."""
-        return list(self.cells) if resampling == "design" else ["all"] * len(self.cells)
+        """The bootstrap's strata under ``resampling``: the design cells; each instance's make-up (its numbers
+        of clean and faulty trajectories) for ``design-instances``; or one stratum of every row."""
+        if resampling == "design":
+            return list(self.cells)
+        if resampling == "design-instances":
+            return instance_makeup([not lab.faulty for lab in self.labels], self.instances)
+        return ["all"] * len(self.cells)
 
     @property
     def boot_keys(self) -> tuple[str, ...]:
@@ -278,5 +283,5 @@ def run_bootstraps(
         rng=np.random.default_rng(seed),
         batch=batch,
         strata_order=DESIGN_CELLS if resampling == "design" else None,
-        clusters=list(plan.instances) if resampling == "instances" else None,
+        clusters=list(plan.instances) if resampling in ("instances", "design-instances") else None,
     )

@@ -26,7 +26,7 @@ from trajectory_judge.analysis.loading import (
     unparseable_sentence,
 )
 from trajectory_judge.analysis.report import STATISTICS_ON_REQUEST, Report, _md, build_report
-from trajectory_judge.analysis.resampling import folder_resampling
+from trajectory_judge.analysis.resampling import Resampling, clustered, folder_resampling
 from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
@@ -280,6 +280,13 @@ def cli_report(args: Any) -> int:
         return _report(args)
 
 
+def _resampling(args: Any) -> Resampling:
+    """What the report's bootstrap resamples: ``--resample``, else the folder's own choice; ``--cluster instance``
+    draws whole instances of it."""
+    chosen: Resampling = args.resample or folder_resampling(args.data)
+    return clustered(chosen) if getattr(args, "cluster", None) == "instance" else chosen
+
+
 def _report(args: Any) -> int:
     _guard_outputs(args)
     torn = torn_run_record(args.data)
@@ -301,7 +308,7 @@ def _report(args: Any) -> int:
         pairs=pairs,
         reference=args.reference,
         statistics=args.statistics,
-        resampling=args.resample or folder_resampling(args.data),
+        resampling=_resampling(args),
     )
     absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
     print(terminal_text(rep, types, absent))

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from trajectory_judge.analysis.dependence import Dependence, dependence
 from trajectory_judge.analysis.judge_statistics import (
     COVERAGES,
     DeltaTest,
@@ -26,7 +27,7 @@ from trajectory_judge.analysis.judge_statistics import (
 from trajectory_judge.analysis.loading import Dataset
 from trajectory_judge.analysis.register import QUALITY_AXES, axes_phrase
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.chapters.editions import Editions
+from trajectory_judge.book.chapters.editions import Editions, ours_wording
 from trajectory_judge.book.render.style import (
     by_source,
     family_pairs,
@@ -219,9 +220,78 @@ def mcnemar_table(ed: Editions) -> pd.DataFrame:
                 "Flags the parent only": m.parent_only,
                 "Paired discrimination": m.discrimination,
                 "McNemar exact p": _p(m.pvalue),
+                "Base runs": m.instances,
+                "p, pairs of one run together": _p(m.pvalue_clustered),
             }
         frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
     return by_source(frames)
+
+
+def paper_dependence(ed: Editions) -> Dependence:
+    """The paper's headline deltas (step minus outcome judge of one model: recall, F1, AUROC) under the design's
+    bootstrap and when whole base runs are drawn (:func:`~trajectory_judge.analysis.dependence.dependence`)."""
+    return dependence(ed.paper.trajectories, ed.paper.verdicts, ed.paper_rep, outcome_step_pairs(ed.paper_rep))
+
+
+DEPENDENCE_METRICS = {"recall": "Recall", "f1": "F1", "auroc": "AUROC"}
+"""The headline deltas' metrics as the dependence table names them."""
+
+
+@computes
+def dependence_table(dep: Dependence) -> pd.DataFrame:
+    """Per headline delta: its value, its interval under the design's bootstrap and under whole base runs, and
+    how much wider the second is."""
+    rows = {}
+    for d in dep.deltas:
+        key = f"{judge_name(d.b)} − {judge_name(d.a)}: {DEPENDENCE_METRICS.get(d.metric, d.metric)}"
+        rows[key] = {
+            "Trajectories resampled in their cells": format_interval(d.value, d.low, d.high, "bootstrap"),
+            "Whole base runs resampled": format_interval(d.value, d.clustered_low, d.clustered_high, "bootstrap"),
+            "Width, whole runs over cells": format_number(d.width_ratio, 2),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("paired difference")
+
+
+def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
+    """The sentences of the chapter's section on base runs, and the limitations page's count of them."""
+    prep = ed.paper_rep
+    (pa, pb), *_ = outcome_step_pairs(prep)
+    mc = {j: mcnemar_pairs(ed.paper.trajectories, ed.paper.verdicts, j) for j in (pa, pb)}
+    ours = {j: mcnemar_pairs(ed.ours.trajectories, ed.ours.verdicts, j) for j in llm_judges(list(ed.rep.judges))}
+    moved = [
+        f"{judge_name(j)}'s from {_p(m.pvalue)} to {_p(m.pvalue_clustered)}"
+        for j, m in ours.items()
+        if m.n and _p(m.pvalue) != _p(m.pvalue_clustered)
+    ]
+    auroc = next(d for d in dep.deltas if d.metric == "auroc")
+    ratios = [d.width_ratio for d in dep.deltas if not math.isnan(d.width_ratio)]
+    excluded = [d for d in dep.deltas if d.clustered_low > 0 or d.clustered_high < 0]
+    same = sum((d.low > 0 or d.high < 0) == (d.clustered_low > 0 or d.clustered_high < 0) for d in dep.deltas)
+    return {
+        "dependence_verdict": (
+            "Drawing whole base runs, "
+            + (
+                f"each of the {len(dep.deltas)} headline differences keeps an interval that excludes 0"
+                if len(excluded) == len(dep.deltas)
+                else f"{len(excluded)} of the {len(dep.deltas)} headline differences keep an interval that excludes 0"
+            )
+            + ("" if same == len(dep.deltas) else f", where {same} did so with trajectories resampled one by one")
+        ),
+        "base_runs": (
+            f"The paper's {dep.trajectories} trajectories come from {dep.instances} base runs, and the "
+            f"{dep.paired_faults} faults whose clean parent is among them were planted in {dep.parents} of those runs"
+        ),
+        "dependence": (
+            f"Drawing whole base runs moves the step − outcome AUROC difference's interval from "
+            f"{format_interval(auroc.value, auroc.low, auroc.high, 'bootstrap')} to "
+            f"{format_interval(auroc.value, auroc.clustered_low, auroc.clustered_high, 'bootstrap')}; across the "
+            f"{len(ratios)} headline differences the interval is {format_number(min(ratios), 2)} to "
+            f"{format_number(max(ratios), 2)} times as wide. McNemar's test with the pairs of one run counted together "
+            f"(Durkalski's clustered form) gives the paper's outcome judge p {_p(mc[pa].pvalue_clustered)} and its "
+            f"step judge p {_p(mc[pb].pvalue_clustered)}"
+            + (f"; among {ours_wording().judges} it moves {list_text(moved, '')}." if moved else ".")
+        ),
+    }
 
 
 def _p(p: float) -> str:
