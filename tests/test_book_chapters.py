@@ -140,7 +140,8 @@ def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
     assert s.startswith(
         "The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 ("
     )
-    assert s.endswith("but is too wide to lie within it.") and ": consistent with it, the interval 0.78 to 0.90" in s
+    c = paper_claims["outcome_loud"]
+    assert c.verdict == "consistent with" and s.endswith(f": consistent with it, {c.reason}.") and "too wide" in c.reason
     assert paper_claims["step_silent"].sentence().endswith(": confirmed.")
 
 
