@@ -141,7 +141,9 @@ def test_claim_sentence_reads_the_paper_then_its_verdicts(paper_claims):
         "The paper says the outcome-only judge catches 84% of loud faults (abstract); its verdicts give 0.840 ("
     )
     c = paper_claims["outcome_loud"]
-    assert c.verdict == "consistent with" and s.endswith(f": consistent with it, {c.reason}.") and "too wide" in c.reason
+    assert (
+        c.verdict == "consistent with" and s.endswith(f": consistent with it, {c.reason}.") and "too wide" in c.reason
+    )
     assert paper_claims["step_silent"].sentence().endswith(": confirmed.")
 
 
