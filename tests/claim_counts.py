@@ -13,9 +13,13 @@ _N = r"(\d+|no|none|one|two|three|four|five|six|seven|eight|nine|ten)"
 
 SENTENCE = re.compile(
     r"(?:Of the (?P<n>\d+|\w+) (?P<scope>claims of [^,]+), the paper's verdicts (?P<rest>[^.;]*))"
-    r"|(?:The paper's verdicts bear out all (?P<all>\d+|\w+) (?P<all_scope>claims of [^.;]+))"
+    r"|(?:The paper's verdicts (?P<verb>confirm|are consistent with|bear out) all (?P<all>\d+|\w+) "
+    r"(?P<all_scope>claims of [^.;]+))"
 )
 """A sentence of :func:`~trajectory_judge.book.render.claim_summary.summary_sentence`: its total and its scope."""
+
+_VERBS = (("confirm", "confirmed"), ("are consistent with", "consistent with"), ("bear out", "borne out"))
+"""How a sentence says each verdict that holds: the verb, and the verdict it counts."""
 
 
 def number(word: str) -> int:
@@ -32,13 +36,15 @@ def read_counts(text: str) -> list[dict[str, object]]:
         nxt = tail[1] if len(tail) > 1 else ""
         if m.group("all"):
             n = number(m.group("all"))
-            said: dict[str, object] = {"scope": m.group("all_scope").strip(), "claims": n, "borne out": n}
+            said: dict[str, object] = {"scope": m.group("all_scope").strip(), "claims": n}
+            said.update({v: n if m.group("verb") == verb else 0 for verb, v in _VERBS})
             said.update({"not borne out": 0, "not checkable": 0})
         else:
             rest = m.group("rest")
             said = {"scope": m.group("scope").strip(), "claims": number(m.group("n"))}
-            found = re.search(rf"bear out {_N}", rest)
-            said["borne out"] = number(found.group(1)) if found else 0
+            for verb, v in _VERBS:
+                found = re.search(rf"{verb} {_N}", rest)
+                said[v] = number(found.group(1)) if found else 0
             found = re.search(rf"contradict {_N}", rest)
             said["not borne out"] = number(found.group(1)) if found else 0
             found = re.search(rf"cannot check {_N}", rest)

@@ -35,9 +35,9 @@ def _sentence(cl: Claims) -> str:
 @pytest.mark.parametrize(
     "k, bad, gone, fragile, words",
     [  # every count in words, the contradicted claims named, the robustness said
-        (3, 0, 0, 0, ["bear out all three claims", "Each of these verdicts survives"]),
-        (1, 0, 0, 0, ["bear out the one claim", "The verdict survives"]),
-        (1, 2, 0, 0, ["Of the three claims", "bear out one and contradict two", "claim b0 holds", "claim b1 holds"]),
+        (3, 0, 0, 0, ["confirm all three claims", "Each of these verdicts survives"]),
+        (1, 0, 0, 0, ["confirm the one claim", "The verdict survives"]),
+        (1, 2, 0, 0, ["Of the three claims", "confirm one and contradict two", "claim b0 holds", "claim b1 holds"]),
         (
             2,
             1,
@@ -130,12 +130,14 @@ def test_the_abstracts_verdict_names_each_of_its_claims_not_borne_out(editions, 
     assert all(f"that {c.says}" in text for c in bad) and "192 of 206" in text
 
 
-def test_results_marks_uniformly_one_fragile_with_a_link_to_its_register_row(claims):
-    line = next(ln for ln in claims_markdown(claims.group("results")).splitlines() if "uniformly 1.00" in ln)
-    assert "*fragile*" in line and "Clopper\u2013Pearson" in line
-    assert f'href="audit.html#{claim_anchor("step8_uniform")}"' in line
-    robust = next(ln for ln in claims_markdown(claims.group("headline")).splitlines() if "84% of loud" in ln)
-    assert "fragile" not in robust and "withdrawn" not in robust and 'href="audit.html#claim-outcome-loud"' in robust
+def test_results_marks_a_fragile_verdict_with_what_flips_it_and_a_link_to_its_register_row(claims):
+    line = next(ln for ln in claims_markdown(claims.group("results")).splitlines() if "types faults better" in ln)
+    assert "*fragile*: under 99%" in line
+    assert f'href="audit.html#{claim_anchor("rules_type_best")}"' in line
+    uniform = next(ln for ln in claims_markdown(claims.group("results")).splitlines() if "uniformly 1.00" in ln)
+    assert "consistent with it" in uniform and "too wide" in uniform  # 47 of 50 cannot confirm 1.00
+    robust = next(ln for ln in claims_markdown(claims.group("headline")).splitlines() if "45% of silent" in ln)
+    assert "fragile" not in robust and "withdrawn" not in robust and 'href="audit.html#claim-outcome-silent"' in robust
     withdrawn = next(ln for ln in claims_markdown(claims.group("results")).splitlines() if "types faults better" in ln)
     assert "*withdrawn after Holm*" in withdrawn
 

@@ -11,6 +11,8 @@ import pytest
 
 from trajectory_judge.analysis.claims import (
     BORNE_OUT,
+    CONFIRMED,
+    CONSISTENT,
     NOT_BORNE_OUT,
     NOT_CHECKABLE,
     Claim,
@@ -24,21 +26,63 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # --- the rule's three outcomes, on constructed records ------------------------------------------------
-def test_stated_value_inside_the_interval_is_borne_out():
-    assert verdict(Stated.number("84%", 0.84, 0.01), Estimate(0.80, 0.74, 0.86, "bootstrap"))[0] == BORNE_OUT
+def test_stated_value_whose_interval_meets_its_tolerance_band_but_is_wider_is_consistent_not_confirmed():
+    # 84% on a proportion's scale, sampled: its band is 0.79 to 0.89
+    assert verdict(Stated.number("84%", 0.84, 0.01), Estimate(0.80, 0.74, 0.86, "bootstrap"))[0] == CONSISTENT
+    assert verdict(Stated.number("84%", 0.84, 0.01), Estimate(0.84, 0.80, 0.88, "bootstrap"))[0] == CONFIRMED
 
 
-def test_stated_value_meets_the_interval_through_its_printed_precision():
-    # 0.30 at two decimals covers [0.295, 0.305]; an interval ending at 0.297 meets it, one ending at 0.294 does not
-    assert verdict(Stated.number("0.30", 0.30, 0.01), Estimate(0.25, 0.20, 0.297, "bootstrap"))[0] == BORNE_OUT
-    assert verdict(Stated.number("0.30", 0.30, 0.01), Estimate(0.25, 0.20, 0.294, "bootstrap"))[0] == NOT_BORNE_OUT
+def test_a_value_on_a_proportions_scale_with_sampling_variance_keeps_the_margin_others_their_printed_digits():
+    from trajectory_judge.analysis.claims import MARGIN, tolerance
+
+    assert tolerance(Stated.number("0.30", 0.30, 0.01), Estimate(0.3, 0.2, 0.4, "bootstrap")) == MARGIN
+    assert tolerance(Stated.number("0.30", 0.30, 0.01), Estimate.exact(0.3)) == 0.005  # its own interval
+    assert tolerance(Stated.number("3 times", 3.0, 1.0), Estimate(3, 2.9, 3.1, "bootstrap")) == 0.5  # a ratio
+    # 0.30 sampled: band 0.25 to 0.35; an interval ending at 0.251 meets it, one ending at 0.249 misses it
+    assert verdict(Stated.number("0.30", 0.30, 0.01), Estimate(0.2, 0.15, 0.251, "bootstrap"))[0] == CONSISTENT
+    assert verdict(Stated.number("0.30", 0.30, 0.01), Estimate(0.2, 0.15, 0.249, "bootstrap"))[0] == NOT_BORNE_OUT
 
 
 def test_a_third_in_words_is_read_to_one_significant_figure():
     s = Stated.fraction("a third", 1 / 3)
     assert s.precision == pytest.approx(0.1)
-    assert verdict(s, Estimate(0.288, 0.249, 0.328, "bootstrap"))[0] == BORNE_OUT
-    assert verdict(s, Estimate(0.20, 0.15, 0.24, "bootstrap"))[0] == NOT_BORNE_OUT  # 0.3 ± 0.05 starts at 0.25
+    assert verdict(s, Estimate(0.288, 0.249, 0.328, "bootstrap"))[0] == CONSISTENT  # 0.3 ± 0.05 starts at 0.25
+    assert verdict(s, Estimate(0.288, 0.26, 0.32, "bootstrap"))[0] == CONFIRMED
+    assert verdict(s, Estimate(0.20, 0.15, 0.24, "bootstrap"))[0] == NOT_BORNE_OUT
+
+
+@pytest.mark.parametrize(
+    "lo, hi, expected",
+    [
+        (0.80, 0.88, CONFIRMED),  # within 0.79 to 0.89
+        (0.70, 0.95, CONSISTENT),  # meets it, too wide to lie within it
+        (0.60, 0.78, NOT_BORNE_OUT),  # misses it
+        (0.85, 0.85, CONFIRMED),
+    ],
+)
+def test_each_verdict_of_a_stated_value_is_reached_by_a_constructed_claim(lo, hi, expected):
+    c = Claim("k", "g", "§1", "x", Stated.number("84%", 0.84, 0.01), "q", Estimate((lo + hi) / 2, lo, hi, "bootstrap"))
+    assert c.verdict == expected and (c.holds == (expected != NOT_BORNE_OUT))
+
+
+def test_a_wider_interval_never_turns_not_borne_out_into_confirmed():
+    import numpy as np
+
+    from trajectory_judge.analysis.claims import VERDICTS
+
+    rng = np.random.default_rng(0)
+    stated = [Stated.number("84%", 0.84, 0.01), Stated.number("0.750", 0.75, 0.001), Stated.fraction("a third", 1 / 3)]
+    seen = set()
+    for _ in range(4000):
+        s = stated[rng.integers(len(stated))]
+        lo, hi = sorted(rng.uniform(0.1, 1.0, 2))
+        wlo, whi = lo - rng.uniform(0, 0.3), hi + rng.uniform(0, 0.3)  # a wider interval around the same one
+        narrow = verdict(s, Estimate((lo + hi) / 2, lo, hi, "bootstrap"))[0]
+        wide = verdict(s, Estimate((lo + hi) / 2, wlo, whi, "bootstrap"))[0]
+        seen.add(narrow)
+        assert not (narrow == NOT_BORNE_OUT and wide == CONFIRMED), (s.text, lo, hi, wlo, whi)
+        assert not (narrow != CONFIRMED and wide == CONFIRMED), (s.text, lo, hi, wlo, whi)  # widening never confirms
+    assert seen == {CONFIRMED, CONSISTENT, NOT_BORNE_OUT} and set(VERDICTS) >= seen
 
 
 def test_interval_excluding_the_stated_value_is_not_borne_out():
@@ -48,7 +92,7 @@ def test_interval_excluding_the_stated_value_is_not_borne_out():
 
 def test_exact_value_is_its_own_interval():
     assert verdict(Stated.number("three", 3.0), Estimate.exact(4))[0] == NOT_BORNE_OUT
-    assert verdict(Stated.number("four", 4.0), Estimate.exact(4))[0] == BORNE_OUT
+    assert verdict(Stated.number("four", 4.0), Estimate.exact(4))[0] == CONFIRMED
 
 
 def test_direction_holds_only_when_the_whole_interval_lies_on_its_side():
@@ -113,7 +157,7 @@ def test_register_covers_both_abstracts_every_section_and_the_captions(paper):
         "Table 9 caption",
     ):
         assert where in places, where
-    assert len(reg) >= 50 and set(reg.counts()) == {BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE}
+    assert len(reg) >= 50 and set(reg.counts()) == {CONFIRMED, CONSISTENT, BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE}
 
 
 def test_every_claim_has_an_estimate_or_a_reason(paper):
@@ -194,20 +238,22 @@ def _flip(rob, key: str, name: str) -> str:
     return next(a.verdict for a in rob[key].flips if name in a.name)
 
 
-def test_table_4_uniformly_one_is_fragile_the_exact_interval_of_47_of_50_excludes_one(paper, robust):
-    from trajectory_judge.analysis.robustness import FRAGILE, exact
+def test_table_4_uniformly_one_is_only_consistent_47_of_50_is_too_few_to_confirm_one(paper, robust):
+    from trajectory_judge.analysis.robustness import ROBUST, exact
 
     c = paper[2]["step8_uniform"]
     lo, hi = exact(c.estimate, 0.95)
-    assert (round(lo, 3), round(hi, 3)) == (0.835, 0.987) and c.verdict == BORNE_OUT
-    assert robust["step8_uniform"].status == FRAGILE and _flip(robust, "step8_uniform", "Clopper") == NOT_BORNE_OUT
+    assert (round(lo, 3), round(hi, 3)) == (0.835, 0.987) and c.verdict == CONSISTENT
+    assert robust["step8_uniform"].status == ROBUST  # the exact interval meets 0.95 to 1.05 too
 
 
-def test_misattributes_a_third_is_fragile_read_literally_a_third_lies_above_the_interval(paper, robust):
+def test_misattributes_a_third_sits_on_the_edge_of_its_band_and_read_literally_is_only_consistent(paper, robust):
     c = paper[2]["step_misattributes_third"]
-    assert c.holds and c.high < 1 / 3 and "read as 0.25 to 0.35" in c.reason and "inside" not in c.reason
-    assert _flip(robust, "step_misattributes_third", "read literally") == NOT_BORNE_OUT
-    assert robust["outcome_third_flagged"].status == "robust"  # 0.33 (0.24-0.43) holds a third either way
+    assert c.verdict in (CONFIRMED, CONSISTENT) and c.high < 1 / 3 and "read as 0.25 to 0.35" in c.reason
+    assert abs(c.low - 0.25) < 0.01  # the interval's low end sits on the band's edge: its verdict moves with it
+    literal = next(a for a in robust["step_misattributes_third"].alternatives if "read literally" in a.name)
+    assert literal.verdict == CONSISTENT  # 1/3 ± 0.05 starts above the interval's low end
+    assert robust["outcome_third_flagged"].status == "robust"  # 0.33 (0.24-0.42) is consistent with a third either way
 
 
 def test_gets_worse_on_invented_promises_is_inconclusive_paired_and_borne_out_in_raw_recall(paper, robust):
@@ -220,7 +266,7 @@ def test_gets_worse_on_invented_promises_is_inconclusive_paired_and_borne_out_in
 
 def test_f1_at_the_base_rate_flips_against_the_f1_of_flagging_everything(paper, robust):
     assert paper[2]["step8_f1_base_rate"].verdict == NOT_BORNE_OUT
-    assert _flip(robust, "step8_f1_base_rate", "flagging everything") == BORNE_OUT
+    assert _flip(robust, "step8_f1_base_rate", "flagging everything") == CONFIRMED
 
 
 def test_not_checkable_splits_into_seven_rows_without_data_and_two_inconclusive(paper):
@@ -236,11 +282,11 @@ def test_a_rows_p_value_is_below_005_exactly_when_the_rule_rejects(paper, robust
         if p is None:
             assert c.estimate is None, c.key
             continue
-        rejects = c.verdict == NOT_BORNE_OUT if c.stated.value is not None else c.verdict != NOT_CHECKABLE
+        rejects = c.verdict in (CONFIRMED, NOT_BORNE_OUT) if c.stated.value is not None else c.verdict != NOT_CHECKABLE
         assert (p < 0.05) == rejects, (c.key, p, c.verdict)
 
 
-def test_holm_only_withdraws_rejections_and_its_p_values_are_statsmodels(paper, robust):
+def test_holm_withdraws_confirmations_as_well_as_rejections_and_its_p_values_are_statsmodels(paper, robust):
     from statsmodels.stats.multitest import multipletests
 
     rows = [r for r in robust.values() if r.p_value is not None]
@@ -248,7 +294,8 @@ def test_holm_only_withdraws_rejections_and_its_p_values_are_statsmodels(paper, 
     assert [r.adjusted_p for r in rows] == pytest.approx(list(expected))
     changed = [r for r in rows if r.adjusted != r.verdict]
     assert changed and all(r.adjusted_p >= 0.05 > r.p_value for r in changed)
-    assert all(r.adjusted in (BORNE_OUT, NOT_CHECKABLE) for r in changed)  # a withdrawn rejection
+    assert all(r.adjusted in (CONSISTENT, NOT_CHECKABLE) for r in changed)  # a withdrawn rejection
+    assert any(r.verdict == CONFIRMED for r in changed)  # a confirmation is a rejection too: of lying outside the band
 
 
 def test_the_jackknife_acceleration_of_a_mean_equals_the_brute_force_jackknife():
@@ -283,11 +330,11 @@ def _rounds(printed: float, true: float) -> bool:
 
 
 def _band(c, x, a, b):
-    from trajectory_judge.analysis.claims import band
+    from trajectory_judge.analysis.claims import tolerance_band
 
     if x is not None:
         return x, x
-    return (a, b) if a is not None else band(c.stated)  # "at its printed precision": the stated value's own band
+    return (a, b) if a is not None else tolerance_band(c.stated, c.estimate)  # "at its printed precision"
 
 
 def test_every_reason_states_a_comparison_its_own_printed_numbers_bear_out(paper):
@@ -295,11 +342,16 @@ def test_every_reason_states_a_comparison_its_own_printed_numbers_bear_out(paper
         e, why = c.estimate, c.reason
         if e is None:
             continue
-        if m := re.fullmatch(rf".+ {_READ} meets {_IV}", why):
-            x, a, b, lo, hi, v = map(_f, m.groups())
+        if m := re.fullmatch(rf"{_IV} lies within .+ {_READ}", why):
+            lo, hi, v, x, a, b = map(_f, m.groups())
             a, b = _band(c, x, a, b)
             lo, hi = (v, v) if v is not None else (lo, hi)
-            assert a <= hi and lo <= b, (c.key, why)
+            assert a <= lo and hi <= b, (c.key, why)
+        elif m := re.fullmatch(rf"{_IV} meets .+ {_READ} but is too wide to lie within it", why):
+            lo, hi, v, x, a, b = map(_f, m.groups())
+            a, b = _band(c, x, a, b)
+            lo, hi = (v, v) if v is not None else (lo, hi)
+            assert a <= hi and lo <= b and (lo < a or hi > b), (c.key, why)
         elif m := re.fullmatch(rf"{_IV} excludes .+ {_READ}", why):
             lo, hi, v, x, a, b = map(_f, m.groups())
             a, b = _band(c, x, a, b)
@@ -375,10 +427,92 @@ def test_the_register_table_has_a_robustness_and_an_adjusted_verdict_column(pape
 
     claims = Claims(paper[2])
     t = register_table(claims).set_index("Claim")
-    row = t.loc[[s for s in t.index if s.startswith("Table 4 caption: the 8B judge's column is uniformly")][0]]
-    assert row["Robustness"].startswith("fragile: ") and "Clopper\u2013Pearson: not borne out" in row["Robustness"]
+    row = t.loc[[s for s in t.index if s.startswith("§7.3: the 8B step judge's F1")][0]]
+    assert row["Robustness"] == "fragile: the F1 of flagging everything: confirmed"
+    assert row["Verdict"] == NOT_BORNE_OUT
     assert (t["Verdict"] == "not checkable: no data").sum() == 7 and (
         t["Verdict"] == "not checkable: inconclusive"
     ).sum() == 2
     counts = verdict_table(claims)
     assert counts["All"].sum() == counts["After Holm"].sum() == len(claims)
+
+
+# --- counts of intervals, the bias-corrected interval's name, seeds, and the rule's changes ------------------------
+def _sampled(mean: float, sd: float, units=None) -> Estimate:
+    import numpy as np
+
+    r = np.random.default_rng(1).normal(mean, sd, 10_000)
+    lo, hi = np.percentile(r, [2.5, 97.5])
+    return Estimate(mean, float(lo), float(hi), "bootstrap", 100, "", r, units)
+
+
+def test_a_count_of_intervals_is_counted_again_under_each_alternative_not_copied():
+    from trajectory_judge.analysis.claims import Counted
+    from trajectory_judge.analysis.robustness import FRAGILE, robustness
+
+    axis = _sampled(0.1, 0.045)  # excludes zero at 95%, not at 99%
+    assert axis.low > 0
+    count = Estimate.count_of([Counted("ece", axis, "excludes"), Counted("f1", _sampled(0.0, 0.05), "excludes")], str)
+    c = Claim("k", "g", "§1", "none differs", Stated.number("none", 0.0), "axes excluding zero", count)
+    assert c.verdict == NOT_BORNE_OUT and count.value == 1
+    r = robustness([c])["k"]
+    at99 = next(a for a in r.alternatives if a.name == "99%")
+    assert at99.estimate.value == 0 and at99.verdict == CONFIRMED and r.status == FRAGILE
+    assert next(a for a in r.alternatives if a.name == "90%").estimate.value == 1
+
+
+def test_a_bias_corrected_interval_without_acceleration_is_called_bc_and_with_one_bca():
+    import numpy as np
+
+    from trajectory_judge.analysis.robustness import interval_alternatives
+
+    names = lambda e: [n for c, n, _ in interval_alternatives(e) if c == "interval"]
+    assert "BC" in names(_sampled(0.1, 0.05)) and "BCa" not in names(_sampled(0.1, 0.05))
+    units = np.array([1.0] * 30 + [0.0] * 70)  # a proportion: its jackknife acceleration is not zero
+    assert "BCa" in names(_sampled(0.3, 0.046, units))
+
+
+def test_the_seed_alternative_judges_sampled_rows_and_counts_again_on_the_register_at_two_other_seeds(paper):
+    from trajectory_judge.analysis.register import seed_register
+    from trajectory_judge.analysis.robustness import SEEDS, robustness, seed_registers
+
+    d, rep, reg = paper
+    others = seed_registers(lambda s: seed_register(rep, d.trajectories, d.verdicts, s), rep.seed)
+    assert list(others) == [f"seed {s}" for s in SEEDS if s != rep.seed] and len(others) == 2
+    rob = robustness(reg, others)
+    seeds_of = lambda k: [a for a in rob[k].alternatives if a.choice == "seed"]
+    assert len(seeds_of("outcome_loud")) == 2 and seeds_of("design_400") == []  # a count of trajectories has none
+    (s8, _) = seeds_of("selfcons_within_noise")  # a count of intervals, counted again at the other seed
+    assert s8.estimate is others["seed 8"]["selfcons_within_noise"].estimate and s8.estimate.parts
+    assert s8.estimate.parts[0].estimate.low != reg["selfcons_within_noise"].estimate.parts[0].estimate.low
+
+
+def test_the_disclosure_lists_the_reading_of_a_third_with_its_verdicts_under_both_readings(paper):
+    from trajectory_judge.analysis.claims import CURRENT
+    from trajectory_judge.analysis.rule_changes import THIRD_AFTER, THIRD_BEFORE, disclosure_frame, rule_changes
+
+    reg = paper[2]
+    frame = disclosure_frame(reg)
+    third = frame[frame["Change"].str.contains("a third")].iloc[0]
+    thirds = [c for c in reg if c.stated.in_words]
+    assert third["Claims"] == len(thirds) == 2
+    for c in thirds:  # each claim named with its verdict under each reading, as the rule of the day gives it
+        assert f"{c.where.split(';')[0]}: {c.verdict_under(THIRD_BEFORE)}" in third["Before"]
+        assert f"{c.where.split(';')[0]}: {c.verdict_under(THIRD_AFTER)}" in third["After"]
+    assert third["Moved"] == "none" and "0.3 \u00b1 0.05" in third["Change"] and "1/3 \u00b1 0.05" in third["Change"]
+    equivalence = next(cv for cv in rule_changes(reg) if cv.change.after == CURRENT)
+    assert equivalence.after == tuple(
+        c.verdict if c.verdict != NOT_CHECKABLE else f"{c.verdict}: {c.kind}" for c in reg
+    )
+    assert all(b == BORNE_OUT and a in (CONFIRMED, CONSISTENT) for (b, a) in equivalence.moved)
+
+
+def test_under_the_earlier_rule_a_value_is_borne_out_whenever_its_printed_band_meets_the_interval():
+    from trajectory_judge.analysis.rule_changes import THIRD_AFTER, THIRD_BEFORE
+
+    s = Stated.number("84%", 0.84, 0.01)
+    assert verdict(s, Estimate(0.8, 0.5, 0.9, "bootstrap"), THIRD_AFTER)[0] == BORNE_OUT
+    assert verdict(s, Estimate(0.8, 0.5, 0.9, "bootstrap"))[0] == CONSISTENT
+    third = Stated.fraction("a third", 1 / 3)
+    e = Estimate(0.26, 0.255, 0.27, "bootstrap")  # meets 0.3 ± 0.05, misses 1/3 ± 0.05
+    assert verdict(third, e, THIRD_AFTER)[0] == BORNE_OUT and verdict(third, e, THIRD_BEFORE)[0] == NOT_BORNE_OUT

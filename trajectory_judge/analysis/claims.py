@@ -9,6 +9,7 @@ is the rule (:data:`RULE` says it in words); :class:`Register` holds the claims 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -17,28 +18,89 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+CONFIRMED, CONSISTENT = "confirmed", "consistent with"
+"""The verdicts a stated value can earn beside *not borne out*: its interval lies within the value's tolerance band,
+or meets the band but is too wide to lie within it."""
+
 BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE = "borne out", "not borne out", "not checkable"
-VERDICTS: tuple[str, ...] = (BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE)
-"""The three verdicts, in the order tables list them."""
+"""A stated direction is *borne out* or *not borne out*; a stated value is *not borne out* when its interval misses
+the band; a claim the data cannot decide is *not checkable*."""
+
+VERDICTS: tuple[str, ...] = (CONFIRMED, CONSISTENT, BORNE_OUT, NOT_BORNE_OUT, NOT_CHECKABLE)
+"""The verdicts, in the order tables list them."""
+
+HOLDS: tuple[str, ...] = (CONFIRMED, CONSISTENT, BORNE_OUT)
+"""The verdicts under which the data do not count against a claim."""
 
 NO_DATA, INCONCLUSIVE = "no data", "inconclusive"
 """The two kinds of *not checkable*: the released data cannot give the quantity, or its interval straddles the
 boundary of a stated direction."""
 
+MARGIN = 0.05
+"""The tolerance a stated value on the scale of a proportion keeps against sampling noise: its band reaches this far
+either side of it (or half a unit of its last printed digit, when that is wider)."""
+
+SAMPLED_METHODS = frozenset({"bootstrap", "clopper-pearson", "bca", "bc"})
+"""The interval methods of a quantity with sampling variance (the others are their own interval)."""
+
 RULE = (
-    "A claim states a value, at the precision it is printed with, or a direction (a difference of one sign, "
-    "or one side of a boundary). It is *borne out* when the stated value, widened by half a unit of its last "
-    "printed digit (a fraction in words is read to one significant figure: \u201ca third\u201d as 0.3), meets the 95% interval "
-    "of the quantity that checks it, or when the whole interval lies on "
-    "the stated side of the boundary; *not borne out* when the interval excludes the stated value, or lies "
-    "wholly on the other side (a boundary value counts against a strict direction); otherwise *not checkable*, "
-    "of one of two kinds: *no data* (the released data cannot give the quantity) or *inconclusive* (the interval "
-    "straddles the boundary of a stated direction). A quantity without sampling variance (a count, a design constant, a ratio of timings "
-    "measured once) is its own interval."
+    "Before any claim is read against the data, each stated value gets a tolerance band: the value widened by half "
+    "a unit of its last printed digit (a fraction in words is read to one significant figure: \u201ca third\u201d as 0.3) "
+    f"or, for a quantity on the scale of a proportion that has sampling variance (a rate, a share, F1, ECE, a "
+    f"confidence, or a difference of two), by {MARGIN:g} either side, whichever is wider. A quantity without "
+    "sampling variance (a count, a design constant, a ratio of timings measured once) is its own interval and keeps "
+    "the band of its printed digits alone. A stated value is *confirmed* when the whole 95% interval of the quantity "
+    "that checks it lies within that band, *consistent with* the claim when the interval meets the band but is too "
+    "wide to lie within it, and *not borne out* when the interval misses the band. A stated direction (a difference "
+    "of one sign, or one side of a boundary) is *borne out* when the whole interval lies on the stated side, and "
+    "*not borne out* when it lies wholly on the other side (a boundary value counts against a strict direction). "
+    "Otherwise a claim is *not checkable*, of one of two kinds: *no data* (the released data cannot give the "
+    "quantity) or *inconclusive* (the interval straddles the boundary of a stated direction)."
 )
 """The rule, stated once (the audit chapter prints it above the register)."""
 
+
+@dataclass(frozen=True)
+class Reading:
+    """One version of the rule, for the disclosure of how it changed after the data were seen: the current one is
+    :data:`CURRENT`."""
+
+    name: str
+    """The version in words."""
+    equivalence: bool = True
+    """Three verdicts for a stated value against its tolerance band (True), or the earlier two: *borne out* when the
+    band of the printed digits meets the interval, *not borne out* when it misses it (False)."""
+    round_fraction: bool = True
+    """A fraction in words centred on its value rounded to one significant figure (\u201ca third\u201d as 0.3), or on
+    the fraction itself (1/3); the band is half a unit of that figure either way."""
+
+
+CURRENT = Reading("the rule as stated")
+"""The rule of :data:`RULE`."""
+
 Direction = Literal["above", "below", "at_least", "at_most"]
+
+
+Test = Literal["above", "below", "excludes"]
+"""When an interval a count counts passes: it lies wholly above zero, wholly below it, or excludes it."""
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One estimate a count of intervals is taken over, with the test it must pass to be counted."""
+
+    name: str
+    """What it is, in words (``ECE``, ``step 14B``)."""
+    estimate: Estimate
+    """Its estimate and interval."""
+    test: Test
+    """When it is counted (:data:`Test`)."""
+
+    @property
+    def passes(self) -> bool:
+        """Whether its interval passes the test."""
+        lo, hi = self.estimate.low, self.estimate.high
+        return {"above": lo > 0, "below": hi < 0, "excludes": lo > 0 or hi < 0}[self.test]
 
 
 @dataclass(frozen=True)
@@ -62,11 +124,32 @@ class Estimate:
     units: np.ndarray | None = field(default=None, repr=False, compare=False)
     """When the quantity is the mean of one value per unit (a proportion is the mean of 0s and 1s), those values;
     they give the exact interval and the jackknife of the alternatives (:mod:`~trajectory_judge.analysis.robustness`)."""
+    parts: tuple[Counted, ...] = field(default=(), repr=False, compare=False)
+    """When the quantity counts intervals (the quality axes whose difference excludes zero), the estimates it counts
+    over and the test each must pass; the rule's alternatives count them again under each alternative interval."""
 
     @classmethod
     def exact(cls, value: float, n: int | None = None, detail: str = "", method: str = "exact") -> Estimate:
         """A value without sampling variance: its own interval."""
         return cls(float(value), float(value), float(value), method, n, detail)
+
+    @classmethod
+    def count_of(cls, parts: Sequence[Counted], detail: Callable[[list[str]], str]) -> Estimate:
+        """How many of ``parts`` pass their test, out of how many there are: an exact count, with ``detail`` of the
+        names of those that pass; it keeps its parts, so it can be counted again under another interval."""
+        hits = [p.name for p in parts if p.passes]
+        return cls(
+            float(len(hits)), float(len(hits)), float(len(hits)), "exact", len(parts), detail(hits), parts=tuple(parts)
+        )
+
+    def recount(self, estimates: Sequence[Estimate]) -> Estimate:
+        """The count again with each part's estimate replaced by the one of ``estimates`` in the same place."""
+        if len(estimates) != len(self.parts):
+            raise ValueError(f"a count over {len(self.parts)} estimates recounted over {len(estimates)}")
+        parts = [Counted(p.name, e, p.test) for p, e in zip(self.parts, estimates)]
+        hits = [p.name for p in parts if p.passes]
+        n = float(len(hits))
+        return dataclasses.replace(self, value=n, low=n, high=n, detail=", ".join(hits) or "none", parts=tuple(parts))
 
     def to_dict(self) -> dict:
         """Value, low, high, method, n and detail as plain Python values."""
@@ -118,14 +201,52 @@ class Stated:
         """A stated direction against ``boundary``."""
         return cls(text, direction=direction, boundary=float(boundary))
 
+    @property
+    def proportion_scale(self) -> bool:
+        """Whether the stated value is on the scale of a proportion (a rate, a share, F1, ECE, a confidence or a
+        difference of two): printed as a percentage or with two or three decimals, a fraction in words, or none or
+        all of something in words; a count, a ratio (``3 times``) and seconds are not."""
+        if self.value is None:
+            return False
+        return self.in_words or self.precision in (0.01, 0.001) or (self.precision == 0 and self.value in (0.0, 1.0))
 
-def band(stated: Stated) -> tuple[float, float]:
-    """The stated value widened by half a unit of its last printed digit (one point for an exact value)."""
+
+def _centre(stated: Stated, reading: Reading = CURRENT) -> float:
     if stated.value is None:
         raise ValueError(f"{stated.text!r} states a direction, not a value")
-    half = stated.precision / 2
-    centre = round(stated.value / stated.precision) * stated.precision if stated.in_words and half else stated.value
+    if stated.in_words and stated.precision and reading.round_fraction:
+        return round(stated.value / stated.precision) * stated.precision
+    return stated.value
+
+
+def band(stated: Stated, reading: Reading = CURRENT) -> tuple[float, float]:
+    """The stated value widened by half a unit of its last printed digit (one point for an exact value)."""
+    centre, half = _centre(stated, reading), stated.precision / 2
     return centre - half, centre + half
+
+
+def sampled(estimate: Estimate) -> bool:
+    """Whether the estimate's interval comes from sampling (:data:`SAMPLED_METHODS`), not from an exact value."""
+    return estimate.method in SAMPLED_METHODS
+
+
+def tolerance(stated: Stated, estimate: Estimate | None = None) -> float:
+    """How far either side of a stated value its tolerance band reaches (:data:`RULE`): half a unit of its last
+    printed digit, or :data:`MARGIN` for a quantity on the scale of a proportion with sampling variance, whichever is
+    wider."""
+    half = stated.precision / 2
+    if stated.proportion_scale and estimate is not None and sampled(estimate):
+        return max(half, MARGIN)
+    return half
+
+
+def tolerance_band(stated: Stated, estimate: Estimate | None = None, reading: Reading = CURRENT) -> tuple[float, float]:
+    """The stated value's tolerance band against ``estimate`` (:func:`tolerance`); under a :class:`Reading` without
+    equivalence, the band of its printed digits (:func:`band`)."""
+    if not reading.equivalence:
+        return band(stated, reading)
+    centre, t = _centre(stated, reading), tolerance(stated, estimate)
+    return centre - t, centre + t
 
 
 _EPS = 1e-12
@@ -133,6 +254,10 @@ _EPS = 1e-12
 
 def _meets(a: float, b: float, lo: float, hi: float) -> bool:
     return a <= hi + _EPS and lo - _EPS <= b
+
+
+def _within(a: float, b: float, lo: float, hi: float) -> bool:
+    return a - _EPS <= lo and hi <= b + _EPS
 
 
 def _on_side(direction: Direction, lo: float, hi: float, t: float) -> bool:
@@ -173,18 +298,20 @@ def _interval_text(lo: str, hi: str) -> str:
     return f"{lo} to {hi}"
 
 
-def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
+def verdict(stated: Stated, estimate: Estimate | None, reading: Reading = CURRENT) -> tuple[str, str]:
     """The one rule (:data:`RULE`): ``(verdict, reason)`` from what a claim states and its estimate.
 
     The reason prints the numbers it compares (the interval, the stated value's band or the boundary), with enough
     digits that the comparison it states holds on them. ``estimate`` None means the data cannot give the quantity
-    (the caller's reason is kept).
+    (the caller's reason is kept). ``reading`` gives an earlier version of the rule (:class:`Reading`).
     """
     if estimate is None or any(math.isnan(x) for x in (estimate.value, estimate.low, estimate.high)):
         return NOT_CHECKABLE, ""
     lo, hi = estimate.low, estimate.high
     if stated.value is not None:
-        return _value_verdict(stated, lo, hi)
+        if not reading.equivalence:
+            return _meets_verdict(stated, lo, hi, reading)
+        return _value_verdict(stated, estimate, reading)
     t, d = stated.boundary, stated.direction
     if d is None:
         raise ValueError(f"{stated.text!r} states neither a value nor a direction")
@@ -201,26 +328,45 @@ def verdict(stated: Stated, estimate: Estimate | None) -> tuple[str, str]:
     )
 
 
-def _value_verdict(stated: Stated, lo: float, hi: float) -> tuple[str, str]:
-    """The rule on a stated value."""
-    a, b = band(stated)
-    ok = _meets(a, b, lo, hi)
+def _band_text(stated: Stated, a: float, b: float, t: float) -> str:
+    """How the reason names a stated value's band: ``84% (read as 0.79 to 0.89)``, ``(exactly 4)``."""
+    if a == b:
+        return f"{stated.text} (exactly {_exact_text(a)})"
+    if _decimals(t) > 3:
+        return f"{stated.text} (at its printed precision)"
+    dec = next((d for d in range(_decimals(t), 4) if all(abs(round(x, d) - x) < 1e-9 for x in (a, b))), 3)
+    return f"{stated.text} (read as {_signed(a, dec)} to {_signed(b, dec)})"
+
+
+def _value_verdict(stated: Stated, estimate: Estimate, reading: Reading = CURRENT) -> tuple[str, str]:
+    """The rule on a stated value: confirmed, consistent with, or not borne out, against its tolerance band."""
+    lo, hi = estimate.low, estimate.high
+    a, b = tolerance_band(stated, estimate, reading)
+    inside, meets = _within(a, b, lo, hi), _meets(a, b, lo, hi)
     if lo < hi or a < b:
-        llo, lhi = number_texts((lo, hi), lambda lo, hi: (_meets(a, b, lo, hi), lo < hi))
+        llo, lhi = number_texts((lo, hi), lambda lo, hi: (_within(a, b, lo, hi), _meets(a, b, lo, hi), lo < hi))
         iv = f"the interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
-        if a == b:
-            read = f" (exactly {_exact_text(a)})"
-        elif (dec := _decimals(stated.precision / 2)) <= 3:
-            read = f" (read as {_signed(a, dec)} to {_signed(b, dec)})"
-        else:
-            read = " (at its printed precision)"
-        if ok:
-            return BORNE_OUT, f"{stated.text}{read} meets {iv}"
-        return NOT_BORNE_OUT, f"{iv} excludes {stated.text}{read}"
+        read = _band_text(stated, a, b, (b - a) / 2)
+        if inside:
+            return CONFIRMED, f"{iv} lies within {read}"
+        if meets:
+            return CONSISTENT, f"{iv} meets {read} but is too wide to lie within it"
+        return NOT_BORNE_OUT, f"{iv} excludes {read}"
     v, _ = number_texts((lo, a), lambda x, a: abs(x - a) <= _EPS)
-    if ok:
-        return BORNE_OUT, f"the value is {v}, as stated ({stated.text})"
+    if inside:
+        return CONFIRMED, f"the value is {v}, as stated ({stated.text})"
     return NOT_BORNE_OUT, f"the value is {v}, not {stated.text}"
+
+
+def _meets_verdict(stated: Stated, lo: float, hi: float, reading: Reading) -> tuple[str, str]:
+    """The earlier rule on a stated value (a :class:`Reading` without equivalence): *borne out* when the band of its
+    printed digits meets the interval, *not borne out* otherwise."""
+    a, b = band(stated, reading)
+    ok = _meets(a, b, lo, hi)
+    llo, lhi = number_texts((lo, hi), lambda lo, hi: (_meets(a, b, lo, hi), lo < hi))
+    iv = f"the interval {_interval_text(llo, lhi)}" if lo < hi else f"the value {llo}"
+    read = _band_text(stated, a, b, stated.precision / 2)
+    return (BORNE_OUT, f"{read} meets {iv}") if ok else (NOT_BORNE_OUT, f"{iv} excludes {read}")
 
 
 def _decimals(x: float) -> int:
@@ -281,8 +427,12 @@ class Claim:
 
     @property
     def verdict(self) -> str:
-        """``borne out``, ``not borne out`` or ``not checkable``, by the register's one rule."""
+        """One of :data:`VERDICTS`, by the register's one rule."""
         return verdict(self.stated, self.estimate)[0]
+
+    def verdict_under(self, reading: Reading) -> str:
+        """Its verdict under another version of the rule (:class:`Reading`)."""
+        return verdict(self.stated, self.estimate, reading)[0]
 
     @property
     def reason(self) -> str:
@@ -299,8 +449,9 @@ class Claim:
 
     @property
     def holds(self) -> bool:
-        """True when the claim is borne out."""
-        return self.verdict == BORNE_OUT
+        """True when the data do not count against the claim: confirmed, consistent with it, or a direction borne
+        out (:data:`HOLDS`)."""
+        return self.verdict in HOLDS
 
     @property
     def value(self) -> float | None:
@@ -355,9 +506,10 @@ class Register:
         """The claims the verdicts do not bear out."""
         return self.with_verdict(NOT_BORNE_OUT)
 
-    def counts(self) -> dict[str, int]:
-        """Claims per verdict, every verdict listed."""
-        return {v: len(self.with_verdict(v)) for v in VERDICTS}
+    def counts(self, reading: Reading = CURRENT) -> dict[str, int]:
+        """Claims per verdict, every verdict listed (under ``reading``, a version of the rule)."""
+        got = [c.verdict_under(reading) for c in self.items]
+        return {v: got.count(v) for v in VERDICTS}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per claim: group, where, says, stated, quantity, value, low, high, method, n, verdict, reason."""

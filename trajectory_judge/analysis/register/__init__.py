@@ -23,7 +23,7 @@ from trajectory_judge.analysis.register.common import QUOTED_MISS_PROMISE
 from trajectory_judge.analysis.register.section6 import results_claims
 from trajectory_judge.analysis.register.section7 import analysis_claims, quoted_miss
 from trajectory_judge.analysis.register.section8 import organic_claims
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.report import Report, build_report
 from trajectory_judge.models import Trajectory, Verdict
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "paper_register",
     "quoted_miss",
     "results_claims",
+    "seed_register",
 ]
 
 GROUPS: tuple[str, ...] = ("headline", "abstract_text", "camera_ready", "results", "analysis", "organic")
@@ -56,3 +57,18 @@ def metric_estimate(rep: Report, judge: str, name: str, detail: str = "") -> Est
     """A metric of the report (``recall:TYPE`` for a per-type recall) as the register's record: its value and
     the report's one interval, the record a claim on that metric reads."""
     return _metric(rep, judge, name, detail)
+
+
+def seed_register(rep: Report, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict], seed: int) -> Register:
+    """The register again on a report of the same verdicts bootstrapped as ``rep`` was but at ``seed`` (the rule's seed
+    alternative, :data:`~trajectory_judge.analysis.robustness.SEEDS`); the judge statistics, which no claim reads, are
+    left out."""
+    other = build_report(
+        trajectories,
+        verdicts,
+        resamples=rep.resamples,
+        seed=seed,
+        resampling=rep.resampling,
+        statistics=False,
+    )
+    return paper_register(other, trajectories, verdicts)

@@ -5,8 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trajectory_judge.analysis import estimates as E, published as P
-from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
-from trajectory_judge.analysis.register.common import PCT, cost_ratio, pct_text, record, signed_text, text_value
+from trajectory_judge.analysis.claims import Claim, Counted, Estimate, Stated, Variant
+from trajectory_judge.analysis.register.common import (
+    PCT,
+    axes_count,
+    cost_ratio,
+    pct_text,
+    record,
+    signed_text,
+    text_value,
+)
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.models import Trajectory, Verdict
 
@@ -27,7 +35,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
         None if claim_miss.replicates is None else 1 - claim_miss.replicates,
         None if claim_miss.units is None else 1 - claim_miss.units,
     )
-    better = E.better_beyond_noise(rep, S, P.SELFCONS)
+    better = axes_count(rep, S, P.SELFCONS, "better")
     reads = _reads_reply(rep, traj, verd)
     return [
         record(
@@ -156,7 +164,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "the ensemble improves nothing over one greedy pass",
             Stated.number("none", 0.0),
             "quality axes on which the ensemble is better with a paired interval that excludes zero",
-            Estimate.exact(len(better), len(E.QUALITY_AXES), E.axes_detail(better)),
+            better,
         ),
         record(
             "rebuilds_every_number",
@@ -181,11 +189,10 @@ def _reads_reply(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict
         for j in judges
     }
     raw = {j: E.metric(rep, j, "recall:unsupported_claim") for j in judges}
-    above = [j for j, e in paired.items() if e.low > 0]
-    nonzero = [j for j, e in raw.items() if e.low > 0]
+    detail = lambda got: lambda hits: "; ".join(words(j, got[j]) for j in hits)
     return (
-        Estimate.exact(len(above), len(judges), "; ".join(words(j, paired[j]) for j in above)),
-        Estimate.exact(len(nonzero), len(judges), "; ".join(words(j, raw[j]) for j in nonzero)),
+        Estimate.count_of([Counted(j, paired[j], "above") for j in judges], detail(paired)),
+        Estimate.count_of([Counted(j, raw[j], "above") for j in judges], detail(raw)),
     )
 
 

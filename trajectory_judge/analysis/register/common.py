@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from trajectory_judge.analysis import estimates as E, published as P
-from trajectory_judge.analysis.claims import Claim, Estimate, Stated, Variant
+from trajectory_judge.analysis.claims import Claim, Counted, Estimate, Stated, Test, Variant
 from trajectory_judge.analysis.estimates import QUOTED_MISS_PROMISE  # noqa: F401  (re-exported: the register names it)
 from trajectory_judge.analysis.report import Report
 
@@ -87,3 +87,19 @@ def flagged_count(rep: Report, judge: str) -> int:
 def published_main(judge: str, m: str) -> float:
     """A cell of the paper's main table (:data:`~.published.PUBLISHED_MAIN`)."""
     return float(P.PUBLISHED_MAIN[judge][m])  # type: ignore[arg-type]
+
+
+def axes_count(
+    rep: Report, a: str, b: str, test: str = "excludes", of: Sequence[str] = E.QUALITY_AXES, qualifier: str = ""
+) -> Estimate:
+    """How many quality axes ``of`` have a paired difference ``b - a`` whose interval passes ``test`` (``excludes``
+    zero, or ``better``: lies on the side where ``b`` is better), counted from the differences themselves, so the
+    rule's alternatives count them again (:meth:`~trajectory_judge.analysis.claims.Estimate.recount`)."""
+
+    def side(m: str) -> Test:
+        if test == "excludes":
+            return "excludes"
+        return "below" if m in E.LOWER_IS_BETTER else "above"
+
+    parts = [Counted(m, E.delta(rep, a, b, m), side(m)) for m in of]
+    return Estimate.count_of(parts, lambda hits: E.axes_detail(hits, of, qualifier))

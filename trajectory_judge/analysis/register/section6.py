@@ -15,6 +15,7 @@ from trajectory_judge.analysis.register.common import (
     O,
     R,
     S,
+    axes_count,
     count_value,
     flagged_count,
     published_main,
@@ -28,7 +29,7 @@ from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
 def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§6 and the captions of Table 3, Figure 2, Table 4 and Figure 3."""
     J = rep.judges
-    noisy = E.excluding_zero(rep, S, SC)
+    noisy = axes_count(rep, S, SC)
     cells8: dict[str, Estimate] = {
         t: E.metric(
             rep,
@@ -175,7 +176,7 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             "the ensemble lands within noise of one greedy pass on every quality axis",
             Stated.number("none", 0.0),
             "quality axes whose paired difference, ensemble minus greedy step judge, excludes zero",
-            Estimate.exact(len(noisy), len(E.QUALITY_AXES), E.axes_detail(noisy)),
+            noisy,
         ),
         record(
             "fig2_step_closes_gap",

@@ -15,6 +15,7 @@ from trajectory_judge.analysis.register.common import (
     SC,
     O,
     S,
+    axes_count,
     count_value,
     published_main,
     record,
@@ -171,7 +172,7 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
     """§7.3 to §7.5 and the captions of Figure 4 and Table 9."""
     J = rep.judges
     d_ece = next(d for d in P.PUBLISHED_DELTAS if d.metric == "ece" and d.b == SC)
-    others = [m for m in E.excluding_zero(rep, S, SC) if m != "ece"]
+    others = axes_count(rep, S, SC, of=[a for a in E.QUALITY_AXES if a != "ece"], qualifier="other than ECE")
     conf = rep.confusion(S)
     pt = P.PUBLISHED_PER_TYPE
     base = (rep.design["silent"] + rep.design["loud"]) / rep.n_trajectories
@@ -274,11 +275,7 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "apart from calibration, every quality difference between the ensemble and one greedy pass straddles zero",
             Stated.number("none", 0.0),
             "quality axes other than ECE whose paired difference excludes zero",
-            Estimate.exact(
-                len(others),
-                len(E.QUALITY_AXES) - 1,
-                E.axes_detail(others, [a for a in E.QUALITY_AXES if a != "ece"], "other than ECE"),
-            ),
+            others,
         ),
         record(
             "step_hallucinated_all",

@@ -249,3 +249,31 @@ def register_phrases(claims: Any) -> dict[str, Any]:
         "abstract_summary": summary_sentence(tally(claims, "abstract"), robustness="none") + ".",
         "fragile_keys": {c.key for c in whole.fragile},
     }
+
+
+@computes
+def disclosure_table(claims: Any) -> pd.DataFrame:
+    """Every change of the register's rule after the data, with the verdicts before and after it
+    (:func:`~trajectory_judge.analysis.rule_changes.disclosure_frame`)."""
+    from trajectory_judge.analysis.rule_changes import disclosure_frame
+
+    return disclosure_frame(claims.register)
+
+
+def third_sentence(claims: Any) -> str:
+    """What the current rule gives the claims stated as a fraction in words, read both ways, in a sentence."""
+    from trajectory_judge.analysis.claims import CONSISTENT
+    from trajectory_judge.analysis.rule_changes import words_now
+    from trajectory_judge.book.render.style import list_text
+
+    both = {
+        k: tuple(v if v != CONSISTENT else "consistent with the claim" for v in pair)
+        for k, pair in words_now(claims.register).items()
+    }
+    said = [
+        f"{claims[k].where.split(';')[0]} ({claims[k].stated.text}) is {a if a == b else f'{a} centred on the fraction and {b} at one figure'}"
+        for k, (a, b) in both.items()
+    ]
+    same = all(a == b for a, b in both.values())
+    head = "the two readings give the same verdicts" if same else "the two readings differ"
+    return f"Under the rule as it now stands, {head}: {list_text(said)}."

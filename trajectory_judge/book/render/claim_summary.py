@@ -13,7 +13,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from trajectory_judge.analysis.claims import BORNE_OUT, INCONCLUSIVE, NO_DATA, NOT_BORNE_OUT, NOT_CHECKABLE
+from trajectory_judge.analysis.claims import (
+    BORNE_OUT,
+    CONFIRMED,
+    CONSISTENT,
+    HOLDS,
+    INCONCLUSIVE,
+    NO_DATA,
+    NOT_BORNE_OUT,
+    NOT_CHECKABLE,
+)
 from trajectory_judge.analysis.formatting import list_text
 from trajectory_judge.analysis.robustness import Robustness
 from trajectory_judge.book.render.claim_text import Claims, ClaimText, number_word
@@ -54,9 +63,24 @@ class Tally:
         return tuple(c for c in self.claims if c.verdict == verdict and (not kind or c.kind == kind))
 
     @property
+    def confirmed(self) -> tuple[ClaimText, ...]:
+        """The stated values the verdicts confirm (the interval lies within the tolerance band)."""
+        return self._with(CONFIRMED)
+
+    @property
+    def consistent(self) -> tuple[ClaimText, ...]:
+        """The stated values the verdicts are consistent with but too imprecise to confirm."""
+        return self._with(CONSISTENT)
+
+    @property
     def borne_out(self) -> tuple[ClaimText, ...]:
-        """The claims the verdicts bear out."""
+        """The stated directions the verdicts bear out."""
         return self._with(BORNE_OUT)
+
+    @property
+    def holding(self) -> tuple[ClaimText, ...]:
+        """The claims the verdicts do not count against: confirmed, consistent with, or a direction borne out."""
+        return tuple(c for c in self.claims if c.verdict in HOLDS)
 
     @property
     def not_borne_out(self) -> tuple[ClaimText, ...]:
@@ -92,6 +116,8 @@ class Tally:
         """The tally in numbers: claims, each verdict, each kind of not checkable, fragile and withdrawn."""
         return {
             "claims": self.n,
+            CONFIRMED: len(self.confirmed),
+            CONSISTENT: len(self.consistent),
             BORNE_OUT: len(self.borne_out),
             NOT_BORNE_OUT: len(self.not_borne_out),
             NOT_CHECKABLE: len(self.not_checkable),
@@ -133,13 +159,24 @@ def _got(c: ClaimText) -> str:
 
 
 def _verdicts_clause(t: Tally) -> str:
-    """``Of the 13 claims ..., the paper's verdicts bear out 11 and contradict two`` (or ``bear out all eight ...``)."""
-    k, bad, open_ = len(t.borne_out), len(t.not_borne_out), len(t.not_checkable)
-    if k == t.n:
-        return f"The paper's verdicts bear out {'the one' if t.n == 1 else 'all ' + _n(t.n)} {t.scope}"
+    """``Of the 13 claims ..., the paper's verdicts confirm four, are consistent with five, bear out two stated
+    directions and contradict two`` (or ``confirm all eight ...`` when one verdict takes every claim)."""
+    bad, open_ = len(t.not_borne_out), len(t.not_checkable)
+    whole = {CONFIRMED: "confirm", CONSISTENT: "are consistent with", BORNE_OUT: "bear out"}
+    for v, verb in whole.items():
+        if len(t._with(v)) == t.n:
+            return f"The paper's verdicts {verb} {'the one' if t.n == 1 else 'all ' + _n(t.n)} {t.scope}"
     if open_ == t.n:
         return f"The paper's verdicts can check {'none' if t.n > 1 else 'neither'} of the {_n(t.n)} {t.scope}"
-    parts = [f"bear out {_n(k) if k else 'none'}"]
+    parts = []
+    for k, verb in ((len(t.confirmed), "confirm"), (len(t.consistent), "are consistent with")):
+        if k:
+            parts.append(f"{verb} {_n(k)}")
+    if t.borne_out:
+        k = len(t.borne_out)
+        parts.append(f"bear out {_n(k)} stated direction{'s' if k > 1 else ''}")
+    if not parts:
+        parts.append("confirm none")
     if bad:
         parts.append(f"contradict {_n(bad)}")
     if open_:
@@ -211,7 +248,8 @@ def summary_sentence(
 ) -> str:
     """The one sentence the book says a set of claims with, from its :class:`Tally` (no final full stop).
 
-    It counts the claims, those borne out, contradicted and not checkable (by kind), with ``name`` names what each
+    It counts the claims, those confirmed, consistent with, borne out (a direction), contradicted and not checkable
+    (by kind), with ``name`` names what each
     contradicted claim says and what the verdicts give, and then says how the verdicts stand the rule's alternatives
     and Holm's adjustment: as counts (``count``), naming the fragile and withdrawn ones (``names``), or naming what
     flips each (``flips``); ``none`` leaves that out.

@@ -9,7 +9,7 @@ paper's verdicts; each claim reads itself out with :meth:`ClaimText.sentence`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,8 @@ import pandas as pd
 
 from trajectory_judge.analysis.claims import (
     BORNE_OUT,
+    CONFIRMED,
+    CONSISTENT,
     INCONCLUSIVE,
     NO_DATA,
     NOT_BORNE_OUT,
@@ -27,9 +29,9 @@ from trajectory_judge.analysis.claims import (
     Register,
 )
 from trajectory_judge.analysis.formatting import list_text
-from trajectory_judge.analysis.register import metric_estimate as metric, paper_register
+from trajectory_judge.analysis.register import metric_estimate as metric, paper_register, seed_register
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.analysis.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness
+from trajectory_judge.analysis.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness, seed_registers
 from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
 from trajectory_judge.provenance.computed import computes
 
@@ -116,12 +118,15 @@ class ClaimText:
         return self.value_text() + (f", {detail}" if detail else "")
 
     def sentence(self) -> str:
-        """``The paper says X (where); its verdicts give Y (interval): borne out.`` with the reason when it is not."""
+        """``The paper says X (where); its verdicts give Y (interval): confirmed.`` (or ``borne out``, for a direction),
+        with the reason when the verdict is another."""
         c = self.claim
         if c.estimate is None:
             return f"The paper says {c.says} ({c.where}); this cannot be checked: {c.reason}."
         got = self.given()
-        tail = "borne out" if c.verdict == BORNE_OUT else f"{c.verdict}, {c.reason}"
+        tail = {CONFIRMED: CONFIRMED, BORNE_OUT: BORNE_OUT, CONSISTENT: "consistent with it"}.get(c.verdict, c.verdict)
+        if c.verdict not in (CONFIRMED, BORNE_OUT):
+            tail += f", {c.reason}"
         return f"The paper says {c.says} ({c.where}); its verdicts give {got}: {tail}."
 
 
@@ -131,11 +136,22 @@ class Claims:
 
     register: Register
     """The analysis-level register."""
+    at_seed: Callable[[int], Register] | None = None
+    """The register rebuilt at another bootstrap seed, for the rule's seed alternative (None: no seed alternative)."""
+    seed: int | None = None
+    """The bootstrap seed of :attr:`register`."""
+
+    @functools.cached_property
+    def seed_registers(self) -> dict[str, Register]:
+        """The register at each other seed of :data:`~trajectory_judge.analysis.robustness.SEEDS`, by name."""
+        if self.at_seed is None:
+            return {}
+        return seed_registers(self.at_seed, -1 if self.seed is None else self.seed)
 
     @functools.cached_property
     def robustness(self) -> dict[str, Robustness]:
         """Every claim's robustness and adjusted verdict (:func:`~trajectory_judge.analysis.robustness.robustness`)."""
-        return robustness(self.register)
+        return robustness(self.register, self.seed_registers)
 
     def _text(self, c: Claim) -> ClaimText:
         return ClaimText(c, self.robustness[c.key])
@@ -171,9 +187,11 @@ class Claims:
         return self.register.to_frame()
 
 
-def paper_claims(rep: Report, data) -> Claims:
-    """The paper's claims, checked on the report ``rep`` of its own verdicts ``data`` (trajectories, verdicts)."""
-    return Claims(paper_register(rep, data.trajectories, data.verdicts))
+def paper_claims(rep: Report, data, seeds: bool = True) -> Claims:
+    """The paper's claims, checked on the report ``rep`` of its own verdicts ``data`` (trajectories, verdicts); with
+    ``seeds``, their robustness includes the register recomputed at the other bootstrap seeds."""
+    at_seed = (lambda s: seed_register(rep, data.trajectories, data.verdicts, s)) if seeds else None
+    return Claims(paper_register(rep, data.trajectories, data.verdicts), at_seed, rep.seed)
 
 
 def marks_legend(texts: Sequence[str]) -> str:
@@ -198,6 +216,8 @@ def verdict_words(verdict: str, kind: str = "") -> str:
 
 
 VERDICT_ROWS: tuple[tuple[str, str], ...] = (
+    (CONFIRMED, ""),
+    (CONSISTENT, ""),
     (BORNE_OUT, ""),
     (NOT_BORNE_OUT, ""),
     (NOT_CHECKABLE, INCONCLUSIVE),
@@ -254,9 +274,8 @@ def verdict_table(claims: Claims) -> pd.DataFrame:
         return sum(1 for c in cs if c.verdict == v and c.kind == k)
 
     data = {_GROUP_NAMES.get(g, g): [count(claims.group(g), v, k) for v, k in VERDICT_ROWS] for g in parts}
-    index = pd.Index(
-        [verdict_words(v, k)[:1].upper() + verdict_words(v, k)[1:] for v, k in VERDICT_ROWS], name="Verdict"
-    )
+    words = lambda v, k: verdict_words(v, k) + (" (a direction)" if v == BORNE_OUT else "")
+    index = pd.Index([words(v, k)[:1].upper() + words(v, k)[1:] for v, k in VERDICT_ROWS], name="Verdict")
     frame = pd.DataFrame(data, index=index)
     frame["All"] = frame.sum(axis=1)
     frame["Fragile"] = [
