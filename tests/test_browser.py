@@ -290,9 +290,10 @@ def base_url() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def _measure(browser, url: str, size: tuple[int, int], paper: bool, shot: Path) -> dict:
-    """The counts of one page at one viewport; a screenshot when any count is nonzero."""
-    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+def _measure(browser, url: str, size: tuple[int, int], paper: bool, shot: Path, dark: bool = False) -> dict:
+    """The counts of one page at one viewport, in the light or the dark colour scheme (the dark one's figure grounds
+    and table contrast too); a screenshot when any count is nonzero."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]}, color_scheme="dark" if dark else "light")
     failed, off_host, errors, mathjax = [], [], [], []
     page.on("requestfailed", lambda r: failed.append(r.url))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -302,6 +303,8 @@ def _measure(browser, url: str, size: tuple[int, int], paper: bool, shot: Path) 
     page.goto(url, wait_until="networkidle")
     counts = page.evaluate(MEASURE_JS, paper)
     counts.update(page.evaluate(LAYOUT_JS, [list(SEAMS), MIN_FIGURE_TEXT_PX]))
+    if dark:
+        counts["dark"] = page.evaluate(DARK_JS)
     counts.update(
         failed_requests=len(failed),
         off_host_requests=len(off_host),
@@ -324,7 +327,8 @@ def _measure(browser, url: str, size: tuple[int, int], paper: bool, shot: Path) 
 
 @pytest.fixture(scope="module")
 def measured(base_url) -> dict[tuple[str, str], dict]:
-    """Counts for every (page, width), measured once."""
+    """Counts for every (page, width), measured once: the desk in the light scheme, the phone in the dark one
+    (the layout is the scheme's either way, so each page is read once per width and each scheme is seen)."""
     from playwright.sync_api import sync_playwright
 
     out = {}
@@ -336,7 +340,9 @@ def measured(base_url) -> dict[tuple[str, str], dict]:
             for doc in PAGES:
                 for width, size in WIDTHS.items():
                     shot = SHOTS / f"{doc.replace('/', '-')}-{width}.png"
-                    out[(doc, width)] = _measure(browser, base_url + doc + ".html", size, doc in PAPER_CHAPTERS, shot)
+                    out[(doc, width)] = _measure(
+                        browser, base_url + doc + ".html", size, doc in PAPER_CHAPTERS, shot, dark=width == "phone"
+                    )
         finally:
             browser.close()
     return out
@@ -470,23 +476,8 @@ DARK_JS = r"""() => {
 
 
 @needs_book
-def test_figures_keep_a_light_ground_and_tables_their_contrast_in_dark_mode(base_url):
-    from playwright.sync_api import sync_playwright
-
-    out = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-        )
-        try:
-            context = browser.new_context(color_scheme="dark", viewport=dict(zip(("width", "height"), WIDTHS["phone"])))
-            for doc in PAGES:
-                page = context.new_page()
-                page.goto(base_url + doc + ".html", wait_until="networkidle")
-                out[doc] = page.evaluate(DARK_JS)
-                page.close()
-        finally:
-            browser.close()
+def test_figures_keep_a_light_ground_and_tables_their_contrast_in_dark_mode(measured):
+    out = {doc: m["dark"] for (doc, width), m in measured.items() if width == "phone"}
     print(f"DARK {out}")
     assert all(m["theme"] == "dark" for m in out.values()), {d: m["theme"] for d, m in out.items()}
     assert sum(m["figures"] for m in out.values()), "no figure found"
