@@ -176,6 +176,32 @@ def test_resuming_the_prompt_ensemble_skips_the_members_on_disk(folder, srv, tmp
     assert len(load_verdicts(folder / "members.jsonl")) == 6 * 3
 
 
+def test_report_keeps_the_prompt_ensemble_and_the_built_in_one_apart_in_order_pairs_and_members(
+    folder, srv, tmp_path, capsys
+):
+    prompt = _prompt(tmp_path / "p", V1)
+    assert _run(folder, srv, "--prompt", str(prompt), "--judges", "selfcons") == 0
+    assert _run(folder, srv, "--judges", "step,selfcons") == 0
+    capsys.readouterr()
+    js = tmp_path / "r.json"
+    assert main(["report", "--data", str(folder), "--resamples", "50", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    body = json.loads(js.read_text())
+    assert list(body["judges"]) == [
+        "step+rubric:m",
+        "step:m",
+        "selfcons3+rubric:m",
+        "selfcons3:m",
+    ]  # family, then first seen
+    for ensemble in ("selfcons3+rubric:m", "selfcons3:m"):  # each re-derived from its own three members
+        assert f"{ensemble} re-derived from 3 members on 4 trajectories: 4 same as on disk" in out
+    for member in ("step@T0.7/seed7:m", "step+rubric@T0.7/seed9:m"):
+        assert any(line.startswith(member + " ") for line in out.splitlines())
+    assert "selfcons3+rubric − step+rubric · m" in out and "selfcons3 − step · m" in out
+    prints = [line for line in out.splitlines() if line.startswith("Fingerprints")][0]
+    assert "selfcons3+rubric:m " in prints and "selfcons3:m " in prints
+
+
 @pytest.mark.parametrize(
     "change, differs",
     [
