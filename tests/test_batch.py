@@ -106,6 +106,47 @@ def test_every_request_is_a_batch_line_whose_custom_id_hashes_the_judge_and_body
     assert batch.custom_id("step:a", body) == batch.custom_id("step:a", json.loads(json.dumps(body)))
 
 
+def test_a_prompt_ensemble_at_its_own_temperature_and_seeds_exported_and_imported_gives_the_direct_runs_verdicts(
+    tmp_path, capsys
+):
+    d, direct = _folder(tmp_path, "mine"), _folder(tmp_path, "direct")
+    prompt = tmp_path / "strict.txt"
+    prompt.write_text("Judge this agent strictly.\n{procedure}\n{view}\n", encoding="utf-8")
+    own = [
+        "--prompt",
+        str(prompt),
+        "--judges",
+        "selfcons",
+        "--selfcons-temperature",
+        "0.5",
+        "--selfcons-seeds",
+        "1,2,3",
+    ]
+    own += ["--model", "stand-in", "--limit", "4"]
+    req, res = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    assert main(["export-requests", "--data", str(d), "--out", str(req), "--quiet", *own]) == 0
+    settings = json.loads(batch.settings_path(req).read_text())
+    assert settings["judge_ids"] == ["selfcons3+strict:stand-in", "step+strict:stand-in"]
+    assert settings["members"] == {
+        "selfcons3+strict:stand-in": [f"step+strict@T0.5/seed{s}:stand-in" for s in (1, 2, 3)]
+    }
+    assert (settings["selfcons_temperature"], settings["selfcons_seeds"]) == (0.5, [1, 2, 3])
+    bodies = [json.loads(x)["body"] for x in req.read_text().splitlines()]
+    sampled = sorted((b["temperature"], b["seed"]) for b in bodies if b["temperature"] > 0)
+    assert sampled == [(0.5, s) for s in (1, 2, 3) for _ in range(4)]
+    assert all(b["messages"][0]["content"].startswith("Judge this agent strictly.") for b in bodies)
+    with _stand_in() as srv:
+        argv = ["run", "--data", str(direct), "--base-url", srv.url + "/v1", "--quiet", *own]
+        assert main(argv) == 0
+        assert main(["run-requests", str(req), "--endpoint", srv.url + "/v1", "--out", str(res), "--quiet"]) == 0
+    assert main(["import-results", str(res), "--data", str(d), "--requests", str(req)]) == 0
+    assert "20 written, 0 already on disk" in capsys.readouterr().err  # 4 x (3 members, the ensemble, the single pass)
+    assert verdicts(d) == verdicts(direct) and verdicts(d, "members.jsonl") == verdicts(direct, "members.jsonl")
+    rec, run = (json.loads((f / "runs.jsonl").read_text().splitlines()[-1]) for f in (d, direct))
+    assert rec["fingerprints"] == run["fingerprints"] and rec["members"] == run["members"]
+    assert rec["decoding"]["selfcons"] == run["decoding"]["selfcons"] == {"temperature": 0.5, "seeds": [1, 2, 3]}
+
+
 def test_identical_requests_are_written_once(tmp_path):
     d = _folder(tmp_path, "d")
     rows = (d / "trajectories.jsonl").read_text().splitlines()

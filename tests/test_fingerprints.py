@@ -91,11 +91,13 @@ def test_run_records_each_judges_fingerprint_and_resumes_under_the_same_one(fold
     assert _run(folder, srv, "--prompt", str(prompt), "--judges", "step,selfcons") == 0
     assert _run(folder, srv, "--prompt", str(prompt), "--judges", "step,selfcons", limit=6) == 0
     first, second = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
-    assert set(first["fingerprints"]) == {"step:m", "step+rubric:m", "selfcons3:m"}
+    assert set(first["fingerprints"]) == {"step:m", "step+rubric:m", "selfcons3+rubric:m"}  # selfcons samples it
     assert first["fingerprints"] == second["fingerprints"]
     own = first["fingerprints"]["step+rubric:m"]
     assert own["prompt_sha256"] == first["prompts"]["step+rubric:m"]["sha256"] and own["model"] == "m"
-    assert first["fingerprints"]["selfcons3:m"]["seeds"] == [7, 8, 9]
+    ensemble = first["fingerprints"]["selfcons3+rubric:m"]
+    assert ensemble["prompt_sha256"] == own["prompt_sha256"] == first["prompts"]["selfcons3+rubric:m"]["sha256"]
+    assert (ensemble["temperature"], ensemble["seeds"], ensemble["seed"]) == (0.7, [7, 8, 9], None)
     assert (own["temperature"], own["max_tokens"], own["seed"]) == (0.0, 512, 7)
 
 
@@ -132,6 +134,99 @@ def test_resuming_at_another_temperature_is_refused_in_one_line_and_writes_nothi
     assert _run(folder, srv, "--judges", "step", "--temperature", "0.9", "--judge-model-name", "m-hot", limit=8) == 0
 
 
+def _ids(folder: Path, name: str = "verdicts.jsonl") -> set[str]:
+    return {v.judge_id for v in load_verdicts(folder / name)}
+
+
+def test_selfcons_over_a_prompt_of_ones_own_samples_the_template_and_stores_members_and_ensemble_under_its_ids(
+    folder, srv, tmp_path
+):
+    from trajectory_judge.judges.selfcons import aggregate
+
+    prompt = _prompt(tmp_path / "p", V1)
+    sent = srv.generations
+    assert _run(folder, srv, "--prompt", str(prompt), "--judges", "selfcons", "--selfcons-seeds", "3,4,5,6,11") == 0
+    assert srv.generations - sent == 4 * 6  # five members and the template's single pass, per trajectory
+    assert _ids(folder) == {"step+rubric:m", "selfcons5+rubric:m"}
+    assert _ids(folder, "members.jsonl") == {f"step+rubric@T0.7/seed{s}:m" for s in (3, 4, 5, 6, 11)}
+    members = load_verdicts(folder / "members.jsonl")
+    for v in load_verdicts(folder / "verdicts.jsonl"):  # each ensemble verdict is the aggregate of its members
+        if v.judge_id == "selfcons5+rubric:m":
+            mine = [m for m in members if m.trajectory_id == v.trajectory_id]
+            again = aggregate(mine, trajectory_id=v.trajectory_id, judge_id=v.judge_id)
+            assert again.model_dump(exclude={"latency_s"}) == v.model_dump(exclude={"latency_s"})
+    prompts = [b["messages"][0]["content"] for _, p, b in srv.requests[-24:] if p.endswith("/chat/completions")]
+    assert all(p.startswith("Judge this support agent.") for p in prompts)  # the template, not the step prompt
+    (rec,) = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert rec["decoding"]["selfcons"] == {"temperature": 0.7, "seeds": [3, 4, 5, 6, 11]}
+    assert rec["members"] == {"selfcons5+rubric:m": [f"step+rubric@T0.7/seed{s}:m" for s in (3, 4, 5, 6, 11)]}
+
+
+def test_resuming_the_prompt_ensemble_skips_the_members_on_disk(folder, srv, tmp_path, capsys):
+    prompt = _prompt(tmp_path / "p", V1)
+    own = ("--prompt", str(prompt), "--judges", "selfcons")
+    assert _run(folder, srv, *own) == 0
+    sent = srv.generations
+    capsys.readouterr()
+    assert (
+        main(["run", "--data", str(folder), "--base-url", srv.url + "/v1", "--model", "m", "--limit", "6", *own]) == 0
+    )
+    assert srv.generations - sent == 2 * 4  # only the two new trajectories: three members and the single pass
+    assert "20 already on disk" in capsys.readouterr().err  # 4 x (3 members, the ensemble, the single pass)
+    assert len(load_verdicts(folder / "members.jsonl")) == 6 * 3
+
+
+def test_report_keeps_the_prompt_ensemble_and_the_built_in_one_apart_in_order_pairs_and_members(
+    folder, srv, tmp_path, capsys
+):
+    prompt = _prompt(tmp_path / "p", V1)
+    assert _run(folder, srv, "--prompt", str(prompt), "--judges", "selfcons") == 0
+    assert _run(folder, srv, "--judges", "step,selfcons") == 0
+    capsys.readouterr()
+    js = tmp_path / "r.json"
+    assert main(["report", "--data", str(folder), "--resamples", "50", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    body = json.loads(js.read_text())
+    assert list(body["judges"]) == [
+        "step+rubric:m",
+        "step:m",
+        "selfcons3+rubric:m",
+        "selfcons3:m",
+    ]  # family, then first seen
+    for ensemble in ("selfcons3+rubric:m", "selfcons3:m"):  # each re-derived from its own three members
+        assert f"{ensemble} re-derived from 3 members on 4 trajectories: 4 same as on disk" in out
+    for member in ("step@T0.7/seed7:m", "step+rubric@T0.7/seed9:m"):
+        assert any(line.startswith(member + " ") for line in out.splitlines())
+    assert "selfcons3+rubric − step+rubric · m" in out and "selfcons3 − step · m" in out
+    prints = [line for line in out.splitlines() if line.startswith("Fingerprints")][0]
+    assert "selfcons3+rubric:m " in prints and "selfcons3:m " in prints
+
+
+@pytest.mark.parametrize(
+    "change, differs",
+    [
+        ("template", "differ in prompt"),
+        ("temperature", "temperature 0.7 → 0.9"),
+        ("seeds", "seeds 7,8,9 → 7,8,10"),
+    ],
+)
+def test_resuming_the_prompt_ensemble_with_an_edited_template_or_other_decoding_is_refused_in_one_line(
+    folder, srv, tmp_path, capsys, change, differs
+):
+    prompt = _prompt(tmp_path / "p", V1)
+    assert _run(folder, srv, "--prompt", str(prompt), "--judges", "selfcons") == 0
+    capsys.readouterr()
+    before, sent = _files(folder), srv.generations
+    extra = {
+        "template": ["--prompt", str(_prompt(tmp_path / "p", V2))],
+        "temperature": ["--prompt", str(prompt), "--selfcons-temperature", "0.9"],
+        "seeds": ["--prompt", str(prompt), "--selfcons-seeds", "7,8,10"],
+    }[change]
+    assert _run(folder, srv, *extra, "--judges", "selfcons", limit=6) == 2
+    _refused(capsys, "judge selfcons3+rubric:m", differs, "rename the --prompt file")
+    assert _files(folder) == before and srv.generations == sent
+
+
 # --- export-requests, run-requests, import-results ---------------------------------------------------
 def _export(folder: Path, out: Path, *extra: str) -> int:
     return main(["export-requests", "--data", str(folder), "--limit", "6", "--out", str(out), "--quiet", *extra])
@@ -161,7 +256,9 @@ def test_export_with_a_prompt_of_ones_own_and_two_models_imports_to_the_verdicts
     assert _without_latency(folder) == _without_latency(direct)
     assert _without_latency(folder, "members.jsonl") == _without_latency(direct, "members.jsonl")
     ids = {v.judge_id for v in load_verdicts(folder / "verdicts.jsonl")}
-    assert ids == {"step+rubric:a", "step+rubric:b", "selfcons3:a", "selfcons3:b"}
+    assert ids == {"step+rubric:a", "step+rubric:b", "selfcons3+rubric:a", "selfcons3+rubric:b"}
+    members = {v.judge_id for v in load_verdicts(folder / "members.jsonl")}
+    assert members == {f"step+rubric@T0.7/seed{s}:{m}" for s in (7, 8, 9) for m in "ab"}
     recs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
     runs = [json.loads(line) for line in (direct / "runs.jsonl").read_text().splitlines()]
     assert [r["model"] for r in recs] == ["a", "b"]  # one run record per model, as `run --model a,b` writes

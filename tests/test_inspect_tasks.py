@@ -350,6 +350,27 @@ def test_run_and_inspect_give_the_same_judge_one_id_and_latency_and_tokens_that_
         assert all(s.startswith("Check the agent") for s in sent) and len(sent) == 6
 
 
+def test_the_selfcons_task_over_a_prompt_of_ones_own_imports_under_the_ids_run_gives_and_run_resumes_it(
+    folder, server, tmp_path
+):
+    prompt = tmp_path / "rubric.txt"
+    prompt.write_text(RUBRIC, encoding="utf-8")
+    logs = run_eval([selfcons_judge(data=str(folder), limit=2, prompt=str(prompt))], tmp_path / "logs")
+    assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
+    sent = [b["messages"][0]["content"] for _, p, b in server.requests if p == "/v1/chat/completions"]
+    assert len(sent) == 6 and all(s.startswith("Check the agent") for s in sent)  # the template, three seeds
+    assert {v.judge_id for v in load_verdicts(folder / "verdicts.jsonl")} == {"selfcons3+rubric:m"}
+    members = {v.judge_id for v in load_verdicts(folder / "members.jsonl")}
+    assert members == {f"step+rubric@T0.7/seed{s}:m" for s in (7, 8, 9)}
+    # run resumes the same judge (its fingerprint is the log's): only the trajectories the log did not judge
+    assert _run_cli(folder, server, "--prompt", str(prompt), "--judges", "selfcons") == 0
+    verdicts = load_verdicts(folder / "verdicts.jsonl")
+    assert sum(v.judge_id == "selfcons3+rubric:m" for v in verdicts) == 6
+    inspect_rec, run_rec = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert inspect_rec["fingerprints"]["selfcons3+rubric:m"] == run_rec["fingerprints"]["selfcons3+rubric:m"]
+    assert inspect_rec["prompts"]["selfcons3+rubric:m"]["text"] == RUBRIC
+
+
 @pytest.mark.parametrize(
     "model, name",
     [

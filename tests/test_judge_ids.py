@@ -20,7 +20,9 @@ from trajectory_judge.models import DataError, JudgeSpec, check_judge_id, dumps,
         ("step:qwen2.5:14b", "llm"),
         ("outcome:gpt-4o-mini", "llm"),
         ("selfcons3:qwen2.5:14b", "ensemble"),
+        ("selfcons3+rubric:qwen2.5:14b", "ensemble"),
         ("step@T0.7/seed7:qwen2.5-coder:1.5b", "member"),
+        ("step+rubric@T0.7/seed7:qwen2.5-coder:1.5b", "member"),
         ("length:heuristic", "python"),
         ("short-run", "python"),
         ("my_judge2:v1.0", "python"),
@@ -42,7 +44,13 @@ def test_every_documented_judge_id_form_is_accepted_with_its_kind(judge_id, kind
         ("step+Rubric:m", "prompt name 'Rubric' must be lower-case"),
         ("step+:m", "prompt name '' must be"),
         ("step+rubric", "names no model"),
-        ("selfcons3+rubric:m", "names its size"),
+        ("selfcons1+rubric:m", "names its size"),
+        ("selfcons3+Rubric:m", "prompt name 'Rubric' must be lower-case"),
+        ("selfcons3+:m", "prompt name '' must be"),
+        ("selfcons3+rubric", "names no model"),
+        ("step+rubric@T0.7/seed7", "names no model"),
+        ("step+Rubric@T0.7/seed7:m", "prompt name 'Rubric' must be lower-case"),
+        ("step+rubric@T0.7:m", "prompt name 'rubric@T0.7' must be"),
     ],
 )
 def test_a_judge_id_outside_the_grammar_says_what_is_wrong(judge_id, why):
@@ -73,9 +81,13 @@ SHAPES = [
     ("outcome+my_rubric-2:openai/gpt-4o-mini", "llm", "outcome", "outcome", "openai/gpt-4o-mini", 1, None),
     ("selfcons3:qwen2.5:14b", "ensemble", "selfcons", "step", "qwen2.5:14b", 3, None),
     ("selfcons11:m", "ensemble", "selfcons", "step", "m", 11, None),
+    ("selfcons3+rubric:qwen2.5:14b", "ensemble", "selfcons", "step", "qwen2.5:14b", 3, None),
+    ("selfcons5+my_rubric-2:openai/gpt-4o-mini", "ensemble", "selfcons", "step", "openai/gpt-4o-mini", 5, None),
     ("step@T0.7/seed7:qwen2.5-coder:1.5b", "member", "step", "step", "qwen2.5-coder:1.5b", 1, (0.7, 7)),
     ("outcome@T0.7/seed7:M", "member", "outcome", "outcome", "M", 1, (0.7, 7)),
     ("reply@T1/seed0:openai/gpt-4o-mini", "member", "reply", "reply", "openai/gpt-4o-mini", 1, (1.0, 0)),
+    ("step+rubric@T0.7/seed7:qwen2.5:14b", "member", "step", "step", "qwen2.5:14b", 1, (0.7, 7)),
+    ("outcome+my_rubric-2@T1.5/seed0:M", "member", "outcome", "outcome", "M", 1, (1.5, 0)),
     ("length:heuristic", "python", "python", "step", None, 1, None),
     ("short-run", "python", "python", "step", None, 1, None),
     ("my_judge2:v1.0", "python", "python", "step", None, 1, None),
@@ -91,9 +103,11 @@ def _rebuilt(spec: JudgeSpec) -> JudgeSpec | None:
     if spec.kind == "llm":
         return JudgeSpec.llm(spec.view, str(spec.model), spec.prompt)
     if spec.kind == "ensemble":
-        return JudgeSpec.self_consistency(spec.ensemble, str(spec.model))
+        return JudgeSpec.self_consistency(spec.ensemble, str(spec.model), spec.prompt)
     if spec.kind == "member":
-        return JudgeSpec.member(spec.view, float(spec.temperature or 0), int(spec.seed or 0), str(spec.model))
+        return JudgeSpec.member(
+            spec.view, float(spec.temperature or 0), int(spec.seed or 0), str(spec.model), spec.prompt
+        )
     return None
 
 
@@ -153,9 +167,14 @@ def test_inspect_import_names_a_judge_by_the_id_the_record_gives(judge_id):
     spec = JudgeSpec.parse(judge_id)
     model = str(spec.model)
     if spec.is_member:  # an epoch of the ensemble's task, or a sample of another view
-        assert member_id(model, temperature=float(spec.temperature or 0), seed=int(spec.seed or 0), view=spec.view) == (
-            judge_id
+        got = member_id(
+            model,
+            temperature=float(spec.temperature or 0),
+            seed=int(spec.seed or 0),
+            view=spec.view,
+            prompt=spec.prompt,
         )
+        assert got == judge_id
         return
     task = "selfcons" if spec.kind == "ensemble" else spec.view
     meta = {"view": task, "temperature": 0.7, "seeds": list(range(7, 7 + spec.ensemble))}
@@ -222,6 +241,36 @@ def test_report_order_reads_the_family_with_members_and_python_judges_last():
     assert order == ["programmatic", "outcome:m", "step:m", "reply:m", "selfcons3:m", *last]
 
 
+def test_an_ensemble_over_a_prompt_of_ones_own_is_told_apart_from_the_built_in_one_by_every_consumer():
+    from analysis_synth import verdict
+
+    from trajectory_judge.analysis.cost import run_task
+    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.book.render.style import family_pairs, judge_label
+
+    own, built_in = JudgeSpec.parse("selfcons3+rubric:m"), JudgeSpec.parse("selfcons3:m")
+    assert (own.prompt, own.head, own.family, own.view) == ("rubric", "selfcons3+rubric", "selfcons", "step")
+    assert JudgeSpec.self_consistency(3, "m", "rubric") == own and JudgeSpec.self_consistency(3, "m") == built_in
+    member = JudgeSpec.member("step", 0.7, 7, "m", "rubric")
+    assert str(member) == "step+rubric@T0.7/seed7:m" and member.prompt == "rubric" and member.is_member
+    # names: the prompt is in every name a reader sees
+    assert judge_name("selfcons3+rubric:m") == "Self-consistency \u00d73 (rubric prompt) \u00b7 m"
+    assert "rubric prompt" in judge_name(str(member)) and "seed 7" in judge_name(str(member))
+    assert judge_label("selfcons3+rubric:m", 8) == "selfcons+rubric x3\nm\nn=8"
+    # an ensemble is compared with the single pass of its own prompt, not another's
+    ids = ["step:m", "step+rubric:m", "selfcons3:m", "selfcons3+rubric:m"]
+    assert family_pairs(ids, [("step", "selfcons")]) == [
+        ("step:m", "selfcons3:m"),
+        ("step+rubric:m", "selfcons3+rubric:m"),
+    ]
+    # report order: with the ensembles, members last
+    order = judge_order([verdict("t", j, False) for j in ["step+rubric@T0.7/seed7:m", "selfcons3+rubric:m", "step:m"]])
+    assert order == ["step:m", "selfcons3+rubric:m", "step+rubric@T0.7/seed7:m"]
+    # the compute table's label keeps the heads apart when one holds a '+'
+    assert run_task({"judges": ["step:m", "selfcons3+rubric:m"], "model": "m"}) == "step, selfcons3+rubric · m"
+    assert run_task({"judges": ["outcome:m", "step:m"], "model": "m"}) == "outcome+step · m"
+
+
 @pytest.mark.parametrize(
     "build, why",
     [
@@ -229,6 +278,8 @@ def test_report_order_reads_the_family_with_members_and_python_judges_last():
         (lambda: JudgeSpec.self_consistency(1, "m"), "names its size, 2 or more"),
         (lambda: JudgeSpec.member("step", 1e-5, 7, "m"), "is not a judge name"),
         (lambda: JudgeSpec.llm("step", "a b"), "must not contain spaces"),
+        (lambda: JudgeSpec.self_consistency(3, "m", "Rubric"), "prompt name 'Rubric' must be lower-case"),
+        (lambda: JudgeSpec.member("step", 0.7, 7, "m", "a@b"), "prompt name 'a@b' must be lower-case"),
     ],
 )
 def test_a_constructor_refuses_an_id_its_kind_cannot_have_and_names_it(build, why):

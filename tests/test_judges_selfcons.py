@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from llm_fakes import ScriptedClient, make_trajectory, response
 
-from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE, SelfConsistencyJudge
 
 
 def test_members_sampled_at_point_seven_with_seeds_seven_eight_nine():
@@ -85,3 +85,40 @@ def test_ensemble_verdict_is_the_aggregate_of_its_stored_members():
     j = SelfConsistencyJudge(ScriptedClient(texts), "m")
     rederived = j.aggregate(j.judge_members(make_trajectory()))
     assert rederived.model_dump(exclude={"latency_s"}) == direct.model_dump(exclude={"latency_s"})
+
+
+def test_the_command_lines_ensemble_defaults_are_the_judges_own():
+    from trajectory_judge.run.cli_run import SELFCONS_SEEDS, SELFCONS_TEMPERATURE
+
+    assert (SELFCONS_TEMPERATURE, SELFCONS_SEEDS) == (TEMPERATURE, SEEDS)
+
+
+@pytest.mark.parametrize(
+    "seeds, why", [((7,), "got 1"), ((7, 8), "got 2"), ((), "got 0"), ((7, 7, 8), "a seed repeats")]
+)
+def test_an_ensemble_needs_an_odd_number_of_distinct_seeds_three_or_more(seeds, why):
+    from trajectory_judge.judges.selfcons import check_seeds
+
+    with pytest.raises(ValueError, match=why):
+        check_seeds(seeds, "--selfcons-seeds")
+    assert check_seeds([1, 2, 3, 4, 5]) == (1, 2, 3, 4, 5)
+
+
+def test_an_ensemble_over_a_template_sends_the_template_over_the_step_view_under_its_ids():
+    from trajectory_judge.judges.custom import PromptTemplate
+    from trajectory_judge.judges.prompts import prompt_sha256
+    from trajectory_judge.judges.views import render_view
+
+    template = PromptTemplate(name="rubric", text="Mine.\n{view}\n", file="rubric.txt")
+    client = ScriptedClient(response(True, 2, "wrong_tool"))
+    judge = SelfConsistencyJudge(client, "m", template=template)
+    assert judge.judge_id == "selfcons3+rubric:m"
+    assert judge.member_ids == tuple(f"step+rubric@T0.7/seed{s}:m" for s in SEEDS)
+    t = make_trajectory()
+    members = judge.judge_members(t)
+    assert [m.judge_id for m in members] == list(judge.member_ids)
+    assert {c["prompt"] for c in client.calls} == {f"Mine.\n{render_view('step', t)}\n"}
+    assert [c["seed"] for c in client.calls] == list(SEEDS)
+    fp, builtin = judge.fingerprint(), SelfConsistencyJudge(client, "m").fingerprint()
+    assert fp.prompt_sha256 == template.sha256 != builtin.prompt_sha256 == prompt_sha256("step")
+    assert fp.differences(builtin) == ["prompt"]

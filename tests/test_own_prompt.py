@@ -150,3 +150,59 @@ def test_a_missing_prompt_file_is_one_line(folder, tmp_path, capsys):
         assert _run(folder, srv, "--prompt", str(tmp_path / "nope.txt")) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope.txt" in err and "not found" in err and not srv.requests
+
+
+def _export(folder: Path, tmp_path: Path, *extra: str) -> int:
+    argv = ["export-requests", "--data", str(folder), "--model", "m", "--limit", "4", "--quiet"]
+    return main([*argv, "--out", str(tmp_path / "requests.jsonl"), *extra])
+
+
+@pytest.mark.parametrize("verb", ["run", "export-requests"])
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        (("--view", "outcome"), ("--judges selfcons with --prompt", "step view", "--view outcome")),
+        (("--selfcons-seeds", "7"), ("--selfcons-seeds 7", "odd number of seeds, 3 or more", "got 1")),
+        (("--selfcons-seeds", "7,8"), ("--selfcons-seeds 7,8", "odd number", "got 2")),
+        (("--selfcons-seeds", "7,7,8"), ("--selfcons-seeds 7,7,8", "a seed repeats")),
+        (("--selfcons-seeds", "7,,8"), ("--selfcons-seeds", "comma-separated integers")),
+        (("--selfcons-seeds", "7,-1,8"), ("--selfcons-seeds", "0 or more")),
+        (("--selfcons-temperature", "-1"), ("--selfcons-temperature", "0 or more")),
+    ],
+)
+def test_a_prompt_ensemble_over_another_view_or_with_too_few_seeds_is_refused_in_one_line_before_any_request(
+    folder, tmp_path, capsys, verb, extra, named
+):
+    prompt = tmp_path / "rubric.txt"
+    prompt.write_text(RUBRIC, encoding="utf-8")
+    own = ("--prompt", str(prompt), "--judges", "selfcons", *extra)
+    with FakeModelServer(hosted=True) as srv:
+        assert (_run(folder, srv, *own) if verb == "run" else _export(folder, tmp_path, *own)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and f"trajectory-judge {verb}: error" in err, err
+    assert all(part in err for part in named), err
+    assert not srv.requests and not (folder / "verdicts.jsonl").exists() and not (tmp_path / "requests.jsonl").exists()
+
+
+@pytest.mark.parametrize("verb", ["run", "export-requests"])
+def test_a_prompt_ensembles_template_without_its_view_placeholder_is_refused_in_one_line(
+    folder, tmp_path, capsys, verb
+):
+    prompt = tmp_path / "rubric.txt"
+    prompt.write_text("Judge {goal} only.\n", encoding="utf-8")
+    own = ("--prompt", str(prompt), "--judges", "selfcons")
+    with FakeModelServer(hosted=True) as srv:
+        assert (_run(folder, srv, *own) if verb == "run" else _export(folder, tmp_path, *own)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(prompt) in err and "{view}" in err and not srv.requests, err
+
+
+def test_the_ensemble_without_a_prompt_keeps_its_id_and_takes_the_same_temperature_and_seed_options(folder, tmp_path):
+    with FakeModelServer(hosted=True) as srv:
+        assert (
+            _run(folder, srv, "--judges", "selfcons", "--selfcons-temperature", "1", "--selfcons-seeds", "1,2,3") == 0
+        )
+    assert {v.judge_id for v in load_verdicts(folder / "verdicts.jsonl")} == {"selfcons3:m"}
+    assert {v.judge_id for v in load_verdicts(folder / "members.jsonl")} == {f"step@T1/seed{s}:m" for s in (1, 2, 3)}
+    sent = [b for _, p, b in srv.requests if p.endswith("/chat/completions")]
+    assert sorted((b["temperature"], b["seed"]) for b in sent) == [(1.0, s) for s in (1, 2, 3) for _ in range(4)]

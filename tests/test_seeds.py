@@ -87,6 +87,33 @@ def test_samples_of_the_outcome_view_are_not_checked_as_the_step_ensemble_of_the
     assert check.members == tuple(IDS) and check.same == len(trajs)
 
 
+def test_samples_of_a_prompt_of_ones_own_re_derive_their_own_ensemble_apart_from_the_built_in_one():
+    trajs = design(3)
+    members, ens = members_and_ensembles(trajs)
+    own_ids = [f"step+rubric@T0.7/seed{s}:{MODEL}" for s in (7, 8, 9)]
+    own = [v for i, m in enumerate(own_ids) for v in random_verdicts(trajs, m, seed=10 + i)]
+    by = {(v.trajectory_id, v.judge_id): v for v in own}
+    own_ens = [
+        aggregate(
+            [by[(t.trajectory_id, m)] for m in own_ids],
+            trajectory_id=t.trajectory_id,
+            judge_id=f"selfcons3+rubric:{MODEL}",
+        )
+        for t in trajs
+    ]
+    checks = {c.ensemble: c for c in check_ensembles(ens + own_ens, members + own)}
+    assert set(checks) == {f"selfcons3:{MODEL}", f"selfcons3+rubric:{MODEL}"}
+    assert checks[f"selfcons3:{MODEL}"].members == tuple(IDS)  # the built-in members only
+    assert checks[f"selfcons3+rubric:{MODEL}"].members == tuple(own_ids)
+    assert all(c.same == len(trajs) and not c.different for c in checks.values())
+    # the seeds of the prompt's ensemble are scored beside the single pass of the same prompt
+    greedy = [*random_verdicts(trajs, f"step:{MODEL}", seed=5), *random_verdicts(trajs, f"step+rubric:{MODEL}", seed=6)]
+    sv = seed_variance(trajs, greedy, own, resamples=200, seed=1)
+    assert sv.members == tuple(own_ids) and sv.greedy == f"step+rubric:{MODEL}"
+    sv = seed_variance(trajs, greedy, members + own, resamples=200, seed=1)  # the built-in prompt's members first
+    assert sv.members == tuple(IDS) and sv.greedy == f"step:{MODEL}"
+
+
 def test_seed_variance_of_outcome_samples_sets_them_beside_the_greedy_outcome_judge():
     trajs = design(4)
     ids = [f"outcome@T0.7/seed{s}:{MODEL}" for s in (7, 8, 9)]

@@ -127,14 +127,16 @@ def check_run_record(rec: dict[str, Any]) -> None:
 
 
 def run_task(rec: dict[str, Any]) -> str:
-    """What a run did, as a label: ``outcome+step+reply · MODEL``, ``organic agent · MODEL``."""
+    """What a run did, as a label: ``outcome+step+reply · MODEL``, ``organic agent · MODEL``; the heads are
+    joined by ``, `` instead when one holds a ``+`` of its own (``step, selfcons3+rubric, step+rubric · MODEL``)."""
     if rec.get("kind") in ("organic", "agent") or "agent_model" in rec:
         return f"organic agent · {rec.get('agent_model') or rec.get('model')}"
     heads = [JudgeSpec.parse(j).head for j in rec.get("judges") or []]
     model = (
         rec.get("judge_model_name") or rec.get("model") or ("Python judge" if rec.get("backend") == "python" else None)
     )
-    return f"{'+'.join(heads) or '?'} · {model}"
+    sep = ", " if any("+" in h for h in heads) else "+"
+    return f"{sep.join(heads) or '?'} · {model}"
 
 
 def _written(rec: dict[str, Any]) -> int:

@@ -40,18 +40,20 @@ SEED_METRICS: tuple[str, ...] = tuple(m for m in MAIN_COLUMNS if m != "step_exac
 
 
 def parse_member_id(judge_id: str) -> JudgeSpec:
-    """The record of a member id ``view@T<temperature>/seed<n>:model`` (:meth:`JudgeSpec.parse`, whose
-    ``view``, ``temperature``, ``seed`` and ``model`` are then set); a ValueError names any other id."""
+    """The record of a member id ``view@T<temperature>/seed<n>:model``, or ``view+NAME@T...`` under a prompt of
+    one's own (:meth:`JudgeSpec.parse`, whose ``view``, ``temperature``, ``seed`` and ``model`` are then set, and
+    ``prompt`` for the latter); a ValueError names any other id."""
     spec = JudgeSpec.parse(judge_id)
     if not spec.is_member:
         raise ValueError(f"{judge_id!r} is not a member id (expected view@T<temperature>/seed<n>:model)")
     return spec
 
 
-def _member_key(s: JudgeSpec) -> tuple[str, str, float, int]:
-    """Model, view, temperature and seed of a member's record (all set for a member)."""
+def _member_key(s: JudgeSpec) -> tuple[str, str, str, float, int]:
+    """Model, view, prompt (``""`` for the built-in one), temperature and seed of a member's record (all but the
+    prompt set for a member): the members of one ensemble share all but the seed."""
     assert s.model is not None and s.temperature is not None and s.seed is not None
-    return s.model, s.view, s.temperature, s.seed
+    return s.model, s.view, s.prompt or "", s.temperature, s.seed
 
 
 def load_members(directory: str | Path, trajectory_ids: Sequence[str] | None = None) -> list[Verdict]:
@@ -71,7 +73,7 @@ def load_members(directory: str | Path, trajectory_ids: Sequence[str] | None = N
 
 
 def member_ids(members: Sequence[Verdict]) -> list[str]:
-    """Member judge ids ordered by model, then seed."""
+    """Member judge ids ordered by model, view, prompt (the built-in one first) and temperature, then seed."""
     specs = {parse_member_id(v.judge_id) for v in members}
     return [s.judge_id for s in sorted(specs, key=_member_key)]
 
@@ -145,9 +147,10 @@ def check_ensembles(
 ) -> list[EnsembleCheck]:
     """Re-derive every ensemble verdict from its members (:func:`trajectory_judge.judges.selfcons.aggregate`).
 
-    Members are grouped by model, view and temperature; a group is checked against the ensemble id
-    the grammar gives it (``selfconsK:MODEL``, K its members), so only groups of two or more samples of
-    the ensemble's view (step) are checked. With the data's run records (``runs``), each check also
+    Members are grouped by model, view, prompt and temperature; a group is checked against the ensemble id
+    the grammar gives it (``selfconsK:MODEL``, or ``selfconsK+NAME:MODEL`` for samples of a prompt of one's
+    own named NAME; K its members), so only groups of two or more samples of the ensemble's view (step) are
+    checked. With the data's run records (``runs``), each check also
     carries how many ensemble verdicts were already on disk when their members were sampled again, and
     whether they came out the same.
     """
@@ -156,16 +159,16 @@ def check_ensembles(
     )  # here, not above: its model clients cost the report's import
 
     reruns = rerun_counts(runs)
-    groups: dict[tuple[str, str, float], list[str]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, float], list[str]] = defaultdict(list)
     for mid in member_ids(members):
-        model, view, temperature, _seed = _member_key(parse_member_id(mid))
-        groups[(model, view, temperature)].append(mid)
+        model, view, prompt, temperature, _seed = _member_key(parse_member_id(mid))
+        groups[(model, view, prompt, temperature)].append(mid)
     by_key = {(v.trajectory_id, v.judge_id): v for v in [*verdicts, *members]}
     checks = []
-    for (model, view, _t), ids in groups.items():
+    for (model, view, prompt, _t), ids in groups.items():
         if view != ENSEMBLE_VIEW or len(ids) < 2:
             continue  # no ensemble id of the grammar names samples of another view, or a single sample
-        ensemble = JudgeSpec.self_consistency(len(ids), model).judge_id
+        ensemble = JudgeSpec.self_consistency(len(ids), model, prompt or None).judge_id
         same, different, missing = 0, [], []
         done = complete_ids(members, ids)
         for tid in done:
@@ -326,19 +329,20 @@ def seed_variance(
     resamples: int = 10_000,
     seed: int = 7,
 ) -> SeedVariance | None:
-    """Score every member of one model's ensemble (and the greedy judge of the same model and view) on the
-    trajectories all members judged, with the same report as the book's other tables. The members are those
-    of ``model`` (default: the first member's) and of the first such member's view. None when there are no members."""
+    """Score every member of one model's ensemble (and the greedy judge of the same model, view and prompt) on
+    the trajectories all members judged, with the same report as the book's other tables. The members are those
+    of ``model`` (default: the first member's) and of the first such member's view and prompt (the built-in
+    prompt's members before those of a prompt of one's own). None when there are no members."""
     ids = [m for m in member_ids(members) if model is None or parse_member_id(m).model == model]
     if not ids:
         return None
     import pandas as pd
 
-    model, view, _t, _seed = _member_key(parse_member_id(ids[0]))
-    ids = [m for m in ids if _member_key(parse_member_id(m))[:2] == (model, view)]
+    model, view, prompt, _t, _seed = _member_key(parse_member_id(ids[0]))
+    ids = [m for m in ids if _member_key(parse_member_id(m))[:3] == (model, view, prompt)]
     common = set(complete_ids(members, ids))
     trajs = [t for t in trajectories if t.trajectory_id in common]
-    greedy = JudgeSpec.llm(view, model).judge_id
+    greedy = JudgeSpec.llm(view, model, prompt or None).judge_id
     chosen = [v for v in members if v.judge_id in ids and v.trajectory_id in common]
     gverdicts = [v for v in verdicts if v.judge_id == greedy and v.trajectory_id in common]
     has_greedy = len(gverdicts) == len(trajs) and len(trajs) > 0

@@ -134,7 +134,7 @@ def log_fingerprint(log: EvalLog, view: str, template: PromptTemplate | None = N
         meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
         return Fingerprint(
             model=model,
-            prompt_sha256=prompt_sha256("step"),
+            prompt_sha256=template.sha256 if template else prompt_sha256("step"),
             schema_sha256=json_digest(response_schema("step")),
             temperature=meta.get("temperature"),
             max_tokens=cfg.max_tokens,
@@ -198,7 +198,8 @@ def _judge_ids(
     temp = meta.get("temperature")
     if not isinstance(temp, (int, float)) or isinstance(temp, bool):
         raise DataError(f"{log.location}: the selfcons task's metadata ({TASK_KEY}.temperature) holds no temperature")
-    return JudgeSpec.self_consistency(len(seeds), model_name).judge_id, [(float(temp), s) for s in seeds]
+    name = template.name if template else None
+    return JudgeSpec.self_consistency(len(seeds), model_name, name).judge_id, [(float(temp), s) for s in seeds]
 
 
 SKIPPED_FIELDS = frozenset({"events", "messages", "attachments", "store"})
@@ -234,11 +235,11 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
                 float(s.metadata.get("temperature", sampling[0][0])),
                 int(s.metadata.get("seed", sampling[s.epoch - 1][1])),
             )
-            jid = member_id(model_name, temperature=temp, seed=seed)
+            jid = member_id(model_name, temperature=temp, seed=seed, prompt=template.name if template else None)
         else:
             jid = judge_id
         by_traj[tid][s.epoch] = sample_verdict(
-            s, trajectories[tid], JudgeSpec.parse(jid).rendered_view, jid, at, None if sampling else template
+            s, trajectories[tid], JudgeSpec.parse(jid).rendered_view, jid, at, template
         )
         sids[tid] = str(s.id)
     for tid in (t for t in trajectories if t in by_traj):

@@ -212,6 +212,7 @@ def selfcons_judge(
     temperature: float = TEMPERATURE,
     seeds: Sequence[int] = SEEDS,
     force: bool = False,
+    prompt: str | None = None,
 ) -> Task:
     """Self-consistency: the step prompt sampled once per seed, reduced by strict majority.
 
@@ -221,13 +222,18 @@ def selfcons_judge(
         temperature: sampling temperature of every member (default 0.7).
         seeds: one member per seed, an odd number of them (default 7, 8, 9).
         force: judge a folder pinned by ``SHA256SUMS`` all the same (default false).
+        prompt: a prompt template file of your own, sampled over the step view in place of the step prompt
+            (judge id ``selfconsK+NAME:MODEL``, members ``step+NAME@T<t>/seed<n>:MODEL``).
     """
     data = refusing(lambda: task_folder(data, force))
+    template = (
+        refusing(lambda: load_template(user_path(prompt))) if prompt is not None and str(prompt).strip() else None
+    )
     seeds = tuple(int(s) for s in seeds)
     if len(seeds) % 2 == 0:
         raise ValueError(f"need an odd number of seeds for a strict majority, got {len(seeds)}")
     return Task(
-        dataset=load_dataset("step", data, limit),
+        dataset=load_dataset("step", data, limit, template),
         solver=seeded_sample(temperature, seeds),
         scorer=verdict_scorer(),
         epochs=Epochs(len(seeds), majority()),
@@ -239,6 +245,7 @@ def selfcons_judge(
                 "limit": limit,
                 "temperature": temperature,
                 "seeds": list(seeds),
+                **({"prompt": template.record()} if template else {}),
             }
         },
     )

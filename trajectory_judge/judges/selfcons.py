@@ -15,6 +15,10 @@ Every member is a verdict in its own right, with its own judge id naming view, t
 seed (:func:`member_id`, e.g. ``step@T0.7/seed7:qwen2.5-coder:1.5b``). The runner keeps them in
 ``DATA/members.jsonl``, so the ensemble can be re-derived from its members and each member can be
 scored as a single-pass sampled judge.
+
+With a prompt of one's own (``template``, :mod:`~trajectory_judge.judges.custom`), the members sample
+that template over the step view instead of the built-in step prompt, under the step view's schema and
+parser; the ensemble is ``selfconsK+NAME:MODEL`` and its members ``step+NAME@T0.7/seed7:MODEL``.
 """
 
 from __future__ import annotations
@@ -24,10 +28,11 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from trajectory_judge.backends.clients import ModelClient
+from trajectory_judge.judges.custom import PromptTemplate
 from trajectory_judge.judges.llm import completion_verdict
 from trajectory_judge.judges.prompts import build_prompt, prompt_sha256
 from trajectory_judge.judges.schema import response_schema
-from trajectory_judge.models import Fingerprint, JudgeSpec, Trajectory, Verdict
+from trajectory_judge.models import ENSEMBLE_VIEW, Fingerprint, JudgeSpec, Trajectory, Verdict
 from trajectory_judge.models.fingerprint import json_digest
 
 K = 3
@@ -42,10 +47,26 @@ SEEDS: tuple[int, ...] = (7, 8, 9)
 T = TypeVar("T")
 
 
-def member_id(model_name: str, *, temperature: float = TEMPERATURE, seed: int, view: str = "step") -> str:
-    """The judge id of one ensemble member, ``f"{view}@T{temperature:g}/seed{seed}:{model_name}"``
-    (:meth:`~trajectory_judge.models.JudgeSpec.member`)."""
-    return JudgeSpec.member(view, temperature, seed, model_name).judge_id
+def member_id(
+    model_name: str, *, temperature: float = TEMPERATURE, seed: int, view: str = "step", prompt: str | None = None
+) -> str:
+    """The judge id of one ensemble member, ``f"{view}@T{temperature:g}/seed{seed}:{model_name}"``, or
+    ``f"{view}+{prompt}@T..."`` for a sample of a prompt of one's own (:meth:`~trajectory_judge.models.JudgeSpec.member`)."""
+    return JudgeSpec.member(view, temperature, seed, model_name, prompt).judge_id
+
+
+def check_seeds(seeds: Sequence[int], what: str = "seeds") -> tuple[int, ...]:
+    """``seeds`` as a tuple if they can be an ensemble's (one member each: three or more, an odd number for a
+    strict majority, none twice), else a ValueError in one line naming ``what``."""
+    out = tuple(int(s) for s in seeds)
+    if len(out) < 3 or len(out) % 2 == 0:
+        raise ValueError(
+            f"{what} {','.join(map(str, out)) or '(none)'}: an ensemble needs an odd number of seeds, 3 or more "
+            f"(one member each, so that a strict majority always exists), got {len(out)}"
+        )
+    if len(set(out)) != len(out):
+        raise ValueError(f"{what} {','.join(map(str, out))}: a seed repeats, so two members would be one")
+    return out
 
 
 def _mode(values: Sequence[T | None]) -> T | None:
@@ -82,10 +103,23 @@ def aggregate(members: Sequence[Verdict], *, trajectory_id: str, judge_id: str) 
 
 
 class SelfConsistencyJudge:
-    """The step judge run ``len(seeds)`` times at ``temperature``; id ``f"selfcons{k}:{model_name}"``."""
+    """The step judge run ``len(seeds)`` times at ``temperature``; id ``f"selfcons{k}:{model_name}"``.
+
+    With ``template`` (a prompt of one's own) each member sends the template over the step view; the id is
+    then ``f"selfcons{k}+{template.name}:{model_name}"`` and the members' ``step+NAME@T.../seed...``.
+    """
+
+    view = ENSEMBLE_VIEW
+    """The view every member reads."""
 
     def __init__(
-        self, client: ModelClient, model_name: str, *, temperature: float = TEMPERATURE, seeds: Sequence[int] = SEEDS
+        self,
+        client: ModelClient,
+        model_name: str,
+        *,
+        temperature: float = TEMPERATURE,
+        seeds: Sequence[int] = SEEDS,
+        template: PromptTemplate | None = None,
     ) -> None:
         if len(seeds) % 2 == 0:
             raise ValueError(f"need an odd number of members for a strict majority, got {len(seeds)}")
@@ -93,16 +127,24 @@ class SelfConsistencyJudge:
         self.model_name = model_name
         self.temperature = temperature
         self.seeds = tuple(seeds)
-        self.judge_id = JudgeSpec.self_consistency(len(self.seeds), model_name).judge_id
-        self.member_ids = tuple(member_id(model_name, temperature=temperature, seed=s) for s in self.seeds)
-        self.schema = response_schema("step")
+        self.template = template
+        name = template.name if template is not None else None
+        self.judge_id = JudgeSpec.self_consistency(len(self.seeds), model_name, name).judge_id
+        self.member_ids = tuple(
+            member_id(model_name, temperature=temperature, seed=s, view=self.view, prompt=name) for s in self.seeds
+        )
+        self.schema = response_schema(self.view)
+
+    def prompt(self, traj: Trajectory) -> str:
+        """The prompt every member is sent for ``traj``: the template over the step view, or the step prompt."""
+        return self.template.render(self.view, traj) if self.template else build_prompt(self.view, traj)
 
     def fingerprint(self) -> Fingerprint:
-        """What this ensemble is beyond its id: the model sent, the step prompt's and schema's digests, the
-        members' temperature and seeds, the output budget."""
+        """What this ensemble is beyond its id: the model sent, the prompt's (the template's, or the step
+        prompt's) and schema's digests, the members' temperature and seeds, the output budget."""
         return Fingerprint(
             model=getattr(self.client, "model", None),
-            prompt_sha256=prompt_sha256("step"),
+            prompt_sha256=self.template.sha256 if self.template else prompt_sha256(self.view),
             schema_sha256=json_digest(self.schema),
             temperature=self.temperature,
             max_tokens=getattr(self.client, "max_tokens", None),
@@ -110,8 +152,8 @@ class SelfConsistencyJudge:
         )
 
     def judge_members(self, traj: Trajectory) -> list[Verdict]:
-        """k samples of the step prompt, one per seed, each a verdict under its member id."""
-        prompt = build_prompt("step", traj)
+        """k samples of the prompt, one per seed, each a verdict under its member id."""
+        prompt = self.prompt(traj)
         return [
             completion_verdict(
                 self.client.complete(prompt, self.schema, temperature=self.temperature, seed=seed),

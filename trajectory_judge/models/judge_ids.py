@@ -32,18 +32,22 @@ LLM_VIEWS, RULES_ID = ("outcome", "step", "reply"), "programmatic"
 """The views an LLM judge reads (single-pass LLM judge ids begin with one), and the rule engine's id."""
 JUDGE_ID_GRAMMAR = (
     "'programmatic', 'VIEW:MODEL' (VIEW one of outcome, step, reply), 'VIEW+PROMPT:MODEL' (a prompt of "
-    "one's own, PROMPT named as NAME below), 'selfconsK:MODEL', "
-    "'VIEW@T<temperature>/seed<n>:MODEL', or a Python judge's 'NAME' or 'NAME:DETAIL' "
-    "(NAME lower-case letters, digits, '_' or '-', starting with a letter)"
+    "one's own, PROMPT named as NAME below), 'selfconsK:MODEL' or 'selfconsK+PROMPT:MODEL' (K at least 2), "
+    "'VIEW@T<temperature>/seed<n>:MODEL' or 'VIEW+PROMPT@T<temperature>/seed<n>:MODEL', or a Python judge's "
+    "'NAME' or 'NAME:DETAIL' (NAME lower-case letters, digits, '_' or '-', starting with a letter)"
 )
 """The judge-id grammar in one phrase, for error messages (the guide's "Judge ids" page says it at length)."""
-_NAME, _ENSEMBLE = re.compile(r"[a-z][a-z0-9_-]*"), re.compile(r"selfcons(?P<k>[2-9]|[1-9]\d+)")
-_MEMBER = re.compile(r"(?P<view>outcome|step|reply)@T(?P<temperature>\d+(\.\d+)?)/seed(?P<seed>\d+)")
+_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+_ENSEMBLE = re.compile(r"selfcons(?P<k>[2-9]|[1-9]\d+)(\+(?P<prompt>.*))?")
+_MEMBER = re.compile(
+    r"(?P<view>outcome|step|reply)(\+(?P<prompt>[^@]*))?@T(?P<temperature>\d+(\.\d+)?)/seed(?P<seed>\d+)"
+)
 _CUSTOM = re.compile(r"(?P<view>outcome|step|reply)\+(?P<prompt>.*)")
 
 
 def check_prompt_name(name: str) -> str:
-    """``name`` if it can name a prompt of one's own in a judge id (``step+NAME:MODEL``), else a ValueError.
+    """``name`` if it can name a prompt of one's own in a judge id (``step+NAME:MODEL``, ``selfcons3+NAME:MODEL``,
+    ``step+NAME@T0.7/seed7:MODEL``), else a ValueError.
 
     The grammar of a Python judge's NAME: lower-case letters, digits, ``_`` or ``-``, starting with a letter.
     """
@@ -60,8 +64,8 @@ JudgeKind = Literal["rules", "llm", "ensemble", "member", "python"]
 one sampled member of an ensemble, or a judge written in Python."""
 
 ENSEMBLE_FAMILY, ENSEMBLE_VIEW, PYTHON_FAMILY = "selfcons", "step", "python"
-"""The family of the self-consistency ensemble and the view its samples read, and the family of every
-judge written in Python."""
+"""The family of the self-consistency ensemble and the view its samples read (under the built-in step prompt,
+or under a prompt of one's own for ``selfconsK+NAME``), and the family of every judge written in Python."""
 
 
 @dataclass(frozen=True)
@@ -93,15 +97,16 @@ class JudgeSpec:
     detail: str | None = None
     """A Python judge's ``DETAIL`` (after the first ``:``), or None."""
     prompt: str | None = None
-    """The NAME of a prompt of one's own (``step+NAME:MODEL``); None for a judge under the built-in prompts."""
+    """The NAME of a prompt of one's own (``step+NAME:MODEL``, the ensemble ``selfcons3+NAME:MODEL`` and its
+    members ``step+NAME@T0.7/seed7:MODEL``); None for a judge under the built-in prompts."""
 
     def __str__(self) -> str:
         return self.judge_id
 
     @property
     def head(self) -> str:
-        """The id before its model or detail: ``step``, ``step+NAME``, ``selfcons3``, ``step@T0.7/seed7``, a Python
-        judge's NAME."""
+        """The id before its model or detail: ``step``, ``step+NAME``, ``selfcons3``, ``selfcons3+NAME``,
+        ``step@T0.7/seed7``, ``step+NAME@T0.7/seed7``, a Python judge's NAME."""
         return self.judge_id.partition(":")[0]
 
     @property
@@ -111,7 +116,8 @@ class JudgeSpec:
 
     @property
     def is_member(self) -> bool:
-        """True for one sampled member of an ensemble (``VIEW@T<temperature>/seed<n>:MODEL``)."""
+        """True for one sampled member of an ensemble (``VIEW@T<temperature>/seed<n>:MODEL``, or
+        ``VIEW+NAME@T<temperature>/seed<n>:MODEL`` under a prompt of one's own)."""
         return self.kind == "member"
 
     @property
@@ -137,14 +143,18 @@ class JudgeSpec:
         return cls._kind_of(f"{head}:{model}", "llm")
 
     @classmethod
-    def self_consistency(cls, k: int, model: str) -> JudgeSpec:
-        """The self-consistency ensemble of ``k`` samples of the step view, ``selfconsK:MODEL``."""
-        return cls._kind_of(f"{ENSEMBLE_FAMILY}{k}:{model}", "ensemble")
+    def self_consistency(cls, k: int, model: str, prompt: str | None = None) -> JudgeSpec:
+        """The self-consistency ensemble of ``k`` samples of the step view, ``selfconsK:MODEL``; with ``prompt``
+        (samples of a prompt of one's own over the step view), ``selfconsK+PROMPT:MODEL``."""
+        head = f"{ENSEMBLE_FAMILY}{k}" if prompt is None else f"{ENSEMBLE_FAMILY}{k}+{check_prompt_name(prompt)}"
+        return cls._kind_of(f"{head}:{model}", "ensemble")
 
     @classmethod
-    def member(cls, view: str, temperature: float, seed: int, model: str) -> JudgeSpec:
-        """One sample of an ensemble, ``VIEW@T<temperature>/seed<n>:MODEL`` (the temperature written shortest, ``:g``)."""
-        return cls._kind_of(f"{view}@T{temperature:g}/seed{seed}:{model}", "member")
+    def member(cls, view: str, temperature: float, seed: int, model: str, prompt: str | None = None) -> JudgeSpec:
+        """One sample of an ensemble, ``VIEW@T<temperature>/seed<n>:MODEL`` (the temperature written shortest,
+        ``:g``); with ``prompt`` (a sample of a prompt of one's own), ``VIEW+PROMPT@T<temperature>/seed<n>:MODEL``."""
+        head = view if prompt is None else f"{view}+{check_prompt_name(prompt)}"
+        return cls._kind_of(f"{head}@T{temperature:g}/seed{seed}:{model}", "member")
 
     @classmethod
     def _kind_of(cls, judge_id: str, kind: JudgeKind) -> JudgeSpec:
@@ -185,26 +195,37 @@ def _parse_judge_id(judge_id: str) -> JudgeSpec:
     _check_separators(judge_id, head, sep, detail, bool(head in LLM_VIEWS or member or ensemble or custom))
     if head in LLM_VIEWS:
         return JudgeSpec(judge_id, "llm", head, head, detail)
+    if member:  # before a prompt of one's own: VIEW+NAME@T.../seed... is a member, not a prompt named NAME@T...
+        view, name = member["view"], _prompt_of(judge_id, member["prompt"])
+        temperature, seed = float(member["temperature"]), int(member["seed"])
+        return JudgeSpec(judge_id, "member", view, view, detail, temperature=temperature, seed=seed, prompt=name)
     if custom:
-        try:
-            name = check_prompt_name(custom["prompt"])
-        except ValueError as exc:
-            raise ValueError(f"judge id {judge_id!r}: {exc}") from None
+        name = _prompt_of(judge_id, custom["prompt"])
         return JudgeSpec(judge_id, "llm", custom["view"], custom["view"], detail, prompt=name)
-    if member:
-        view = member["view"]
-        return JudgeSpec(
-            judge_id, "member", view, view, detail, temperature=float(member["temperature"]), seed=int(member["seed"])
-        )
     if ensemble:
-        return JudgeSpec(judge_id, "ensemble", ENSEMBLE_FAMILY, ENSEMBLE_VIEW, detail, ensemble=int(ensemble["k"]))
+        name = _prompt_of(judge_id, ensemble["prompt"])
+        k = int(ensemble["k"])
+        return JudgeSpec(judge_id, "ensemble", ENSEMBLE_FAMILY, ENSEMBLE_VIEW, detail, ensemble=k, prompt=name)
     if head.startswith(ENSEMBLE_FAMILY):
-        raise ValueError(f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL)")
+        raise ValueError(
+            f"judge id {judge_id!r}: a self-consistency id names its size, 2 or more (selfcons3:MODEL, "
+            "selfcons3+PROMPT:MODEL)"
+        )
     if head == RULES_ID:
         raise ValueError(f"judge id {judge_id!r}: the rule engine takes no model (its id is 'programmatic')")
     if not _NAME.fullmatch(head):
         raise ValueError(f"judge id {judge_id!r}: {head!r} is not a judge name; expected {JUDGE_ID_GRAMMAR}")
     return JudgeSpec(judge_id, "python", PYTHON_FAMILY, PYTHON_FAMILY, detail=detail or None)
+
+
+def _prompt_of(judge_id: str, name: str | None) -> str | None:
+    """The PROMPT of ``judge_id`` (None when it names none), or a ValueError naming the id when it is no NAME."""
+    if name is None:
+        return None
+    try:
+        return check_prompt_name(name)
+    except ValueError as exc:
+        raise ValueError(f"judge id {judge_id!r}: {exc}") from None
 
 
 def judge_kind(judge_id: str) -> JudgeKind:

@@ -68,6 +68,14 @@ resamples = _ranged(
 port = _ranged(_int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535", "A TCP port, 1-65535.")
 
 
+def int_list(text: str) -> tuple[int, ...]:
+    """Comma-separated integers, each 0 or more (``7,8,9``), as a tuple; at least one."""
+    parts = [p.strip() for p in text.split(",")]
+    if not any(parts) or "" in parts:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers such as 7,8,9, got {text!r}")
+    return tuple(nonnegative_int(p) for p in parts)
+
+
 def url(text: str) -> str:
     """A non-empty ``http://`` or ``https://`` URL (an empty value is an error, not the default)."""
     value = text.strip()

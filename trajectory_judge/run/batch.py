@@ -46,6 +46,7 @@ from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.judges.custom import PromptTemplate, check_template
+from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
 from trajectory_judge.models import LLM_VIEWS, DataError, Trajectory, load_trajectories
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
@@ -141,6 +142,10 @@ class Settings:
     """The prompt of one's own (``--prompt``), judged over ``view``."""
     view: str | None = None
     """The view of ``template`` (``--view``; step when not given)."""
+    selfcons_temperature: float = TEMPERATURE
+    """The self-consistency members' temperature (``--selfcons-temperature``)."""
+    selfcons_seeds: tuple[int, ...] = SEEDS
+    """The self-consistency members' seeds (``--selfcons-seeds``)."""
 
     def make(self, client: OpenAIClient, model_name: str) -> list[Judge]:
         """The judges, built as ``run`` builds them, around ``client``, named for ``model_name``."""
@@ -154,6 +159,8 @@ class Settings:
             seed=self.seed,
             template=self.template,
             view=self.view,
+            selfcons_temperature=self.selfcons_temperature,
+            selfcons_seeds=self.selfcons_seeds,
         )
 
     def capture(self, model: str) -> CaptureClient:
@@ -167,7 +174,11 @@ class Settings:
             "timeout_s": None,
             "temperature": self.temperature,
             "seed": self.seed,
-            "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in self.judges else None,
+            "selfcons": (
+                {"temperature": self.selfcons_temperature, "seeds": list(self.selfcons_seeds)}
+                if "selfcons" in self.judges
+                else None
+            ),
         }
 
     def record(self) -> dict[str, Any]:
@@ -182,6 +193,8 @@ class Settings:
             "seed": self.seed,
             "prompt": self.template.record() if self.template else None,
             "view": self.view,
+            "selfcons_temperature": self.selfcons_temperature,
+            "selfcons_seeds": list(self.selfcons_seeds),
         }
 
 
@@ -222,6 +235,9 @@ def read_settings(requests: Path) -> tuple[Settings, dict[str, Any]]:
             seed=int(rec["seed"]),
             template=_template(rec.get("prompt"), str(path)),
             view=rec.get("view"),
+            # a settings file written before the ensemble's decoding was an option holds the defaults
+            selfcons_temperature=float(rec.get("selfcons_temperature", TEMPERATURE)),
+            selfcons_seeds=tuple(int(x) for x in rec.get("selfcons_seeds", SEEDS)),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise DataError(f"{path}: not a settings file of export-requests ({exc})") from None
@@ -245,7 +261,11 @@ def _judges_with_clients(settings: Settings, make_client: Any) -> list[tuple[Jud
     (``make_client(model)``; its judge id is part of its requests' ids), in the order ``run`` judges them."""
     out = []
     for model, model_name in settings.models:
-        one = [replace(settings, judges=(name,), template=None) for name in settings.judges]
+        # a built-in judge alone; the ensemble keeps the template, which it then samples (selfconsK+NAME)
+        one = [
+            replace(settings, judges=(name,), template=settings.template if name == "selfcons" else None)
+            for name in settings.judges
+        ]
         if settings.template is not None:
             one.append(replace(settings, judges=()))
         for s in one:
@@ -267,12 +287,15 @@ def cli_export_requests(args: argparse.Namespace) -> int:
     the import would refuse it, so that no request is paid for whose answers cannot come back.
     """
     from trajectory_judge.judges.custom import load_template
-    from trajectory_judge.run.cli_run import judge_names, split_models
+    from trajectory_judge.run.cli_run import check_prompt_view, judge_names, selfcons_settings, split_models
 
     if args.data is None or args.out is None:
         raise ValueError("--data DIR and --out FILE are required")
     if args.view is not None and args.prompt is None:
         raise ValueError("--view chooses what --prompt's template shows; give --prompt FILE with it")
+    if args.prompt is not None:
+        check_prompt_view(judge_names(args), args.view)
+    selfcons_temperature, selfcons_seeds = selfcons_settings(args)
     data, out = Path(args.data), Path(args.out)
     traj_path = data / TRAJECTORIES
     _refuse_overwriting_inputs(out, [traj_path, data / VERDICTS, data / MEMBERS])
@@ -288,6 +311,8 @@ def cli_export_requests(args: argparse.Namespace) -> int:
         seed=args.seed,
         template=load_template(args.prompt) if args.prompt else None,
         view=args.view,
+        selfcons_temperature=selfcons_temperature,
+        selfcons_seeds=selfcons_seeds,
     )
     pairs = _judges_with_clients(settings, settings.capture)
     check_fingerprints(data, judge_fingerprints([j for j, _ in pairs]), what="this export")
@@ -566,14 +591,15 @@ def _say(done: Imported, foreign: int, missing_out: str | None) -> None:
 # --- the command lines --------------------------------------------------------------------------
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``trajectory-judge export-requests``."""
-    from trajectory_judge.run.cli_run import JUDGE_FAMILIES
+    from trajectory_judge.run.cli_run import JUDGE_FAMILIES, add_selfcons_arguments
 
     p.add_argument("--data", default=None, metavar="DIR", help="folder with trajectories.jsonl (required)")
     p.add_argument(
         "--judges",
         type=A.name_list(JUDGE_FAMILIES),
         default=None,
-        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt)",
+        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt; "
+        "selfcons with --prompt samples the template: selfconsK+NAME:MODEL)",
     )
     p.add_argument(
         "--prompt",
@@ -604,6 +630,7 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=A.positive_int, default=512, help="output budget per request (default 512)")
     p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
+    add_selfcons_arguments(p)
     p.add_argument(
         "--out",
         default=None,

@@ -16,7 +16,7 @@ from typing import Any
 
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.custom import load_template
-from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS, load_trajectories
+from trajectory_judge.models import ENSEMBLE_FAMILY, ENSEMBLE_VIEW, LLM_VIEWS, load_trajectories
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.progress import say
@@ -56,7 +56,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         "--judges",
         type=A.name_list(JUDGE_FAMILIES),
         default=None,
-        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt)",
+        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt; "
+        "selfcons with --prompt samples the template: selfconsK+NAME:MODEL)",
     )
     p.add_argument(
         "--prompt",
@@ -124,6 +125,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=A.positive_int, default=512, help="output budget per request (default 512)")
     p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
+    add_selfcons_arguments(p)
     p.add_argument("--timeout", type=A.positive_float, default=600.0, help="seconds per request (default 600)")
     p.add_argument(
         "--retries",
@@ -157,6 +159,50 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(check_args=check_run_args)
 
 
+def add_selfcons_arguments(p: argparse.ArgumentParser) -> None:
+    """Declare ``--selfcons-temperature`` and ``--selfcons-seeds`` (``run`` and ``export-requests``)."""
+    p.add_argument(
+        "--selfcons-temperature",
+        type=A.nonnegative_float,
+        default=SELFCONS_TEMPERATURE,
+        metavar="T",
+        help=f"the self-consistency members' temperature (default {SELFCONS_TEMPERATURE:g})",
+    )
+    p.add_argument(
+        "--selfcons-seeds",
+        type=A.int_list,
+        default=SELFCONS_SEEDS,
+        metavar="SEEDS",
+        help="the self-consistency members' seeds, comma-separated, one member each: an odd number, 3 or more; "
+        f"K in selfconsK is their count (default {','.join(map(str, SELFCONS_SEEDS))})",
+    )
+
+
+SELFCONS_TEMPERATURE, SELFCONS_SEEDS = 0.7, (7, 8, 9)
+"""The self-consistency ensemble's defaults (:data:`trajectory_judge.judges.selfcons.TEMPERATURE` and
+``SEEDS``, the paper's): written here so that reading the options does not import the judges."""
+
+
+def selfcons_settings(args: argparse.Namespace) -> tuple[float, tuple[int, ...]]:
+    """The ensemble's temperature and seeds of ``args`` (the defaults where the options are absent), the seeds
+    checked (:func:`trajectory_judge.judges.selfcons.check_seeds`; a ValueError in one line)."""
+    from trajectory_judge.judges.selfcons import check_seeds
+
+    seeds = check_seeds(getattr(args, "selfcons_seeds", None) or SELFCONS_SEEDS, "--selfcons-seeds")
+    return float(getattr(args, "selfcons_temperature", SELFCONS_TEMPERATURE)), seeds
+
+
+def check_prompt_view(names: Sequence[str], view: str | None) -> None:
+    """Refuse (ValueError, one line) ``--judges selfcons`` beside ``--prompt`` over a view other than step: the
+    ensemble samples the step view, under the built-in prompt or the template alike."""
+    if ENSEMBLE_FAMILY in names and view not in (None, ENSEMBLE_VIEW):
+        raise ValueError(
+            f"--judges {ENSEMBLE_FAMILY} with --prompt samples the template over the {ENSEMBLE_VIEW} view, as the "
+            f"built-in ensemble samples the {ENSEMBLE_VIEW} prompt; drop --view {view} (or give --view "
+            f"{ENSEMBLE_VIEW}), or run the {view} judge of the template without {ENSEMBLE_FAMILY}"
+        )
+
+
 def check_run_args(args: argparse.Namespace) -> None:
     """Checks between arguments that argparse cannot make one at a time; :class:`ValueError` says which."""
     if args.cache_prompt == "prefix" and args.backend == "openai" and args.concurrency != 1:
@@ -167,6 +213,9 @@ def check_run_args(args: argparse.Namespace) -> None:
         raise ValueError(
             "--cache-prompt prefix saves the built-in prompts' shared prefixes; with --prompt use off, on or unset"
         )
+    if getattr(args, "prompt", None) is not None:
+        check_prompt_view(judge_names(args), getattr(args, "view", None))
+    selfcons_settings(args)
 
 
 def make_judges(
@@ -178,17 +227,30 @@ def make_judges(
     seed: int,
     template: Any = None,
     view: str | None = None,
+    selfcons_temperature: float = SELFCONS_TEMPERATURE,
+    selfcons_seeds: Sequence[int] = SELFCONS_SEEDS,
 ) -> list[Judge]:
-    """The judges named by ``--judges``, then the judge of ``--prompt`` (``template``) over ``view``."""
-    from trajectory_judge.judges.llm import LLMJudge
-    from trajectory_judge.judges.selfcons import SelfConsistencyJudge
+    """The judges named by ``--judges``, then the judge of ``--prompt`` (``template``) over ``view``.
 
+    With ``template``, ``selfcons`` is the ensemble sampling the template over the step view
+    (``selfconsK+NAME:MODEL``) rather than the built-in step prompt; it needs ``view`` step (or None).
+    """
+    from trajectory_judge.judges.llm import LLMJudge
+    from trajectory_judge.judges.selfcons import SelfConsistencyJudge, check_seeds
+
+    if template is not None:
+        check_prompt_view(names, view)
     out: list[Judge] = []
     for name in names:
         if name in ("outcome", "step", "reply"):
             out.append(LLMJudge(name, client, model_name, temperature=temperature, seed=seed))
         elif name == "selfcons":
-            out.append(SelfConsistencyJudge(client, model_name))
+            seeds = check_seeds(selfcons_seeds, "--selfcons-seeds")
+            out.append(
+                SelfConsistencyJudge(
+                    client, model_name, temperature=selfcons_temperature, seeds=seeds, template=template
+                )
+            )
         else:
             raise ValueError(f"unknown judge {name!r}; expected some of {', '.join(JUDGE_FAMILIES)}")
     if template is not None:
@@ -236,6 +298,12 @@ def make_client(args: argparse.Namespace) -> Any:
     return OpenAIClient(args.base_url, args.model, cache_prompt=cache, **common)
 
 
+def selfcons_record(args: argparse.Namespace) -> dict[str, Any]:
+    """The ensemble's decoding as a run record keeps it: ``{"temperature": 0.7, "seeds": [7, 8, 9]}``."""
+    temperature, seeds = selfcons_settings(args)
+    return {"temperature": temperature, "seeds": list(seeds)}
+
+
 def api_key(env_name: str | None) -> str | None:
     """The API key held in environment variable ``env_name`` (None without one); unset or empty is a ValueError."""
     if env_name is None:
@@ -262,7 +330,7 @@ def run_record(
             **client.decoding(),
             "temperature": args.temperature,
             "seed": args.seed,
-            "selfcons": {"temperature": 0.7, "seeds": [7, 8, 9]} if "selfcons" in names else None,
+            "selfcons": selfcons_record(args) if "selfcons" in names else None,
             "retries": args.retries,
             "retry_budget_s": getattr(args, "retry_budget", None),
         },
@@ -312,6 +380,8 @@ def cli_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             template=template,
             view=getattr(args, "view", None),
+            selfcons_temperature=selfcons_settings(args)[0],
+            selfcons_seeds=selfcons_settings(args)[1],
         )
     except ValueError as exc:
         print(f"trajectory-judge: error: {exc}", file=sys.stderr)

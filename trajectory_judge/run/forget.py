@@ -5,7 +5,7 @@ refuses): under the folder's writer lock, the lines of ``--judge`` (on ``--traje
 all of them) are first appended to ``forgotten.jsonl`` beside the verdicts (fsynced), then
 ``verdicts.jsonl`` is replaced whole without them, through a temporary file; so a crash leaves
 each line in one file or both, never in neither. Forgetting a self-consistency ensemble forgets
-its members too (``members.jsonl``: the member ids of the same model and view), so that a rerun judges
+its members too (``members.jsonl``: the member ids of the same model, view and prompt), so that a rerun judges
 both again. Lines are matched by their ``judge_id`` and ``trajectory_id`` fields as JSON, so a
 line that no longer validates as a verdict can still be removed.
 
@@ -74,13 +74,14 @@ def _spec(judge_id: str | None) -> JudgeSpec | None:
 
 
 def _member_of(ensemble: JudgeSpec | None, member: str | None) -> bool:
-    """Whether ``member`` is a member id of ``ensemble``: a sample of its view by its model."""
+    """Whether ``member`` is a member id of ``ensemble``: a sample of its view by its model, under its prompt
+    (the built-in one, or the same prompt of one's own)."""
     spec = _spec(member)
     return (
         ensemble is not None
         and spec is not None
         and spec.is_member
-        and (spec.model, spec.view) == (ensemble.model, ensemble.view)
+        and (spec.model, spec.view, spec.prompt) == (ensemble.model, ensemble.view, ensemble.prompt)
     )
 
 

@@ -82,13 +82,16 @@ def family_pairs(
     judge_ids: Sequence[str], comparisons: Sequence[tuple[str, str]] = COMPARISONS
 ) -> list[tuple[str, str]]:
     """``(a, b)`` judge pairs of the same model whose families form one of ``comparisons`` (ensemble members,
-    samples of a judge rather than judges compared, are left out)."""
+    samples of a judge rather than judges compared, are left out). An ensemble is paired with the single pass of
+    its own prompt: ``selfcons3:M`` with ``step:M``, ``selfcons3+NAME:M`` with ``step+NAME:M``."""
     specs = [s for s in map(parse_judge_id, judge_ids) if not s.is_member]
     out = []
     for fa, fb in comparisons:
         for a in specs:
             for b in specs:
                 if a.family == fa and b.family == fb and a.model == b.model:
+                    if ENSEMBLE_FAMILY in (fa, fb) and a.prompt != b.prompt:
+                        continue  # another prompt's samples: not this judge sampled
                     out.append((a.judge_id, b.judge_id))
     return out
 
@@ -205,7 +208,7 @@ def judge_name(judge_id: str) -> str:
     if not spec.is_llm:
         return FAMILY_NAMES[RULES]
     if spec.is_member:
-        view = FAMILY_NAMES.get(spec.view, spec.view)
+        view = FAMILY_NAMES.get(spec.view, spec.view) + (f" ({spec.prompt} prompt)" if spec.prompt else "")
         return f"{view} (T {spec.temperature:g}, seed {spec.seed}) \u00b7 {model_name(spec.model or '')}"
     family = FAMILY_NAMES.get(spec.family, spec.family.capitalize())
     if spec.ensemble > 1:
@@ -248,7 +251,10 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
 def judge_label(judge_id: str, n: int | None = None) -> str:
     """A two-line axis label: family (and ensemble size), then the model and ``n``."""
     s = parse_judge_id(judge_id)
-    head = (s.head if s.is_member or s.prompt else s.family) + (f" x{s.ensemble}" if s.ensemble > 1 else "")
+    if s.ensemble > 1:  # selfcons x3, selfcons+NAME x3
+        head = s.family + (f"+{s.prompt}" if s.prompt else "") + f" x{s.ensemble}"
+    else:
+        head = s.head if s.is_member or s.prompt else s.family
     tail = s.model or "rules"
     if s.family == PYTHON:
         head, tail = judge_id, "Python judge"
