@@ -20,17 +20,24 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from trajectory_judge.analysis.judge_statistics import (
+    COVERAGES,
     DELTA_STATISTICS,
     STATISTICS,
     aurc,
+    coverage_cut,
     delta_tests,
+    e_aurc,
+    expected_risk_curve,
     faulty_probability,
     judge_statistics,
     make_statistics_plan,
     mcnemar_pairs,
+    optimal_aurc,
     pareto_front,
+    point_statistics,
     recall_at_coverage,
     risk_coverage,
+    score_ties,
     statistics_from_counts,
 )
 from trajectory_judge.analysis.loading import load_data, load_paper_data
@@ -158,17 +165,157 @@ def test_aurc_without_ties_is_the_mean_risk_over_every_coverage():
     assert len(risk_coverage(pairs)) == len(pairs)
 
 
-def test_count_form_of_aurc_and_recall_at_coverage_equals_the_plain_definition():
+SELECTIVE = tuple(m for m in STATISTICS if m not in ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy"))
+"""The statistics scikit-learn does not define: their reference is the plain definition, verdict by verdict."""
+
+
+def _aligned(trajs, vs):
+    by = {v.trajectory_id: v for v in vs}
+    return [by.get(t.trajectory_id) for t in trajs]
+
+
+def test_count_form_of_the_selective_and_tie_statistics_equals_the_plain_definition():
     trajs = design(8)
     vs = random_verdicts(trajs, "step:x", seed=3)
     labels = {t.trajectory_id: t.label for t in trajs}
     pairs = [(labels[v.trajectory_id], v) for v in vs]
-    aligned = {"step:x": [next((v for v in vs if v.trajectory_id == t.trajectory_id), None) for t in trajs]}
-    sp = make_statistics_plan([t.label for t in trajs], aligned)
+    sp = make_statistics_plan([t.label for t in trajs], {"step:x": _aligned(trajs, vs)})
     got = statistics_from_counts(sp.counts(np.ones(len(trajs))), sp.blocks[("step:x",)])
+    plain = point_statistics(pairs)
+    for m in SELECTIVE:
+        assert float(got[m]) == pytest.approx(plain[m], abs=1e-12), m
     assert float(got["aurc"]) == pytest.approx(aurc(pairs), abs=1e-12)
-    for q in (0.5, 0.8):
+    for q in COVERAGES:
         assert float(got[f"recall_at_coverage:{q:g}"]) == pytest.approx(recall_at_coverage(pairs, q), abs=1e-12)
+
+
+def test_the_bootstraps_weighted_counts_give_the_plain_selective_statistics_of_the_resample():
+    """A replicate's weights are multiplicities: the count form at those weights is the plain definition on the
+    rows repeated that many times (so the replicates are the same exact statistics as the point value)."""
+    trajs = design(8)
+    vs = random_verdicts(trajs, "step:x", seed=5, coverage=0.8)
+    aligned = _aligned(trajs, vs)
+    sp = make_statistics_plan([t.label for t in trajs], {"step:x": aligned})
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        w = rng.integers(0, 4, size=len(trajs))
+        got = statistics_from_counts(sp.counts(w.astype(float)), sp.blocks[("step:x",)])
+        resample = [(t.label, v) for t, v, k in zip(trajs, aligned, w) if v is not None for _ in range(k)]
+        plain = point_statistics(resample)
+        for m in SELECTIVE:
+            assert float(got[m]) == pytest.approx(plain[m], abs=1e-12), m
+
+
+def test_the_selective_statistics_refuse_weights_that_are_not_whole_numbers():
+    trajs = design(2)
+    vs = random_verdicts(trajs, "step:x", seed=5)
+    sp = make_statistics_plan([t.label for t in trajs], {"step:x": _aligned(trajs, vs)})
+    with pytest.raises(ValueError, match="whole-number"):
+        statistics_from_counts(sp.counts(np.full(len(trajs), 0.5)), sp.blocks[("step:x",)])
+
+
+def _tied_pairs(seed: int, n: int = 60):
+    """Labelled verdicts with few distinct confidences, so large tie groups straddle every cut."""
+    rng = np.random.default_rng(seed)
+    trajs = design(10)[:n]
+    return [
+        (
+            t.label,
+            verdict(t.trajectory_id, "j", bool(rng.random() < 0.7), confidence=float(rng.choice([0.6, 0.8, 0.9]))),
+        )
+        for t in trajs
+    ]
+
+
+def _groups(pairs):
+    confs = sorted({round(v.confidence, 9) for _, v in pairs}, reverse=True)
+    return [[p for p in pairs if round(p[1].confidence, 9) == c] for c in confs]
+
+
+def _random_orders(pairs, draws: int, seed: int):
+    """``draws`` orders of ``pairs``, surest first, verdicts of equal confidence shuffled uniformly at random."""
+    rng = np.random.default_rng(seed)
+    conf = np.asarray([round(v.confidence, 9) for _, v in pairs])
+    for _ in range(draws):
+        yield np.lexsort((rng.random(len(pairs)), -conf))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_exact_coverage_closed_form_is_the_average_over_random_tie_breakings(seed):
+    pairs = _tied_pairs(seed)
+    n, draws = len(pairs), 20_000
+    wrong = np.asarray([lab.faulty != v.faulty for lab, v in pairs], dtype=float)
+    faulty = np.asarray([lab.faulty for lab, _ in pairs], dtype=float)
+    found = np.asarray([lab.faulty and v.faulty for lab, v in pairs], dtype=float)
+    for q in COVERAGES:
+        cut = coverage_cut(pairs, q)
+        assert cut.kept == math.ceil(q * n) and q <= cut.coverage < q + 1 / n
+        ends = np.cumsum([len(g) for g in _groups(pairs)])
+        assert cut.kept not in ends  # the cut falls inside a tie group
+        sims = np.asarray(
+            [[x[o[: cut.kept]].sum() for x in (wrong, faulty, found)] for o in _random_orders(pairs, draws, seed)]
+        )
+        mean, se = sims.mean(axis=0), sims.std(axis=0) / math.sqrt(draws)
+        for closed, m, s in zip((cut.wrong, cut.faults, cut.found), mean, se):
+            assert abs(closed - m) <= 4 * s + 1e-12, (q, closed, m, s)
+        assert cut.risk == pytest.approx(float(np.mean(sims[:, 0] / cut.kept)), abs=4 * se[0] / cut.kept + 1e-12)
+        assert cut.recall == pytest.approx(mean[2] / mean[1], abs=0.01)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_aurc_is_the_average_area_over_random_tie_breakings(seed):
+    pairs = _tied_pairs(seed)
+    n, draws = len(pairs), 20_000
+    wrong = np.asarray([lab.faulty != v.faulty for lab, v in pairs], dtype=float)
+    areas = np.asarray([np.mean(np.cumsum(wrong[o]) / np.arange(1, n + 1)) for o in _random_orders(pairs, draws, seed)])
+    assert abs(aurc(pairs) - areas.mean()) <= 4 * areas.std() / math.sqrt(draws)
+    assert aurc(pairs) == pytest.approx(float(np.mean([r for _, r in expected_risk_curve(pairs)])), abs=1e-15)
+    old = sum(p["added"] * p["risk"] for p in risk_coverage(pairs))  # tie groups kept or dropped together
+    assert abs(old - areas.mean()) > 8 * areas.std() / math.sqrt(draws)  # a different number, beyond noise
+
+
+def test_optimal_aurc_is_the_smallest_area_over_every_ordering_and_e_aurc_its_excess():
+    from itertools import permutations
+
+    pairs = _tied_pairs(3, n=7)
+    wrong = np.asarray([lab.faulty != v.faulty for lab, v in pairs], dtype=float)
+    areas = [np.mean(np.cumsum(wrong[list(o)]) / np.arange(1, 8)) for o in permutations(range(7))]
+    assert optimal_aurc(pairs) == pytest.approx(min(areas), abs=1e-15)
+    assert e_aurc(pairs) == pytest.approx(aurc(pairs) - min(areas), abs=1e-15) and e_aurc(pairs) >= 0
+    perfect = [(lab, verdict("t", "j", lab.faulty, confidence=0.9)) for lab, _ in pairs]
+    assert e_aurc(perfect) == 0 and aurc(perfect) == 0
+
+
+def test_auroc_tie_range_is_sklearns_auroc_with_every_tie_broken_against_and_in_favour(dataset):
+    """AUROC with ties is scikit-learn's mid-rank value; nudging each faulty score down (up) by less than any gap
+    breaks every tie against (for) the judge, and gives the ends of the range."""
+    labels = {t.trajectory_id: t.label for t in dataset.trajectories}
+    seen = 0
+    for j in sorted({v.judge_id for v in dataset.verdicts}):
+        pairs = [(labels[v.trajectory_id], v) for v in dataset.verdicts if v.judge_id == j]
+        y = np.asarray([int(lab.faulty) for lab, _ in pairs])
+        s = np.asarray([round(faulty_probability(v), 9) for _, v in pairs])
+        gaps = np.diff(np.unique(s))
+        nudge = (gaps.min() if len(gaps) else 1.0) / 4  # less than any gap between two distinct scores
+        ties, st = score_ties(pairs), point_statistics(pairs)
+        assert st["auroc"] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+        assert ties.auroc == pytest.approx(st["auroc"], abs=1e-12)
+        assert st["auroc_ties_against"] == pytest.approx(roc_auc_score(y, s - nudge * y), abs=1e-12)
+        assert st["auroc_ties_for"] == pytest.approx(roc_auc_score(y, s + nudge * y), abs=1e-12)
+        assert st["auroc_ties_for"] - st["auroc_ties_against"] == pytest.approx(st["auroc_tied_pairs"], abs=1e-12)
+        seen += st["auroc_tied_pairs"] > 0
+    assert seen >= 3  # the diagnostic has ties to measure
+
+
+def test_achieved_coverage_is_the_nominal_to_one_verdict_for_every_judge(dataset):
+    plan = make_plan(dataset.trajectories, dataset.verdicts, [])
+    sp = make_statistics_plan(plan.labels, plan.verdicts)
+    sums = sp.counts(np.ones(len(plan.labels)))
+    for j in plan.judges:
+        n = sum(v is not None for v in plan.verdicts[j])
+        got = statistics_from_counts(sums, sp.blocks[(j,)])
+        for q in COVERAGES:
+            assert q <= float(got[f"achieved_coverage:{q:g}"]) < q + 1 / n, (j, q)
 
 
 def test_weighted_counts_equal_sklearn_with_sample_weights():
@@ -235,11 +382,18 @@ def test_report_statistics_shows_them_in_markdown_terminal_and_json(tmp_path, ca
     args = ["report", "--data", str(ROOT / "data"), "--resamples", "200", "--json", str(out), "--markdown", str(md)]
     assert main([*args, "--statistics"]) == 0
     text = capsys.readouterr().out
-    assert "AUROC" in text and "Cohen's κ" in text and "AURC" in text
+    assert "AUROC" in text and "Cohen's κ" in text and "AURC" in text and "E-AURC" in text
     doc = json.loads(out.read_text())
     j = doc["judges"]["step:qwen2.5-coder:1.5b"]
-    for m in ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc"):
+    for m in ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc", "e_aurc"):
         assert j[m]["low"] <= j[m]["value"] <= j[m]["high"]
+    for judge, jd in doc["judges"].items():  # the coverage each judge achieves, beside its recall and risk
+        for q in COVERAGES:
+            assert q <= jd[f"achieved_coverage:{q:g}"]["value"] < q + 1 / jd["n"], (judge, q)
+            kept = round(jd[f"achieved_coverage:{q:g}"]["value"] * jd["n"])
+            assert f"{judge}, {q:.0%}" in text and f"({kept} of {jd['n']})" in text
+        assert jd["auroc_ties_against"]["value"] <= jd["auroc"]["value"] <= jd["auroc_ties_for"]["value"]
+        assert 0 <= jd["auroc_tied_pairs"]["value"] <= 1
     assert doc["statistic_deltas"]
     body = md.read_text()
     assert body.count("## ") >= 10 and "| auroc |" in body and "| aurc |" in body

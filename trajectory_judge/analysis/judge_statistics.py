@@ -8,12 +8,24 @@ Per judge, beside the report's detection metrics:
   random reaches); AUROC's is 0.5.
 * **Cohen's kappa**, **MCC** and **balanced accuracy** of its flags against the labels (reference
   values 0, 0 and 0.5: what flagging everything, or flagging at random, reaches).
-* **Selective prediction**: the judge keeps its most confident verdicts (its stated confidence, ties
-  kept or dropped together) and abstains on the rest. The risk-coverage curve gives, at each
-  distinct confidence, the share of verdicts kept and the share of those that are wrong; **AURC** is
-  its area, ``sum over tie groups of (share the group adds) x (risk once it is kept)``, which is the
-  usual mean of the risk at every coverage when no two verdicts tie; **recall at coverage q** is the
-  recall on the faults among the kept verdicts at the smallest kept set that covers at least ``q``.
+* **Ties on the score**: the share of (faulty, clean) pairs whose probabilities of "faulty" are equal,
+  and the range of AUROC over the ways of breaking those ties (every tied pair ordered against the
+  judge, or every one in its favour: AUROC minus or plus half the tied share). AUROC itself counts a
+  tied pair as one half, scikit-learn's value and the mean over uniformly random tie-breaking.
+* **Selective prediction**: the judge keeps its most confident verdicts (its stated confidence) and
+  abstains on the rest; verdicts of equal confidence are ordered uniformly at random, and every
+  statistic is the expectation over that random order, in closed form. **Recall and risk at coverage
+  q** keep exactly ``k = ceil(q n)`` of the ``n`` verdicts (the achieved coverage ``k / n`` is reported
+  beside them and is within ``1 / n`` of ``q``): the tie groups above the cut whole, and each member of
+  the group that straddles it with weight ``(k - kept above) / (group size)``, its chance of being
+  kept. The risk (share of the kept verdicts that are wrong) is then its expectation exactly; the
+  recall on the faults among the kept verdicts is the ratio of the expected found faults to the
+  expected kept faults. **AURC** is the expected area under the risk-coverage curve, the mean over
+  ``k = 1..n`` of the expected risk when the surest ``k`` are kept (group by group a closed form in
+  harmonic numbers); without ties it is the usual AURC. **E-AURC** is AURC minus the AURC of the
+  best ordering, every correct verdict before every wrong one (``(w - r (H(n) - H(r))) / n`` for
+  ``r`` correct and ``w`` wrong verdicts, ``H`` the harmonic numbers): what the judge's ordering
+  costs beyond its error rate.
 
 The definitions of AUROC, AUPRC, kappa, MCC and balanced accuracy are scikit-learn's
 (:func:`point_statistics` calls it). Their intervals come from the report's stratified paired
@@ -34,6 +46,7 @@ the quality-cost front read those results (:func:`mcnemar_pairs`, :func:`delta_t
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,20 +73,24 @@ COVERAGES: tuple[float, ...] = (0.5, 0.8)
 
 STATISTICS: tuple[str, ...] = (
     "auroc",
+    "auroc_tied_pairs",
+    "auroc_ties_against",
+    "auroc_ties_for",
     "auprc",
     "prevalence",
     "kappa",
     "mcc",
     "balanced_accuracy",
     "aurc",
-    *(f"recall_at_coverage:{q:g}" for q in COVERAGES),
+    "e_aurc",
+    *(f"{m}:{q:g}" for q in COVERAGES for m in ("achieved_coverage", "recall_at_coverage", "risk_at_coverage")),
 )
 """Per-judge statistics, each with an interval (``prevalence`` is AUPRC's reference value)."""
 
 SKLEARN_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy")
 """Statistics whose point value is scikit-learn's."""
 
-DELTA_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc")
+DELTA_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc", "e_aurc")
 """Statistics compared between judges as paired deltas ``b - a``."""
 
 REFERENCE: dict[str, str] = {
@@ -85,7 +102,7 @@ REFERENCE: dict[str, str] = {
 }
 """What each statistic is read against."""
 
-LOWER_IS_BETTER: frozenset[str] = frozenset({"aurc"})
+LOWER_IS_BETTER: frozenset[str] = frozenset({"aurc", "e_aurc", *(f"risk_at_coverage:{q:g}" for q in COVERAGES)})
 """Statistics on which a smaller value is better."""
 
 
@@ -98,14 +115,21 @@ def _cell(v: Verdict) -> tuple[int, float]:
     return int(v.faulty), round(v.confidence, 9)
 
 
+def _score(v: Verdict) -> float:
+    """The probability of "faulty" rounded as the count form rounds it (its tie groups)."""
+    c = round(v.confidence, 9)
+    return c if v.faulty else round(1 - c, 9)
+
+
 # --- plain form ------------------------------------------------------------------------------
 Pair = tuple[Label, Verdict]
 
 
 def risk_coverage(pairs: Sequence[Pair]) -> list[dict[str, float]]:
-    """The risk-coverage curve: per distinct stated confidence (highest first), the share of verdicts
-    at or above it (``coverage``), the share of those that are wrong (``risk``) and the recall on the
-    faults among them (``recall``, NaN when none is faulty)."""
+    """The risk-coverage curve where whole tie groups end: per distinct stated confidence (highest first),
+    the share of verdicts at or above it (``coverage``), the share of those that are wrong (``risk``), the
+    recall on the faults among them (``recall``, NaN when none is faulty) and the share the group adds
+    (``added``). Between two of these points :func:`expected_risk_curve` gives the expected risk."""
     n = len(pairs)
     out, kept, wrong, faults, found = [], 0, 0, 0, 0
     for c in sorted({round(v.confidence, 9) for _, v in pairs}, reverse=True):
@@ -126,18 +150,148 @@ def risk_coverage(pairs: Sequence[Pair]) -> list[dict[str, float]]:
     return out
 
 
+def _confidence_groups(pairs: Sequence[Pair]) -> list[list[Pair]]:
+    """The pairs gathered by stated confidence (rounded as the count form rounds it), highest first."""
+    groups: dict[float, list[Pair]] = {}
+    for lab, v in pairs:
+        groups.setdefault(round(v.confidence, 9), []).append((lab, v))
+    return [groups[c] for c in sorted(groups, reverse=True)]
+
+
+def expected_risk_curve(pairs: Sequence[Pair]) -> list[tuple[float, float]]:
+    """``(k / n, expected risk)`` for ``k = 1..n``: the share wrong among the surest ``k`` verdicts,
+    averaged over every order of the verdicts of equal stated confidence (uniformly at random)."""
+    n, out, kept, wrong = len(pairs), [], 0, 0
+    for group in _confidence_groups(pairs):
+        size, bad = len(group), sum(v.faulty != lab.faulty for lab, v in group)
+        out += [((kept + j) / n, (wrong + j * bad / size) / (kept + j)) for j in range(1, size + 1)]
+        kept, wrong = kept + size, wrong + bad
+    return out
+
+
 def aurc(pairs: Sequence[Pair]) -> float:
-    """Area under the risk-coverage curve (tie groups kept together)."""
-    return float(sum(p["added"] * p["risk"] for p in risk_coverage(pairs)))
+    """Area under the risk-coverage curve, the expectation over random tie-breaking: the mean of
+    :func:`expected_risk_curve` (verdicts of equal confidence in uniformly random order)."""
+    curve = expected_risk_curve(pairs)
+    return math.fsum(r for _, r in curve) / len(curve)
+
+
+def optimal_aurc(pairs: Sequence[Pair]) -> float:
+    """AURC of the best ordering: every correct verdict kept before every wrong one."""
+    n = len(pairs)
+    right = sum(v.faulty == lab.faulty for lab, v in pairs)
+    return math.fsum((k - right) / k for k in range(right + 1, n + 1)) / n
+
+
+def e_aurc(pairs: Sequence[Pair]) -> float:
+    """Excess AURC: :func:`aurc` minus :func:`optimal_aurc`."""
+    return aurc(pairs) - optimal_aurc(pairs)
+
+
+@dataclass(frozen=True)
+class CoverageCut:
+    """The judge keeping exactly its surest ``kept`` of ``n`` verdicts, ties at the cut broken at random:
+    expected counts over the random order of the group that straddles the cut."""
+
+    q: float
+    """Nominal coverage."""
+    n: int
+    """Verdicts."""
+    kept: int
+    """Verdicts kept: ``ceil(q n)``."""
+    wrong: float
+    """Expected wrong verdicts among the kept."""
+    faults: float
+    """Expected faulty trajectories among the kept."""
+    found: float
+    """Expected flagged faults among the kept."""
+
+    @property
+    def coverage(self) -> float:
+        """Achieved coverage ``kept / n``: within ``1 / n`` of :attr:`q`."""
+        return self.kept / self.n
+
+    @property
+    def risk(self) -> float:
+        """Expected share of the kept verdicts that are wrong."""
+        return self.wrong / self.kept
+
+    @property
+    def recall(self) -> float:
+        """Expected found faults over expected kept faults; NaN when no fault can be kept."""
+        return self.found / self.faults if self.faults else math.nan
+
+
+def kept_count(q: float, n: int) -> int:
+    """How many of ``n`` verdicts a judge keeps at coverage ``q``: ``ceil(q n)``, the smallest count at
+    or above ``q`` (a product that overshoots a whole number by rounding does not add one)."""
+    return math.ceil(q * n - 1e-9)
+
+
+def coverage_cut(pairs: Sequence[Pair], q: float) -> CoverageCut:
+    """Keep exactly ``ceil(q n)`` verdicts, surest first: whole tie groups above the cut, and each
+    member of the straddling group with weight ``(kept - kept above) / group size`` (its chance of
+    being kept when the group is ordered at random)."""
+    n = len(pairs)
+    k = kept_count(q, n)
+    above, wrong, faults, found = 0, 0.0, 0.0, 0.0
+    for group in _confidence_groups(pairs):
+        share = min(1.0, (k - above) / len(group))
+        wrong += share * sum(v.faulty != lab.faulty for lab, v in group)
+        faults += share * sum(lab.faulty for lab, _ in group)
+        found += share * sum(lab.faulty and v.faulty for lab, v in group)
+        above += len(group)
+        if above >= k:
+            break
+    return CoverageCut(q, n, k, wrong, faults, found)
 
 
 def recall_at_coverage(pairs: Sequence[Pair], q: float) -> float:
-    """Recall on the kept faults at the smallest confidence threshold that keeps at least ``q`` of the verdicts."""
-    return next(p["recall"] for p in risk_coverage(pairs) if p["coverage"] >= q - 1e-12)
+    """Recall on the kept faults when exactly ``ceil(q n)`` verdicts are kept (:func:`coverage_cut`)."""
+    return coverage_cut(pairs, q).recall
+
+
+def risk_at_coverage(pairs: Sequence[Pair], q: float) -> float:
+    """Expected share wrong when exactly ``ceil(q n)`` verdicts are kept (:func:`coverage_cut`)."""
+    return coverage_cut(pairs, q).risk
+
+
+@dataclass(frozen=True)
+class ScoreTies:
+    """Ties of the probability of "faulty" between faulty and clean trajectories, and what they do to AUROC."""
+
+    auroc: float
+    """AUROC with a tied pair counted as one half (scikit-learn's; the mean over random tie-breaking)."""
+    tied_pairs: float
+    """Share of the (faulty, clean) pairs whose scores are equal."""
+
+    @property
+    def against(self) -> float:
+        """AUROC with every tied pair ordered clean above faulty."""
+        return self.auroc - self.tied_pairs / 2
+
+    @property
+    def in_favour(self) -> float:
+        """AUROC with every tied pair ordered faulty above clean."""
+        return self.auroc + self.tied_pairs / 2
+
+
+def score_ties(pairs: Sequence[Pair]) -> ScoreTies:
+    """AUROC and its tied share, counted pair by pair on the scores rounded as the count form rounds them
+    (NaN without both a faulty and a clean trajectory)."""
+    pos = [_score(v) for lab, v in pairs if lab.faulty]
+    neg = [_score(v) for lab, v in pairs if not lab.faulty]
+    if not pos or not neg:
+        return ScoreTies(math.nan, math.nan)
+    above = sum(s > t for s in pos for t in neg)
+    tied = sum(s == t for s in pos for t in neg)
+    total = len(pos) * len(neg)
+    return ScoreTies((above + tied / 2) / total, tied / total)
 
 
 def point_statistics(pairs: Sequence[Pair]) -> dict[str, float | None]:
-    """Every statistic of :data:`STATISTICS` on one judge's (label, verdict) pairs; scikit-learn's where it has one.
+    """Every statistic of :data:`STATISTICS` on one judge's (label, verdict) pairs; scikit-learn's where it has one,
+    the plain definitions above (:func:`aurc`, :func:`coverage_cut`, :func:`score_ties`) for the others.
 
     ``None`` where the statistic is undefined (one class only among the labels).
     """
@@ -157,11 +311,16 @@ def point_statistics(pairs: Sequence[Pair]) -> dict[str, float | None]:
         return out
     out["prevalence"] = float(y.mean())
     out["aurc"] = aurc(pairs)
+    out["e_aurc"] = e_aurc(pairs)
     for q in COVERAGES:
-        r = recall_at_coverage(pairs, q)
-        out[f"recall_at_coverage:{q:g}"] = None if math.isnan(r) else r
+        cut = coverage_cut(pairs, q)
+        out[f"achieved_coverage:{q:g}"] = cut.coverage
+        out[f"risk_at_coverage:{q:g}"] = cut.risk
+        out[f"recall_at_coverage:{q:g}"] = None if math.isnan(cut.recall) else cut.recall
     if 0 < y.sum() < len(y):
-        out["auroc"] = float(roc_auc_score(y, score))
+        auroc, tied = float(roc_auc_score(y, score)), score_ties(pairs).tied_pairs
+        out["auroc"], out["auroc_tied_pairs"] = auroc, tied
+        out["auroc_ties_against"], out["auroc_ties_for"] = auroc - tied / 2, auroc + tied / 2
         out["auprc"] = float(average_precision_score(y, score))
         out["balanced_accuracy"] = float(balanced_accuracy_score(y, flags))
         out["mcc"] = float(matthews_corrcoef(y, flags))
@@ -216,6 +375,37 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
 
 
+@functools.cache
+def _harmonic_table(size: int) -> np.ndarray:
+    """``H(0..size - 1)``, the harmonic numbers, each added term by term with Neumaier's compensation
+    (entry ``m`` depends on ``1/1 .. 1/m`` only, so the same bits in a table of any size)."""
+    out = np.empty(size)
+    total, carry = 0.0, 0.0
+    for m in range(size):
+        if m:
+            term = 1.0 / m
+            t = total + term
+            carry += (total - t) + term if abs(total) >= term else (term - t) + total
+            total = t
+        out[m] = total + carry
+    out.flags.writeable = False
+    return out
+
+
+def _harmonic(x: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """The harmonic number ``H(x) = 1 + 1/2 + ... + 1/x`` of whole-number counts ``x``, read from ``table``."""
+    return table[x.astype(np.intp)]
+
+
+def _harmonic_up_to(part: np.ndarray) -> np.ndarray:
+    """The table of harmonic numbers for every count ``part``'s rows can add up to; the counts must be whole (the
+    bootstrap's weights are multiplicities)."""
+    if not np.array_equal(part, np.rint(part)) or (part < 0).any():
+        raise ValueError("the selective statistics need whole-number weights (multiplicities)")
+    top = int(part.sum(axis=-1).max()) + 1 if part.size else 1
+    return _harmonic_table(1 << max(top - 1, 1).bit_length())
+
+
 def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndarray]:
     """The statistics of :data:`STATISTICS` from weighted column sums ``(..., k)`` of one block.
 
@@ -244,23 +434,42 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     po = _div(tp + tn, total)
     pe = _div((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp), total * total)
     out["kappa"] = _div(po - pe, 1 - pe)
-    # selective prediction: tie groups of stated confidence, highest first
+    # ties of the score between faulty and clean rows (exact: products and sums of counts)
+    tied = _div(ordered_sum(ps * ns), p * n_)
+    out["auroc_tied_pairs"] = tied
+    out["auroc_ties_against"] = out["auroc"] - tied / 2
+    out["auroc_ties_for"] = out["auroc"] + tied / 2
+    # selective prediction: tie groups of stated confidence, highest first, in random order within a group
     correct = pos * block.flags + neg * (1 - block.flags)
-    cells = pos + neg
-    by_confidence = block.by_confidence.sum(cells)
-    kept = np.cumsum(by_confidence, axis=-1)
-    right = np.cumsum(block.by_confidence.sum(correct), axis=-1)
-    faults = np.cumsum(block.by_confidence.sum(pos), axis=-1)
-    found = np.cumsum(block.by_confidence.sum(pos * block.flags), axis=-1)
-    added = _div(by_confidence, total[..., None])
-    risk = _div(kept - right, kept)
-    out["aurc"] = ordered_sum(np.where(added > 0, added * np.nan_to_num(risk), 0.0))
-    out["aurc"] = np.where(total > 0, out["aurc"], np.nan)
-    coverage = _div(kept, total[..., None])
-    recall = _div(found, faults)
+    size = block.by_confidence.sum(pos + neg)  # (..., G) rows per group
+    bad = size - block.by_confidence.sum(correct)  # wrong rows per group
+    faulty = block.by_confidence.sum(pos)
+    flagged = block.by_confidence.sum(pos * block.flags)
+    kept, wrong = np.cumsum(size, axis=-1), np.cumsum(bad, axis=-1)  # through each group (whole numbers: exact)
+    before, wrong_before = kept - size, wrong - bad
+    # the expected risk with j of a group's rows kept is (wrong_before + j bad/size) / (before + j); its sum
+    # over j = 1..size is bad + (wrong_before - before bad/size) (H(kept) - H(before))
+    table = _harmonic_up_to(part)
+    h = _harmonic(kept, table) - _harmonic(before, table)
+    area = np.where(size > 0, bad + (wrong_before - before * np.nan_to_num(_div(bad, size))) * h, 0.0)
+    out["aurc"] = _div(ordered_sum(area), total)
+    right = total - wrong[..., -1]
+    best = (total - right) - right * (_harmonic(total, table) - _harmonic(right, table))  # every correct row first
+    out["e_aurc"] = out["aurc"] - _div(best, total)
+    faults_before, found_before = np.cumsum(faulty, axis=-1) - faulty, np.cumsum(flagged, axis=-1) - flagged
     for q in COVERAGES:
-        first = np.argmax(coverage >= q - 1e-12, axis=-1)[..., None]
-        out[f"recall_at_coverage:{q:g}"] = np.take_along_axis(recall, first, axis=-1)[..., 0]
+        k = np.ceil(q * total - 1e-9)  # rows kept: the count form of kept_count
+        first = np.argmax(kept >= k[..., None], axis=-1)[..., None]  # the group that straddles the cut
+
+        def at(x: np.ndarray, first: np.ndarray = first) -> np.ndarray:
+            return np.take_along_axis(x, first, axis=-1)[..., 0]
+
+        share = _div(k - at(before), at(size))  # each of its rows is kept with this chance
+        out[f"achieved_coverage:{q:g}"] = _div(k, total)
+        out[f"risk_at_coverage:{q:g}"] = _div(at(wrong_before) + share * at(bad), k)
+        out[f"recall_at_coverage:{q:g}"] = _div(
+            at(found_before) + share * at(flagged), at(faults_before) + share * at(faulty)
+        )
     return out
 
 
@@ -403,7 +612,8 @@ def judge_statistics(
     """Point values, intervals and paired deltas of :data:`STATISTICS`.
 
     The point values are the count form at unit weights; with ``check`` each is compared with
-    :func:`point_statistics` (scikit-learn) and a difference over 1e-9 raises :class:`RuntimeError`.
+    :func:`point_statistics` (scikit-learn's value, or the plain definition where scikit-learn has none) and a
+    difference over 1e-9 raises :class:`RuntimeError`.
 
     ``verdicts`` maps each judge to its verdict on each trajectory (aligned with ``labels`` and
     ``cells``, None where it did not judge). The resamples are drawn as the report draws them
@@ -444,7 +654,8 @@ def read_statistics(
             for m, v in plain.items():
                 vec = counted[m]
                 if (v is None) != math.isnan(vec) or (v is not None and not math.isclose(v, vec, abs_tol=1e-9)):
-                    raise RuntimeError(f"{j} {m}: count form gives {vec}, scikit-learn's value is {v}")
+                    source = "scikit-learn's value" if m in SKLEARN_STATISTICS else "the plain definition"
+                    raise RuntimeError(f"{j} {m}: count form gives {vec}, {source} is {v}")
         ivs = {}
         for m, v in vals.items():
             i = idx[f"{j}|{m}"]

@@ -90,8 +90,14 @@ _DIGITS = 6
 STATISTICS_NOTE = (
     'AUROC and AUPRC score each judge\'s probability of "faulty": its confidence when it flags, one minus '
     "its confidence when it does not. Read AUROC against 0.5, AUPRC against the prevalence of faults, kappa "
-    "and MCC against 0 and balanced accuracy against 0.5 (what flagging everything reaches). AURC is the area "
-    "under the risk-coverage curve (the judge keeps its most confident verdicts; lower is better)."
+    "and MCC against 0 and balanced accuracy against 0.5 (what flagging everything reaches). AUROC counts a "
+    "(faulty, clean) pair of equal scores as one half; auroc_tied_pairs is the share of such pairs, and "
+    "auroc_ties_against and auroc_ties_for the AUROC with every tie broken against the judge or in its favour. "
+    "Selective prediction keeps the judge's most confident verdicts, verdicts of equal confidence in random "
+    "order, and gives expected values: AURC is the area under the risk-coverage curve (lower is better), "
+    "E-AURC what it exceeds the best ordering's by; at each coverage q the judge keeps exactly ceil(q n) of its "
+    "n verdicts (achieved_coverage), with the recall on the kept faults and the risk (share of the kept "
+    "verdicts that are wrong)."
 )
 """How the statistics are made and read, where they are shown."""
 
@@ -139,9 +145,10 @@ class JudgeReport:
     baselines: tuple[Baseline, ...] = ()
     """Flag everything and flag nothing on the trajectories this judge judged: its own anchors."""
     statistics: dict[str, float | None] = field(default_factory=dict)
-    """AUROC, AUPRC (with its reference ``prevalence``), kappa, MCC, balanced accuracy, AURC and recall at
-    coverage (:data:`trajectory_judge.analysis.judge_statistics.STATISTICS`); ranking statistics score
-    the judge's probability of "faulty" (its confidence when it flags, one minus it when it does not)."""
+    """AUROC with its tie diagnostic, AUPRC (with its reference ``prevalence``), kappa, MCC, balanced accuracy,
+    AURC, E-AURC, and the achieved coverage, recall and risk at each coverage
+    (:data:`trajectory_judge.analysis.judge_statistics.STATISTICS`); ranking statistics score the judge's
+    probability of "faulty" (its confidence when it flags, one minus it when it does not)."""
     statistic_intervals: dict[str, Interval] = field(default_factory=dict)
     """Interval per non-null statistic, from the report's resamples."""
 
@@ -564,7 +571,8 @@ def _md(df: pd.DataFrame) -> str:
 
 STATISTICS_ON_REQUEST = (
     "Not computed: `report --statistics` (or `build_report(..., statistics=True)`) adds AUROC, AUPRC, "
-    "κ, MCC, balanced accuracy, AURC and selective recall, with intervals and paired deltas, and the "
+    "κ, MCC, balanced accuracy, AURC, E-AURC and recall and risk at exact coverage, with intervals and paired "
+    "deltas, the ties behind AUROC, and the "
     "agreement between every pair of judges."
 )
 """What a report made without the judge statistics says in their place."""

@@ -15,7 +15,8 @@ from typing import Any, cast
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
-from trajectory_judge.analysis.formatting import TextTable, format_interval, format_number, marks_for
+from trajectory_judge.analysis.formatting import MISSING, TextTable, format_interval, format_number, marks_for
+from trajectory_judge.analysis.judge_statistics import COVERAGES
 from trajectory_judge.analysis.loading import (
     Dataset,
     absent_parts,
@@ -54,22 +55,43 @@ HEADERS: dict[str, str] = {
 """Column headers in words."""
 
 STATISTIC_AXES: dict[str, tuple[str, ...]] = {
-    'Ranking by the probability of "faulty" (confidence when flagging, 1 − confidence when not) '
-    "and selective prediction": ("auroc", "auprc", "prevalence", "aurc"),
+    'Ranking by the probability of "faulty" (confidence when flagging, 1 − confidence when not)': (
+        "auroc",
+        "auroc_ties",
+        "auroc_tied_pairs",
+        "auprc",
+        "prevalence",
+    ),
+    "Selective prediction (the judge keeps its surest verdicts)": ("aurc", "e_aurc"),
     "Agreement with the labels beyond chance": ("kappa", "mcc", "balanced_accuracy"),
 }
-"""The judge statistics on the terminal, in two tables."""
+"""The judge statistics on the terminal, one table per title (the recall and risk at each coverage follow
+in :func:`coverage_table`)."""
 
 STATISTIC_HEADERS: dict[str, str] = {
     "auroc": "AUROC",
+    "auroc_ties": "AUROC, ties against–for",
+    "auroc_tied_pairs": "tied pairs",
     "auprc": "AUPRC",
     "prevalence": "AUPRC ref.",
     "aurc": "AURC (lower better)",
+    "e_aurc": "E-AURC (lower better)",
     "kappa": "Cohen's κ",
     "mcc": "MCC",
     "balanced_accuracy": "balanced accuracy",
 }
 """Column headers of the statistics."""
+
+COVERAGE_TITLE = "Recall on the kept faults and risk (share wrong) at exact coverage q (kept: ceil(q n) of n verdicts)"
+"""Title of :func:`coverage_table`."""
+
+TIES_NOTE = (
+    "Ties: AUROC counts a (faulty, clean) pair of equal scores as one half; tied pairs is their share, and "
+    "ties against–for the AUROC with every tie broken against the judge or in its favour. Selective prediction "
+    "orders verdicts of equal confidence at random and gives expected values; E-AURC is AURC less the best "
+    "ordering's (every correct verdict first)."
+)
+"""What the terminal says under the statistics about ties."""
 
 DELTA_COLUMNS: tuple[str, ...] = ("f1", "silent_recall", "loud_recall", "false_alarm_rate")
 """Metrics whose paired deltas the terminal shows (``--json`` and ``--markdown`` have them all)."""
@@ -92,10 +114,14 @@ EXCLUDES_ZERO = "§"
 
 
 def statistic_cell(rep: Report, judge: str, name: str) -> str:
-    """A statistic and its interval as :func:`metric_cell` writes a metric; AUPRC's reference (the prevalence) bare."""
+    """A statistic and its interval as :func:`metric_cell` writes a metric; AUPRC's reference (the prevalence)
+    and the tied share bare; ``auroc_ties`` the range of AUROC over tie-breaking, ``low–high``."""
     jr = rep.judges[judge]
+    if name == "auroc_ties":
+        low, high = jr.statistics.get("auroc_ties_against"), jr.statistics.get("auroc_ties_for")
+        return MISSING if low is None or high is None else f"{format_number(low)}–{format_number(high)}"
     value, iv = jr.statistics.get(name), jr.statistic_intervals.get(name)
-    if name == "prevalence":
+    if name in ("prevalence", "auroc_tied_pairs"):
         return format_number(value)
     return format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
 
@@ -107,6 +133,22 @@ def statistics_table(rep: Report, names: tuple[str, ...]) -> TextTable:
         for j, jr in rep.judges.items()
     }
     return TextTable.from_rows(rows, "judge")
+
+
+def coverage_table(rep: Report) -> TextTable:
+    """One row per judge and coverage of :data:`~trajectory_judge.analysis.judge_statistics.COVERAGES`: the
+    coverage achieved (share and count kept), the recall on the kept faults and the risk, with intervals."""
+    rows = {}
+    for j, jr in rep.judges.items():
+        for q in COVERAGES:
+            achieved = jr.statistics.get(f"achieved_coverage:{q:g}")
+            kept = MISSING if achieved is None else f"{format_number(achieved)} ({round(achieved * jr.n)} of {jr.n})"
+            rows[f"{j}, {q:.0%}"] = {
+                "kept": kept,
+                "recall": statistic_cell(rep, j, f"recall_at_coverage:{q:g}"),
+                "risk": statistic_cell(rep, j, f"risk_at_coverage:{q:g}"),
+            }
+    return TextTable.from_rows(rows, "judge, coverage")
 
 
 def terminal_table(rep: Report, metrics: tuple[str, ...]) -> TextTable:
@@ -201,9 +243,11 @@ def terminal_text(rep: Report, types: tuple[str, ...] | None = None, absent: str
     if rep.has_statistics:
         for title, names in STATISTIC_AXES.items():
             parts.append(f"{title}\n{statistics_table(rep, names).to_string()}")
+            if "aurc" in names:
+                parts.append(f"{COVERAGE_TITLE}\n{coverage_table(rep).to_string()}")
         parts.append(
             "Reference values: AUROC 0.5, AUPRC the prevalence of faults, κ and MCC 0, balanced accuracy 0.5 "
-            "(flagging everything)."
+            "(flagging everything).\n" + TIES_NOTE
         )
     else:
         parts.append(f"Ranking, agreement and selective prediction: {STATISTICS_ON_REQUEST}")

@@ -8,7 +8,7 @@ and checks the point values against scikit-learn on every build (:func:`checked`
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -18,6 +18,7 @@ from trajectory_judge.analysis.judge_statistics import (
     COVERAGES,
     DeltaTest,
     delta_tests,
+    expected_risk_curve,
     judge_statistics,
     mcnemar_pairs,
     pareto_front,
@@ -114,11 +115,26 @@ def _cell(rep: Report, j: str, m: str) -> str:
 FLAG_ALL = "Flag everything (reference)"
 """Row label of the reference judge."""
 
+TIED = "Tied pairs"
+"""Column of the share of (faulty, clean) pairs whose probabilities of "faulty" are equal."""
+
+OVER_TIES = "AUROC, ties against–for"
+"""Column of AUROC with every tied pair broken against the judge, and in its favour."""
+
+
+def _tie_range(values: Mapping[str, float | None]) -> str:
+    """``low–high``: AUROC with every tie broken against the judge, and in its favour."""
+    low, high = values.get("auroc_ties_against"), values.get("auroc_ties_for")
+    if low is None or high is None:
+        return format_number(None)
+    return f"{format_number(low, 3)}–{format_number(high, 3)}"
+
 
 @computes
 def ranking_table(ed: Editions) -> pd.DataFrame:
-    """Per judge of both editions: AUROC, AUPRC and its reference, Cohen's kappa, MCC, balanced accuracy and the flag
-    rate beside the share of faults; a flag-everything row per edition gives the reference values."""
+    """Per judge of both editions: AUROC with the share of (faulty, clean) pairs tied on the score and the range of
+    AUROC over the ways of breaking those ties, AUPRC and its reference, Cohen's kappa, MCC, balanced accuracy and
+    the flag rate beside the share of faults; a flag-everything row per edition gives the reference values."""
     frames = {}
     for source, (data, rep) in _editions(ed).items():
         rows = {}
@@ -128,6 +144,8 @@ def ranking_table(ed: Editions) -> pd.DataFrame:
             ) * jr.strata["clean"]
             rows[judge_name(j)] = {
                 "AUROC": _cell(rep, j, "auroc"),
+                TIED: format_number(jr.statistics["auroc_tied_pairs"], 3),
+                OVER_TIES: _tie_range(jr.statistics),
                 "AUPRC": _cell(rep, j, "auprc"),
                 "AUPRC at random (share faulty)": format_number(jr.statistics["prevalence"], 3),
                 "Cohen's κ": _cell(rep, j, "kappa"),
@@ -138,6 +156,8 @@ def ranking_table(ed: Editions) -> pd.DataFrame:
         ref = flag_everything(data)
         rows[FLAG_ALL] = {
             "AUROC": format_number(ref["auroc"], 3),
+            TIED: format_number(ref["auroc_tied_pairs"], 3),
+            OVER_TIES: _tie_range(ref),
             "AUPRC": format_number(ref["auprc"], 3),
             "AUPRC at random (share faulty)": format_number(ref["prevalence"], 3),
             "Cohen's κ": format_number(ref["kappa"], 3),
@@ -149,27 +169,50 @@ def ranking_table(ed: Editions) -> pd.DataFrame:
     return by_source(frames)
 
 
+def kept_header(q: float) -> str:
+    """Column of the coverage achieved when the judge keeps a share ``q``."""
+    return f"Share kept, asked {q:.0%}"
+
+
 @computes
 def selective_table(ed: Editions) -> pd.DataFrame:
-    """Per judge: AURC and recall at each coverage of :data:`COVERAGES`, with intervals."""
+    """Per judge: AURC and E-AURC, and at each coverage of :data:`COVERAGES` the share actually kept, the recall on
+    the kept faults and the risk, with intervals (verdicts of equal confidence in random order: expected values)."""
     frames = {}
     for source, (data, rep) in _editions(ed).items():
-        rows = {
-            judge_name(j): {
+        rows = {}
+        for j, jr in rep.judges.items():
+            rows[judge_name(j)] = {
                 "AURC (lower is better)": _cell(rep, j, "aurc"),
-                **{
-                    f"Recall, keeping the surest {q:.0%}": _cell(rep, j, f"recall_at_coverage:{q:g}") for q in COVERAGES
-                },
+                "E-AURC (lower is better)": _cell(rep, j, "e_aurc"),
             }
-            for j in rep.judges
-        }
+            for q in COVERAGES:
+                rows[judge_name(j)] |= {
+                    kept_header(q): format_number(jr.statistics[f"achieved_coverage:{q:g}"], 3),
+                    f"Recall, keeping {q:.0%}": _cell(rep, j, f"recall_at_coverage:{q:g}"),
+                    f"Risk, keeping {q:.0%}": _cell(rep, j, f"risk_at_coverage:{q:g}"),
+                }
         ref = flag_everything(data)
         rows[FLAG_ALL] = {
             "AURC (lower is better)": format_number(ref["aurc"], 3),
-            **{f"Recall, keeping the surest {q:.0%}": format_number(1.0, 3) for q in COVERAGES},
+            "E-AURC (lower is better)": format_number(ref["e_aurc"], 3),
         }
+        for q in COVERAGES:
+            rows[FLAG_ALL] |= {
+                kept_header(q): format_number(ref[f"achieved_coverage:{q:g}"], 3),
+                f"Recall, keeping {q:.0%}": format_number(ref[f"recall_at_coverage:{q:g}"], 3),
+                f"Risk, keeping {q:.0%}": format_number(ref[f"risk_at_coverage:{q:g}"], 3),
+            }
         frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
     return by_source(frames)
+
+
+def whole_groups_coverage(data: Dataset, judge: str, q: float) -> float:
+    """The share of its verdicts a judge keeps at coverage ``q`` if tie groups are kept or dropped whole:
+    the smallest set of whole tie groups, surest first, that holds at least ``q``."""
+    labels = {t.trajectory_id: _label(t) for t in data.trajectories}
+    curve = risk_coverage([(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == judge])
+    return next(p["coverage"] for p in curve if p["coverage"] >= q - 1e-12)
 
 
 def outcome_step_pairs(rep: Report) -> list[tuple[str, str]]:
@@ -184,6 +227,7 @@ STATISTIC_NAMES: dict[str, str] = {
     "mcc": "MCC",
     "balanced_accuracy": "Balanced accuracy",
     "aurc": "AURC (lower is better)",
+    "e_aurc": "E-AURC (lower is better)",
 }
 """Row labels of the paired table."""
 
@@ -357,8 +401,30 @@ def _ours_ranking(rep, best: str | None, below: Sequence[str]) -> str:
     )
 
 
+def _loose(data: Dataset, rep: Report, q: float) -> str:
+    """How many judges of ``rep`` would keep more than ``q`` (by more than one verdict) if tie groups were kept
+    whole, and the range of what they would keep."""
+    over = [c for j in rep.judges if (c := whole_groups_coverage(data, j, q)) > q + 1 / rep.judges[j].n]
+    n = len(rep.judges)
+    if not over:
+        return f"none of the {n} judges"
+    every = {1: "the only judge", 2: "both judges"}.get(n, f"all {n} judges")
+    who = every if len(over) == n else f"{len(over)} of the {n} judges"
+    low, high = format_number(min(over), 3), format_number(max(over), 3)
+    if low != high:
+        return f"{who} ({low} to {high} of their verdicts)"
+    return f"{who} ({low} of its verdicts)" if len(over) == 1 else f"{who} ({low} of their verdicts each)"
+
+
+def _achieved(rep: Report, j: str, q: float) -> str:
+    """The coverage a judge achieves at ``q``, as a share."""
+    return format_number(rep.judges[j].statistics[f"achieved_coverage:{q:g}"], 3)
+
+
 def glue_values(ed: Editions) -> dict[str, str]:
     """Every number of the chapter's prose, as sentences."""
+    from trajectory_judge.book.chapters.editions import ours_wording
+
     prep, rep = ed.paper_rep, ed.rep
     (pa, pb), *_ = outcome_step_pairs(prep)
     pd_auroc = prep.statistic_delta(pa, pb, "auroc")
@@ -372,6 +438,8 @@ def glue_values(ed: Editions) -> dict[str, str]:
     mc = {j: mcnemar_pairs(ed.paper.trajectories, ed.paper.verdicts, j) for j in prep.judges}
     out_mc = mc[pa]
     surest = COVERAGES[0]
+    most_tied = max(prep.judges, key=lambda j: prep.judges[j].statistics["auroc_tied_pairs"] or 0)
+    tied_stats = prep.judges[most_tied].statistics
     return {
         "n_checked": str(checked(ed)),
         "level": f"{prep.bootstrap.confidence_level:.0%}",
@@ -391,10 +459,26 @@ def glue_values(ed: Editions) -> dict[str, str]:
         ),
         "ours_ranking": _ours_ranking(rep, best_o, below),
         "selective": (
-            f"Keeping only its surest {surest:.0%}, the paper's step judge finds "
-            f"{_cell(prep, pb, f'recall_at_coverage:{surest:g}')} of the faults it keeps, against "
-            f"{_cell(prep, pa, f'recall_at_coverage:{surest:g}')} for the outcome judge; their AURC is "
-            f"{_cell(prep, pb, 'aurc')} and {_cell(prep, pa, 'aurc')}."
+            f"Keeping its surest {surest:.0%} of verdicts (a share of {_achieved(prep, pb, surest)} kept, the tie "
+            f"group at the cut in random order), the paper's step judge finds "
+            f"{_cell(prep, pb, f'recall_at_coverage:{surest:g}')} of the faults it keeps and is wrong on "
+            f"{_cell(prep, pb, f'risk_at_coverage:{surest:g}')} of what it keeps, against "
+            f"{_cell(prep, pa, f'recall_at_coverage:{surest:g}')} and {_cell(prep, pa, f'risk_at_coverage:{surest:g}')} "
+            f"for the outcome judge; their AURC is {_cell(prep, pb, 'aurc')} and {_cell(prep, pa, 'aurc')}, and "
+            f"their E-AURC {_cell(prep, pb, 'e_aurc')} and {_cell(prep, pa, 'e_aurc')}."
+        ),
+        "whole_groups": (
+            f"The cut has to be exact because ties are many: kept or dropped in whole tie groups, the step judge's "
+            f"surest {surest:.0%} would be {format_number(whole_groups_coverage(ed.paper, pb, surest), 3)} of its "
+            f"verdicts. Asked for {surest:.0%} that way, on the paper's verdicts {_loose(ed.paper, prep, surest)} would "
+            f"keep more, and on {ours_wording().column.lower()}'s {_loose(ed.ours, rep, surest)}."
+        ),
+        "ties": (
+            f"Ties weigh on AUROC too. On the paper's verdicts {judge_name(most_tied)} gives equal probabilities of "
+            f'"faulty" to {format_number(tied_stats["auroc_tied_pairs"], 3)} of its (faulty, clean) pairs: its AUROC '
+            f"of {format_number(tied_stats['auroc'], 3)} counts each such pair as one half, and breaking the ties "
+            f"would put it anywhere from {format_number(tied_stats['auroc_ties_against'], 3)} to "
+            f"{format_number(tied_stats['auroc_ties_for'], 3)}."
         ),
         "mcnemar": (
             f"On the paper's {out_mc.n} fault/clean-parent pairs the outcome judge flags the fault alone "
@@ -424,7 +508,8 @@ def glue_values(ed: Editions) -> dict[str, str]:
 # --- figures ---------------------------------------------------------------------------------
 @computes
 def risk_coverage_figure(ed: Editions) -> Any:
-    """Risk against coverage for every judge, the paper's verdicts above and this edition's below."""
+    """Expected risk against coverage for every judge (verdicts of equal confidence in random order), a marker
+    where each tie group ends; the paper's verdicts above and this edition's below."""
     import matplotlib.pyplot as plt
 
     from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
@@ -436,16 +521,10 @@ def risk_coverage_figure(ed: Editions) -> Any:
         labels = {t.trajectory_id: _label(t) for t in data.trajectories}
         for j in rep.judges:
             pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == j]
-            curve = risk_coverage(pairs)
+            curve, ends = expected_risk_curve(pairs), risk_coverage(pairs)
             style = judge_style(j)
-            (line,) = ax.step(
-                [0.0, *(p["coverage"] for p in curve)],
-                [curve[0]["risk"], *(p["risk"] for p in curve)],
-                where="pre",
-                color=style["color"],
-                lw=1.6,
-            )
-            ax.scatter([p["coverage"] for p in curve], [p["risk"] for p in curve], color=style["color"],
+            (line,) = ax.plot([c for c, _ in curve], [r for _, r in curve], color=style["color"], lw=1.6)
+            ax.scatter([p["coverage"] for p in ends], [p["risk"] for p in ends], color=style["color"],
                        marker=style["marker"], s=22, zorder=3, edgecolor="black", linewidth=0.4)  # fmt: skip
             handles.setdefault(style["label"], (line, style))
         ax.set(ylim=(0, 1), ylabel="Risk (share wrong)", title=source_name(source))
