@@ -158,9 +158,40 @@ def test_figure_svg_is_deterministic_and_carries_its_alt_text():
         figures.show(plt.figure(), " ")
 
 
-def test_book_text_is_at_least_nine_points():
+def test_book_text_is_at_least_the_minimum_font_that_a_phone_shows_at_eleven_pixels():
     params = figures.rc_params()
-    assert min(params[k] for k in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize")) >= 9
+    keys = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize", "legend.fontsize")
+    assert min(params[k] for k in keys) >= figures.MIN_FONT_PT
+    # the book's width, shown in the phone's column: its smallest text at the phone minimum or more
+    width_pt = figures.PHONE_WIDTH_IN * 72
+    assert figures.MIN_FONT_PT * figures.PHONE_COLUMN_PX / width_pt >= figures.MIN_PHONE_TEXT_PX >= 11
+
+
+def test_direct_labels_of_crowded_points_overlap_neither_one_another_nor_the_points_nor_leave_the_axes():
+    import itertools
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    with plt.rc_context(figures.rc_params()):
+        fig, ax = plt.subplots()
+        points = [(5.3, 0.46, "Outcome 1.5B"), (10.5, 0.46, "Step 1.5B"), (5.4, 0.32, "Step 0.5B"),
+                  (11.2, 0.42, "Reply 1.5B"), (30.4, 0.58, "Self-cons. x3 1.5B"), (0.0, 0.83, "Rules")]  # fmt: skip
+        ax.scatter([p[0] for p in points], [p[1] for p in points])
+        ax.set(xlim=(-1.5, 32), ylim=(0, 1.08))
+        labels = figures.direct_labels(ax, points)
+        renderer = fig.canvas.get_renderer()
+        boxes = [Text.get_window_extent(t, renderer) for t in labels]
+        frame = ax.get_window_extent(renderer)
+        dots = [ax.transData.transform((x, y)) for x, y, _ in points]
+        plt.close(fig)
+    assert [t.get_text() for t in labels] == [p[2] for p in points]
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1 for b in boxes)
+    assert not [(a, b) for a, b in itertools.combinations(boxes, 2) if a.overlaps(b)]
+    assert not [(b, d) for b in boxes for d in dots if b.contains(*d)]
 
 
 # --- config ----------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ CHECKS = (
     "mathjax_without_maths",
 )
 
-MIN_FIGURE_TEXT_PX = 9.0
+MIN_FIGURE_TEXT_PX = 11.0
 """The smallest figure text a reader meets on a phone: SVG font size times the figure's rendered scale."""
 
 MAX_SCROLLING_SHARE = 0.10

@@ -13,6 +13,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
+from trajectory_judge.book.render.figures import MIN_FONT_PT
 from trajectory_judge.book.render.style import (
     family_pairs,
     format_interval,
@@ -197,7 +198,13 @@ def _counts_heatmap(ax: Any, mat: pd.DataFrame, *, row_labels: bool) -> None:
     colours = mesh.to_rgba(values)
     for (row, col), count in np.ndenumerate(mat.to_numpy()):
         ax.text(
-            col + 0.5, row + 0.5, f"{count:d}", ha="center", va="center", size=9, color=_text_colour(colours[row, col])
+            col + 0.5,
+            row + 0.5,
+            f"{count:d}",
+            ha="center",
+            va="center",
+            size=MIN_FONT_PT,
+            color=_text_colour(colours[row, col]),
         )
 
 
@@ -205,8 +212,9 @@ def _counts_heatmap(ax: Any, mat: pd.DataFrame, *, row_labels: bool) -> None:
 def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     """Typing confusion heatmaps (true type x named type or missed), one panel per judge (lettered
     when there are several), two a row. Every panel labels its columns with the short codes of
-    :data:`TYPE_CODES`, spelt out in a key under the panels; the left panels name the rows. Drawn
-    narrow enough that every count and label is at least 9 pt at phone width."""
+    :data:`TYPE_CODES`, spelt out in a key under the panels; a single panel names its rows, several label
+    theirs with the same codes (only the left panels). Drawn narrow enough that every count and label is at
+    least :data:`~trajectory_judge.book.render.figures.MIN_PHONE_TEXT_PX` at phone width."""
     import matplotlib.pyplot as plt
 
     from trajectory_judge.book.render.figures import PHONE_WIDTH_IN
@@ -220,23 +228,27 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
         left = k % ncols == 0
         mat = rep.confusion(j)
         codes.update({c: TYPE_CODES.get(c, label(c)) for c in mat.columns})
-        mat = mat.rename(index=label, columns=lambda c: TYPE_CODES.get(c, label(c)))
+        rows = (lambda r: textwrap.fill(label(r), 13)) if ncols == 1 else (lambda r: TYPE_CODES.get(r, label(r)))
+        mat = mat.rename(index=rows, columns=lambda c: TYPE_CODES.get(c, label(c)))
         _counts_heatmap(ax, mat, row_labels=left)
         plt.setp(ax.get_yticklabels(), rotation=0)
         letter = f"({chr(97 + k)}) " if len(judges) > 1 else ""
         family, _, model = judge_name(j).partition(" \u00b7 ")
         ax.set_title(
-            f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}", fontsize=9, loc="left"
+            f"{letter}{family}\n{model + chr(10) if model else ''}n = {rep.judges[j].n}",
+            fontsize=MIN_FONT_PT,
+            loc="left",
         )
         ax.set(xlabel="", ylabel="")
-        ax.tick_params(length=0, labelsize=9)
+        ax.tick_params(length=0, labelsize=MIN_FONT_PT)
         ax.xaxis.tick_top()
         plt.setp(ax.get_xticklabels(), rotation=90)
     for ax in list(axes.flat)[len(judges) :]:
         ax.axis("off")
     key = ", ".join(f"{code} {label(c).lower()}" for c, code in codes.items())
-    fig.supxlabel(textwrap.fill("Named type (columns): " + key, 62), fontsize=9)
-    fig.supylabel("Injected type (rows)", fontsize=9)
+    head = "Named type (columns): " if ncols == 1 else "Injected type (rows), named type (columns): "
+    fig.supxlabel(textwrap.fill(head + key, 50), fontsize=MIN_FONT_PT)
+    fig.supylabel("Injected type (rows)", fontsize=MIN_FONT_PT)
     return fig
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ import pandas as pd
 from trajectory_judge.analysis.baselines import own_anchor_clause
 from trajectory_judge.analysis.paired import type_anchor
 from trajectory_judge.analysis.report import Report
-from trajectory_judge.book.render.figures import FALSE_ALARM, PHONE_WIDTH_IN, judge_style
+from trajectory_judge.book.render.figures import FALSE_ALARM, MIN_FONT_PT, PHONE_WIDTH_IN, judge_style
 from trajectory_judge.book.render.style import (
     MARKS,
     _missing,
@@ -330,7 +331,8 @@ def recall_figure(rep: Report) -> Any:
         )
     ax.set_yticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
     ax.invert_yaxis()
-    ax.set(xlabel="Recall (false-alarm rate for the cross)", xlim=(0, 1.02))
+    ax.set(xlim=(0, 1.02))
+    ax.set_xlabel("Recall (false-alarm rate for the cross)", loc="right")  # spills left, not past the edge
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
     handles = [
@@ -339,7 +341,7 @@ def recall_figure(rep: Report) -> Any:
         plt.Line2D([], [], color="black", marker="x", ls="", markersize=8, label=FALSE_ALARM["label"]),
     ]
     fig.legend(
-        handles=handles, loc="outside upper center", ncol=3, columnspacing=1.0, handlelength=1.4
+        handles=handles, loc="outside upper center", ncol=2, columnspacing=1.0, handlelength=1.4
     )  # above the data
     return fig
 
@@ -352,6 +354,7 @@ def reliability_figure(rep: Report) -> Any:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(PHONE_WIDTH_IN, 3.9 + 0.2 * len(rep.judges)))
+    same_n = len({jr.n for jr in rep.judges.values()}) == 1  # then n is said once, as the legend's title
     ax.plot([0.5, 1.0], [0.5, 1.0], ls="--", color="grey", lw=1, label="Perfect calibration")
     for j, jr in rep.judges.items():
         bins = rep.calibration_bins(j)
@@ -367,10 +370,13 @@ def reliability_figure(rep: Report) -> Any:
             marker=st["marker"],
             facecolors="none" if hollow else st["color"],
             edgecolors=st["color"],
-            label=f"{st['label']} (n = {jr.n})",
+            label=st["label"] if same_n else f"{st['label']} (n = {jr.n})",
         )
     ax.set(xlabel="Stated confidence (bin mean)", ylabel="Observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
-    leg = fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1)
+    handles, names = ax.get_legend_handles_labels()
+    title = f"Each judge: n = {next(iter(rep.judges.values())).n}" if same_n and rep.judges else None
+    names = [textwrap.fill(n, 40, subsequent_indent="  ") for n in names]
+    leg = fig.legend(handles, names, loc="outside lower center", ncol=1, title=title, title_fontsize=MIN_FONT_PT)
     for h in leg.legend_handles:
         if h is not None and hasattr(h, "set_sizes"):
             h.set_sizes([40])

@@ -348,27 +348,49 @@ def quality_tests(rep: Report) -> list[DeltaTest]:
     return delta_tests(rep.bootstrap, ds, margin=MARGIN, alpha=ALPHA, power=POWER)
 
 
+TESTING_COUNTS: tuple[str, ...] = (
+    "All",
+    "Interval excludes 0",
+    f"Significant alone (p < {ALPHA:g})",
+    "Significant after Holm's correction",
+    "Significant after false-discovery control",
+    "Interval holds 0",
+    f"Of those, equivalent to 0 (within ±{MARGIN:g})",
+)
+"""The counts of :func:`testing_table`, its rows in plain words (the glossary says what each test is)."""
+
+SMALLEST_DETECTABLE = "Smallest difference detectable (median of those)"
+"""The last row of :func:`testing_table`: the median minimum detectable effect of the differences whose interval
+holds 0."""
+
+
 @computes
 def testing_table(ed: Editions) -> pd.DataFrame:
-    """Per edition: how many paired deltas exclude 0 before and after multiplicity control, how many hold 0,
-    how many of those are equivalent to 0 within the margin, and their median minimum detectable effect."""
-    rows = {}
+    """One column per edition, one row per count of :data:`TESTING_COUNTS`: how many paired deltas exclude 0 before
+    and after multiplicity control, how many hold 0, how many of those are equivalent to 0 within the margin; and
+    their median minimum detectable effect (:data:`SMALLEST_DETECTABLE`). Rows, not columns, so the plain-word
+    names fit the text column on a desktop and a phone alike."""
+    cols = {}
     from trajectory_judge.book.render.style import source_name
 
     for source, (_, rep) in _editions(ed).items():
         tests = quality_tests(rep)
         noise = [t for t in tests if t.delta.low <= 0 <= t.delta.high]
-        rows[source_name(source)] = {
-            "Paired deltas": len(tests),
-            "Interval excludes 0": len(tests) - len(noise),
-            "Raw p < 0.05": sum(t.pvalue < ALPHA for t in tests),
-            "Holm p < 0.05": sum(t.holm < ALPHA for t in tests),
-            "BH q < 0.05": sum(t.bh < ALPHA for t in tests),
-            "Interval holds 0": len(noise),
-            f"of which equivalent within ±{MARGIN:g}": sum(t.equivalent for t in noise),
-            "Median MDE of those": float(pd.Series([t.mde for t in noise]).median()) if noise else math.nan,
+        counts = (
+            len(tests),
+            len(tests) - len(noise),
+            sum(t.pvalue < ALPHA for t in tests),
+            sum(t.holm < ALPHA for t in tests),
+            sum(t.bh < ALPHA for t in tests),
+            len(noise),
+            sum(t.equivalent for t in noise),
+        )
+        mde = float(pd.Series([t.mde for t in noise]).median()) if noise else math.nan
+        cols[source_name(source)] = {
+            **{name: str(n) for name, n in zip(TESTING_COUNTS, counts, strict=True)},
+            SMALLEST_DETECTABLE: format_number(mde, 3),
         }
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("source")
+    return pd.DataFrame(cols).rename_axis("paired_differences")
 
 
 def front(rep: Report, quality: str) -> list[str]:
@@ -506,73 +528,115 @@ def glue_values(ed: Editions) -> dict[str, str]:
 
 
 # --- figures ---------------------------------------------------------------------------------
+GREY = "#bbbbbb"
+"""The other judges behind the one a panel is about."""
+
+
+def _curve(data: Dataset, judge: str) -> tuple[list[float], list[float], list[float], list[float]]:
+    """A judge's expected risk–coverage curve (verdicts of equal confidence in random order) as coordinates from
+    coverage 0, and the coverage and risk where each of its tie groups ends."""
+    labels = {t.trajectory_id: _label(t) for t in data.trajectories}
+    pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == judge]
+    curve, ends = expected_risk_curve(pairs), risk_coverage(pairs)
+    return (
+        [c for c, _ in curve],
+        [r for _, r in curve],
+        [p["coverage"] for p in ends],
+        [p["risk"] for p in ends],
+    )
+
+
 @computes
 def risk_coverage_figure(ed: Editions) -> Any:
-    """Expected risk against coverage for every judge (verdicts of equal confidence in random order), a marker
-    where each tie group ends; the paper's verdicts above and this edition's below."""
+    """Expected risk against coverage (verdicts of equal confidence in random order) in small multiples: one panel
+    per judge, two a row, the paper's verdicts above and this edition's below. A panel draws its judge in the
+    judge's colour and line style, a marker where each of its tie groups ends, and names it in its title, with the
+    other judges of the same verdicts in grey behind it, so no legend is needed."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
+    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style, two_line_name
     from trajectory_judge.book.render.style import source_name
 
-    fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 7.4), sharex=True)
-    handles: dict[str, Any] = {}
-    for ax, (source, (data, rep)) in zip(axes, _editions(ed).items()):
-        labels = {t.trajectory_id: _label(t) for t in data.trajectories}
-        for j in rep.judges:
-            pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == j]
-            curve, ends = expected_risk_curve(pairs), risk_coverage(pairs)
+    editions = _editions(ed)
+    rows = [max(1, math.ceil(len(rep.judges) / 2)) for _, rep in editions.values()]
+    fig = plt.figure(figsize=(PHONE_WIDTH_IN, 1.55 * sum(rows) + 1.0))
+    subfigs = fig.subfigures(len(rows), 1, height_ratios=[r + 0.35 for r in rows], squeeze=False)[:, 0]
+    for sub, n_rows, (source, (data, rep)) in zip(subfigs, rows, editions.items()):
+        axes = sub.subplots(n_rows, 2, sharex=True, sharey=True, squeeze=False)
+        curves = {j: _curve(data, j) for j in rep.judges}
+        for ax, j in zip(axes.flat, rep.judges):
+            for other, (xs, ys, _, _) in curves.items():
+                if other != j:
+                    ax.plot(xs, ys, color=GREY, lw=1.0, zorder=1)
             style = judge_style(j)
-            (line,) = ax.plot([c for c, _ in curve], [r for _, r in curve], color=style["color"], lw=1.6)
-            ax.scatter([p["coverage"] for p in ends], [p["risk"] for p in ends], color=style["color"],
-                       marker=style["marker"], s=22, zorder=3, edgecolor="black", linewidth=0.4)  # fmt: skip
-            handles.setdefault(style["label"], (line, style))
-        ax.set(ylim=(0, 1), ylabel="Risk (share wrong)", title=source_name(source))
-        ax.grid(color="#dddddd", lw=0.6)
-    axes[-1].set(xlim=(0, 1.02), xlabel="Coverage (share of verdicts kept, surest first)")
-    from matplotlib.lines import Line2D
-
-    legend = [
-        Line2D([], [], color=s["color"], marker=s["marker"], markeredgecolor="black", markeredgewidth=0.4, lw=1.6)
-        for _, s in handles.values()
-    ]
-    fig.legend(legend, list(handles), loc="outside upper center", ncol=1)
+            xs, ys, ex, ey = curves[j]
+            ax.plot(xs, ys, color=style["color"], ls=style["linestyle"], lw=2.0, zorder=2)
+            ax.plot(ex, ey, ls="none", marker=style["marker"], color=style["color"], markersize=5,
+                    markeredgecolor="black", markeredgewidth=0.5, zorder=3)  # fmt: skip
+            ax.set_title(two_line_name(j), loc="left")
+            ax.grid(color="#e5e5e5", lw=0.6)
+        for ax in list(axes.flat)[len(rep.judges) :]:
+            ax.axis("off")
+            ax.text(0.0, 0.5, "Grey: the other\njudges of the\nsame verdicts", transform=ax.transAxes, va="center")
+        axes[0, 0].set(xlim=(0, 1.02), ylim=(0, 1), xticks=[0, 0.5, 1], yticks=[0, 0.5, 1], xticklabels=["0", "0.5", "1"],
+                       yticklabels=["0", "0.5", "1"])  # fmt: skip
+        sub.suptitle(source_name(source), fontweight="bold", x=0.02, ha="left")
+    fig.supxlabel("Coverage (share of verdicts kept, surest first)")
+    fig.supylabel("Expected risk (share of kept verdicts wrong)")
     return fig
+
+
+def point_labels(judges: Sequence[str]) -> dict[str, str]:
+    """Judges named for labels beside their points: the family and the model's size (``Step 1.5B``,
+    ``Self-cons. ×3 14B``), the family alone for the rule engine, and the whole model where two judges
+    would otherwise read the same."""
+    from trajectory_judge.book.render.figures import two_line_name
+
+    full = {j: two_line_name(j).replace("Self-consistency", "Self-cons.").split("\n") for j in judges}
+    short = {j: f"{p[0]} {p[1].rpartition(' ')[2]}" if len(p) > 1 else p[0] for j, p in full.items()}
+    seen = [s for s in short.values()]
+    return {j: short[j] if seen.count(short[j]) == 1 else " ".join(full[j]) for j in judges}
 
 
 @computes
 def front_figure(ed: Editions) -> Any:
-    """AUROC against seconds per trajectory for every judge, the front joined, paper above and this edition below."""
+    """AUROC against seconds per trajectory for every judge, the paper's above and this edition's below: each
+    judge in its colour and marker with its interval, named beside its point; the judges on the front drawn
+    with a thick edge and joined by a dashed line; the random ranking a dotted line, named on the plot."""
     import matplotlib.pyplot as plt
 
-    from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style
+    from trajectory_judge.book.render.figures import MIN_FONT_PT, PHONE_WIDTH_IN, direct_labels, judge_style
     from trajectory_judge.book.render.style import source_name
 
-    fig, axes = plt.subplots(2, 1, figsize=(PHONE_WIDTH_IN, 7.0), sharex=True)
-    from matplotlib.lines import Line2D
-
-    legend: dict[str, Any] = {}
-    for ax, (source, (_, rep)) in zip(axes, _editions(ed).items()):
+    editions = _editions(ed)
+    fig, axes = plt.subplots(len(editions), 1, figsize=(PHONE_WIDTH_IN, 7.6), sharex=True)
+    labels = []
+    for ax, (source, (_, rep)) in zip(axes, editions.items()):
         on = front(rep, "auroc")
         xs = [rep.judges[j].metrics["s_per_traj"] for j in on]
         ys = [rep.judges[j].statistics["auroc"] for j in on]
-        ax.plot(xs, ys, color="#888888", lw=1.0, ls="--", zorder=1)
+        ax.plot(xs, ys, color="#777777", lw=1.2, ls="--", zorder=1)
+        points, bars, names = [], [], point_labels(list(rep.judges))
         for j, jr in rep.judges.items():
             style = judge_style(j)
             iv = jr.statistic_intervals["auroc"]
             x, y = float(jr.metrics["s_per_traj"] or 0.0), float(jr.statistics["auroc"] or math.nan)
             ax.errorbar([x], [y], yerr=[[y - iv.low], [iv.high - y]], fmt="none", ecolor=style["color"], capsize=2)
             ax.scatter([x], [y], color=style["color"], marker=style["marker"], s=48, zorder=3,
-                       edgecolor="black", linewidth=1.4 if j in on else 0.4)  # fmt: skip
-            legend.setdefault(
-                style["label"],
-                Line2D([], [], color=style["color"], marker=style["marker"], markeredgecolor="black", ls="none"),
-            )
+                       edgecolor="black", linewidth=1.6 if j in on else 0.4)  # fmt: skip
+            points.append((x, y, names[j]))
+            bars.append((x, iv.low, iv.high))
         ax.axhline(0.5, color="black", lw=0.8, ls=":")
-        ax.set(ylim=(0, 1.02), ylabel="AUROC", title=source_name(source))
-        ax.grid(color="#dddddd", lw=0.6)
+        chance = ax.text(1.0, 0.5, "random ranking", transform=ax.get_yaxis_transform(), ha="right", va="bottom",
+                color="#444444", size=MIN_FONT_PT)  # fmt: skip
+        ax.set(ylim=(0, 1.08), yticks=[0, 0.25, 0.5, 0.75, 1], ylabel="AUROC")
+        ax.set_title(source_name(source), fontweight="bold", loc="left")
+        ax.grid(color="#e5e5e5", lw=0.6)
+        labels.append((ax, points, bars, chance))
     axes[-1].set(xlabel="Seconds per trajectory")
-    legend["Front (no judge better and cheaper)"] = Line2D([], [], color="#888888", ls="--")
-    legend["Random ranking (AUROC 0.5)"] = Line2D([], [], color="black", ls=":")
-    fig.legend(list(legend.values()), list(legend), loc="outside upper center", ncol=1)
+    axes[-1].set_xlim(left=-0.05 * axes[-1].get_xlim()[1])
+    axes[0].plot([], [], color="#777777", lw=1.2, ls="--", label="Front: no other judge is better and cheaper")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper left")
+    for ax, points, bars, chance in labels:
+        direct_labels(ax, points, avoid=bars, avoid_text=[chance], size=MIN_FONT_PT)
     return fig

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.book.building.provenance_lines import record_figure
@@ -49,19 +50,29 @@ MODEL_MARKERS: dict[str | None, str] = {
 }
 """One marker per model (the rule engine, model None, is a square); others get a pentagon."""
 
+MODEL_LINESTYLES: dict[str | None, Any] = {
+    None: "-",
+    "qwen2.5:14b": "-",
+    "llama3.1:8b": (0, (6, 2)),
+    "qwen2.5-coder:1.5b": (0, (3, 1.5)),
+    "qwen2.5-coder:0.5b": (0, (1, 1.2)),
+}
+"""One line style per model, beside its marker, so two judges of one family differ in more than a marker
+where lines are drawn; other models get dash-dot."""
+
 FALSE_ALARM: dict[str, Any] = {"color": OKABE_ITO["black"], "marker": "x", "label": "False-alarm rate"}
 """How a false-alarm rate is drawn in every figure: a black cross."""
 
-MIN_FONT_PT = 9
+MIN_FONT_PT = 10
 """No text in a figure is smaller than this at the size it is drawn."""
 
 PHONE_COLUMN_PX = 340
 """The width a figure is shown at on a 390 px phone, in CSS pixels (the figure is scaled to fit it)."""
 
-MIN_PHONE_TEXT_PX = 9.0
+MIN_PHONE_TEXT_PX = 11.0
 """The smallest figure text a phone may show, in CSS pixels."""
 
-PHONE_WIDTH_IN = 4.4
+PHONE_WIDTH_IN = 4.0
 """The widest a figure is drawn, in inches: at this width :data:`MIN_FONT_PT` text, scaled into
 :data:`PHONE_COLUMN_PX`, still renders at :data:`MIN_PHONE_TEXT_PX` or more, so one SVG serves the
 desktop and the phone."""
@@ -74,13 +85,21 @@ SVG_METADATA: dict[str, Any] = {"Date": None}
 
 
 def judge_style(judge_id: str) -> dict[str, Any]:
-    """``color``, ``marker`` and ``label`` of a judge, the same in every figure."""
+    """``color``, ``marker``, ``linestyle`` and ``label`` of a judge, the same in every figure."""
     spec = parse_judge_id(judge_id)
     return {
         "color": FAMILY_COLOURS.get(spec.family, OKABE_ITO["vermillion"]),
         "marker": MODEL_MARKERS.get(spec.model, "p"),
+        "linestyle": MODEL_LINESTYLES.get(spec.model, "-."),
         "label": judge_name(judge_id),
     }
+
+
+def two_line_name(judge_id: str) -> str:
+    """A judge's name on two lines, family then model (``Step\nQwen2.5-Coder 1.5B``): a panel's title or a
+    direct label that fits a phone's column."""
+    head, _, tail = judge_name(judge_id).partition(" \u00b7 ")
+    return f"{head}\n{tail}" if tail else head
 
 
 def rc_params() -> dict[RcKeyType, Any]:
@@ -90,9 +109,9 @@ def rc_params() -> dict[RcKeyType, Any]:
         "figure.constrained_layout.use": True,
         "figure.dpi": 100,
         "savefig.bbox": "tight",
-        "font.size": 10,
+        "font.size": 10.5,
         "axes.titlesize": 11,
-        "axes.labelsize": 10,
+        "axes.labelsize": 10.5,
         "legend.fontsize": MIN_FONT_PT,
         "xtick.labelsize": MIN_FONT_PT,
         "ytick.labelsize": MIN_FONT_PT,
@@ -118,6 +137,71 @@ def legend_outside(ax: Any, **kwargs: Any) -> Any:
     name never widens the figure beyond the column)."""
     kwargs.setdefault("ncol", 1)
     return ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), borderaxespad=0.0, **kwargs)
+
+
+def direct_labels(
+    ax: Any,
+    points: Sequence[tuple[float, float, str]],
+    *,
+    avoid: Sequence[tuple[float, float, float]] = (),
+    avoid_text: Sequence[Any] = (),
+    gap_pt: float = 6.0,
+    **text: Any,
+) -> list[Any]:
+    """Write each ``(x, y, text)`` beside its point instead of a legend: to its right, left, above or below,
+    or further out with a thin leader line, the first place inside the axes that overlaps no label placed
+    before it, no point and no vertical segment of ``avoid`` (``(x, y0, y1)``, an interval bar) and no text of ``avoid_text``; with no free
+    place, where it overlaps least. Points are labelled in the order given, so put the ones that matter most first.
+    The labels take no part in the layout (they are placed once the layout is settled)."""
+    from matplotlib.transforms import Bbox
+
+    text.setdefault("bbox", {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+    fig = ax.figure
+    fig.canvas.draw()  # the layout settles here: display coordinates are final from now on
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    px = fig.dpi / 72.0
+    r = 4.0 * px  # half a marker
+    data = ax.transData
+    taken = [Bbox.from_extents(X - r, Y - r, X + r, Y + r) for X, Y in (data.transform((x, y)) for x, y, _ in points)]
+    for x, y0, y1 in avoid:
+        (X0, Y0), (_, Y1) = data.transform((x, y0)), data.transform((x, y1))
+        taken.append(Bbox.from_extents(X0 - 1.5 * px, min(Y0, Y1), X0 + 1.5 * px, max(Y0, Y1)))
+    taken += [t.get_window_extent(renderer) for t in avoid_text]
+    g = gap_pt
+    near = [(g, 0.0, "left", "center"), (-g, 0.0, "right", "center"), (0.0, g, "center", "bottom"),
+            (0.0, -g, "center", "top")]  # fmt: skip
+    far = [(sx * g, sy * k * 1.6 * g, "left" if sx > 0 else "right", "center")
+           for k in (1, 2, 3, 4, 5, 6) for sy in (1, -1) for sx in (1, -1)]  # fmt: skip
+
+    def clash(box: Any, others: list[Any]) -> float:
+        """How badly a label's box sits: the area it shares with what is taken, plus all of it when it leaves
+        the axes."""
+        shared = sum(max(0.0, min(box.x1, b.x1) - max(box.x0, b.x0)) * max(0.0, min(box.y1, b.y1) - max(box.y0, b.y0))
+                     for b in others)  # fmt: skip
+        inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+        return shared + (0.0 if inside else box.width * box.height)
+
+    placed = []
+    for i, (x, y, label) in enumerate(points):
+        others = [b for j, b in enumerate(taken) if j != i]
+        best: tuple[float, int] | None = None
+        for n, (dx, dy, ha, va) in enumerate(near + far):
+            t = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, **text)
+            cost = clash(t.get_window_extent(renderer), others)
+            t.remove()
+            if best is None or cost < best[0]:
+                best = (cost, n)
+            if cost == 0.0:
+                break
+        assert best is not None
+        dx, dy, ha, va = (near + far)[best[1]]
+        leader = {"arrowprops": {"arrowstyle": "-", "color": "#777777", "lw": 0.6}} if best[1] >= len(near) else {}
+        t = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, **leader, **text)
+        t.set_in_layout(False)
+        placed.append(t)
+        taken.append(t.get_window_extent(renderer))
+    return placed
 
 
 _GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -[\d.]+\)")
