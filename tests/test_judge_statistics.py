@@ -358,14 +358,40 @@ def test_holm_and_bh_adjustments_are_statsmodels_and_never_below_the_raw_p(paper
     assert step.pvalue < 0.001 and not step.equivalent and step.mde > 0
 
 
-def test_tost_declares_equivalence_only_inside_the_margin():
+def test_a_delta_without_variance_is_tested_for_nothing_and_called_equivalent_by_no_test():
     trajs = design(10)
     labels, cells = [t.label for t in trajs], [design_cell(t.label) for t in trajs]
     a = [verdict(t.trajectory_id, "step:a", t.label.faulty, confidence=0.9) for t in trajs]
     st = judge_statistics(labels, {"step:a": a, "step:b": list(a)}, cells, pairs=[("step:a", "step:b")], resamples=300)
     same = [d for d in st.deltas if d.metric == "auroc"]
     (t,) = delta_tests(st.bootstrap, same, margin=0.05)
-    assert t.equivalent and t.pvalue == 1.0 and t.mde == 0.0
+    assert t.degenerate and not t.equivalent and math.isnan(t.pvalue) and math.isnan(t.mde) and math.isnan(t.holm)
+
+
+def _varying_tests(margin):
+    rng = np.random.default_rng(3)
+    trajs = design(30)
+    labels, cells = [t.label for t in trajs], [design_cell(t.label) for t in trajs]
+    a = [verdict(t.trajectory_id, "step:a", bool(rng.random() < 0.7), confidence=0.9) for t in trajs]
+    b = [
+        verdict(t.trajectory_id, "step:b", v.faulty if rng.random() < 0.9 else not v.faulty, confidence=0.9)
+        for t, v in zip(trajs, a)
+    ]
+    st = judge_statistics(labels, {"step:a": a, "step:b": b}, cells, pairs=[("step:a", "step:b")], resamples=999)
+    return delta_tests(st.bootstrap, [d for d in st.deltas if d.metric in ("auroc", "kappa")], margin=margin)
+
+
+def test_tost_uses_each_metrics_own_margin_and_declares_equivalence_only_inside_it():
+    wide = _varying_tests({"auroc": 1.0, "kappa": 1.0})
+    narrow = _varying_tests({"auroc": 1e-3, "kappa": 1.0})
+    assert all(t.equivalent and not t.degenerate for t in wide)
+    by = {t.delta.metric: t for t in narrow}
+    assert not by["auroc"].equivalent and by["kappa"].equivalent and by["auroc"].margin == 1e-3
+
+
+def test_a_bootstrap_p_is_never_below_one_over_the_replicates_plus_one():
+    for t in _varying_tests(0.05):
+        assert t.pvalue >= 2 / (999 + 1) - 1e-15 and t.pvalue <= 1.0
 
 
 def test_pareto_front_keeps_only_judges_no_other_beats_on_quality_and_cost():

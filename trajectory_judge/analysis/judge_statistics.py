@@ -754,7 +754,9 @@ class DeltaTest:
 
     delta: Delta
     pvalue: float
-    """Two-sided bootstrap p of ``delta = 0``: twice the smaller share of replicates on either side of 0."""
+    """Two-sided bootstrap p of ``delta = 0``: twice the smaller of ``(k + 1) / (B + 1)`` over the two sides, ``k`` the
+    replicates at or beyond 0 on that side and ``B`` the replicates (never 0 with finitely many replicates); NaN for a
+    delta without variance (:attr:`degenerate`)."""
     holm: float
     """Holm-adjusted p over the deltas tested together."""
     bh: float
@@ -768,19 +770,25 @@ class DeltaTest:
     """TOST at level alpha: the replicates' ``1 - 2 alpha`` interval lies inside ``(-margin, margin)``."""
     tost_low: float
     tost_high: float
+    margin: float = math.nan
+    """The equivalence margin its TOST used (the one for its metric)."""
+    degenerate: bool = False
+    """The replicates do not vary (both judges' flags fixed within every resampled cell): the delta is no test's
+    subject, so it gets no p, no MDE and no TOST and is left out of the multiplicity adjustments."""
 
 
 def delta_tests(
     boot: BootstrapResult,
     deltas: Sequence[Delta],
     *,
-    margin: float = 0.05,
+    margin: float | Mapping[str, float] = 0.05,
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> list[DeltaTest]:
     """Bootstrap p, Holm and BH adjustments (statsmodels ``multipletests``), MDE and TOST of each delta.
 
-    ``boot`` holds each delta's replicates as ``delta|a|b|metric``.
+    ``boot`` holds each delta's replicates as ``delta|a|b|metric``; ``margin`` is one equivalence margin, or one
+    per metric. A delta whose replicates do not vary is marked :attr:`DeltaTest.degenerate` and tested for nothing.
     """
     from scipy.stats import norm
     from statsmodels.stats.multitest import multipletests
@@ -789,25 +797,32 @@ def delta_tests(
 
     if not deltas:
         return []
-    p, se, lo, hi = [], [], [], []
+    p, se, lo, hi, flat = [], [], [], [], []
     for d in deltas:
         col = boot.distribution[:, boot.index(f"delta|{d.a}|{d.b}|{d.metric}")]
         col = col[~np.isnan(col)]
-        below, above = float(np.mean(col <= 0)), float(np.mean(col >= 0))
-        p.append(min(1.0, 2 * min(below, above)))
-        se.append(float(np.std(col, ddof=1)))
+        b = len(col)
+        below, above = (int(np.sum(col <= 0)) + 1) / (b + 1), (int(np.sum(col >= 0)) + 1) / (b + 1)
+        flat.append(b < 2 or bool(np.all(col == col[0])))
+        p.append(math.nan if flat[-1] else min(1.0, 2 * min(below, above)))
+        se.append(float(np.std(col, ddof=1)) if b > 1 else math.nan)
         low, high = percentile_interval(col[:, None], 1 - 2 * alpha)
         lo.append(float(low[0]))
         hi.append(float(high[0]))
-    holm = multipletests(p, alpha=alpha, method="holm")[1]
-    bh = multipletests(p, alpha=alpha, method="fdr_bh")[1]
+    tested = [i for i, f in enumerate(flat) if not f]
+    holm, bh = [math.nan] * len(deltas), [math.nan] * len(deltas)
+    if tested:
+        for adjusted, method in ((holm, "holm"), (bh, "fdr_bh")):
+            for i, q in zip(tested, multipletests([p[i] for i in tested], alpha=alpha, method=method)[1], strict=True):
+                adjusted[i] = float(q)
     z = float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
-    return [
-        DeltaTest(
-            d, p[i], float(holm[i]), float(bh[i]), se[i], z * se[i], -margin < lo[i] and hi[i] < margin, lo[i], hi[i]
-        )
-        for i, d in enumerate(deltas)
-    ]
+    out = []
+    for i, d in enumerate(deltas):
+        m = margin.get(d.metric, math.nan) if isinstance(margin, Mapping) else margin
+        mde = math.nan if flat[i] else z * se[i]
+        equivalent = not flat[i] and -m < lo[i] and hi[i] < m
+        out.append(DeltaTest(d, p[i], holm[i], bh[i], se[i], mde, equivalent, lo[i], hi[i], m, flat[i]))
+    return out
 
 
 def pareto_front(quality: Mapping[str, float], cost: Mapping[str, float]) -> list[str]:

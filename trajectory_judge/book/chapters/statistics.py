@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.dependence import Dependence, dependence
+from trajectory_judge.analysis.estimates import axes_words
 from trajectory_judge.analysis.judge_statistics import (
     COVERAGES,
     DeltaTest,
@@ -42,8 +43,24 @@ from trajectory_judge.book.render.style import (
 from trajectory_judge.models import Label, Trajectory, Verdict, design_cell
 from trajectory_judge.provenance.computed import computes
 
-MARGIN = 0.05
-"""The equivalence margin of the TOST: a paired delta within ±0.05 is called practically zero."""
+MARGINS: dict[str, float] = {
+    "f1": 0.05,
+    "silent_recall": 0.05,
+    "loud_recall": 0.05,
+    "false_alarm_rate": 0.05,
+    "type_macro_f1": 0.05,
+    "ece": 0.02,
+}
+"""The TOST's equivalence margin per metric: a paired difference within it is called practically zero. Five
+points on a rate (one fault in twenty); two points of calibration error, whose values run an order of
+magnitude smaller. Chosen with the first data in view, so :data:`SENSITIVITY_SCALES` shows the counts at half
+and twice each margin."""
+
+MARGIN = MARGINS["f1"]
+"""The rates' margin, as sentences name it."""
+
+SENSITIVITY_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0)
+"""The multiples of every margin at which :func:`margin_sensitivity_table` counts the equivalent differences."""
 
 ALPHA = 0.05
 """Level of every test here (two-sided; the TOST's two one-sided tests each at this level)."""
@@ -344,18 +361,33 @@ def _p(p: float) -> str:
 
 def quality_tests(rep: Report) -> list[DeltaTest]:
     """Bootstrap p, Holm, BH, MDE and TOST of every report delta on :data:`QUALITY_DELTAS`."""
+    return scaled_tests(rep, 1.0)
+
+
+def scaled_tests(rep: Report, scale: float) -> list[DeltaTest]:
+    """:func:`quality_tests` with every margin of :data:`MARGINS` times ``scale``."""
     ds = [d for d in rep.deltas if d.metric in QUALITY_DELTAS and not math.isnan(d.value)]
-    return delta_tests(rep.bootstrap, ds, margin=MARGIN, alpha=ALPHA, power=POWER)
+    margins = {m: scale * v for m, v in MARGINS.items()}
+    return delta_tests(rep.bootstrap, ds, margin=margins, alpha=ALPHA, power=POWER)
+
+
+def margins_phrase() -> str:
+    """The margins in words: ``±0.05 on F1, ... and ±0.02 on ECE``."""
+    by: dict[float, list[str]] = {}
+    for metric, m in MARGINS.items():
+        by.setdefault(m, []).append(metric)
+    return list_text([f"±{m:g} on {axes_words(names)}" for m, names in by.items()], "")
 
 
 TESTING_COUNTS: tuple[str, ...] = (
     "All",
+    "Without variance over the resamples (not tested)",
     "Interval excludes 0",
     f"Significant alone (p < {ALPHA:g})",
     "Significant after Holm's correction",
     "Significant after false-discovery control",
     "Interval holds 0",
-    f"Of those, equivalent to 0 (within ±{MARGIN:g})",
+    "Of those, equivalent to 0 (within the margin)",
 )
 """The counts of :func:`testing_table`, its rows in plain words (the glossary says what each test is)."""
 
@@ -374,10 +406,12 @@ def testing_table(ed: Editions) -> pd.DataFrame:
     from trajectory_judge.book.render.style import source_name
 
     for source, (_, rep) in _editions(ed).items():
-        tests = quality_tests(rep)
+        every = quality_tests(rep)
+        tests = [t for t in every if not t.degenerate]
         noise = [t for t in tests if t.delta.low <= 0 <= t.delta.high]
         counts = (
-            len(tests),
+            len(every),
+            len(every) - len(tests),
             len(tests) - len(noise),
             sum(t.pvalue < ALPHA for t in tests),
             sum(t.holm < ALPHA for t in tests),
@@ -391,6 +425,33 @@ def testing_table(ed: Editions) -> pd.DataFrame:
             SMALLEST_DETECTABLE: format_number(mde, 3),
         }
     return pd.DataFrame(cols).rename_axis("paired_differences")
+
+
+def testing_caption() -> str:
+    """The caption of :func:`testing_table`, its margins and power from :data:`MARGINS` and :data:`POWER`."""
+    return (
+        f"The paired deltas of {axes_words(QUALITY_DELTAS)} between every two judges: how many do not vary over the "
+        "resamples, how many exclude 0 before and after multiplicity control, and for those that hold 0, how many "
+        f"are equivalent to 0 within their margin ({margins_phrase()}) and their median minimum detectable effect "
+        f"({POWER:.0%} power)."
+    )
+
+
+@computes
+def margin_sensitivity_table(ed: Editions) -> pd.DataFrame:
+    """Per edition, how many of the differences whose interval holds 0 are equivalent to 0 at each multiple of the
+    margins (:data:`SENSITIVITY_SCALES`)."""
+    from trajectory_judge.book.render.style import source_name
+
+    cols = {}
+    for source, (_, rep) in _editions(ed).items():
+        col = {}
+        for scale in SENSITIVITY_SCALES:
+            tests = [t for t in scaled_tests(rep, scale) if not t.degenerate and t.delta.low <= 0 <= t.delta.high]
+            rates = format_number(MARGIN * scale, 3).rstrip("0")
+            col[f"Margins ×{scale:g} (±{rates} on a rate)"] = f"{sum(t.equivalent for t in tests)} of {len(tests)}"
+        cols[source_name(source)] = col
+    return pd.DataFrame(cols).rename_axis("equivalent_to_0")
 
 
 def front(rep: Report, quality: str) -> list[str]:
@@ -415,12 +476,24 @@ def _ours_ranking(rep, best: str | None, below: Sequence[str]) -> str:
         if best is not None
         else f"{whose} holds no LLM judge to rank; "
     )
+    under = [j for j in below if (iv := rep.judges[j].statistic_intervals.get("auroc")) is not None and iv.high < 0.5]
+    held = [j for j in below if j not in under]
     if not below:
         return head + "none of its judges ranks below chance."
-    return head + (
-        f"{plural(len(below), 'judge')} of its {len(rep.judges)} rank faults below clean runs more often than "
-        f"above them (AUROC under 0.5): {_names(below)}."
-    )
+    out = head
+    if under:
+        out += (
+            f"{plural(len(under), 'judge')} of its {len(rep.judges)} rank faults below clean runs more often than "
+            f"above them, with an AUROC interval wholly under 0.5: {_names(under)}"
+        )
+    else:
+        out += "no judge's AUROC interval lies wholly under 0.5"
+    if held:
+        out += (
+            f"; {_names(held)} {'has' if len(held) == 1 else 'have'} an AUROC under 0.5 with an interval that holds "
+            f"0.5, so the data cannot say that {'it ranks' if len(held) == 1 else 'they rank'} below chance"
+        )
+    return out + "."
 
 
 def _loose(data: Dataset, rep: Report, q: float) -> str:
@@ -452,7 +525,7 @@ def glue_values(ed: Editions) -> dict[str, str]:
     pd_auroc = prep.statistic_delta(pa, pb, "auroc")
     pfa = flag_everything(ed.paper)
     ptests, otests = quality_tests(prep), quality_tests(rep)
-    pnoise = [t for t in ptests if t.delta.low <= 0 <= t.delta.high]
+    pnoise = [t for t in ptests if not t.degenerate and t.delta.low <= 0 <= t.delta.high]
     best_p = max(llm_judges(list(prep.judges)), key=lambda j: prep.judges[j].statistics["auroc"] or -1)
     ours_llm = llm_judges(list(rep.judges))
     best_o = max(ours_llm, key=lambda j: rep.judges[j].statistics["auroc"] or -1) if ours_llm else None
@@ -507,12 +580,18 @@ def glue_values(ed: Editions) -> dict[str, str]:
             f"{out_mc.fault_only} times and the parent alone {out_mc.parent_only} times (McNemar exact p "
             f"{_p(out_mc.pvalue)}); the step judge {mc[pb].fault_only} and {mc[pb].parent_only} (p {_p(mc[pb].pvalue)})."
         ),
+        "margins": margins_phrase(),
         "testing": (
             f"Of the paper's {len(ptests)} paired deltas on {axes_phrase(QUALITY_DELTAS)}, "
-            f"{sum(t.pvalue < ALPHA for t in ptests)} have a bootstrap p under {ALPHA:g}; "
+            + (
+                f"{sum(t.degenerate for t in ptests)} do not vary over the resamples and are not tested; of the rest, "
+                if any(t.degenerate for t in ptests)
+                else ""
+            )
+            + f"{sum(t.pvalue < ALPHA for t in ptests)} have a bootstrap p under {ALPHA:g}; "
             f"{sum(t.holm < ALPHA for t in ptests)} survive Holm's correction and {sum(t.bh < ALPHA for t in ptests)} "
             f"the Benjamini–Hochberg false-discovery rate of {ALPHA:g}. Of the {len(pnoise)} whose interval holds 0, "
-            f"{sum(t.equivalent for t in pnoise)} are equivalent to 0 within ±{MARGIN:g} (TOST at {ALPHA:g}); the other "
+            f"{sum(t.equivalent for t in pnoise)} are equivalent to 0 within their margin (TOST at {ALPHA:g}); the other "
             f"{len(pnoise) - sum(t.equivalent for t in pnoise)} are within noise only in that the design cannot tell. "
             f"The median minimum detectable effect behind those {len(pnoise)} is "
             f"{format_number(float(pd.Series([t.mde for t in pnoise]).median()) if pnoise else math.nan, 3)} at "
