@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.position import Counterfactual, GroupRecall
+from trajectory_judge.analysis.position import POWER_ASSUMPTION, Counterfactual, GroupRecall, PositionPower
 from trajectory_judge.analysis.prevalence import (
     ASSUMPTION,
     PPI_ASSUMPTION,
@@ -31,6 +31,7 @@ from trajectory_judge.book.render.style import (
     judge_name,
     list_text,
     parse_judge_id,
+    plural,
     source_name,
 )
 from trajectory_judge.provenance.computed import computes
@@ -76,17 +77,36 @@ def recall_table(recalls: Mapping[str, Sequence[GroupRecall]], axis: str) -> pd.
 
 @computes
 def counterfactual_table(cfs: Sequence[Counterfactual]) -> pd.DataFrame:
-    """One column per judge; a row per position (recall), then false alarms and the paired spreads."""
+    """One column per judge; a row per position (recall), then false alarms, the spread and its permutation test,
+    the paired difference of the last and first steps, Cochran's Q, and what the design detects at the judge's
+    number of complete instances."""
     cols = {}
     for c in cfs:
         col = {f"Fault at step {p}": _cell(e) for p, e in zip(c.positions, c.recall)}
         col["Clean runs flagged"] = _cell(c.false_alarm)
-        col["Largest − smallest recall"] = _cell(c.spread)
+        col["Largest − smallest recall (spread)"] = f"{c.spread:.3f}"
+        col["Spread, permutation p-value"] = _p(c.spread_p)
+        col["Spread by chance (95th percentile)"] = f"{c.spread_null95:.3f}"
         col[f"Step {c.positions[-1]} − step {c.positions[0]}"] = _cell(c.last_minus_first)
-        col["Cochran's Q p-value"] = "–" if c.cochran_p == 1.0 and c.cochran_q != c.cochran_q else f"{c.cochran_p:.3f}"
-        col["Instances"] = str(c.instances)
+        col["Cochran's Q p-value"] = "–" if c.cochran_p == 1.0 and c.cochran_q != c.cochran_q else _p(c.cochran_p)
+        col["Instances judged completely"] = str(c.instances)
+        col[f"Detectable difference, two steps (power {c.power.target:g})"] = _detectable(c.power.pair_detectable)
         cols[judge_name(c.judge)] = col
     return pd.DataFrame(cols).rename_axis("Measure")
+
+
+def _p(p: float) -> str:
+    """A p-value as the book prints one: three decimals, ``< 0.001`` below that."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _p_is(p: float) -> str:
+    """``p = 0.504`` or ``p < 0.001``."""
+    return f"p {_p(p)}" if p < 0.001 else f"p = {_p(p)}"
+
+
+def _detectable(d: float) -> str:
+    return "none up to 1" if d != d else f"{d:.3f}"
 
 
 @computes
@@ -131,20 +151,172 @@ def counterfactual_figure(cfs: Sequence[Counterfactual]) -> Any:
     return fig
 
 
-def counterfactual_sentence(cfs: Sequence[Counterfactual]) -> str:
-    """What the counterfactual set shows, judge by judge, from Cochran's Q and the paired difference."""
+def _is_control(judge: str) -> bool:
+    """A judge that cannot prefer a step by construction: a Python judge (the package's coin-flip mock)."""
+    return parse_judge_id(judge).kind == "python"
+
+
+def _instances_text(c: Counterfactual, total: int) -> str:
+    return (
+        f"all {total} instances"
+        if c.instances == total
+        else f"the {c.instances} of {total} instances it judged completely"
+    )
+
+
+def design_sentence(power: PositionPower, permutations: int, seed: int) -> str:
+    """The method and what it can detect, from the set's size alone, before any result: the permutation test
+    of the spread, Cochran's Q, the detectable difference of two steps and the power against a linear rise."""
+    from trajectory_judge.book.render.claim_text import number_word
+
+    n, k = power.instances, power.positions
+    pairs = k * (k - 1) // 2
+    if power.pair_detectable != power.pair_detectable:
+        pair = f"no difference up to 1 between two steps' recalls is detected with power {power.target:g}"
+    else:
+        pair = (
+            f"a paired test of two steps chosen in advance (two-sided, level {power.alpha:g}) detects a difference "
+            f"of {power.pair_detectable:.3f} in recall with power {power.target:g}, and one of "
+            f"{_detectable(power.any_pair_detectable)} when the level is split over all {pairs} pairs of steps"
+        )
+    rise = (
+        f"Cochran's Q reaches power {power.target:g} at a rise of {power.rise_detectable:.3f}"
+        if power.rise_detectable == power.rise_detectable
+        else f"no rise up to 1 gives Cochran's Q power {power.target:g}"
+    )
+    return (
+        "Whether a judge's recall depends on the step is tested by permutation. If the step does not matter to a "
+        "judge, its flags on an instance's mutants are exchangeable, so shuffling each instance's flags over its "
+        f"steps ({permutations:,} shuffles, seed {seed}) gives the spread (the largest minus the smallest of the "
+        f"{number_word(k)} recalls) that a judge blind to the step shows on the same instances by chance; the p-value is the "
+        "number of shuffles at least as spread as the judge, plus one, over the number of shuffles plus one. "
+        "Cochran's Q is the omnibus test beside it. The spread has no bootstrap interval: a maximum minus a "
+        "minimum is biased upward, and where the recalls are equal nearly every resample's spread is above "
+        "zero, so its interval would exclude the very value under test. What the set can detect follows from "
+        f"its size alone: with {plural(n, 'instance')}, {pair}, assuming {POWER_ASSUMPTION}. Against recall rising "
+        f"linearly by {power.rise:g} from the first step to the last, Cochran's Q has power "
+        f"{power.cochran_power:.3f} and the permutation test {power.permutation_power:.3f} "
+        f"({power.simulations:,} simulated judges, seed {power.seed}), and {rise}. A judge blind to the step, at "
+        f"recall 0.5 with independent flags, keeps its spread at or below {power.blind_spread95:.3f} in 95% of sets "
+        "of this size."
+    )
+
+
+def readers_sentence(cfs: Sequence[Counterfactual], total: int) -> str:
+    """Which judges have read the set, and on how many of its instances completely."""
+    from trajectory_judge.book.render.claim_text import number_word
+
     parts = []
     for c in cfs:
-        lo, hi = min(e.value for e in c.recall), max(e.value for e in c.recall)
+        if c.judge == "programmatic":
+            parts.append(f"the rule engine, on {_instances_text(c, total)}")
+        elif _is_control(c.judge):
+            parts.append(
+                f"as a control, the package's deterministic mock judge ({c.judge}), which flips a coin seeded by what "
+                f"it is shown and so cannot prefer a step, on {_instances_text(c, total)}"
+            )
+        else:
+            parts.append(f"{judge_name(c.judge)}, on {_instances_text(c, total)}")
+    head = number_word(len(cfs)).capitalize()
+    return f"{head} {'judge has' if len(cfs) == 1 else 'judges have'} read the set: {'; '.join(parts)}."
+
+
+def _span(c: Counterfactual) -> tuple[float, float]:
+    return min(e.value for e in c.recall), max(e.value for e in c.recall)
+
+
+def _beyond_chance(c: Counterfactual) -> str:
+    return "beyond what chance gives" if c.spread_p <= c.power.alpha else "within what chance gives"
+
+
+def counterfactual_sentence(cfs: Sequence[Counterfactual]) -> str:
+    """What the counterfactual set shows, judge by judge: recall over the steps, the spread and its permutation
+    test, Cochran's Q and the paired difference of the last and first steps."""
+    parts = []
+    for c in cfs:
+        lo, hi = _span(c)
         if lo == hi:
-            parts.append(f"{judge_name(c.judge)}: the same recall, {lo:.3f}, at every step")
+            parts.append(
+                f"{judge_name(c.judge)}: the same recall, {lo:.3f}, at every step, a spread of 0 that no shuffle "
+                f"moves ({_p_is(c.spread_p)})"
+            )
             continue
-        verdict = "differs between steps" if c.cochran_p < 0.05 else "does not differ between steps beyond chance"
         parts.append(
-            f"{judge_name(c.judge)}: recall from {lo:.3f} to {hi:.3f}, which {verdict} (Cochran's Q p = "
-            f"{c.cochran_p:.3f}; step {c.positions[-1]} minus step {c.positions[0]}: {_cell(c.last_minus_first)})"
+            f"{judge_name(c.judge)}: recall from {lo:.3f} to {hi:.3f}, a spread of {c.spread:.3f}, {_beyond_chance(c)} "
+            f"(permutation {_p_is(c.spread_p)}, where 95% of shuffles give at most {c.spread_null95:.3f}; Cochran's "
+            f"Q {_p_is(c.cochran_p)}; step {c.positions[-1]} minus step "
+            f"{c.positions[0]}: {_cell(c.last_minus_first)})"
         )
     return "; ".join(parts) + "."
+
+
+def control_sentence(cfs: Sequence[Counterfactual]) -> str:
+    """What the permutation test says of the coin-flip control: its spread is what chance gives (or is not)."""
+    controls = [c for c in cfs if _is_control(c.judge)]
+    if not controls:
+        return "No control judge has read the set."
+    parts = []
+    for c in controls:
+        if c.spread_p > c.power.alpha:
+            parts.append(
+                f"The control's spread of {c.spread:.3f} is what chance gives: shuffling its own flags over the steps "
+                f"gives one at least as large with {_p_is(c.spread_p)}, and 95% of shuffles give up to "
+                f"{c.spread_null95:.3f}, so a range of recalls above zero is no sign of a position effect by itself"
+            )
+        else:
+            parts.append(
+                f"The control's spread of {c.spread:.3f} is more than shuffling its own flags over the steps gives "
+                f"({_p_is(c.spread_p)}; 95% of shuffles give at most {c.spread_null95:.3f}), which a coin that cannot "
+                f"see the step does by chance in a share {c.power.alpha:g} of sets"
+            )
+    return ". ".join(parts) + "."
+
+
+def _llm(cfs: Sequence[Counterfactual]) -> list[Counterfactual]:
+    return [c for c in cfs if parse_judge_id(c.judge).is_llm]
+
+
+def _power_text(c: Counterfactual) -> str:
+    pw = c.power
+    detect = (
+        f"detects a difference of {pw.pair_detectable:.3f} between two steps chosen in advance and Cochran's Q a "
+        f"linear rise of {_detectable(pw.rise_detectable)} with power {pw.target:g}"
+        if pw.pair_detectable == pw.pair_detectable
+        else f"detects no difference up to 1 with power {pw.target:g}"
+    )
+    return (
+        f"at {plural(c.instances, 'instance')} the design {detect} (power {pw.cochran_power:.3f} for Q and "
+        f"{pw.permutation_power:.3f} for the permutation test against a rise of {pw.rise:g})"
+    )
+
+
+def llm_sentence(cfs: Sequence[Counterfactual], total: int) -> str:
+    """The finding when an LLM judge has read the set (with the power at the instances it completed), the method
+    framing when none has."""
+    llms = _llm(cfs)
+    if not llms:
+        return (
+            "No LLM judge's verdicts on the set are committed, so this section shows the method and what it can "
+            "detect, not a finding about LLM judges."
+        )
+    parts = []
+    for c in llms:
+        lo, hi = _span(c)
+        recall = f"the same recall, {lo:.3f}, at every step" if lo == hi else f"recall from {lo:.3f} to {hi:.3f}"
+        if c.spread_p <= c.power.alpha:
+            verdict = "so its recall depends on where the fault sits"
+        elif c.power.pair_detectable != c.power.pair_detectable:
+            verdict = "and at this size the set could not have found an effect of the step on it"
+        else:
+            verdict = (
+                "so the set finds no effect of the step on it, and an effect smaller than the design detects may remain"
+            )
+        parts.append(
+            f"{judge_name(c.judge)} has read the set: on {_instances_text(c, total)}, {recall}, a spread of {c.spread:.3f}, "
+            f"{_beyond_chance(c)} (permutation {_p_is(c.spread_p)}, Cochran's Q {_p_is(c.cochran_p)}), {verdict}; "
+            f"{_power_text(c)}"
+        )
+    return ". ".join(parts) + "."
 
 
 @computes
@@ -247,11 +419,15 @@ def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: f
     """The chapter's finding in its numbers, for its first screen."""
 
     def span(c: Counterfactual) -> str:
-        lo, hi = min(e.value for e in c.recall), max(e.value for e in c.recall)
+        lo, hi = _span(c)
         if lo == hi:
             return f"{judge_name(c.judge)} has recall {lo:.3f} at every step"
-        return f"{judge_name(c.judge)} ranges from {lo:.3f} to {hi:.3f} (Cochran's Q p = {c.cochran_p:.3f})"
+        return (
+            f"{judge_name(c.judge)} ranges from {lo:.3f} to {hi:.3f} on {plural(c.instances, 'instance')}, a spread "
+            f"{_beyond_chance(c)} (permutation {_p_is(c.spread_p)})"
+        )
 
+    llms = _llm(cfs)
     tests = "; ".join(span(c) for c in cfs)
     ppi = f", and PPI++ from {p.labelled} labels gives {_rate_cell(p.ppi)}" if p.ppi else ""
     rg = p.rogan_gladen
@@ -261,8 +437,11 @@ def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: f
         corrected = f"give {_signed(rg.raw)}, outside [0, 1] beyond sampling error, so the correction does not transfer"
     else:
         corrected = f"give {_rate_cell(rg)}" + (f" ({clipping_text(rg)})" if rg.clipped else "")
-    if any(parse_judge_id(c.judge).kind in ("llm", "ensemble") for c in cfs):
-        lead = f"On the counterfactual set, {tests}."
+    if llms:  # an LLM judge's verdicts are the finding, each with what the design detects at its instances
+        others = [c for c in cfs if c not in llms]
+        beside = f"; beside it, {'; '.join(span(c) for c in others)}" if others else ""
+        found = "; ".join(f"{span(c)}, where {_power_text(c)}" for c in llms)
+        lead = f"On the counterfactual set, {found}{beside}."
     else:  # the rule engine and a control: the set's design shown as a method, not a finding about judges
         lead = (
             "No LLM judge has read the counterfactual set yet, so the chapter shows its design as a method, "
@@ -272,6 +451,24 @@ def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: f
         f"{lead} On the organic episodes, whose labels give "
         f"{true_rate:.3f}, the rule engine's flags corrected by its accuracy on the planted set {corrected}" + ppi + "."
     )
+
+
+def counterfactual_sentences(
+    cfs: Sequence[Counterfactual], trajectories: Sequence[Any], *, permutations: int, seed: int
+) -> dict[str, str]:
+    """The sentences of the counterfactual section, by glue name: the method and what the set's size can detect
+    (``cf_design``, before any result), who read it (``cf_readers``), the results (``cf_text``), the control
+    (``cf_control``) and the LLM judge's finding or the method framing (``cf_llm``)."""
+    from trajectory_judge.analysis.position import design_size, position_power
+
+    total, k = design_size(trajectories)
+    return {
+        "cf_design": design_sentence(position_power(total, k, seed=seed), permutations, seed),
+        "cf_readers": readers_sentence(cfs, total),
+        "cf_text": counterfactual_sentence(cfs),
+        "cf_control": control_sentence(cfs),
+        "cf_llm": llm_sentence(cfs, total),
+    }
 
 
 @dataclass(frozen=True)
@@ -312,7 +509,7 @@ def position_chapter(
         ]
         for source, d in (("release", paper), ("edition", ours))
     }
-    cfs = counterfactual_recall(cf.trajectories, cf.verdicts, resamples=resamples, seed=seed)
+    cfs = counterfactual_recall(cf.trajectories, cf.verdicts, resamples=resamples, seed=seed, permutations=resamples)
     rules = ProgrammaticJudge()
     organic = [e.trajectory for e in episodes]
     user = [rules.judge(t) for t in organic]
@@ -334,7 +531,7 @@ def position_chapter(
         + "), so a difference between steps is a difference between types",
         "n_cf": str(len(cf.trajectories)),
         "n_cf_instances": str(len({t.instance_id for t in cf.trajectories})),
-        "cf_text": counterfactual_sentence(cfs),
+        **counterfactual_sentences(cfs, cf.trajectories, permutations=resamples, seed=seed),
         **prevalence_sentences(prev, true_rate),
         "n_labelled": str(prev.labelled),
         "organic_caught": f"{caught} of the {sum(faulty)} faulty episodes",
