@@ -192,7 +192,7 @@ def test_an_llm_judges_verdicts_become_the_chapters_finding_with_its_power_at_it
     assert llm.instances == 40 and llm.power == position_power(40, 6)  # the unfinished 41st instance does not count
     v = ch.values
     assert v["cf_llm"].startswith("Step · fake-model has read the set: on the 40 of 60 instances it judged completely")
-    assert f"at 40 instances the design detects a difference of {llm.power.pair_detectable:.3f}" in v["cf_llm"]
+    assert "40" in v["cf_llm"] and f"{llm.power.pair_detectable:.3f}" in v["cf_llm"]  # its n and what that detects
     assert f"permutation p {'<' if llm.spread_p < 0.001 else '='}" in v["cf_llm"]
     assert v["headline"].startswith("On the counterfactual set, Step · fake-model ranges from")
     assert "Three judges have read the set" in v["cf_readers"] and "40 of 60" in v["cf_readers"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trajectory_judge.analysis.claims import Estimate, Register
-from trajectory_judge.analysis.estimates import QUALITY_AXES, axes_phrase, metric as _metric
+from trajectory_judge.analysis.estimates import QUALITY_AXES, axes_phrase, axes_words, metric as _metric
 from trajectory_judge.analysis.register.abstract import headline_claims
 from trajectory_judge.analysis.register.camera_ready import camera_ready_claims
 from trajectory_judge.analysis.register.common import QUOTED_MISS_PROMISE
@@ -32,6 +32,7 @@ __all__ = [
     "QUOTED_MISS_PROMISE",
     "analysis_claims",
     "axes_phrase",
+    "axes_words",
     "camera_ready_claims",
     "headline_claims",
     "metric_estimate",

@@ -14,7 +14,6 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.dependence import Dependence, dependence
-from trajectory_judge.analysis.estimates import axes_words
 from trajectory_judge.analysis.judge_statistics import (
     COVERAGES,
     DeltaTest,
@@ -27,7 +26,7 @@ from trajectory_judge.analysis.judge_statistics import (
     risk_coverage,
 )
 from trajectory_judge.analysis.loading import Dataset
-from trajectory_judge.analysis.register import QUALITY_AXES, axes_phrase
+from trajectory_judge.analysis.register import QUALITY_AXES, axes_phrase, axes_words
 from trajectory_judge.analysis.report import Report
 from trajectory_judge.book.chapters.editions import Editions, ours_wording
 from trajectory_judge.book.render.style import (
