@@ -63,7 +63,8 @@ GARBLED = "I think the trajectory is fine {"
 
 class EveryFourthGarbled:
     """The stand-in's answers, but every fourth request of each view gets :data:`GARBLED` (counted per view, since
-    the runner alternates the judges; run with one request at a time, so which ones is the same on every build)."""
+    the runner alternates the judges). The folder is judged four requests at a time, as a reader's run is, so which
+    answers are garbled changes from one build to the next: every chapter must hold whichever they are."""
 
     def __init__(self) -> None:
         self.calls: Counter[bool] = Counter()
@@ -141,7 +142,7 @@ FOLDERS: dict[str, Folder] = {
         Folder("selfcons-only", 40, llm_judges=("selfcons",)),
         Folder("unparseable", 40, script=("bad-content",)),
         Folder("own-prompt", 40, llm_judges=("outcome", "step"), prompt=OWN_PROMPT),
-        Folder("garbled", 200, llm_judges=("outcome", "step"), answer=EveryFourthGarbled, concurrency=1),
+        Folder("garbled", 200, llm_judges=("outcome", "step"), answer=EveryFourthGarbled),
         Folder("unsteady", 200, llm_judges=("outcome", "step"), answer=Unsteady, concurrency=1),
         Folder("coding", 25, llm_judges=("outcome", "step"), coding=True),
     )
