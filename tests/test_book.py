@@ -253,6 +253,17 @@ def test_every_glue_reference_resolves_to_a_rendered_glue(page):
     assert not missing, f"{page.name}: glue references with nothing rendered behind them: {missing}"
 
 
+_TEXT_GLUE = re.compile(r"\{glue:text\}`([^`]+)`")
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name)
+def test_a_text_glue_from_another_page_names_its_format(page):
+    """myst-nb splits a text glue's format off at its last ``:``, so ``path::key`` without a format is read as the
+    key ``path:`` (a warning that fails the ``-W`` build): another page's key needs one, ``path::key:s``."""
+    bare = [ref for ref in _TEXT_GLUE.findall(page.read_text(encoding="utf-8")) if ":" not in ref.rpartition("::")[2]]
+    assert not bare, f"{page.name}: {bare}"
+
+
 def test_book_reads_the_data_of_its_own_folder_not_of_the_installed_package(tmp_path, monkeypatch):
     # a second clone sharing this environment: its notebooks run inside it and must read its data
     clone = tmp_path / "clone"
