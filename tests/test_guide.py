@@ -395,3 +395,13 @@ def test_the_folders_the_guide_writes_a_users_results_and_inspect_logs_to_are_ig
             r = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT, capture_output=True, timeout=30)
             assert r.returncode == 0, f"git does not ignore {name}"
     assert not ignored(ROOT, "notebooks/results.md") and not ignored(ROOT, "data/trajectories.jsonl")
+
+
+def test_readmes_first_command_builds_the_book_and_then_prints_its_pdf():
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = re.findall(r"```bash\n(.*?)\n```", readme, re.S)[0]
+    steps = [s.strip() for s in first.split("&&")]
+    build = next(i for i, s in enumerate(steps) if s.startswith(".venv/bin/jupyter-book build"))
+    assert steps[build + 1 :] == [".venv/bin/python book/_ext/tj_pdf.py"]  # the PDF, from the build just made
