@@ -229,3 +229,19 @@ def test_mcnemar_pairs_count_the_runs_their_pairs_come_from_on_the_committed_dat
     parents = {t.instance_id for t in data.trajectories if t.label.faulty}
     assert 0 < m.instances <= len(parents) and m.n > m.instances  # several faults share a parent
     assert m.pvalue_clustered > m.pvalue  # pairs of one run are not independent evidence
+
+
+def test_the_clustered_mcnemar_is_not_given_when_too_few_runs_hold_a_discordant_pair(tmp_path):
+    from trajectory_judge.analysis.judge_statistics import MIN_DISCORDANT_INSTANCES, mcnemar_pairs
+
+    trajs, verdicts = [], []
+    for i in range(MIN_DISCORDANT_INSTANCES + 2):
+        parent, fault = _traj(f"c{i}", f"i{i}", False, False), _traj(f"f{i}", f"i{i}", True, True)
+        trajs += [parent, fault]
+        verdicts += [
+            Verdict(trajectory_id=parent.trajectory_id, judge_id="x:v1", faulty=False, confidence=0.7),
+            Verdict(trajectory_id=fault.trajectory_id, judge_id="x:v1", faulty=True, confidence=0.7),
+        ]
+    many = mcnemar_pairs(trajs, verdicts, "x:v1")
+    few = mcnemar_pairs(trajs[: 2 * (MIN_DISCORDANT_INSTANCES - 1)], verdicts, "x:v1")
+    assert many.pvalue_clustered < 0.05 and np.isnan(few.pvalue_clustered) and few.pvalue < 0.05

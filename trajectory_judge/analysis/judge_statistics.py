@@ -695,7 +695,15 @@ class McNemar:
     instances: int = 0
     """Instances (base runs) the pairs come from: the faults planted in one run share its clean parent."""
     pvalue_clustered: float = math.nan
-    """Two-sided p of McNemar's test adjusted for pairs that share an instance (:func:`clustered_mcnemar_p`)."""
+    """Two-sided p of McNemar's test adjusted for pairs that share an instance (:func:`clustered_mcnemar_p`); NaN
+    when fewer than :data:`MIN_DISCORDANT_INSTANCES` instances hold a discordant pair, where its chi-squared
+    approximation cannot be trusted."""
+
+
+MIN_DISCORDANT_INSTANCES = 10
+"""The fewest instances holding a discordant pair for which :func:`mcnemar_pairs` gives the clustered p: the test's
+reference distribution is asymptotic in the number of instances (with three, it gives 0.32 where the exact test
+gives 1)."""
 
 
 def clustered_mcnemar_p(fault_only: Sequence[int], parent_only: Sequence[int]) -> float:
@@ -736,6 +744,7 @@ def mcnemar_pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
     res = mcnemar(table, exact=True)
     b, c = int(table[1, 0]), int(table[0, 1])
     fault_only, parent_only = zip(*per_instance.values(), strict=True) if per_instance else ((), ())
+    discordant = sum(f + p > 0 for f, p in zip(fault_only, parent_only, strict=True))
     return McNemar(
         judge,
         n,
@@ -744,7 +753,7 @@ def mcnemar_pairs(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict
         (b - c) / n if n else math.nan,
         float(res.pvalue),
         len(per_instance),
-        clustered_mcnemar_p(fault_only, parent_only),
+        clustered_mcnemar_p(fault_only, parent_only) if discordant >= MIN_DISCORDANT_INSTANCES else math.nan,
     )
 
 

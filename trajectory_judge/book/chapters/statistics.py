@@ -321,7 +321,7 @@ def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
     moved = [
         f"{judge_name(j)}'s from {_p(m.pvalue)} to {_p(m.pvalue_clustered)}"
         for j, m in ours.items()
-        if m.n and _p(m.pvalue) != _p(m.pvalue_clustered)
+        if m.n and not math.isnan(m.pvalue_clustered) and _p(m.pvalue) != _p(m.pvalue_clustered)
     ]
     auroc = next(d for d in dep.deltas if d.metric == "auroc")
     ratios = [d.width_ratio for d in dep.deltas if not math.isnan(d.width_ratio)]
@@ -355,7 +355,7 @@ def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
 
 
 def _p(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return "–" if math.isnan(p) else "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def quality_tests(rep: Report) -> list[DeltaTest]:
