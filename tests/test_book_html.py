@@ -162,7 +162,12 @@ def _beyond_records(ed) -> list[str]:
         labelled=20,
         calibration=load_data(data),
     )
-    return texts + _intervals_in([ch.recalls, ch.counterfactual, ch.prevalence])
+    from trajectory_judge.book.chapters.statistics import paper_dependence
+
+    clustered = [  # the headline differences when whole base runs are resampled: a record of their own
+        format_interval(d.value, d.clustered_low, d.clustered_high, "bootstrap") for d in paper_dependence(ed).deltas
+    ]
+    return texts + clustered + _intervals_in([ch.recalls, ch.counterfactual, ch.prevalence])
 
 
 @pytest.fixture(scope="module")

@@ -430,7 +430,7 @@ FIRST_SCREEN_JS = r"""(links) => {
   };
   const linked = links.map(l => [...article.querySelectorAll('a[href]')].some(a =>
     a.getAttribute('href').endsWith(l) && [...a.getClientRects()].some(inView)));
-  return {finding: !!finding, number: seen(/\d+(\.\d+)?%?/g), verdict: seen(/\b(borne|bears?) out\b|contradict/g), links: linked,
+  return {finding: !!finding, number: seen(/\d+(\.\d+)?%?/g), verdict: seen(/\b(borne|bears?) out\b|\bconfirm|consistent with|contradict/g), links: linked,
           figure: !!article.querySelector('div.tj-figure svg')};
 }"""
 

@@ -116,9 +116,9 @@ class ChangeVerdicts:
         return dict(Counter((b, a) for b, a in zip(self.before, self.after) if b != a))
 
     def moved_text(self) -> str:
-        """The moves in words (``borne out \u2192 confirmed: 35``), or ``none``."""
+        """The moves in words (``borne out \u2192 confirmed: 35``), or ``no verdict moved``."""
         moves = sorted(self.moved.items(), key=lambda kv: (_order(kv[0][0]), _order(kv[0][1])))
-        return "; ".join(f"{b} \u2192 {a}: {n}" for (b, a), n in moves) or "none"
+        return "; ".join(f"{b} \u2192 {a}: {n}" for (b, a), n in moves) or "no verdict moved"
 
 
 def rule_changes(register: Register) -> tuple[ChangeVerdicts, ...]:

@@ -72,8 +72,9 @@ FINDING_SCOPE = "claims of its abstracts that this sentence restates"
 
 def verdict_sentence(claims: Claims, keys: Iterable[str] = FINDING_KEYS) -> str:
     """Whether the paper's verdicts bear out the claims (of ``keys``, those the register holds) the finding states,
-    and how robust those verdicts are (:func:`~trajectory_judge.book.render.claim_summary.summary_sentence`)."""
-    return summary_sentence(tally_of(claims, keys, FINDING_SCOPE))
+    and how robust those verdicts are, counted (the first screen's sentence: the register names them;
+    :func:`~trajectory_judge.book.render.claim_summary.summary_sentence`)."""
+    return summary_sentence(tally_of(claims, keys, FINDING_SCOPE), robustness="count")
 
 
 def register_sentence(claims: Claims) -> str:

@@ -148,9 +148,9 @@ def _tie_range(values: Mapping[str, float | None]) -> str:
 
 @computes
 def ranking_table(ed: Editions) -> pd.DataFrame:
-    """Per judge of both editions: AUROC with the share of (faulty, clean) pairs tied on the score and the range of
-    AUROC over the ways of breaking those ties, AUPRC and its reference, Cohen's kappa, MCC, balanced accuracy and
-    the flag rate beside the share of faults; a flag-everything row per edition gives the reference values."""
+    """Per judge of both editions: AUROC, AUPRC and its reference, Cohen's kappa, MCC, balanced accuracy and the flag
+    rate beside the share of faults; a flag-everything row per edition gives the reference values (the ties behind
+    AUROC are :func:`ties_table`'s)."""
     frames = {}
     for source, (data, rep) in _editions(ed).items():
         rows = {}
@@ -160,8 +160,6 @@ def ranking_table(ed: Editions) -> pd.DataFrame:
             ) * jr.strata["clean"]
             rows[judge_name(j)] = {
                 "AUROC": _cell(rep, j, "auroc"),
-                TIED: format_number(jr.statistics["auroc_tied_pairs"], 3),
-                OVER_TIES: _tie_range(jr.statistics),
                 "AUPRC": _cell(rep, j, "auprc"),
                 "AUPRC at random (share faulty)": format_number(jr.statistics["prevalence"], 3),
                 "Cohen's κ": _cell(rep, j, "kappa"),
@@ -172,8 +170,6 @@ def ranking_table(ed: Editions) -> pd.DataFrame:
         ref = flag_everything(data)
         rows[FLAG_ALL] = {
             "AUROC": format_number(ref["auroc"], 3),
-            TIED: format_number(ref["auroc_tied_pairs"], 3),
-            OVER_TIES: _tie_range(ref),
             "AUPRC": format_number(ref["auprc"], 3),
             "AUPRC at random (share faulty)": format_number(ref["prevalence"], 3),
             "Cohen's κ": format_number(ref["kappa"], 3),
@@ -185,6 +181,35 @@ def ranking_table(ed: Editions) -> pd.DataFrame:
     return by_source(frames)
 
 
+@computes
+def ties_table(ed: Editions) -> pd.DataFrame:
+    """Per judge of both editions: its AUROC, the share of (faulty, clean) pairs tied on its probability of "faulty",
+    and the AUROC with every tie broken against it and in its favour."""
+    frames = {}
+    for source, (_, rep) in _editions(ed).items():
+        rows = {
+            judge_name(j): {
+                "AUROC": _cell(rep, j, "auroc"),
+                TIED: format_number(jr.statistics["auroc_tied_pairs"], 3),
+                OVER_TIES: _tie_range(jr.statistics),
+            }
+            for j, jr in rep.judges.items()
+        }
+        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+    return by_source(frames)
+
+
+def selective_caption() -> str:
+    """The caption of :func:`selective_table`, its coverages from :data:`COVERAGES`."""
+    shares = list_text([f"{q:.0%}" for q in COVERAGES], "")
+    return (
+        "Selective prediction, verdicts of equal confidence in random order (expected values): the area under the "
+        "risk–coverage curve and its excess over the best ordering's, and, when the judge keeps "
+        f"{shares} of its verdicts, surest first (to within one verdict), the recall on the faults among them and "
+        "the share of them that is wrong."
+    )
+
+
 def kept_header(q: float) -> str:
     """Column of the coverage achieved when the judge keeps a share ``q``."""
     return f"Share kept, asked {q:.0%}"
@@ -192,19 +217,19 @@ def kept_header(q: float) -> str:
 
 @computes
 def selective_table(ed: Editions) -> pd.DataFrame:
-    """Per judge: AURC and E-AURC, and at each coverage of :data:`COVERAGES` the share actually kept, the recall on
-    the kept faults and the risk, with intervals (verdicts of equal confidence in random order: expected values)."""
+    """Per judge: AURC and E-AURC, and at each coverage of :data:`COVERAGES` the recall on the kept faults and the
+    risk, with intervals (verdicts of equal confidence in random order: expected values; the share kept is the
+    coverage to within one verdict, as the chapter's sentence on the selective statistics says)."""
     frames = {}
     for source, (data, rep) in _editions(ed).items():
         rows = {}
-        for j, jr in rep.judges.items():
+        for j in rep.judges:
             rows[judge_name(j)] = {
                 "AURC (lower is better)": _cell(rep, j, "aurc"),
                 "E-AURC (lower is better)": _cell(rep, j, "e_aurc"),
             }
             for q in COVERAGES:
                 rows[judge_name(j)] |= {
-                    kept_header(q): format_number(jr.statistics[f"achieved_coverage:{q:g}"], 3),
                     f"Recall, keeping {q:.0%}": _cell(rep, j, f"recall_at_coverage:{q:g}"),
                     f"Risk, keeping {q:.0%}": _cell(rep, j, f"risk_at_coverage:{q:g}"),
                 }
@@ -215,7 +240,6 @@ def selective_table(ed: Editions) -> pd.DataFrame:
         }
         for q in COVERAGES:
             rows[FLAG_ALL] |= {
-                kept_header(q): format_number(ref[f"achieved_coverage:{q:g}"], 3),
                 f"Recall, keeping {q:.0%}": format_number(ref[f"recall_at_coverage:{q:g}"], 3),
                 f"Risk, keeping {q:.0%}": format_number(ref[f"risk_at_coverage:{q:g}"], 3),
             }
