@@ -28,6 +28,7 @@ from trajectory_judge.analysis.judge_statistics import (
 from trajectory_judge.analysis.loading import Dataset
 from trajectory_judge.analysis.register import QUALITY_AXES, axes_phrase, axes_words
 from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.simultaneous import PerTypeFamily, per_type_family
 from trajectory_judge.book.chapters.editions import Editions, ours_wording
 from trajectory_judge.book.render.style import (
     by_source,
@@ -376,6 +377,40 @@ def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
             + (f"; among {ours_wording().judges} it moves {list_text(moved, '')}." if moved else ".")
         ),
     }
+
+
+def paper_type_family(ed: Editions) -> PerTypeFamily:
+    """The paper's LLM judges' per-type recalls read as one family (:func:`~trajectory_judge.analysis.simultaneous.per_type_family`)."""
+    return per_type_family(ed.paper_rep, llm_judges(list(ed.paper_rep.judges)))
+
+
+@computes
+def type_family_table(fam: PerTypeFamily) -> pd.DataFrame:
+    """One row per failure type, one column per judge: the recall with its simultaneous interval (its own where the
+    recall is at 0 or 1 in every replicate, marked as the report marks an exact interval)."""
+    from trajectory_judge.book.render.style import label
+
+    rows: dict[str, dict[str, str]] = {}
+    for c in fam.cells:
+        rows.setdefault(label(c.failure_type), {})[judge_name(c.judge)] = format_interval(
+            c.value, c.sim_low, c.sim_high, "bootstrap" if c.in_family else "clopper-pearson"
+        )
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("failure_type")
+
+
+def type_family_sentence(fam: PerTypeFamily) -> str:
+    """The family in a sentence: its size, the critical value against a single cell's, and how much wider."""
+    from scipy.stats import norm
+
+    single = float(norm.ppf(0.5 + fam.level / 2))
+    fixed = len(fam.cells) - fam.size
+    return (
+        f"Read together, the paper's {len(fam.cells)} per-type recalls of its LLM judges are one family: the "
+        f"{fam.size} whose replicates vary share a simultaneous {fam.level:.0%} band (a {fam.method}) whose critical "
+        f"value is {format_number(fam.critical, 2)} standard errors against {format_number(single, 2)} for one cell "
+        f"alone, so each of their intervals is {format_number(fam.critical / single, 2)} times as wide"
+        + (f"; the other {fixed}, at 0 or 1 in every replicate, keep their exact intervals" if fixed else "")
+    )
 
 
 def _p(p: float) -> str:
