@@ -151,6 +151,14 @@ def _report(sub: argparse._SubParsersAction) -> None:
         help="also AUROC, AUPRC, kappa, MCC, balanced accuracy, AURC and selective recall, with intervals "
         "(from the same resamples; about as long again)",
     )
+    p.add_argument(
+        "--prevalence",
+        type=A.open_fraction,
+        default=None,
+        metavar="P",
+        help="also precision, F1, kappa and MCC at a share P of faulty runs (a deployment's), from each judge's "
+        "recall and false-alarm rate, with intervals; the report's own are at the folder's share",
+    )
     p.set_defaults(func=_run_report)
 
 

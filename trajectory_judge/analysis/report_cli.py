@@ -15,6 +15,7 @@ from typing import Any, cast
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
+from trajectory_judge.analysis.deployment import STATISTICS as DEPLOYMENT_STATISTICS, Deployment, at_prevalence
 from trajectory_judge.analysis.formatting import MISSING, TextTable, format_interval, format_number, marks_for
 from trajectory_judge.analysis.judge_statistics import COVERAGES
 from trajectory_judge.analysis.loading import (
@@ -371,8 +372,13 @@ def _report(args: Any) -> int:
     print(f"\n{spent.sentence()}.")
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))
+    deployment = at_prevalence(rep, args.prevalence) if getattr(args, "prevalence", None) is not None else None
+    if deployment is not None:
+        print("\n" + deployment_text(deployment))
     if args.json:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
+        if deployment is not None:
+            body["at_prevalence"] = deployment_dict(deployment)
         body["not_measurable"] = absent_parts(data.trajectories)
         body["fingerprints"] = {j: [o.fingerprint.record() for o in ps] for j, ps in prints.items()}
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
@@ -385,6 +391,44 @@ def _report(args: Any) -> int:
             + compute_markdown(spent),
         )
     return 0
+
+
+def deployment_text(dep: Deployment) -> str:
+    """The terminal's section on the statistics at another prevalence."""
+    lines = [
+        f"At a prevalence of {dep.prevalence:g} (the folder's is {dep.design_prevalence:.3g}): precision, F1, kappa and "
+        f"MCC from each judge's recall and false-alarm rate, {dep.level:.0%} intervals",
+    ]
+    for j in dep.judges:
+        cells = [
+            f"{s} {_num3(j.values[s])} ({_num3(j.low[s])}{' to ' if j.low[s] < 0 else '-'}{_num3(j.high[s])})"
+            for s in DEPLOYMENT_STATISTICS
+        ]
+        lines.append(f"  {j.judge}: " + ", ".join(cells))
+    return "\n".join(lines)
+
+
+def deployment_dict(dep: Deployment) -> dict[str, Any]:
+    """``--json``'s ``at_prevalence``: the prevalence, the folder's, and per judge each statistic's value and interval."""
+
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else round(x, 6)
+
+    return {
+        "prevalence": dep.prevalence,
+        "folder_prevalence": round(dep.design_prevalence, 6),
+        "judges": {
+            j.judge: {
+                s: {"value": num(j.values[s]), "low": num(j.low[s]), "high": num(j.high[s])}
+                for s in DEPLOYMENT_STATISTICS
+            }
+            for j in dep.judges
+        },
+    }
+
+
+def _num3(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:.3f}"
 
 
 def _guard_outputs(args: Any) -> None:

@@ -55,6 +55,9 @@ multiple_of_8 = _ranged(
 )
 positive_float = _ranged(_float, lambda v: v > 0, "greater than 0", "A finite number > 0.")
 nonnegative_float = _ranged(_float, lambda v: v >= 0, "0 or more", "A finite number >= 0.")
+open_fraction = _ranged(
+    _float, lambda v: 0 < v < 1, "between 0 and 1 (exclusive)", "A number strictly between 0 and 1."
+)
 MAX_RESAMPLES = 100_000
 """The most bootstrap replicates ``report`` draws: all are held in memory (indices and statistics),
 about 0.5 GB at 10,000 on 400 trajectories and 15 judges, so ten times that is the ceiling."""

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from trajectory_judge.analysis.dependence import Dependence, dependence
+from trajectory_judge.analysis.deployment import Deployment, at_prevalence
 from trajectory_judge.analysis.judge_statistics import (
     COVERAGES,
     DeltaTest,
@@ -377,6 +378,48 @@ def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
             + (f"; among {ours_wording().judges} it moves {list_text(moved, '')}." if moved else ".")
         ),
     }
+
+
+DEPLOYMENT_PREVALENCE = 0.1
+"""The share of faulty runs the chapter reads the prevalence-dependent statistics at: one run in ten, a rate an
+agent in use is more likely to show than the design's three in four (``report --prevalence`` takes any)."""
+
+DEPLOYMENT_NAMES = {"precision": "Precision", "f1": "F1", "kappa": "Cohen's κ", "mcc": "MCC"}
+"""The columns of :func:`deployment_table`."""
+
+
+def paper_deployment(ed: Editions) -> Deployment:
+    """The paper's judges' precision, F1, kappa and MCC at :data:`DEPLOYMENT_PREVALENCE`."""
+    return at_prevalence(ed.paper_rep, DEPLOYMENT_PREVALENCE)
+
+
+@computes
+def deployment_table(dep: Deployment) -> pd.DataFrame:
+    """One row per judge: the statistics that move with the share of faulty runs, at the deployment's share, with
+    intervals."""
+    rows = {
+        judge_name(j.judge): {
+            DEPLOYMENT_NAMES[s]: format_interval(j.values[s], j.low[s], j.high[s], "bootstrap")
+            for s in DEPLOYMENT_NAMES
+        }
+        for j in dep.judges
+    }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+
+
+def deployment_sentence(ed: Editions, dep: Deployment) -> str:
+    """What the deployment's share does to the paper's outcome and step judges, in a sentence."""
+    (pa, pb), *_ = outcome_step_pairs(ed.paper_rep)
+    by = {j.judge: j for j in dep.judges}
+    a, b = by[pa], by[pb]
+    return (
+        f"At {dep.prevalence:.0%} faulty runs instead of the design's {dep.design_prevalence:.0%}, the paper's outcome "
+        f"judge's precision goes from {format_number(ed.paper_rep.judges[pa].metrics['precision'], 3)} to "
+        f"{format_interval(a.values['precision'], a.low['precision'], a.high['precision'], 'bootstrap')} and its F1 "
+        f"from {format_number(ed.paper_rep.judges[pa].metrics['f1'], 3)} to "
+        f"{format_interval(a.values['f1'], a.low['f1'], a.high['f1'], 'bootstrap')}, while the step judge, which "
+        f"raises almost no false alarm, keeps a precision of {format_number(b.values['precision'], 3)}"
+    )
 
 
 def paper_type_family(ed: Editions) -> PerTypeFamily:
