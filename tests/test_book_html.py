@@ -162,10 +162,18 @@ def _beyond_records(ed) -> list[str]:
         labelled=20,
         calibration=load_data(data),
     )
-    from trajectory_judge.book.chapters.statistics import paper_dependence
+    from trajectory_judge.book.chapters.statistics import paper_dependence, paper_deployment, paper_type_family
 
     clustered = [  # the headline differences when whole base runs are resampled: a record of their own
         format_interval(d.value, d.clustered_low, d.clustered_high, "bootstrap") for d in paper_dependence(ed).deltas
+    ]
+    clustered += [  # the per-type recalls read as one family, and the statistics at a deployment's share of faults
+        format_interval(c.value, c.sim_low, c.sim_high, "bootstrap") for c in paper_type_family(ed).cells
+    ]
+    clustered += [
+        format_interval(j.values[m], j.low[m], j.high[m], "bootstrap")
+        for j in paper_deployment(ed).judges
+        for m in j.values
     ]
     return texts + clustered + _intervals_in([ch.recalls, ch.counterfactual, ch.prevalence])
 

@@ -4,6 +4,7 @@ verdict, the test's level and power, and the chapter's two branches (no LLM judg
 from __future__ import annotations
 
 import math
+import json
 import shutil
 
 import numpy as np
@@ -133,14 +134,29 @@ def test_the_design_detects_a_rise_of_0_2_at_60_instances_about_half_the_time():
     assert 0.2 < pw.blind_spread95 < 0.3
 
 
+def _without_llm(tmp_path):
+    """A copy of the counterfactual set holding only the verdicts of judges that are not LLM judges (the rules and
+    the control), as the set was before any LLM judge read it."""
+    from tests.conftest import ROOT
+    from trajectory_judge.models import JudgeSpec
+    from trajectory_judge.provenance.manifest import write_manifest
+
+    folder = tmp_path / "counterfactual"
+    shutil.copytree(ROOT / "data" / "counterfactual", folder)
+    lines = (folder / "verdicts.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [ln for ln in lines if not JudgeSpec.parse(json.loads(ln)["judge_id"]).is_llm]
+    (folder / "verdicts.jsonl").write_text("".join(kept), encoding="utf-8")
+    write_manifest(folder)
+    return folder
+
+
 def _with_fake_llm(tmp_path, complete: int):
     """A copy of the counterfactual set with a fake LLM judge's seeded verdicts on its first ``complete``
     instances and on part of the next (an instance it did not finish, which does not count)."""
     from tests.conftest import ROOT
     from trajectory_judge.provenance.manifest import write_manifest
 
-    folder = tmp_path / "counterfactual"
-    shutil.copytree(ROOT / "data" / "counterfactual", folder)
+    folder = _without_llm(tmp_path)
     ts = load_data(folder).trajectories
     order = list(dict.fromkeys(t.instance_id for t in ts))
     rng = np.random.default_rng(99)
@@ -169,10 +185,8 @@ def _chapter(cf_folder):
     )
 
 
-def test_without_an_llm_judge_the_chapter_frames_the_set_as_a_method(counterfactual):
-    from tests.conftest import ROOT
-
-    ch = _chapter(ROOT / "data" / "counterfactual")
+def test_without_an_llm_judge_the_chapter_frames_the_set_as_a_method(tmp_path):
+    ch = _chapter(_without_llm(tmp_path))
     v = ch.values
     assert v["cf_llm"].startswith("No LLM judge's verdicts on the set are committed")
     assert v["headline"].startswith("No LLM judge has read the counterfactual set yet")
