@@ -3,8 +3,8 @@ verdict, the test's level and power, and the chapter's two branches (no LLM judg
 
 from __future__ import annotations
 
-import math
 import json
+import math
 import shutil
 
 import numpy as np
@@ -153,7 +153,6 @@ def _without_llm(tmp_path):
 def _with_fake_llm(tmp_path, complete: int):
     """A copy of the counterfactual set with a fake LLM judge's seeded verdicts on its first ``complete``
     instances and on part of the next (an instance it did not finish, which does not count)."""
-    from tests.conftest import ROOT
     from trajectory_judge.provenance.manifest import write_manifest
 
     folder = _without_llm(tmp_path)

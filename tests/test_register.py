@@ -499,7 +499,11 @@ def test_the_disclosure_lists_the_reading_of_a_third_with_its_verdicts_under_bot
     for c in thirds:  # each claim named with its verdict under each reading, as the rule of the day gives it
         assert f"{c.where.split(';')[0]}: {c.verdict_under(THIRD_BEFORE)}" in third["Before"]
         assert f"{c.where.split(';')[0]}: {c.verdict_under(THIRD_AFTER)}" in third["After"]
-    assert third["Moved"] == "no verdict moved" and "0.3 \u00b1 0.05" in third["Change"] and "1/3 \u00b1 0.05" in third["Change"]
+    assert (
+        third["Moved"] == "no verdict moved"
+        and "0.3 \u00b1 0.05" in third["Change"]
+        and "1/3 \u00b1 0.05" in third["Change"]
+    )
     equivalence = next(cv for cv in rule_changes(reg) if cv.change.after == CURRENT)
     assert equivalence.after == tuple(
         c.verdict if c.verdict != NOT_CHECKABLE else f"{c.verdict}: {c.kind}" for c in reg

@@ -43,7 +43,7 @@ def test_the_band_covers_every_cell_together_in_the_share_of_replicates_it_names
     boot = report.bootstrap
     inside = np.ones(boot.distribution.shape[0], dtype=bool)
     for c in fam.cells:
-        if c.in_family and 0.0 < c.sim_low and c.sim_high < 1.0:  # unclipped: the band is value ± critical × se
+        if c.in_family and c.sim_low > 0.0 and c.sim_high < 1.0:  # unclipped: the band is value ± critical × se
             col = boot.distribution[:, boot.index(f"{c.judge}|recall:{c.failure_type}")]
             inside &= (col >= c.sim_low - 1e-12) & (col <= c.sim_high + 1e-12)
     assert inside.mean() >= fam.level - 0.01
