@@ -82,20 +82,23 @@ rerun: install
 	TJ_RERUN_CHECKS=1 $(PY) -m pytest -p no:nbval -o addopts="" -m rerun -n $(WORKERS) tests/test_rerun.py
 
 # four streams at once, so that no core idles while a tier waits: the rerun tier (which waits on the
-# package index more than on the processor), the tests with lint and types, the slow tier, and the
-# book's (the build, its PDF, then Chromium over its pages). The slow tier is the longest, so the
-# others run at a lower priority (nice): they take the processor when it would idle, and end with it
+# package index more than on the processor) and then lint and types, the fast tier, the slow tier, and
+# the book's (the build, its PDF, then Chromium over its pages). The slow tier is the longest, so the
+# others run at a lower priority (nice): they take the processor when it would idle, and end with it.
+# Lint and types follow the rerun tier, which ends first, so that the run does not end on mypy alone
 ci: install
 	$(MAKE) -j4 --output-sync=target ci-slow ci-checks ci-pages ci-rerun
 
 ci-slow:
 	$(MAKE) slow
 ci-checks:
-	nice -n 3 $(MAKE) checks
+	nice -n 3 $(MAKE) test
 ci-pages:
 	nice -n 8 $(MAKE) pages
 ci-rerun:
 	nice -n 8 $(MAKE) rerun
+	nice -n 8 $(MAKE) lint
+	nice -n 8 $(MAKE) types
 
 checks: install
 	$(MAKE) test

@@ -95,20 +95,19 @@ def test_a_bare_noqa_is_told_from_one_that_names_its_code():
     assert NOQA.search("import x  # noqa: E402, F401").group("codes")
 
 
-def test_ci_lints_formats_and_type_checks_right_after_the_tests():
+def test_ci_runs_every_tier_and_lints_formats_and_type_checks_in_a_stream_of_its_own():
     import re
 
     make = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^make ci$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
-    (checks,) = re.findall(r"^checks: install\n((?:\t.*\n)+)", make, re.M)
+    (checks,) = re.findall(r"^checks: install\n((?:\t.*\n)+)", make, re.M)  # `make checks`, by hand
     assert [line.split()[-1] for line in checks.splitlines()][:3] == ["test", "lint", "types"]
     (streams,) = re.findall(r"^ci: install\n\t\$\(MAKE\) -j4 --output-sync=target (.*)\n", make, re.M)
-    # each stream runs one tier, the slow tier (the longest) at normal priority and the others niced
-    tiers = {s: re.search(rf"^{s}:\n\t(.*)\n", make, re.M).group(1).split()[-1] for s in streams.split()}
-    assert sorted(tiers.values()) == ["checks", "pages", "rerun", "slow"]
-    assert all(
-        ("nice" in re.search(rf"^{s}:\n\t(.*)\n", make, re.M).group(1)) == (t != "slow") for s, t in tiers.items()
-    )
+    # each stream runs tiers one after another, the slow tier (the longest) at normal priority and the others niced
+    recipes = {s: re.search(rf"^{s}:\n((?:\t.*\n)+)", make, re.M).group(1).splitlines() for s in streams.split()}
+    targets = {s: [line.split()[-1] for line in lines] for s, lines in recipes.items()}
+    assert sorted(t for ts in targets.values() for t in ts) == ["lint", "pages", "rerun", "slow", "test", "types"]
+    assert all(all(("nice" in line) == (targets[s] != ["slow"]) for line in lines) for s, lines in recipes.items())
     assert "\t$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .\n" in make
     assert "\ntypes: install\n\t$(VENV)/bin/mypy\n" in make
 
