@@ -372,8 +372,8 @@ def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
             f"{format_interval(auroc.value, auroc.low, auroc.high, 'bootstrap')} to "
             f"{format_interval(auroc.value, auroc.clustered_low, auroc.clustered_high, 'bootstrap')}; across the "
             f"{len(ratios)} headline differences the interval is {format_number(min(ratios), 2)} to "
-            f"{format_number(max(ratios), 2)} times as wide. McNemar's test with the pairs of one run counted together "
-            f"(the clustered form of Durkalski and colleagues) gives the paper's outcome judge p {_p(mc[pa].pvalue_clustered)} and its "
+            f"{format_number(max(ratios), 2)} times as wide. In its clustered form McNemar's test gives the paper's "
+            f"outcome judge p {_p(mc[pa].pvalue_clustered)} and its "
             f"step judge p {_p(mc[pb].pvalue_clustered)}"
             + (f"; among {ours_wording().judges} it moves {list_text(moved, '')}." if moved else ".")
         ),
