@@ -158,6 +158,27 @@ def test_figure_svg_is_deterministic_and_carries_its_alt_text():
         figures.show(plt.figure(), " ")
 
 
+def test_a_clip_rectangle_whose_last_bit_moves_keeps_its_name_and_distinct_rectangles_keep_distinct_names():
+    # matplotlib names a clip rectangle by a hash of its coordinates at full precision: the same printed
+    # drawing, laid out twice, can come with other names. The book's SVG names it by what it prints.
+    def drawn(names: tuple[str, str]) -> str:
+        rects = (
+            '<rect x="50.840829" y="54.46" width="115.03" height="68.6"/>',
+            '<rect x="176.3" y="54.46" width="115.03" height="68.6"/>',
+        )
+        defs = "".join(f'<clipPath id="{n}">\n    {r}\n   </clipPath>' for n, r in zip(names, rects, strict=True))
+        uses = "".join(f'<path d="M 0 0" clip-path="url(#{n})"/>' for n in names)
+        return f"<svg>{uses}<defs>{defs}</defs></svg>"
+
+    one = figures.stable_clip_ids(drawn(("p755f5a76ff", "pd44ced74fa")))
+    two = figures.stable_clip_ids(drawn(("pd36c317bf1", "pfd353d360e")))
+    assert one == two
+    first, second = (m.split('"')[1] for m in one.split("<clipPath id=")[1:])
+    assert first != second and one.count(f"url(#{first})") == 1 and one.count(f"url(#{second})") == 1
+    same_shape_twice = figures.stable_clip_ids(drawn(("pa", "pb")).replace("176.3", "50.840829"))
+    assert len(set(m.split('"')[1] for m in same_shape_twice.split("<clipPath id=")[1:])) == 2
+
+
 def test_book_text_is_at_least_the_minimum_font_that_a_phone_shows_at_eleven_pixels():
     params = figures.rc_params()
     keys = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize", "legend.fontsize")

@@ -63,7 +63,48 @@ def test_report_prevalence_adds_the_section_and_the_json_and_refuses_a_share_out
     assert "At a prevalence of 0.1" in capsys.readouterr().out
     doc = json.loads(out.read_text())["at_prevalence"]
     assert doc["prevalence"] == 0.1 and doc["folder_prevalence"] == 0.75
-    assert all(set(v) == {"precision", "f1", "kappa", "mcc"} for v in doc["judges"].values())
+    assert all(set(v) == {"precision", "f1", "kappa", "mcc", "auprc"} for v in doc["judges"].values())
+    assert doc["chance_auprc"] == 0.1
     assert main(["report", "--data", str(ROOT / "data"), "--prevalence", "0"]) == 2
     err = capsys.readouterr().err
     assert "--prevalence" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_auprc_at_a_share_is_scikit_learns_average_precision_with_the_faulty_and_clean_runs_reweighed():
+    from sklearn.metrics import average_precision_score
+
+    from trajectory_judge.analysis.judge_statistics import _score, auprc_at_prevalence_family
+    from trajectory_judge.analysis.plan import make_plan
+
+    data = load_data(ROOT / "data")
+    plan = make_plan(data.trajectories, data.verdicts, [])
+    ones = np.ones((1, len(plan.labels)))
+    for share in (0.02, 0.3, 0.75):
+        family = auprc_at_prevalence_family(plan.labels, plan.verdicts, share)
+        got = family.statistic(np.concatenate([c.counts(ones) for c in family.cells], axis=-1))[0]
+        for j, value in zip(plan.judges, got, strict=True):
+            kept = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
+            y = np.array([lab.faulty for lab, _ in kept])
+            score = np.array([_score(v) for _, v in kept])  # the probability of "faulty", tie groups as counted
+            weight = np.where(y, share / y.sum(), (1 - share) / (~y).sum())
+            assert value == pytest.approx(average_precision_score(y, score, sample_weight=weight), abs=1e-9), j
+
+
+def test_auprc_at_the_folders_own_share_is_the_reports_replicate_by_replicate_and_rare_faults_lower_it():
+    data = load_data(ROOT / "data")
+    rep = build_report(data.trajectories, data.verdicts, resamples=300, seed=7, statistics=True)
+    own = at_prevalence(rep, 0.75, trajectories=data.trajectories, verdicts=data.verdicts)
+    rare = at_prevalence(rep, 0.05, trajectories=data.trajectories, verdicts=data.verdicts)
+    stats = rep.statistics_bootstrap
+    for a, b in zip(own.judges, rare.judges, strict=True):
+        assert a.values["auprc"] == pytest.approx(rep.judges[a.judge].statistics["auprc"], abs=1e-9)
+        col = stats.distribution[:, stats.index(f"{a.judge}|auprc")]
+        lo, hi = np.percentile(col, [2.5, 97.5])
+        assert (a.low["auprc"], a.high["auprc"]) == pytest.approx((lo, hi), abs=1e-9)  # the report's resamples
+        assert b.low["auprc"] <= b.values["auprc"] <= b.high["auprc"] and b.values["auprc"] < a.values["auprc"]
+    assert (
+        rare.chance_auprc == 0.05 and "auprc" in rare.statistics and "auprc" not in at_prevalence(rep, 0.05).statistics
+    )
+    with pytest.raises(ValueError, match="not the ones the report was built from"):
+        one_judge_fewer = [v for v in data.verdicts if v.judge_id != data.verdicts[0].judge_id]
+        at_prevalence(rep, 0.1, trajectories=data.trajectories, verdicts=one_judge_fewer)

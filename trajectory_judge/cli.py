@@ -156,8 +156,8 @@ def _report(sub: argparse._SubParsersAction) -> None:
         type=A.open_fraction,
         default=None,
         metavar="P",
-        help="also precision, F1, kappa and MCC at a share P of faulty runs (a deployment's), from each judge's "
-        "recall and false-alarm rate, with intervals; the report's own are at the folder's share",
+        help="also precision, F1, kappa, MCC and AUPRC at a share P of faulty runs (a deployment's), from each judge's "
+        "recall and false-alarm rate and its ranking, with intervals; the report's own are at the folder's share",
     )
     p.set_defaults(func=_run_report)
 

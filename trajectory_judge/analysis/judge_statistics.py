@@ -473,6 +473,39 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     return out
 
 
+def auprc_at_prevalence_from_counts(sums: np.ndarray, block: _Block, prevalence: float) -> np.ndarray:
+    """AUPRC (average precision) of one block's ranking were a share ``prevalence`` of the judged runs faulty.
+
+    Each faulty row weighs ``prevalence / p`` and each clean row ``(1 - prevalence) / n`` (``p`` faulty and ``n``
+    clean rows in the sums): the precision at each cut is then ``prevalence TPR / (prevalence TPR + (1 -
+    prevalence) FPR)`` and recall is unchanged, which is scikit-learn's ``average_precision_score`` with those
+    sample weights. At the rows' own share of faults it is :func:`statistics_from_counts`' AUPRC."""
+    part = sums[..., block.columns]
+    pos, neg = part[..., 0::2], part[..., 1::2]
+    p, n_ = pos.sum(axis=-1), neg.sum(axis=-1)
+    ps, ns = block.by_score.sum(pos), block.by_score.sum(neg)
+    tpr, fpr = _div(np.cumsum(ps, axis=-1), p[..., None]), _div(np.cumsum(ns, axis=-1), n_[..., None])
+    found, raised = prevalence * tpr, (1 - prevalence) * fpr
+    precision = _div(found, found + raised)
+    return _div(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p) * np.where(n_ > 0, 1.0, np.nan)
+
+
+def auprc_at_prevalence_family(
+    labels: Sequence[Label], verdicts: Mapping[str, Sequence[Verdict | None]], prevalence: float
+) -> Family:
+    """Every judge's :func:`auprc_at_prevalence_from_counts` as one family of the shared bootstrap, named
+    ``judge|auprc``."""
+    plan = make_statistics_plan(labels, verdicts)
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        return np.stack(
+            [auprc_at_prevalence_from_counts(sums, plan.blocks[(j,)], prevalence) for j in plan.judges], axis=-1
+        )
+
+    n = len(labels)
+    return Family(np.zeros((n, 0)), statistic, tuple(f"{j}|auprc" for j in plan.judges), cells=plan.cells)
+
+
 def _cells(labels: Sequence[Label], verdicts: Sequence[Verdict | None]) -> tuple[np.ndarray, list[tuple[int, float]]]:
     """Each row's count column (``2 * cell + 0`` faulty, ``+ 1`` clean; -1 without a verdict) and the cells,
     the distinct (flag, confidence) verdicts in sorted order."""

@@ -276,8 +276,27 @@ def run_bootstraps(
     as ``resampling`` says (:mod:`~trajectory_judge.analysis.resampling`)."""
     if resampling not in RESAMPLINGS:
         raise ValueError(f"resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
+    return on_report_resamples(
+        plan, [plan_family(plan, resampling), *also], resamples=resamples, seed=seed, batch=batch, resampling=resampling
+    )
+
+
+def on_report_resamples(
+    plan: Plan,
+    families: Sequence[Family],
+    *,
+    resamples: int = 10_000,
+    seed: int = 7,
+    batch: int | None = None,
+    resampling: Resampling = "design",
+) -> tuple[BootstrapResult, ...]:
+    """``families`` (statistics of ``plan``'s rows) bootstrapped on the replicates the report draws for ``plan``
+    with the same ``resamples``, ``seed`` and ``resampling``: a statistic asked for after the report gets the
+    report's resamples without its cost."""
+    if resampling not in RESAMPLINGS:
+        raise ValueError(f"resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
     return bootstrap_families(
-        [plan_family(plan, resampling), *also],
+        families,
         strata=plan.strata(resampling),
         resamples=resamples,
         rng=np.random.default_rng(seed),

@@ -15,7 +15,7 @@ from typing import Any, cast
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
-from trajectory_judge.analysis.deployment import STATISTICS as DEPLOYMENT_STATISTICS, Deployment, at_prevalence
+from trajectory_judge.analysis.deployment import Deployment, at_prevalence
 from trajectory_judge.analysis.formatting import MISSING, TextTable, format_interval, format_number, marks_for
 from trajectory_judge.analysis.judge_statistics import COVERAGES
 from trajectory_judge.analysis.loading import (
@@ -372,7 +372,11 @@ def _report(args: Any) -> int:
     print(f"\n{spent.sentence()}.")
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))
-    deployment = at_prevalence(rep, args.prevalence) if getattr(args, "prevalence", None) is not None else None
+    deployment = (
+        at_prevalence(rep, args.prevalence, trajectories=data.trajectories, verdicts=data.verdicts)
+        if getattr(args, "prevalence", None) is not None
+        else None
+    )
     if deployment is not None:
         print("\n" + deployment_text(deployment))
     if args.json:
@@ -395,14 +399,17 @@ def _report(args: Any) -> int:
 
 def deployment_text(dep: Deployment) -> str:
     """The terminal's section on the statistics at another prevalence."""
+    ranking = "auprc" in dep.statistics
     lines = [
         f"At a prevalence of {dep.prevalence:g} (the folder's is {dep.design_prevalence:.3g}): precision, F1, kappa and "
-        f"MCC from each judge's recall and false-alarm rate, {dep.level:.0%} intervals",
+        f"MCC from each judge's recall and false-alarm rate"
+        + (f", and AUPRC from its ranking (a judge ranking at random reaches {dep.chance_auprc:g})" if ranking else "")
+        + f"; {dep.level:.0%} intervals",
     ]
     for j in dep.judges:
         cells = [
             f"{s} {_num3(j.values[s])} ({_num3(j.low[s])}{' to ' if j.low[s] < 0 else '-'}{_num3(j.high[s])})"
-            for s in DEPLOYMENT_STATISTICS
+            for s in dep.statistics
         ]
         lines.append(f"  {j.judge}: " + ", ".join(cells))
     return "\n".join(lines)
@@ -417,10 +424,10 @@ def deployment_dict(dep: Deployment) -> dict[str, Any]:
     return {
         "prevalence": dep.prevalence,
         "folder_prevalence": round(dep.design_prevalence, 6),
+        **({"chance_auprc": dep.chance_auprc} if "auprc" in dep.statistics else {}),
         "judges": {
             j.judge: {
-                s: {"value": num(j.values[s]), "low": num(j.low[s]), "high": num(j.high[s])}
-                for s in DEPLOYMENT_STATISTICS
+                s: {"value": num(j.values[s]), "low": num(j.low[s]), "high": num(j.high[s])} for s in dep.statistics
             }
             for j in dep.judges
         },

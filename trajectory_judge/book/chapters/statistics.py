@@ -384,13 +384,15 @@ DEPLOYMENT_PREVALENCE = 0.1
 """The share of faulty runs the chapter reads the prevalence-dependent statistics at: one run in ten, a rate an
 agent in use is more likely to show than the design's three in four (``report --prevalence`` takes any)."""
 
-DEPLOYMENT_NAMES = {"precision": "Precision", "f1": "F1", "kappa": "Cohen's κ", "mcc": "MCC"}
+DEPLOYMENT_NAMES = {"precision": "Precision", "f1": "F1", "kappa": "Cohen's κ", "mcc": "MCC", "auprc": "AUPRC"}
 """The columns of :func:`deployment_table`."""
 
 
 def paper_deployment(ed: Editions) -> Deployment:
-    """The paper's judges' precision, F1, kappa and MCC at :data:`DEPLOYMENT_PREVALENCE`."""
-    return at_prevalence(ed.paper_rep, DEPLOYMENT_PREVALENCE)
+    """The paper's judges' precision, F1, kappa, MCC and AUPRC at :data:`DEPLOYMENT_PREVALENCE`."""
+    return at_prevalence(
+        ed.paper_rep, DEPLOYMENT_PREVALENCE, trajectories=ed.paper.trajectories, verdicts=ed.paper.verdicts
+    )
 
 
 @computes
@@ -401,6 +403,7 @@ def deployment_table(dep: Deployment) -> pd.DataFrame:
         judge_name(j.judge): {
             DEPLOYMENT_NAMES[s]: format_interval(j.values[s], j.low[s], j.high[s], "bootstrap")
             for s in DEPLOYMENT_NAMES
+            if s in dep.statistics
         }
         for j in dep.judges
     }
@@ -418,7 +421,11 @@ def deployment_sentence(ed: Editions, dep: Deployment) -> str:
         f"{format_interval(a.values['precision'], a.low['precision'], a.high['precision'], 'bootstrap')} and its F1 "
         f"from {format_number(ed.paper_rep.judges[pa].metrics['f1'], 3)} to "
         f"{format_interval(a.values['f1'], a.low['f1'], a.high['f1'], 'bootstrap')}, while the step judge, which "
-        f"raises almost no false alarm, keeps a precision of {format_number(b.values['precision'], 3)}"
+        f"raises almost no false alarm, keeps a precision of {format_number(b.values['precision'], 3)}. Ranked by "
+        f"their confidence, where a judge ranking at random reaches the share itself "
+        f"({format_number(dep.chance_auprc, 2)}), the outcome judge's AUPRC is "
+        f"{format_interval(a.values['auprc'], a.low['auprc'], a.high['auprc'], 'bootstrap')} and the step judge's "
+        f"{format_interval(b.values['auprc'], b.low['auprc'], b.high['auprc'], 'bootstrap')}"
     )
 
 

@@ -9,6 +9,7 @@ text in the image's ``alt``), and :func:`setup_figures` sets the options every n
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from collections.abc import Sequence
@@ -251,9 +252,35 @@ def show(fig: Any, alt: str) -> BookFigure:
     with plt.rc_context({"svg.hashsalt": SVG_SALT}):
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     plt.close(fig)
-    svg = buf.getvalue()
+    svg = stable_clip_ids(buf.getvalue())
     svg = re.sub(r"(<svg\b[^>]*>)", lambda m: f"{m.group(1)}\n <title>{_escape(alt)}</title>", svg, count=1)
     return BookFigure(svg, alt)
+
+
+_CLIP = re.compile(r'<clipPath id="(?P<id>[^"]+)">\s*(?P<body><(?:rect|path)\b[^>]*/>)')
+
+
+def stable_clip_ids(svg: str) -> str:
+    """``svg`` with each clip path named after the shape it clips to, as the SVG prints it.
+
+    matplotlib names a clip rectangle by a hash of its coordinates at full precision, and constrained
+    layout can move the last bit of a coordinate from one run to the next, so the same drawing would get
+    new names. A name made from the printed shape is the same whenever the drawing is; figures inlined
+    in one page that clip to the same shape share a name for an identical definition."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for match in _CLIP.finditer(svg):
+        base = "c" + hashlib.sha256(f"{SVG_SALT}|{match['body']}".encode()).hexdigest()[:10]
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name)
+        names[match["id"]] = name
+    if not names:
+        return svg
+    old = re.compile(r'(id="|url\(#)(' + "|".join(map(re.escape, names)) + r')(?=[")])')
+    return old.sub(lambda m: m.group(1) + names[m.group(2)], svg)
 
 
 class HtmlFigure:
