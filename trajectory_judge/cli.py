@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from trajectory_judge import __version__
+from trajectory_judge.analysis.abstention import DELTA as ABSTAIN_DELTA
 from trajectory_judge.models import DataError
 from trajectory_judge.run import argtypes as A
 
@@ -158,6 +159,15 @@ def _report(sub: argparse._SubParsersAction) -> None:
         metavar="P",
         help="also precision, F1, kappa, MCC and AUPRC at a share P of faulty runs (a deployment's), from each judge's "
         "recall and false-alarm rate and its ranking, with intervals; the report's own are at the folder's share",
+    )
+    p.add_argument(
+        "--abstain",
+        type=A.open_fraction,
+        default=None,
+        metavar="ALPHA",
+        help="also each judge's lowest confidence threshold whose kept verdicts are wrong at most a share ALPHA of "
+        f"the time, with {round(100 * (1 - ABSTAIN_DELTA))}%% confidence, on runs drawn as these were (fixed-sequence testing); "
+        "below it, escalate",
     )
     p.set_defaults(func=_run_report)
 

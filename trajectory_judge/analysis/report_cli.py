@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+from trajectory_judge.analysis.abstention import Abstention
 from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.comparisons import split_judge_id
 from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
@@ -372,17 +373,12 @@ def _report(args: Any) -> int:
     print(f"\n{spent.sentence()}.")
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))
-    deployment = (
-        at_prevalence(rep, args.prevalence, trajectories=data.trajectories, verdicts=data.verdicts)
-        if getattr(args, "prevalence", None) is not None
-        else None
-    )
-    if deployment is not None:
-        print("\n" + deployment_text(deployment))
+    extra = _on_request(args, data, rep)
+    for text, _ in extra.values():
+        print("\n" + text)
     if args.json:
         body = {**rep.to_dict(), "unparseable": unparseable_counts(data.verdicts)}
-        if deployment is not None:
-            body["at_prevalence"] = deployment_dict(deployment)
+        body |= {key: doc for key, (_, doc) in extra.items()}
         body["not_measurable"] = absent_parts(data.trajectories)
         body["fingerprints"] = {j: [o.fingerprint.record() for o in ps] for j, ps in prints.items()}
         atomic_write_text(args.json, json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
@@ -395,6 +391,21 @@ def _report(args: Any) -> int:
             + compute_markdown(spent),
         )
     return 0
+
+
+def _on_request(args: Any, data: Dataset, rep: Report) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The sections asked for by ``--prevalence`` and ``--abstain``: per ``--json`` key, the terminal's text and the
+    JSON document."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    if getattr(args, "prevalence", None) is not None:
+        dep = at_prevalence(rep, args.prevalence, trajectories=data.trajectories, verdicts=data.verdicts)
+        out["at_prevalence"] = (deployment_text(dep), deployment_dict(dep))
+    if getattr(args, "abstain", None) is not None:
+        from trajectory_judge.analysis.abstention import abstention_of
+
+        res = abstention_of(data.trajectories, data.verdicts, alpha=args.abstain)
+        out["abstention"] = (abstention_text(res), abstention_dict(res))
+    return out
 
 
 def deployment_text(dep: Deployment) -> str:
@@ -430,6 +441,48 @@ def deployment_dict(dep: Deployment) -> dict[str, Any]:
                 s: {"value": num(j.values[s]), "low": num(j.low[s]), "high": num(j.high[s])} for s in dep.statistics
             }
             for j in dep.judges
+        },
+    }
+
+
+def abstention_text(res: Abstention) -> str:
+    """The terminal's section on each judge's certified confidence threshold."""
+    lines = [
+        f"Abstention: the lowest confidence at or above which a judge's verdicts are wrong at most {res.alpha:g} of the "
+        f"time, with {1 - res.delta:.0%} confidence, on runs drawn as this folder's were (fixed-sequence testing)"
+    ]
+    for t in res.judges:
+        if t.threshold is None:
+            lines.append(f"  {t.judge}: none certified (escalate every verdict; p {t.p_value:.3g} at its surest)")
+        else:
+            lines.append(
+                f"  {t.judge}: confidence >= {t.threshold:g} keeps {t.kept} of {t.n} ({t.coverage:.1%}), "
+                f"{t.wrong} wrong ({t.risk:.3f}), p {t.p_value:.3g}"
+            )
+    return "\n".join(lines)
+
+
+def abstention_dict(res: Abstention) -> dict[str, Any]:
+    """``--json``'s ``abstention``: alpha, delta, and per judge its threshold and what it keeps."""
+
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else round(x, 6)
+
+    return {
+        "alpha": res.alpha,
+        "delta": res.delta,
+        "method": "fixed-sequence testing over the judge's distinct confidences, exact binomial p-values",
+        "judges": {
+            t.judge: {
+                "threshold": t.threshold,
+                "kept": t.kept,
+                "wrong": t.wrong,
+                "n": t.n,
+                "coverage": num(t.coverage),
+                "risk": num(t.risk),
+                "p_value": num(t.p_value),
+            }
+            for t in res.judges
         },
     }
 

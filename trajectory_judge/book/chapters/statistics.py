@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from trajectory_judge.analysis.abstention import Abstention, Threshold, abstention_of
 from trajectory_judge.analysis.dependence import Dependence, dependence
 from trajectory_judge.analysis.deployment import Deployment, at_prevalence
 from trajectory_judge.analysis.judge_statistics import (
@@ -255,6 +256,79 @@ def whole_groups_coverage(data: Dataset, judge: str, q: float) -> float:
     labels = {t.trajectory_id: _label(t) for t in data.trajectories}
     curve = risk_coverage([(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == judge])
     return next(p["coverage"] for p in curve if p["coverage"] >= q - 1e-12)
+
+
+def abstentions(ed: Editions) -> dict[str, Abstention]:
+    """Each set of verdicts' certified confidence thresholds (:mod:`~trajectory_judge.analysis.abstention`) at its
+    defaults, the largest error rate ``ALPHA`` among the kept verdicts with confidence ``1 - DELTA``."""
+    return {source: abstention_of(data.trajectories, data.verdicts) for source, (data, _) in _editions(ed).items()}
+
+
+def abstention_caption(res: Mapping[str, Abstention]) -> str:
+    """The caption of :func:`abstention_table`, its error rate and confidence from the thresholds'."""
+    first = next(iter(res.values()))
+    return (
+        f"The lowest stated confidence at or above which each judge's verdicts are wrong at most "
+        f"{format_number(first.alpha, 2)} of the time with {1 - first.delta:.0%} confidence (fixed-sequence "
+        "testing over its distinct confidences, exact binomial p-values), the share of its verdicts it keeps, and "
+        "how often the kept ones are wrong here."
+    )
+
+
+@computes
+def abstention_table(res: Mapping[str, Abstention]) -> pd.DataFrame:
+    """Per judge: its certified threshold, the share of verdicts it keeps and the error rate among them, or that none
+    is certified."""
+    frames = {}
+    for source, a in res.items():
+        rows = {}
+        for t in a.judges:
+            if t.threshold is None:
+                rows[judge_name(t.judge)] = {
+                    "Trust at confidence": "none certified",
+                    "Verdicts kept": "0",
+                    "Wrong among kept": "–",
+                }
+            else:
+                rows[judge_name(t.judge)] = {
+                    "Trust at confidence": f"≥ {format_number(t.threshold, 2)}",
+                    "Verdicts kept": format_number(t.coverage, 3),
+                    "Wrong among kept": format_number(t.risk, 3),
+                }
+        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
+    return by_source(frames)
+
+
+def abstention_sentence(ed: Editions, res: Mapping[str, Abstention]) -> str:
+    """Which of the paper's judges have a certified threshold and what it keeps, and which have none, in a sentence."""
+    paper = next(iter(res.values()))
+    trusted = [t for t in paper.judges if t.threshold is not None]
+    none = [t for t in paper.judges if t.threshold is None]
+
+    def kept(t: Threshold) -> str:
+        return (
+            f"{judge_name(t.judge)} at confidence {format_number(t.threshold, 2)} and above, keeping "
+            f"{format_number(t.coverage, 3)} of its verdicts"
+        )
+
+    design = ed.paper_rep.design
+    faulty = (design["silent"] + design["loud"]) / max(1, sum(design.values()))
+    parts = []
+    if trusted:
+        parts.append(f"a threshold is certified for {list_text([kept(t) for t in trusted], '')}")
+    if none:
+        parts.append(
+            f"none is for {list_text([judge_name(t.judge) for t in none], '')}: even among the verdicts each states "
+            f"most surely, an error rate above "
+            f"{format_number(paper.alpha, 2)} cannot be ruled out, so its stated confidence cannot say which verdicts "
+            f"to trust"
+        )
+    return (
+        "On the paper's verdicts "
+        + "; ".join(parts)
+        + f". The guarantee holds for runs drawn as the labelled ones were, here the design's {faulty:.0%} faulty "
+        "runs; at another share the same threshold keeps another error rate"
+    )
 
 
 def outcome_step_pairs(rep: Report) -> list[tuple[str, str]]:
