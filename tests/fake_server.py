@@ -161,6 +161,9 @@ class FakeModelServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body leave in two writes: without TCP_NODELAY the body waits for the client's delayed
+            # acknowledgement of the headers, about 40 ms a request on loopback
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass

@@ -152,3 +152,16 @@ def test_register_rows_carry_a_stable_anchor_each_that_the_links_name(claims):
     assert all(f'<tr id="{i}">' in html for i in ids)
     with pytest.raises(ValueError, match="row ids: 1 ids for a table of"):
         dropdown_table(register_table(claims), name="t", caption="c", summary="s", index=False, row_ids=ids[:1])
+
+
+def test_the_register_of_one_report_is_checked_once_and_another_reports_again(editions):
+    from dataclasses import replace
+
+    from trajectory_judge.book.render.claim_text import paper_claims
+
+    once = paper_claims(editions.paper_rep, editions.paper)
+    assert paper_claims(editions.paper_rep, editions.paper) is once  # the chapters' sections share one check
+    other = replace(editions.paper_rep)
+    again = paper_claims(other, editions.paper)
+    assert again is not once and again.counts() == once.counts()
+    assert paper_claims(other, editions.paper, seeds=False) is not again

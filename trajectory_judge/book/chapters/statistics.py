@@ -286,13 +286,13 @@ def abstention_table(res: Mapping[str, Abstention]) -> pd.DataFrame:
             if t.threshold is None:
                 rows[judge_name(t.judge)] = {
                     "Trust at confidence": "none certified",
-                    "Verdicts kept": "0",
+                    "Share kept": format_number(0.0, 3),
                     "Wrong among kept": "–",
                 }
             else:
                 rows[judge_name(t.judge)] = {
                     "Trust at confidence": f"≥ {format_number(t.threshold, 2)}",
-                    "Verdicts kept": format_number(t.coverage, 3),
+                    "Share kept": format_number(t.coverage, 3),
                     "Wrong among kept": format_number(t.risk, 3),
                 }
         frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
