@@ -75,21 +75,18 @@ def test_an_unknown_set_of_claims_is_an_error():
 
 # --- on the paper's verdicts: every count the chapters say is the register's tally --------------------------------
 @pytest.fixture(scope="module")
-def editions():
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("TJ_DATA", "TJ_PAPER_DATA", "TJ_PAPER_TRAJECTORIES"):
-            mp.delenv(name, raising=False)
-        mp.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        from trajectory_judge.book.chapters.editions import load_editions
+def paper_data():
+    from trajectory_judge.analysis.loading import load_paper_data
 
-        yield load_editions(10_000, 7)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return load_paper_data(os.path.join(root, "data", "release"), os.path.join(root, "data"))
 
 
 @pytest.fixture(scope="module")
-def claims(editions):
+def claims(paper_report, paper_data):
     from trajectory_judge.book.render.claim_text import paper_claims
 
-    return paper_claims(editions.paper_rep, editions.paper)
+    return paper_claims(paper_report, paper_data)
 
 
 def _scopes(claims: Claims) -> dict[str, S.Tally]:
@@ -100,13 +97,13 @@ def _scopes(claims: Claims) -> dict[str, S.Tally]:
     return out
 
 
-def test_every_count_of_claims_the_chapters_say_is_the_registers_tally(editions, claims):
-    import chapter_prose
+def test_every_count_of_claims_the_chapters_say_is_the_registers_tally(claims):
+    from chapter_prose import committed_sentences
 
     tallies = _scopes(claims)
     seen = set()
     for chapter in ("results", "paired", "analysis", "audit"):
-        for key, text in chapter_prose.CHAPTERS[chapter](editions).items():
+        for key, text in committed_sentences(chapter).items():
             for said in read_counts(text):
                 t = tallies[str(said["scope"])]
                 counts = t.counts()
@@ -121,10 +118,10 @@ def test_every_count_of_claims_the_chapters_say_is_the_registers_tally(editions,
     assert {S.SCOPES[s][1] for s in ("abstract", "results", "analysis", "register")} <= seen
 
 
-def test_the_abstracts_verdict_names_each_of_its_claims_not_borne_out(editions, claims):
-    from trajectory_judge.book.chapters.results import summary_phrases
+def test_the_abstracts_verdict_names_each_of_its_claims_not_borne_out(claims):
+    from chapter_prose import committed_sentences
 
-    text = summary_phrases(claims, editions.rep)["abstract_verdict"]
+    text = committed_sentences("results")["abstract_verdict"]
     bad = S.tally(claims, "abstract").not_borne_out
     assert {c.key for c in bad} == {"no_judge_reads_reply", "rebuilds_every_number"}
     assert all(f"that {c.says}" in text for c in bad) and "192 of 206" in text
@@ -154,14 +151,11 @@ def test_register_rows_carry_a_stable_anchor_each_that_the_links_name(claims):
         dropdown_table(register_table(claims), name="t", caption="c", summary="s", index=False, row_ids=ids[:1])
 
 
-def test_the_register_of_one_report_is_checked_once_and_another_reports_again(editions):
+def test_the_register_of_one_report_is_checked_once_and_another_reports_again(paper_report, paper_data, claims):
     from dataclasses import replace
 
     from trajectory_judge.book.render.claim_text import paper_claims
 
-    once = paper_claims(editions.paper_rep, editions.paper)
-    assert paper_claims(editions.paper_rep, editions.paper) is once  # the chapters' sections share one check
-    other = replace(editions.paper_rep)
-    again = paper_claims(other, editions.paper)
-    assert again is not once and again.counts() == once.counts()
-    assert paper_claims(other, editions.paper, seeds=False) is not again
+    assert paper_claims(paper_report, paper_data) is claims  # the chapters' sections share one check
+    again = paper_claims(replace(paper_report), paper_data, seeds=False)
+    assert again is not claims and again.counts() == claims.counts()

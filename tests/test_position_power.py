@@ -102,6 +102,7 @@ def test_the_coin_controls_permutation_p_is_not_small(counterfactual):
     assert coin.instances == 60 and coin.power == position_power(60, 6)
 
 
+@pytest.mark.slow  # a simulation of the tests' operating characteristics
 def test_with_no_position_effect_both_tests_reject_about_one_set_in_twenty():
     level = position_power(60, 6, rise=0.0, simulations=2_000)
     assert 0.025 <= level.permutation_power <= 0.075
@@ -126,6 +127,7 @@ def test_a_judge_whose_recall_rises_with_position_by_0_4_at_n_60_is_detected(cou
     assert design.cochran_power > 0.9 and design.permutation_power > 0.8
 
 
+@pytest.mark.slow  # a simulation of the tests' operating characteristics
 def test_the_design_detects_a_rise_of_0_2_at_60_instances_about_half_the_time():
     pw = position_power(60, 6)
     assert pw.rise == 0.2 and 0.3 < pw.permutation_power < 0.7 and 0.3 < pw.cochran_power < 0.7

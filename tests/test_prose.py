@@ -1,64 +1,43 @@
-"""The chapters' computed prose: one reviewed snapshot per chapter, the same text the committed notebooks
-glued, and sentences that read as written (no blank, no bare ``None``, no template seam, numbers in the
-book's one format). The sentences come from the chapter helpers on the committed data (tests/chapter_prose.py),
-with no notebook executed.
+"""The chapters' computed prose: one reviewed snapshot per chapter, and sentences that read as written (no
+blank, no bare ``None``, no template seam, numbers in the book's one format). The sentences are what the
+committed notebooks glued and displayed (tests/chapter_prose.py); README's test command executes every chapter
+under nbval against those outputs, so they are the chapter helpers' sentences on the committed data.
 
-To accept a change of wording, rewrite the snapshots and review them in the diff::
+A helper's new wording reaches the committed notebook when the chapter is executed again
+(``python -m trajectory_judge.book execute NAME``, or ``make execute``); nbval fails until then. To accept the
+change, rewrite the snapshots and review them in the diff::
 
     python -m pytest -p no:nbval -o addopts="" tests/test_prose.py --snapshot-update
 
-(or set ``TJ_SNAPSHOT_UPDATE=1``). The snapshot test then passes; ``git diff tests/snapshots/`` shows what a
-reader of each chapter will read differently. A helper's new wording also reaches the committed notebook only
-when the chapter is executed again (``python -m trajectory_judge.book execute NAME``); until then the test that
-compares the sentences with what the notebook glued fails, as nbval does.
+(or set ``TJ_SNAPSHOT_UPDATE=1``). ``git diff tests/snapshots/`` shows what a reader of each chapter will read
+differently.
 """
 
 from __future__ import annotations
 
-import ast
 import difflib
-import json
 import os
 import re
 from pathlib import Path
 
 import prose_scan
 import pytest
-from chapter_prose import CHAPTERS
+from chapter_prose import CHAPTERS, committed_sentences, glued_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = ROOT / "tests" / "snapshots"
-DATA_ENV = ("TJ_DATA", "TJ_PAPER_DATA", "TJ_PAPER_TRAJECTORIES")
 
 
 @pytest.fixture(scope="session")
-def committed_data():
-    """The book's settings emptied, so that the chapters read the committed ``data/`` and ``data/release``."""
-    with pytest.MonkeyPatch.context() as mp:
-        for name in DATA_ENV:  # the committed data, whatever the shell's book settings
-            mp.delenv(name, raising=False)
-        mp.chdir(ROOT)
-        yield
-
-
-@pytest.fixture(scope="session")
-def editions(committed_data):
-    """Both verdict sets and their reports, at the chapters' B = 10,000 and seed 7, loaded once."""
-    from trajectory_judge.book.chapters.editions import load_editions
-
-    return load_editions(10_000, 7)
-
-
-@pytest.fixture(scope="session")
-def chapter_sentences(editions) -> dict[str, dict[str, str]]:
-    """Every chapter's sentences on the committed data, computed once."""
-    return {chapter: compute(editions) for chapter, compute in CHAPTERS.items()}
+def chapter_sentences() -> dict[str, dict[str, str]]:
+    """Every chapter's sentences as its committed notebook holds them."""
+    return {chapter: committed_sentences(chapter) for chapter in CHAPTERS}
 
 
 def snapshot_text(chapter: str, sentences: dict[str, str]) -> str:
     """A chapter's snapshot: a header, then each sentence under its glue name in brackets."""
     lines = [
-        f"# The sentences the {chapter} chapter computes on the committed data (tests/chapter_prose.py).",
+        f"# The sentences the {chapter} chapter glues and displays, as its committed notebook holds them.",
         "# Refresh: python -m pytest -p no:nbval -o addopts='' tests/test_prose.py --snapshot-update; review the diff.",
     ]
     for key, text in sentences.items():
@@ -95,39 +74,8 @@ def test_chapter_prose_matches_its_reviewed_snapshot(chapter, chapter_sentences,
 
 def test_every_chapter_notebook_has_a_snapshot():
     notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
-    assert sorted(CHAPTERS) == notebooks, "each chapter needs its function in tests/chapter_prose.py CHAPTERS"
+    assert sorted(CHAPTERS) == notebooks, "each chapter's .md needs its executed .ipynb"
     assert sorted(p.stem for p in SNAPSHOTS.glob("*.txt")) == notebooks, "run with --snapshot-update and review"
-
-
-def glued_text(notebook: Path) -> dict[str, str]:
-    """The text values a committed notebook glued, by name."""
-    out = {}
-    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-        for output in cell.get("outputs", []):
-            scrap = output.get("metadata", {}).get("scrapbook")
-            if scrap is None:
-                continue
-            raw = output.get("data", {}).get(scrap.get("mime_prefix", "") + "text/plain")
-            if raw is None:
-                continue
-            try:
-                value = ast.literal_eval(raw)
-            except (ValueError, SyntaxError):
-                continue
-            if isinstance(value, str):
-                out[scrap["name"]] = value
-    return out
-
-
-@pytest.mark.parametrize("chapter", list(CHAPTERS))
-def test_chapter_prose_is_what_the_committed_notebook_glued(chapter, chapter_sentences):
-    # the snapshot is of the book's own sentences: every one glued under its name is the committed notebook's
-    glued = glued_text(ROOT / "notebooks" / f"{chapter}.ipynb")
-    ours = chapter_sentences[chapter]
-    shared = [k for k in ours if k in glued]
-    displayed = [k for k in ours if k not in glued]
-    assert all(k.endswith("(displayed)") for k in displayed), f"not glued by notebooks/{chapter}.md: {displayed}"
-    assert {k: ours[k] for k in shared} == {k: glued[k] for k in shared}
 
 
 # --- what a computed sentence must never show ------------------------------------------------------------
@@ -240,14 +188,16 @@ def test_no_text_a_committed_notebook_glued_is_blank_or_shows_a_template_seam(nb
     assert {k: seams_in(v) if v.strip() else ["blank"] for k, v in glued.items() if not v.strip() or seams_in(v)} == {}
 
 
-def test_the_landing_finding_quotes_the_paper_reports_numbers_at_their_printed_precision(editions, chapter_sentences):
+def test_the_landing_finding_quotes_the_paper_reports_numbers_at_their_printed_precision(
+    paper_report, chapter_sentences
+):
     from trajectory_judge.analysis import published as P
 
     finding = chapter_sentences["paired"]["landing_finding"]
-    m = editions.paper_rep.judges[P.OUTCOME].metrics
+    m = paper_report.judges[P.OUTCOME].metrics
     shown = [int(x) for x in re.findall(r"(\d+)%", finding)]
     assert shown[:3] == [round(100 * m[k]) for k in ("loud_recall", "silent_recall", "false_alarm_rate")]
-    recall = editions.paper_rep.judges[P.OUTCOME].per_type_recall
+    recall = paper_report.judges[P.OUTCOME].per_type_recall
     unchanged = ("wrong_tool", "hallucinated_argument", "skipped_precondition", "ignored_observation")
     assert shown[3:] == [round(100 * min(recall[t] for t in unchanged)), round(100 * max(recall[t] for t in unchanged))]
 
