@@ -121,7 +121,7 @@ def tiers() -> list[Tier]:
 
 def test_each_tier_reads_as_the_selection_it_makes():
     by = {t.name: t for t in tiers()}
-    assert by["test"].nbval and by["test"].paths == ("tests", "notebooks")
+    assert by["test"].nbval and by["test"].paths == ("notebooks", "tests")
     assert by["test"].markexpr == "not slow and not browser"
     assert by["slow"].markexpr == "slow" and not by["slow"].nbval and by["slow"].paths == ("tests",)
     assert by["browser"].markexpr == "browser" and by["rerun"].markexpr == "rerun"
