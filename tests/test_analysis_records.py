@@ -161,6 +161,7 @@ def test_exact_interval_is_the_reports_clopper_pearson_bound(rep):
     assert e.high == pytest.approx(jr.intervals["false_alarm_rate"].high, abs=1e-15)
 
 
+@pytest.mark.slow  # the audit chapter's own computation again: nbval checks the chapter against it in the fast tier
 def test_moved_audit_gives_the_committed_audit_chapters_counts(rel, rep):
     reports = seed_reports(rel.trajectories, rel.verdicts, seeds=range(10), resamples=10_000)
     s = check_published(rep, rel, seed_spread(reports)).summary()
