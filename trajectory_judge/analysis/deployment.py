@@ -68,7 +68,8 @@ class AtPrevalence:
 
 @dataclass(frozen=True)
 class Deployment:
-    """Every judge's statistics of :data:`STATISTICS` at ``prevalence``, beside the design's own prevalence."""
+    """Every judge's statistics at ``prevalence`` (:data:`STATISTICS`, and :data:`RANKING` when the verdicts were
+    given), beside the design's own prevalence."""
 
     prevalence: float
     design_prevalence: float
