@@ -43,12 +43,11 @@ UV_COMPILE := uv pip compile pyproject.toml --python-version 3.11 --python-platf
 install: $(VENV)/.installed
 
 # the lock installed by uv (at the lock's own uv pin): the same versions as README's pip command, in a
-# fraction of its time, since uv fetches and unpacks in parallel; compiled to bytecode as pip does, so that
-# no process of any tier compiles the libraries again where the environment forbids writing bytecode
+# fraction of its time, since uv fetches and unpacks in parallel
 $(VENV)/.installed: .ci/requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q "$$(grep '^uv==' .ci/requirements.lock)"
-	$(VENV)/bin/uv pip install -q --compile-bytecode --python $(VENV)/bin/python -r .ci/requirements.lock -e ".[dev]"
+	$(VENV)/bin/uv pip install -q --python $(VENV)/bin/python -r .ci/requirements.lock -e ".[dev]"
 	touch $@
 
 test: install
