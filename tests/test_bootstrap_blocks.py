@@ -21,12 +21,14 @@ from scale_judges import judge_all
 
 from trajectory_judge.analysis.bootstrap import (
     CHUNK,
+    MEMO_BYTES,
     ColumnSums,
     block_bounds,
     block_weights,
     bootstrap,
     chunk_generator,
     count_weights,
+    forget_counts,
     ordered_sum,
     replicate_root,
     stratified_draws,
@@ -38,6 +40,12 @@ from trajectory_judge.testbed.dataset import build_dataset
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((Path(__file__).parent / "snapshots" / "scale_intervals.json").read_text())
 STRATA = ["b", "a", "a", "c", "b", "a", "c", "c", "c", "d"]  # "d" has one row
+
+
+@pytest.fixture(autouse=True)
+def _counted_afresh():
+    """Every test here draws and counts its chunks itself: none reads the counts an earlier one kept."""
+    forget_counts()
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +111,24 @@ def test_intervals_at_400_and_4000_trajectories_are_the_recorded_ones_bit_for_bi
 )
 def test_block_size_does_not_change_the_intervals_bit_for_bit(plans, n, batch, resamples):
     boot = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=batch)
+    forget_counts()
     whole = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=resamples)
     assert np.array_equal(boot.distribution, whole.distribution, equal_nan=True)
     assert np.array_equal(boot.low, whole.low, equal_nan=True) and np.array_equal(boot.high, whole.high, equal_nan=True)
+
+
+def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the_memo_stays_bounded(plans):
+    first = run_bootstrap(plans[400], resamples=1100, seed=7)
+    again = run_bootstrap(plans[400], resamples=1100, seed=7)  # every chunk kept by the first
+    assert forget_counts() > 0
+    fresh = run_bootstrap(plans[400], resamples=1100, seed=7)
+    for boot in (again, fresh):
+        assert np.array_equal(boot.distribution, first.distribution, equal_nan=True)
+    for seed in range(40):  # many more passes than the memo holds
+        run_bootstrap(plans[400], resamples=1100, seed=seed)
+    assert 0 < forget_counts() <= MEMO_BYTES
+    run_bootstrap(plans[4000], resamples=3000, seed=7)  # 12 MB of counts: more than half the memo, so none kept
+    assert forget_counts() == 0
 
 
 def test_every_weighted_sum_has_the_same_bits_at_any_block_and_is_exact_on_integer_columns(plans):
@@ -177,6 +200,7 @@ def _release_report(release: Path, every: int, resamples: int, batch: int | None
     from trajectory_judge.analysis.loading import load_slim_data
     from trajectory_judge.analysis.report import build_report
 
+    forget_counts()  # each block size counts its own chunks
     d = load_slim_data(release)
     trajs = d.trajectories[::every]
     ids = {t.trajectory_id for t in trajs}

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -192,10 +194,15 @@ def _chunk_weights(
     chunk: int,
     rows: int,
     out: np.ndarray | None = None,
+    memo: tuple[Any, ...] | None = None,
 ) -> np.ndarray:
     """The multiplicities of one chunk's replicates, ``(rows, n)`` (into ``out`` if given), one stratum's draws
-    held at a time."""
+    held at a time; with ``memo`` (the pass's key, :func:`_pass_key`) counted once and kept (:data:`MEMO_BYTES`)."""
     w = np.zeros((rows, n)) if out is None else out
+    key = None if memo is None else (*memo, chunk, rows)
+    if key is not None and (kept := _memo_get(key)) is not None:
+        w[...] = kept
+        return w
     offset = np.arange(rows)[:, None]
     for members, d in zip(groups, _chunk_draws(groups, root, chunk, rows)):
         k = len(members)
@@ -205,7 +212,66 @@ def _chunk_weights(
             w[:, members[0] : members[0] + k] = counts
         else:
             w[:, members] = counts
+    if key is not None:
+        _memo_put(key, w.astype(_count_type(groups)))
     return w
+
+
+MEMO_BYTES = 1 << 24
+"""Counted chunks kept in memory for the next pass over the same strata at the same seed (a chapter
+bootstraps one sample many times, at one seed): at most this many bytes (16 MB), the least recently used
+dropped first, and nothing of a pass whose counts would not fit in half of it, so that a large sample's
+memory stays that of one block. A kept chunk holds the same integers as a chunk counted again."""
+
+_memo: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
+_memo_held = [0]  # the bytes the kept chunks hold
+_memo_lock = threading.Lock()
+
+
+def _memo_get(key: tuple[Any, ...]) -> np.ndarray | None:
+    with _memo_lock:
+        kept = _memo.get(key)
+        if kept is not None:
+            _memo.move_to_end(key)
+        return kept
+
+
+def _memo_put(key: tuple[Any, ...], counts: np.ndarray) -> None:
+    with _memo_lock:
+        if key not in _memo:
+            _memo[key] = counts
+            _memo_held[0] += counts.nbytes
+        while _memo_held[0] > MEMO_BYTES:
+            _memo_held[0] -= _memo.popitem(last=False)[1].nbytes
+
+
+def forget_counts() -> int:
+    """Drop every kept chunk (:data:`MEMO_BYTES`), so that the next pass draws and counts every chunk again;
+    returns the bytes they held."""
+    with _memo_lock:
+        held, _memo_held[0] = _memo_held[0], 0
+        _memo.clear()
+        return held
+
+
+def _count_type(groups: Sequence[np.ndarray]) -> type[np.unsignedinteger[Any]]:
+    """The smallest unsigned integer that holds a multiplicity: a row is drawn at most its stratum's size times."""
+    largest = max((len(m) for m in groups), default=0)
+    return np.uint8 if largest <= 0xFF else np.uint16 if largest <= 0xFFFF else np.uint32
+
+
+def _pass_key(
+    groups: Sequence[np.ndarray], n: int, root: np.random.SeedSequence, resamples: int
+) -> tuple[Any, ...] | None:
+    """What a pass's counts are a function of (the seed's root, the units and their strata), or ``None`` for a
+    pass too large to keep (:data:`MEMO_BYTES`)."""
+    if resamples * n * np.dtype(_count_type(groups)).itemsize > MEMO_BYTES // 2:
+        return None
+    digest = hashlib.blake2b(digest_size=16)
+    for members in groups:
+        digest.update(np.asarray(members, dtype=np.int64).tobytes())
+        digest.update(b"/")
+    return (repr(root.entropy), tuple(root.spawn_key), root.pool_size, n, digest.hexdigest())
 
 
 BLOCK_ELEMENTS = 1 << 23
@@ -271,16 +337,17 @@ def _blocks(
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """:func:`block_weights` over ``n`` units drawn by ``groups`` (rows, or clusters), blocks sized for ``rows``."""
     held: tuple[int, np.ndarray] | None = None  # the last chunk counted: consecutive blocks may share it
+    memo = _pass_key(groups, n, root, resamples)
     for start, stop in block_bounds(rows, resamples, batch):
         w = np.empty((stop - start, n))
         for c in range(start // CHUNK, (stop - 1) // CHUNK + 1):
             lo, hi = c * CHUNK, min((c + 1) * CHUNK, resamples)
             if start <= lo and hi <= stop:  # the whole chunk in this block: counted in place
-                _chunk_weights(groups, n, root, c, hi - lo, out=w[lo - start : hi - start])
+                _chunk_weights(groups, n, root, c, hi - lo, out=w[lo - start : hi - start], memo=memo)
                 continue
             if held is None or held[0] != c:
                 held = None  # before the next chunk's, so that one chunk is held at a time
-                held = (c, _chunk_weights(groups, n, root, c, hi - lo))
+                held = (c, _chunk_weights(groups, n, root, c, hi - lo, memo=memo))
             a, b = max(lo, start), min(hi, stop)
             w[a - start : b - start] = held[1][a - lo : b - lo]
         yield start, stop, w
