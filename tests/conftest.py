@@ -67,6 +67,23 @@ def paper_report():
     return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
 
 
+@pytest.fixture(scope="session")
+def paper_data():
+    """The paper's data set: data/release's verdicts on our trajectories."""
+    from trajectory_judge.analysis.loading import load_paper_data
+
+    return load_paper_data(ROOT / "data" / "release", ROOT / "data")
+
+
+@pytest.fixture(scope="session")
+def paper_claims(paper_report, paper_data):
+    """The claims register on the paper's verdicts at the book's B = 10,000 and seed, as its chapters read it (its
+    robustness across seeds is computed once, by the first test that reads it)."""
+    from trajectory_judge.book.render.claim_text import paper_claims
+
+    return paper_claims(paper_report, paper_data)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--snapshot-update",

@@ -399,19 +399,23 @@ def test_engine_ray_without_ray_says_how_to_get_it(flow, monkeypatch, tmp_path, 
     assert not (tmp_path / "o.jsonl").exists()
 
 
-@pytest.mark.slow
-def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(flow, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def ray_session():
+    """One local Ray session for the tests here that drive the Ray engine in this process (the engine joins it)."""
     ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(flow, ray_session, tmp_path, capsys):
     root, direct, _, req, _ = flow
     mine = _folder(tmp_path, "mine")
     out = tmp_path / "ray.jsonl"
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        with _stand_in() as a, _stand_in() as b:
-            argv = ["run-requests", str(req), "--endpoint", a.url + "/v1", "--endpoint", b.url + "/v1"]
-            assert main([*argv, "--out", str(out), "--engine", "ray", "--concurrency", "2"]) == 0
-    finally:
-        ray.shutdown()
+    with _stand_in() as a, _stand_in() as b:
+        argv = ["run-requests", str(req), "--endpoint", a.url + "/v1", "--endpoint", b.url + "/v1"]
+        assert main([*argv, "--out", str(out), "--engine", "ray", "--concurrency", "2"]) == 0
     n = len(req.read_text().splitlines())
     assert a.generations > 0 and b.generations > 0 and a.generations + b.generations == n
     assert main(["import-results", str(out), "--data", str(mine), "--requests", str(req)]) == 0
@@ -420,13 +424,10 @@ def test_ray_over_two_stand_ins_then_import_gives_the_verdicts_of_a_direct_run(f
 
 
 @pytest.mark.slow
-def test_a_killed_endpoints_requests_are_answered_by_the_other_endpoint_with_the_ray_engine(tmp_path, capsys):
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        killed, live, err, req, res = _killed_and_live(tmp_path, "ray", capsys)
-    finally:
-        ray.shutdown()
+def test_a_killed_endpoints_requests_are_answered_by_the_other_endpoint_with_the_ray_engine(
+    ray_session, tmp_path, capsys
+):
+    killed, live, err, req, res = _killed_and_live(tmp_path, "ray", capsys)
     _assert_every_request_answered_once(req, res)
     assert killed.generations == 1 and live.generations == 40  # 39 answers and one rate limit
     # its share was every other request: 1 answered, 2 cut off when it died, 17 not yet sent, all handed on

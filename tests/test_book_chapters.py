@@ -94,15 +94,6 @@ from trajectory_judge.book.render import claim_text as C  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def paper_claims(paper_report):
-    """The register on the paper's verdicts at the book's own B = 10,000 and seed, as its chapters read it."""
-    from trajectory_judge.analysis.loading import load_paper_data
-
-    d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
-    return C.paper_claims(paper_report, d)
-
-
 def test_every_number_of_the_abstract_holds_on_the_released_verdicts(paper_claims):
     assert all(c.holds for c in paper_claims.group("headline"))
     assert paper_claims["outcome_loud"].estimate.n == 125 and paper_claims["outcome_silent"].estimate.n == 175

@@ -21,7 +21,6 @@ from scale_judges import judge_all
 
 from trajectory_judge.analysis.bootstrap import (
     CHUNK,
-    MEMO_BYTES,
     ColumnSums,
     block_bounds,
     block_weights,
@@ -117,17 +116,21 @@ def test_block_size_does_not_change_the_intervals_bit_for_bit(plans, n, batch, r
     assert np.array_equal(boot.low, whole.low, equal_nan=True) and np.array_equal(boot.high, whole.high, equal_nan=True)
 
 
-def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the_memo_stays_bounded(plans):
+def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the_memo_stays_bounded(plans, monkeypatch):
+    from trajectory_judge.analysis import bootstrap as B
+
     first = run_bootstrap(plans[400], resamples=1100, seed=7)
     again = run_bootstrap(plans[400], resamples=1100, seed=7)  # every chunk kept by the first
     assert forget_counts() > 0
     fresh = run_bootstrap(plans[400], resamples=1100, seed=7)
     for boot in (again, fresh):
         assert np.array_equal(boot.distribution, first.distribution, equal_nan=True)
-    for seed in range(40):  # many more passes than the memo holds
+    forget_counts()
+    monkeypatch.setattr(B, "MEMO_BYTES", 1 << 20)  # a pass of 400 rows x 1,100 replicates keeps 440 kB
+    for seed in range(6):  # more passes than the memo holds
         run_bootstrap(plans[400], resamples=1100, seed=seed)
-    assert 0 < forget_counts() <= MEMO_BYTES
-    run_bootstrap(plans[4000], resamples=3000, seed=7)  # 12 MB of counts: more than half the memo, so none kept
+    assert 1 << 19 < forget_counts() <= 1 << 20
+    run_bootstrap(plans[400], resamples=1400, seed=7)  # 560 kB of counts: more than half the memo, so none kept
     assert forget_counts() == 0
 
 

@@ -4,8 +4,6 @@ robustness (trajectory_judge.book.render.claim_text)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from claim_counts import read_counts
 
@@ -74,19 +72,9 @@ def test_an_unknown_set_of_claims_is_an_error():
 
 
 # --- on the paper's verdicts: every count the chapters say is the register's tally --------------------------------
-@pytest.fixture(scope="module")
-def paper_data():
-    from trajectory_judge.analysis.loading import load_paper_data
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return load_paper_data(os.path.join(root, "data", "release"), os.path.join(root, "data"))
-
-
-@pytest.fixture(scope="module")
-def claims(paper_report, paper_data):
-    from trajectory_judge.book.render.claim_text import paper_claims
-
-    return paper_claims(paper_report, paper_data)
+@pytest.fixture()
+def claims(paper_claims):
+    return paper_claims
 
 
 def _scopes(claims: Claims) -> dict[str, S.Tally]:
@@ -156,6 +144,7 @@ def test_the_register_of_one_report_is_checked_once_and_another_reports_again(pa
 
     from trajectory_judge.book.render.claim_text import paper_claims
 
-    assert paper_claims(paper_report, paper_data) is claims  # the chapters' sections share one check
+    first = paper_claims(paper_report, paper_data)
+    assert paper_claims(paper_report, paper_data) is first  # the chapters' sections share one check
     again = paper_claims(replace(paper_report), paper_data, seeds=False)
-    assert again is not claims and again.counts() == claims.counts()
+    assert again is not first and again.counts() == claims.counts()
