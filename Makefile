@@ -83,9 +83,11 @@ rerun: install
 
 # four streams at once, so that no core idles while a tier waits: the rerun tier (which waits on the
 # package index more than on the processor) and then lint and types, the fast tier, the slow tier, and
-# the book's (the build, its PDF, then Chromium over its pages). The slow tier is the longest, so the
-# others run at a lower priority (nice): they take the processor when it would idle, and end with it.
-# Lint and types follow the rerun tier, which ends first, so that the run does not end on mypy alone
+# the book's (the build, its PDF, then Chromium over its pages). The book's stream and the slow tier run
+# first: the build and the PDF are short, and Chromium then waits on pages as much as it computes, so
+# its waits overlap the others' work. The fast tier takes the processor when they would leave it idle,
+# and the rerun tier when all would. Lint and types follow the rerun tier, which ends first, so that
+# the run does not end on mypy alone
 ci: install
 	$(MAKE) -j4 --output-sync=target ci-slow ci-checks ci-pages ci-rerun
 
@@ -94,7 +96,7 @@ ci-slow:
 ci-checks:
 	nice -n 3 $(MAKE) test
 ci-pages:
-	nice -n 8 $(MAKE) pages
+	$(MAKE) pages
 ci-rerun:
 	nice -n 8 $(MAKE) rerun
 	nice -n 8 $(MAKE) lint

@@ -73,7 +73,7 @@ def test_report_prevalence_adds_the_section_and_the_json_and_refuses_a_share_out
 def test_auprc_at_a_share_is_scikit_learns_average_precision_with_the_faulty_and_clean_runs_reweighed():
     from sklearn.metrics import average_precision_score
 
-    from trajectory_judge.analysis.judge_statistics import _score, auprc_at_prevalence_family
+    from trajectory_judge.analysis.judge_statistics import auprc_at_prevalence_family, faulty_score
     from trajectory_judge.analysis.plan import make_plan
 
     data = load_data(ROOT / "data")
@@ -85,7 +85,7 @@ def test_auprc_at_a_share_is_scikit_learns_average_precision_with_the_faulty_and
         for j, value in zip(plan.judges, got, strict=True):
             kept = [(lab, v) for lab, v in zip(plan.labels, plan.verdicts[j]) if v is not None]
             y = np.array([lab.faulty for lab, _ in kept])
-            score = np.array([_score(v) for _, v in kept])  # the probability of "faulty", tie groups as counted
+            score = np.array([faulty_score(v) for _, v in kept])  # the probability of "faulty", tie groups as counted
             weight = np.where(y, share / y.sum(), (1 - share) / (~y).sum())
             assert value == pytest.approx(average_precision_score(y, score, sample_weight=weight), abs=1e-9), j
 

@@ -115,7 +115,7 @@ def _cell(v: Verdict) -> tuple[int, float]:
     return int(v.faulty), round(v.confidence, 9)
 
 
-def _score(v: Verdict) -> float:
+def faulty_score(v: Verdict) -> float:
     """The probability of "faulty" rounded as the count form rounds it (its tie groups)."""
     c = round(v.confidence, 9)
     return c if v.faulty else round(1 - c, 9)
@@ -279,8 +279,8 @@ class ScoreTies:
 def score_ties(pairs: Sequence[Pair]) -> ScoreTies:
     """AUROC and its tied share, counted pair by pair on the scores rounded as the count form rounds them
     (NaN without both a faulty and a clean trajectory)."""
-    pos = [_score(v) for lab, v in pairs if lab.faulty]
-    neg = [_score(v) for lab, v in pairs if not lab.faulty]
+    pos = [faulty_score(v) for lab, v in pairs if lab.faulty]
+    neg = [faulty_score(v) for lab, v in pairs if not lab.faulty]
     if not pos or not neg:
         return ScoreTies(math.nan, math.nan)
     above = sum(s > t for s in pos for t in neg)

@@ -426,11 +426,13 @@ def deployment_text(dep: Deployment) -> str:
     return "\n".join(lines)
 
 
+def _json_number(x: float) -> float | None:
+    """A statistic as ``--json`` writes it: six decimals, or null where it is undefined."""
+    return None if math.isnan(x) else round(x, 6)
+
+
 def deployment_dict(dep: Deployment) -> dict[str, Any]:
     """``--json``'s ``at_prevalence``: the prevalence, the folder's, and per judge each statistic's value and interval."""
-
-    def num(x: float) -> float | None:
-        return None if math.isnan(x) else round(x, 6)
 
     return {
         "prevalence": dep.prevalence,
@@ -438,7 +440,8 @@ def deployment_dict(dep: Deployment) -> dict[str, Any]:
         **({"chance_auprc": dep.chance_auprc} if "auprc" in dep.statistics else {}),
         "judges": {
             j.judge: {
-                s: {"value": num(j.values[s]), "low": num(j.low[s]), "high": num(j.high[s])} for s in dep.statistics
+                s: {"value": _json_number(j.values[s]), "low": _json_number(j.low[s]), "high": _json_number(j.high[s])}
+                for s in dep.statistics
             }
             for j in dep.judges
         },
@@ -465,9 +468,6 @@ def abstention_text(res: Abstention) -> str:
 def abstention_dict(res: Abstention) -> dict[str, Any]:
     """``--json``'s ``abstention``: alpha, delta, and per judge its threshold and what it keeps."""
 
-    def num(x: float) -> float | None:
-        return None if math.isnan(x) else round(x, 6)
-
     return {
         "alpha": res.alpha,
         "delta": res.delta,
@@ -478,9 +478,9 @@ def abstention_dict(res: Abstention) -> dict[str, Any]:
                 "kept": t.kept,
                 "wrong": t.wrong,
                 "n": t.n,
-                "coverage": num(t.coverage),
-                "risk": num(t.risk),
-                "p_value": num(t.p_value),
+                "coverage": _json_number(t.coverage),
+                "risk": _json_number(t.risk),
+                "p_value": _json_number(t.p_value),
             }
             for t in res.judges
         },
