@@ -46,6 +46,7 @@ def test_the_binomial_tail_is_scipys(k, n, p):
     assert binomial_cdf(k, n, p) == pytest.approx(binom.cdf(k, n, p), rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.slow  # a simulation of the guarantee over 400 draws
 def test_the_certified_threshold_misses_its_error_rate_no_more_often_than_delta_where_reading_the_sample_does_not():
     # the thresholds 0.97 and 0.9 keep a true error rate of 0.03 and 0.065; 0.8 keeps 0.11, over alpha = 0.1
     rng = np.random.default_rng(11)

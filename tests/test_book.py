@@ -171,6 +171,7 @@ def test_the_data_digest_follows_the_contents_not_where_the_folders_are(tmp_path
     assert execute.data_digest([("$TJ_DATA", a)]) != execute.data_digest([("$TJ_DATA", b)])
 
 
+@pytest.mark.slow  # executes a chapter in a kernel of its own
 def test_execute_reports_a_failing_cell_briefly_and_keeps_the_old_ipynb(tmp_path, capsys):
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -311,6 +312,7 @@ def test_no_published_number_is_typed_outside_published_py():
     assert not hits, f"published numbers typed outside published.py: {hits}"
 
 
+@pytest.mark.slow  # executes a chapter in a kernel of its own
 def test_executing_a_chapter_prints_no_kernel_warning(tmp_path):
     # the kernel talks over private local sockets, so it has no unencrypted-TCP warning to print
     shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")

@@ -190,6 +190,7 @@ print(hashlib.sha256(boot.distribution.tobytes() + boot.low.tobytes() + boot.hig
 """
 
 
+@pytest.mark.slow  # two processes, one per BLAS setting
 def test_the_replicates_are_the_same_bits_on_one_blas_thread_or_two():
     out = []
     for threads in ("1", "2"):
@@ -230,6 +231,7 @@ def test_the_report_on_the_whole_release_is_the_same_bytes_at_block_sizes_1_7_an
     assert _release_report(release, 1, 8 * CHUNK, 1) == want and _release_report(release, 1, 8 * CHUNK, 7) == want
 
 
+@pytest.mark.slow  # three reports, each in a process of its own
 def test_report_json_on_the_release_is_the_same_bytes_on_one_blas_thread_two_or_the_default(release, tmp_path):
     out = []
     for threads in ("1", "2", None):

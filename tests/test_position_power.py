@@ -91,6 +91,7 @@ def test_the_permutation_p_is_counted_as_k_plus_1_over_b_plus_1():
     assert spread_permutation(np.ones((60, 6)), permutations=999) == (0.0, 1.0, 0.0)
 
 
+@pytest.mark.slow  # 10,000 shuffles; nbval checks the chapter's own reading of the control
 def test_the_coin_controls_permutation_p_is_not_small(counterfactual):
     (coin,) = [
         c
@@ -199,6 +200,7 @@ def test_without_an_llm_judge_the_chapter_frames_the_set_as_a_method(tmp_path):
     assert f"p = {coin.spread_p:.3f}" in v["cf_control"] and "Two judges have read the set" in v["cf_readers"]
 
 
+@pytest.mark.slow  # the whole chapter's values on a folder with a fake LLM judge
 def test_an_llm_judges_verdicts_become_the_chapters_finding_with_its_power_at_its_instances(tmp_path):
     from trajectory_judge.book.chapters.position import counterfactual_figure, counterfactual_table
 
