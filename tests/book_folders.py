@@ -41,6 +41,9 @@ from trajectory_judge.run.runner import run_judges
 MODEL = "stand-in"
 """How the stand-in model is spelled in judge ids."""
 
+SAMPLED_MODEL = "sampling-stand-in"
+"""The model name of the ``unsteady`` folder's judges, whose stand-in samples: their ids differ from the others'."""
+
 
 def stand_in_answer(prompt: str) -> str:
     """A stand-in model's verdict: faulty or not, and its type and confidence, by a hash of the prompt."""
@@ -143,11 +146,14 @@ FOLDERS: dict[str, Folder] = {
         Folder("unparseable", 40, script=("bad-content",)),
         Folder("own-prompt", 40, llm_judges=("outcome", "step"), prompt=OWN_PROMPT),
         Folder("garbled", 200, llm_judges=("outcome", "step"), answer=EveryFourthGarbled),
-        Folder("unsteady", 200, llm_judges=("outcome", "step"), answer=Unsteady, concurrency=1),
+        Folder("unsteady", 200, llm_judges=("outcome", "step"), answer=Unsteady, concurrency=1, model=SAMPLED_MODEL),
         Folder("coding", 25, llm_judges=("outcome", "step"), coding=True),
     )
 }
 """The folders the tests build the book on."""
+
+MERGED: dict[str, tuple[str, ...]] = {"noisy": ("garbled", "unsteady")}
+"""Folders made by ``trajectory-judge merge`` of folders of :data:`FOLDERS` (their judge ids differ by model)."""
 
 
 def _prompt_args(root: Path, spec: Folder) -> list[str]:
@@ -349,5 +355,11 @@ class LazyFolders(dict):
         self.root = root
 
     def __missing__(self, name: str) -> Path:
-        self[name] = make_folder(self.root, FOLDERS[name])
+        if name in MERGED:
+            out = self.root / name
+            if not (out / "verdicts.jsonl").exists():
+                assert main(["merge", *(str(self[part]) for part in MERGED[name]), "--out", str(out)]) == 0
+            self[name] = out
+        else:
+            self[name] = make_folder(self.root, FOLDERS[name])
         return self[name]
