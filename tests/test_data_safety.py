@@ -481,6 +481,7 @@ SIGNALS = [
 ]
 
 
+@pytest.mark.slow  # each a run in a process of its own, signalled while a stand-in server hangs
 @pytest.mark.parametrize(
     "verb, sig, code, concurrency", SIGNALS, ids=[f"{v}-{signal.Signals(s).name}-c{c}" for v, s, _, c in SIGNALS]
 )

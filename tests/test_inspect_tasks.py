@@ -147,6 +147,7 @@ def test_eval_then_import_gives_verdicts_report_and_misses_read(folder, server, 
     assert {r["inspect"]["log"] for r in runs} == set(logs)
 
 
+@pytest.mark.slow  # two inspect evals end to end
 def test_importing_a_log_twice_adds_nothing(folder, server, tmp_path):
     logs = run_eval([step_judge(data=str(folder), limit=8)], tmp_path / "logs")
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
@@ -155,6 +156,7 @@ def test_importing_a_log_twice_adds_nothing(folder, server, tmp_path):
     assert {p.name: p.read_bytes() for p in folder.glob("*.jsonl")} == before and len(before) == 4
 
 
+@pytest.mark.slow  # an inspect eval, import, report and misses end to end
 def test_report_and_misses_work_on_an_imported_folder_and_misses_names_the_transcript(folder, server, tmp_path, capsys):
     logs = run_eval([selfcons_judge(data=str(folder), limit=8)], tmp_path / "logs")
     assert main(["import-inspect", *logs, "--data", str(folder)]) == 0
@@ -296,6 +298,7 @@ def test_import_links_transcripts_only_for_the_verdicts_it_wrote_so_misses_names
     assert named and all((t in {tid for tid, _ in links}) == (n is not None) for t, n in named.items())
 
 
+@pytest.mark.slow  # inspect evals, imports and forget end to end
 def test_forget_removes_a_judges_transcript_links_so_a_new_import_links_afresh(folder, server, tmp_path, capsys):
     first = run_eval([step_judge(data=str(folder), limit=4)], tmp_path / "first")
     assert main(["import-inspect", *first, "--data", str(folder)]) == 0
