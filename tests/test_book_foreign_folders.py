@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from book_folders import CODING_TYPES, FOLDERS, MODEL, LazyFolders, coding_trajectories
+from book_folders import CODING_TYPES, FOLDERS, LazyFolders, coding_trajectories
 
 from trajectory_judge.analysis.loading import absent_parts, load_data
 from trajectory_judge.analysis.report import build_report
@@ -31,7 +31,6 @@ from trajectory_judge.models import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTCOME, STEP = f"outcome:{MODEL}", f"step:{MODEL}"
 
 
 @pytest.fixture(scope="module")
@@ -120,9 +119,8 @@ def test_identical_inputs_given_two_verdicts_are_a_finding_with_numbers_not_an_a
     in_book.setenv("TJ_DATA", str(folders[name]))
     data, rep = _report(folders[name])
     hidden = {"edition": hidden_fault_table(rep)}
-    assert (
-        hidden["edition"].loc[f"outcome:{FOLDERS[name].model}", "disagree_hidden"] > 0
-    )  # the judge is not deterministic, or does not parse
+    outcome = f"outcome:{FOLDERS[name].model}"
+    assert hidden["edition"].loc[outcome, "disagree_hidden"] > 0  # the judge is not deterministic, or does not parse
     said = hidden_zero_sentence(hidden, {"edition": rep}, {"edition": data.verdicts})
     assert "is not: on the" in said and "two different verdicts for one input" in said
     assert ("did not parse" in said) == (name == "garbled")
