@@ -301,11 +301,19 @@ def sources(app) -> dict[str, ChapterSource]:
     return dict(getattr(app, "tj_sources", {}))
 
 
+def _settle(app) -> None:
+    """Sphinx and every extension are imported by now: keep their objects out of the collector's way."""
+    from trajectory_judge.book.building.collector import settle
+
+    settle()
+
+
 def setup(app):
     app.setup_extension("tj_records")
     app.add_config_value("tj_data_digest", "", "env", [str])
     app.add_config_value("tj_code_digest", "", "env", [str])
     app.connect("config-inited", _configure)
+    app.connect("builder-inited", _settle)
     app.connect("env-before-read-docs", _fill_cache)
     app.connect("doctree-read", _check_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -26,10 +26,12 @@ def setup(chapter: str | None = None) -> None:
 
     Built on a reader's folder (``TJ_DATA``), it shows the note that says so
     (:func:`trajectory_judge.book.chapters.editions.folder_note`); on this edition's data it shows nothing."""
+    from trajectory_judge.book.building.collector import settle
     from trajectory_judge.book.building.records import set_chapter
 
     set_chapter(chapter)
     setup_figures()
+    settle()  # the kernel's imports stay for the chapter: out of the collector's way
     folder_note()
     pd.set_option("display.max_rows", 500)
     pd.set_option("display.max_columns", 50)
