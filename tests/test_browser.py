@@ -575,3 +575,18 @@ def test_no_page_shows_raw_role_markup():
         if found:
             leaks[str(path.relative_to(HTML))] = len(found)
     assert not leaks, leaks
+
+
+@needs_book
+def test_no_page_shows_markdown_code_marks_as_text():
+    """A sentence glued as text (``{glue:text}``) is not parsed as Markdown: `--flag` in it would show its backticks."""
+    leaks = {}
+    for path in sorted(HTML.rglob("*.html")):
+        if path.relative_to(HTML).parts[0].startswith("_"):  # Sphinx's own pages and the sources
+            continue
+        page = path.read_text(encoding="utf-8")
+        page = re.sub(r"<(pre|code|script|style|textarea)\b.*?</\1>", "", page, flags=re.S)
+        found = re.findall(r"`[^`<>\n]{1,80}`", re.sub(r"<[^>]+>", "", page))
+        if found:
+            leaks[str(path.relative_to(HTML))] = found[:3]
+    assert not leaks, leaks

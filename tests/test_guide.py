@@ -343,7 +343,7 @@ def test_a_figure_written_by_the_benchmark_is_the_sentence_the_page_shows(bench_
     assert "not measured yet" in sentences["build"] and "not measured yet" not in sentences["report"]
 
 
-def test_the_scale_figures_name_each_size_its_cpu_time_memory_and_the_revision_paired_with(tmp_path):
+def test_the_scale_figures_name_each_size_its_cpu_time_memory_and_the_version_paired_with_by_date_not_hash(tmp_path):
     (tmp_path / "book").mkdir()
     (tmp_path / "_config.yml").write_text("title: x\n")
     assert all("not measured yet" in s for s in appendix.scale_sentences(tmp_path).values())
@@ -358,14 +358,16 @@ def test_the_scale_figures_name_each_size_its_cpu_time_memory_and_the_revision_p
     }
     big = {**row, "n": 100_000, "cpu_s": 120.4, "rss_mb": 3100, "runner_ms_per_verdict": 0.33}
     before = {"wall_s": 6.0, "cpu_s": 5.46, "rss_mb": 569, "rc": 0, "same_output": True}
-    scale = {"resamples": 10_000, "before": "abc1234", "cpus": 2, "version": "0.1.0"}
+    label = "the version of 1 December 2026"
+    scale = {"resamples": 10_000, "before": "abc1234", "before_label": label, "cpus": 2, "version": "0.1.0"}
     scale["sizes"] = [{**row, "before": before}, big]
     (tmp_path / appendix.BENCHMARKS).write_text(json.dumps({"scale": scale}))
     got = appendix.scale_sentences(tmp_path)
-    for part in ("4,000 trajectories", "4.56 s", "1.14 ms", "288 MB", "abc1234: 5.46 s and 569 MB", "the same output"):
+    for part in ("4,000 trajectories", "4.56 s", "1.14 ms", "288 MB", f"{label}: 5.46 s and 569 MB", "the same output"):
         assert part in got["scale"], part
-    for part in ("100,000 trajectories", "120.4 s", "1.20 ms", "3,100 MB", "abc1234 not run", "B = 10,000"):
+    for part in ("100,000 trajectories", "120.4 s", "1.20 ms", "3,100 MB", f"{label} not run", "B = 10,000"):
         assert part in got["scale"], part
+    assert "abc1234" not in got["scale"]
     assert "0.30 ms at 20,000" in got["runner"] and "0.33 ms at 500,000" in got["runner"]
 
 

@@ -161,6 +161,18 @@ def measure(work: Path, n: int, confidences: str, args: argparse.Namespace, old:
     return row
 
 
+def before_label(rev: str) -> str:
+    """How the book names the revision paired with: the version of its commit's date (no hash on a page)."""
+    done = subprocess.run(
+        ["git", "log", "-1", "--format=%ad", "--date=format:%-d %B %Y", rev], cwd=ROOT, capture_output=True, text=True
+    )
+    return (
+        f"the version of {done.stdout.strip()}"
+        if done.returncode == 0 and done.stdout.strip()
+        else "an earlier version"
+    )
+
+
 def write(path: Path, rows: dict[str, list[dict]], resamples: int, before: str | None) -> None:
     """Store the figures under ``scale`` in ``path``, keeping the other sizes measured with the same settings."""
     doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -170,6 +182,7 @@ def write(path: Path, rows: dict[str, list[dict]], resamples: int, before: str |
         "command": f"trajectory-judge report --data DIR --resamples {resamples} --statistics",
         "resamples": resamples,
         "before": before,
+        "before_label": before_label(before) if before else None,
         "cpus": os.cpu_count(),
         "version": __version__,
     }

@@ -200,7 +200,7 @@ def _chunk_weights(
     held at a time; with ``memo`` (the pass's key, :func:`_pass_key`) counted once and kept (:data:`MEMO_BYTES`)."""
     w = np.zeros((rows, n)) if out is None else out
     key = None if memo is None else (*memo, chunk, rows)
-    if key is not None and (kept := _memo_get(key)) is not None:
+    if key is not None and (kept := _kept.get(key)) is not None:
         w[...] = kept
         return w
     offset = np.arange(rows)[:, None]
@@ -213,7 +213,7 @@ def _chunk_weights(
         else:
             w[:, members] = counts
     if key is not None:
-        _memo_put(key, w.astype(_count_type(groups)))
+        _kept.put(key, w.astype(_count_type(groups)))
     return w
 
 
@@ -223,35 +223,46 @@ bootstraps one sample many times, at one seed): at most this many bytes (16 MB),
 dropped first, and nothing of a pass whose counts would not fit in half of it, so that a large sample's
 memory stays that of one block. A kept chunk holds the same integers as a chunk counted again."""
 
-_memo: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
-_memo_held = [0]  # the bytes the kept chunks hold
-_memo_lock = threading.Lock()
+
+class _KeptCounts:
+    """The counted chunks kept for later passes, least recently used first, and the bytes they hold."""
+
+    def __init__(self) -> None:
+        self._chunks: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
+        self._held = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> np.ndarray | None:
+        with self._lock:
+            kept = self._chunks.get(key)
+            if kept is not None:
+                self._chunks.move_to_end(key)
+            return kept
+
+    def put(self, key: tuple[Any, ...], counts: np.ndarray) -> None:
+        """Keep ``counts``, then drop the least recently used until at most :data:`MEMO_BYTES` are held."""
+        with self._lock:
+            if key not in self._chunks:
+                self._chunks[key] = counts
+                self._held += counts.nbytes
+            while self._held > MEMO_BYTES:
+                self._held -= self._chunks.popitem(last=False)[1].nbytes
+
+    def clear(self) -> int:
+        """Drop every kept chunk; the bytes they held."""
+        with self._lock:
+            held, self._held = self._held, 0
+            self._chunks.clear()
+            return held
 
 
-def _memo_get(key: tuple[Any, ...]) -> np.ndarray | None:
-    with _memo_lock:
-        kept = _memo.get(key)
-        if kept is not None:
-            _memo.move_to_end(key)
-        return kept
-
-
-def _memo_put(key: tuple[Any, ...], counts: np.ndarray) -> None:
-    with _memo_lock:
-        if key not in _memo:
-            _memo[key] = counts
-            _memo_held[0] += counts.nbytes
-        while _memo_held[0] > MEMO_BYTES:
-            _memo_held[0] -= _memo.popitem(last=False)[1].nbytes
+_kept = _KeptCounts()
 
 
 def forget_counts() -> int:
     """Drop every kept chunk (:data:`MEMO_BYTES`), so that the next pass draws and counts every chunk again;
     returns the bytes they held."""
-    with _memo_lock:
-        held, _memo_held[0] = _memo_held[0], 0
-        _memo.clear()
-        return held
+    return _kept.clear()
 
 
 def _count_type(groups: Sequence[np.ndarray]) -> type[np.unsignedinteger[Any]]:
