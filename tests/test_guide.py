@@ -365,7 +365,7 @@ def test_the_scale_figures_name_each_size_its_cpu_time_memory_and_the_version_pa
     got = appendix.scale_sentences(tmp_path)
     for part in ("4,000 trajectories", "4.56 s", "1.14 ms", "288 MB", f"{label}: 5.46 s and 569 MB", "the same output"):
         assert part in got["scale"], part
-    for part in ("100,000 trajectories", "120.4 s", "1.20 ms", "3,100 MB", f"{label} not run", "B = 10,000"):
+    for part in ("100,000 trajectories", "120.4 s", "1.20 ms", "3,100 MB", "that version not run", "B = 10,000"):
         assert part in got["scale"], part
     assert "abc1234" not in got["scale"]
     assert "0.30 ms at 20,000" in got["runner"] and "0.33 ms at 500,000" in got["runner"]

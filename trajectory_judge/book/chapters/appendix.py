@@ -281,6 +281,7 @@ def scale_sentences(root=None) -> dict[str, str]:
             "distinct": f"The report command with a confidence per verdict: {missing}",
         }
     parts = []
+    label = fig.get("before_label") or "an earlier version"  # a date, never the revision's hash
     for row in fig["sizes"]:
         text = (
             f"{row['n']:,} trajectories, {seconds_text(row['cpu_s'])} of CPU "
@@ -288,16 +289,16 @@ def scale_sentences(root=None) -> dict[str, str]:
         )
         before = row.get("before")
         if fig.get("before"):
-            label = fig.get("before_label") or "an earlier version"  # a date, never the revision's hash
             text += (
                 f" ({label}: {seconds_text(before['cpu_s'])} and {before['rss_mb']:,} MB"
                 + (", the same output)" if before["same_output"] else ", a different output)")
                 if before
                 else f" ({label} not run at this size)"
             )
+            label = "that version"  # named once
         parts.append(text)
     head = (
-        f"The report command run with --statistics, {fig['sizes'][0]['judges']} Python judges and "
+        f"The report command with the judge statistics, {fig['sizes'][0]['judges']} Python judges and "
         f"B = {fig['resamples']:,}, one run each on "
         f"{fig['cpus']} CPUs with trajectory-judge {fig['version']} (target: at most 1 GB and, per trajectory, "
         f"at most 1.5 times the time at the smallest size): "
