@@ -79,3 +79,17 @@ class Busy:
         while time.process_time() < end:
             pass
         return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=True, confidence=0.5)
+
+
+class CountsItsPickles:
+    """Flags nothing, and counts (in the process that pickles it) how often it was pickled."""
+
+    judge_id = "counts-pickles:v1"
+    pickled = 0
+
+    def __getstate__(self) -> dict:
+        type(self).pickled += 1
+        return {}
+
+    def judge(self, traj: Trajectory) -> Verdict:
+        return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=False, confidence=0.5)

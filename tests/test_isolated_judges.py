@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from peeking_judges import Busy, FrameWalker, Raises
+from peeking_judges import Busy, CountsItsPickles, FrameWalker, Raises
 
 from trajectory_judge.models import Verdict, load_trajectories, load_verdicts
 from trajectory_judge.run.isolated import Isolated, IsolationError
@@ -60,6 +60,12 @@ class InMain:
 
     def judge(self, traj):
         return Verdict(trajectory_id=traj.trajectory_id, judge_id=self.judge_id, faulty=True, confidence=0.5)
+
+
+def test_an_isolated_judge_is_pickled_once_and_judges_every_trajectory(sample, tmp_path):
+    CountsItsPickles.pickled = 0
+    r = run_judges(sample, [CountsItsPickles()], tmp_path / "verdicts.jsonl", progress=False, isolate=True)
+    assert (r.written, r.failed, CountsItsPickles.pickled) == (len(sample), 0, 1)
 
 
 def test_a_judge_the_child_cannot_import_is_refused_before_anything_is_written(sample, tmp_path):

@@ -77,8 +77,9 @@ class Isolated:
     Calls from several threads are answered one at a time. Use as a context manager, or :meth:`close`.
     """
 
-    def __init__(self, judge: Any) -> None:
-        payload = check_isolatable(judge)
+    def __init__(self, judge: Any, payload: bytes | None = None) -> None:
+        """``payload``: the judge as :func:`check_isolatable` pickled it, if the caller already did."""
+        payload = check_isolatable(judge) if payload is None else payload
         self.judge_id: str = judge.judge_id
         self.name = type(judge).__name__
         self._lock = threading.Lock()

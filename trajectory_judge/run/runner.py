@@ -304,11 +304,11 @@ def run_judges(
     path.parent.mkdir(parents=True, exist_ok=True)
     with data_dir_lock(path.parent), ExitStack() as stack:
         check_fingerprints(path.parent, judge_fingerprints(judges))  # before a line is written, a record too
-        if isolate:
-            for j in judges:  # every refusal before any process starts
-                if _own_judge(j):
-                    check_isolatable(j)
-            judges = [stack.enter_context(Isolated(j)) if _own_judge(j) else j for j in judges]
+        if isolate:  # every judge pickled, so every refusal made, before any process starts
+            pickled = [check_isolatable(j) if _own_judge(j) else None for j in judges]
+            judges = [
+                j if p is None else stack.enter_context(Isolated(j, p)) for j, p in zip(judges, pickled, strict=True)
+            ]
         return _run_locked(
             trajectories,
             judges,
