@@ -3,8 +3,9 @@
 
 Such a process imports a few thousand modules (Sphinx and docutils, or pandas, matplotlib and scipy) and
 then allocates millions of short-lived objects. CPython's collector examines every tracked object at each
-full collection, so with its default pace a build spends about a third of its processor time walking the
-imported modules' objects again and again, and finds nothing to free among them.
+full collection, so at its default pace a build spends a large share of its processor time walking the
+imported modules' objects again and again, finding nothing to free among them (the guide's benchmarks
+page has the build's time).
 
 :func:`settle` moves every object alive at the call out of the collector's view (:func:`gc.freeze`: those
 objects live as long as the process anyway) and runs a full collection a tenth as often as the default
