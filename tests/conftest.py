@@ -58,8 +58,8 @@ def dataset():
 @pytest.fixture(scope="session")
 def release_report(release):
     """``report``'s record of the published release, at the book's B = 10,000 and seed 7, computed once."""
-    from trajectory_judge.analysis.loading import load_data
-    from trajectory_judge.analysis.report import build_report
+    from trajectory_judge.analysis.core.loading import load_data
+    from trajectory_judge.analysis.core.report import build_report
 
     data = load_data(release)
     return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
@@ -68,8 +68,8 @@ def release_report(release):
 @pytest.fixture(scope="session")
 def paper_report():
     """The same record of the paper's data set (data/release's verdicts on our trajectories), computed once."""
-    from trajectory_judge.analysis.loading import load_paper_data
-    from trajectory_judge.analysis.report import build_report
+    from trajectory_judge.analysis.core.loading import load_paper_data
+    from trajectory_judge.analysis.core.report import build_report
 
     data = load_paper_data(ROOT / "data" / "release", ROOT / "data")
     return build_report(data.trajectories, data.verdicts, resamples=10_000, seed=7)
@@ -78,7 +78,7 @@ def paper_report():
 @pytest.fixture(scope="session")
 def paper_data():
     """The paper's data set: data/release's verdicts on our trajectories."""
-    from trajectory_judge.analysis.loading import load_paper_data
+    from trajectory_judge.analysis.core.loading import load_paper_data
 
     return load_paper_data(ROOT / "data" / "release", ROOT / "data")
 

@@ -1,4 +1,4 @@
-"""A confidence threshold with a guarantee on the error rate of the verdicts it keeps (``analysis/abstention.py``)."""
+"""A confidence threshold with a guarantee on the error rate of the verdicts it keeps (``analysis/statistics/abstention.py``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from trajectory_judge.analysis.abstention import abstention, binomial_cdf, certify, fewest_testable
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.plan import make_plan
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.core.plan import make_plan
+from trajectory_judge.analysis.statistics.abstention import abstention, binomial_cdf, certify, fewest_testable
 from trajectory_judge.cli import main
 from trajectory_judge.models import Label, Verdict
 

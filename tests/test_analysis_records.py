@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis import published as P
-from trajectory_judge.analysis.audit import (
+from trajectory_judge.analysis.core.loading import load_paper_data
+from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.analysis.paper import published as P
+from trajectory_judge.analysis.paper.audit import (
     VERDICTS,
     Audit,
     BoundSpread,
@@ -21,12 +23,15 @@ from trajectory_judge.analysis.audit import (
     seed_reports,
     seed_spread,
 )
-from trajectory_judge.analysis.loading import load_paper_data
-from trajectory_judge.analysis.organic import EpisodeCounts, organic_counts, published_counts
-from trajectory_judge.analysis.paired_detail import CAMERA_READY_KEYS, camera_ready, paired_detail, paired_estimate
-from trajectory_judge.analysis.procedure import exact_interval
-from trajectory_judge.analysis.register import paper_register
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.paper.paired_detail import (
+    CAMERA_READY_KEYS,
+    camera_ready,
+    paired_detail,
+    paired_estimate,
+)
+from trajectory_judge.analysis.paper.procedure import exact_interval
+from trajectory_judge.analysis.paper.register import paper_register
+from trajectory_judge.analysis.statistics.organic import EpisodeCounts, organic_counts, published_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -184,7 +189,7 @@ def test_paired_estimate_is_none_for_a_judge_without_verdicts(small_report):
 
 
 def test_organic_tables_are_records_whose_frames_index_by_their_naming_field():
-    from trajectory_judge.analysis.organic import Count, Table, organic_endings, organic_tools, repeat_share
+    from trajectory_judge.analysis.statistics.organic import Count, Table, organic_endings, organic_tools, repeat_share
     from trajectory_judge.testbed.env import TOOLS
 
     t = Table((Count("a", 3), Count("b", 1)), "what", {"what": "tool", "count": "repeated steps"})
@@ -198,8 +203,8 @@ def test_organic_tables_are_records_whose_frames_index_by_their_naming_field():
 
 
 def test_the_camera_ready_reply_figure_stands_beside_our_own_reply_judge(monkeypatch):
-    from trajectory_judge.analysis.loading import load_data
-    from trajectory_judge.analysis.paired_detail import reply_unchanged_paired, reply_unchanged_types
+    from trajectory_judge.analysis.core.loading import load_data
+    from trajectory_judge.analysis.paper.paired_detail import reply_unchanged_paired, reply_unchanged_types
     from trajectory_judge.book.chapters.paired import reply_beside_camera_ready
 
     monkeypatch.chdir(Path(__file__).resolve().parents[1] / "notebooks")

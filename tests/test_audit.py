@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis import published as P
-from trajectory_judge.analysis.loading import load_paper_data
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.loading import load_paper_data
+from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.analysis.paper import published as P
 from trajectory_judge.book.chapters import appendix, audit, organic, paired
 from trajectory_judge.models import FAILURE_TYPES
 from trajectory_judge.testbed.checker import RULES

@@ -8,8 +8,8 @@ import pytest
 from llm_fakes import ScriptedClient, response
 from scipy.stats import fisher_exact
 
-from trajectory_judge.analysis.baselines import baseline
-from trajectory_judge.analysis.metrics import detection
+from trajectory_judge.analysis.core.baselines import baseline
+from trajectory_judge.analysis.core.metrics import detection
 from trajectory_judge.judges.blind import Blinder, judge_view, opaque_id
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.judges.prompts import build_prompt

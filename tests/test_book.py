@@ -288,7 +288,7 @@ def _published_literals() -> set[str]:
     """Every number of ``published.py`` printed with three or more decimals, as typed there."""
     import ast
 
-    tree = ast.parse((ROOT / "trajectory_judge" / "analysis" / "published.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "trajectory_judge" / "analysis" / "paper" / "published.py").read_text(encoding="utf-8"))
     floats = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, float)}
     return {f"{x:.3f}" for x in floats if len(repr(x).split(".")[1]) >= 3}
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from book_folders import FOLDERS, MODEL, LazyFolders
 
-from trajectory_judge.analysis.loading import judge_order, load_data
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.loading import judge_order, load_data
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.book.render.missing import Quantity, cannot_compute, no_parent_judged
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -43,7 +43,7 @@ kernelspec: {display_name: Python 3, language: python, name: python3}
 # The chapter
 
 ```{code-cell} ipython3
-from trajectory_judge.analysis.formatting import format_number
+from trajectory_judge.analysis.core.formatting import format_number
 print("shown:", format_number(0.5))
 ```
 """

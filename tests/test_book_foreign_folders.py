@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from book_folders import CODING_TYPES, FOLDERS, LazyFolders, coding_trajectories
 
-from trajectory_judge.analysis.loading import absent_parts, load_data
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.loading import absent_parts, load_data
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.cli import main
 from trajectory_judge.models import (
     SCHEMA_VERSION,

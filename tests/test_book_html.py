@@ -71,7 +71,7 @@ def test_interval_pattern_reads_the_books_formats():
 
 def _seed_records(data) -> list[str]:
     """The seeds chapter's records: each ensemble sample's metrics and the paired differences between samples."""
-    from trajectory_judge.analysis.seeds import load_members, seed_variance
+    from trajectory_judge.analysis.statistics.seeds import load_members, seed_variance
     from trajectory_judge.book.paths import data_dir
     from trajectory_judge.book.render.style import format_interval
 
@@ -134,9 +134,9 @@ def _intervals_in(obj) -> list[str]:
 def _beyond_records(ed) -> list[str]:
     """The records of the chapters beyond the paper: judge statistics, where the fault sits, the reply judge
     beside the camera-ready figure."""
-    from trajectory_judge.analysis.loading import load_data
-    from trajectory_judge.analysis.organic import load_episodes
-    from trajectory_judge.analysis.paired_detail import reply_unchanged_paired
+    from trajectory_judge.analysis.core.loading import load_data
+    from trajectory_judge.analysis.paper.paired_detail import reply_unchanged_paired
+    from trajectory_judge.analysis.statistics.organic import load_episodes
     from trajectory_judge.book.chapters.position import position_chapter
     from trajectory_judge.book.render.style import format_interval
 

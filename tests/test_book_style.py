@@ -27,8 +27,8 @@ def test_judges_are_named_as_a_person_writes_them():
 
 
 def test_every_metric_key_of_the_analysis_has_a_human_label():
-    from trajectory_judge.analysis.metrics import METRICS
-    from trajectory_judge.analysis.paired import PAIRED_GROUPS
+    from trajectory_judge.analysis.core.metrics import METRICS
+    from trajectory_judge.analysis.core.paired import PAIRED_GROUPS
 
     for key in (*METRICS, *PAIRED_GROUPS):
         assert key in style.LABELS and "_" not in style.label(key), key

@@ -12,7 +12,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.book.chapters import analysis, judges, metrics, results, runs
 from trajectory_judge.book.render import style
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis.bootstrap import (
+from trajectory_judge.analysis.core.bootstrap import (
     bootstrap,
     bootstrap_loop,
     clopper_pearson,
@@ -13,8 +13,8 @@ from trajectory_judge.analysis.bootstrap import (
     strata_members,
     stratified_indices,
 )
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
 from trajectory_judge.models import DESIGN_CELLS
 
 STRATA = np.array(["a"] * 5 + ["b"] * 3 + ["c"] * 12)

@@ -1,5 +1,5 @@
 """The bootstrap's numbers do not depend on the block size or on BLAS: fixed child streams per chunk of
-replicates, and exact sums (:mod:`trajectory_judge.analysis.bootstrap`).
+replicates, and exact sums (:mod:`trajectory_judge.analysis.core.bootstrap`).
 
 The intervals at 400 and 4,000 trajectories (five Python judges, B = 300, seed 7) are recorded in
 ``tests/snapshots/scale_intervals.json``, written by this implementation with one block of every replicate.
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scale_judges import judge_all
 
-from trajectory_judge.analysis.bootstrap import (
+from trajectory_judge.analysis.core.bootstrap import (
     CHUNK,
     ColumnSums,
     block_bounds,
@@ -33,7 +33,7 @@ from trajectory_judge.analysis.bootstrap import (
     stratified_draws,
     stratified_indices,
 )
-from trajectory_judge.analysis.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
 from trajectory_judge.testbed.dataset import build_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def test_block_size_does_not_change_the_intervals_bit_for_bit(plans, n, batch, r
 
 
 def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the_memo_stays_bounded(plans, monkeypatch):
-    from trajectory_judge.analysis import bootstrap as B
+    from trajectory_judge.analysis.core import bootstrap as B
 
     first = run_bootstrap(plans[400], resamples=1100, seed=7)
     again = run_bootstrap(plans[400], resamples=1100, seed=7)  # every chunk kept by the first
@@ -182,7 +182,7 @@ _BLAS_CODE = """
 import hashlib, sys
 import numpy as np
 from scale_judges import judge_all
-from trajectory_judge.analysis.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
 from trajectory_judge.testbed.dataset import build_dataset
 trajs = build_dataset(400, 7)
 boot = run_bootstrap(make_plan(trajs, judge_all(trajs)), resamples=600, seed=7)
@@ -201,8 +201,8 @@ def test_the_replicates_are_the_same_bits_on_one_blas_thread_or_two():
 
 
 def _release_report(release: Path, every: int, resamples: int, batch: int | None) -> str:
-    from trajectory_judge.analysis.loading import load_slim_data
-    from trajectory_judge.analysis.report import build_report
+    from trajectory_judge.analysis.core.loading import load_slim_data
+    from trajectory_judge.analysis.core.report import build_report
 
     forget_counts()  # each block size counts its own chunks
     d = load_slim_data(release)

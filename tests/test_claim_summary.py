@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from claim_counts import read_counts
 
-from trajectory_judge.analysis.claims import Claim, Estimate, Register, Stated, Variant
+from trajectory_judge.analysis.paper.claims import Claim, Estimate, Register, Stated, Variant
 from trajectory_judge.book.render import claim_summary as S
 from trajectory_judge.book.render.claim_text import Claims, claim_anchor, claims_markdown, register_anchors
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from trajectory_judge.analysis import cost
+from trajectory_judge.analysis.core import cost
 from trajectory_judge.models import DataError
 from trajectory_judge.run import meter as run_meter
 

@@ -1,4 +1,4 @@
-"""Precision, F1, kappa and MCC at another share of faulty runs (``analysis/deployment.py``, ``report --prevalence``)."""
+"""Precision, F1, kappa and MCC at another share of faulty runs (``analysis/statistics/deployment.py``, ``report --prevalence``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score, f1_score, matthews_corrcoef, precision_score
 
-from trajectory_judge.analysis.deployment import at_prevalence, confusion_statistics
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.analysis.statistics.deployment import at_prevalence, confusion_statistics
 from trajectory_judge.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,8 +73,8 @@ def test_report_prevalence_adds_the_section_and_the_json_and_refuses_a_share_out
 def test_auprc_at_a_share_is_scikit_learns_average_precision_with_the_faulty_and_clean_runs_reweighed():
     from sklearn.metrics import average_precision_score
 
-    from trajectory_judge.analysis.judge_statistics import auprc_at_prevalence_family, faulty_score
-    from trajectory_judge.analysis.plan import make_plan
+    from trajectory_judge.analysis.core.judge_statistics import auprc_at_prevalence_family, faulty_score
+    from trajectory_judge.analysis.core.plan import make_plan
 
     data = load_data(ROOT / "data")
     plan = make_plan(data.trajectories, data.verdicts, [])

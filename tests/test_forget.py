@@ -175,7 +175,7 @@ class Always:
 
 
 def test_a_forgotten_judge_leaves_the_compute_table_and_the_runs_chapter_its_records_kept_in_forgotten(folder, dataset):
-    from trajectory_judge.analysis.cost import compute_spent, read_run_records
+    from trajectory_judge.analysis.core.cost import compute_spent, read_run_records
     from trajectory_judge.book.chapters.runs import run_settings
 
     path = folder / "verdicts.jsonl"
@@ -246,7 +246,7 @@ def test_a_python_judges_hint_is_run_judges_retry_never_the_run_command(folder, 
 
 
 def test_each_kind_of_judge_gets_the_retry_hint_that_works_for_it(dataset):
-    from trajectory_judge.analysis.loading import unparseable_sentence
+    from trajectory_judge.analysis.core.loading import unparseable_sentence
 
     bad = {"error": "unparseable verdict: no JSON"}
     vs = [Verdict.model_validate_json(_v(dataset[0], j, **bad)) for j in ("step:m", "outcome:inspect-m", "mine")]

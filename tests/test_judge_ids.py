@@ -7,7 +7,7 @@ import json
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis.loading import load_data, unparseable_counts, unparseable_sentence
+from trajectory_judge.analysis.core.loading import load_data, unparseable_counts, unparseable_sentence
 from trajectory_judge.book.render.style import PYTHON, judge_name, llm_judges, parse_judge_id
 from trajectory_judge.cli import main
 from trajectory_judge.models import DataError, JudgeSpec, check_judge_id, dumps, judge_kind
@@ -115,8 +115,8 @@ def _rebuilt(spec: JudgeSpec) -> JudgeSpec | None:
 def test_every_consumer_reads_the_same_kind_family_view_model_and_memberness_from_an_id(
     judge_id, kind, family, shown, model, k, sampled
 ):
-    from trajectory_judge.analysis.comparisons import split_judge_id
-    from trajectory_judge.analysis.seeds import parse_member_id
+    from trajectory_judge.analysis.core.comparisons import split_judge_id
+    from trajectory_judge.analysis.statistics.seeds import parse_member_id
     from trajectory_judge.book.chapters.judges import sample_settings
     from trajectory_judge.book.chapters.paired import family_of, model_of
     from trajectory_judge.book.render.figures import FAMILY_COLOURS, OKABE_ITO, judge_style
@@ -192,7 +192,7 @@ def test_inspect_import_names_a_judge_by_the_id_the_record_gives(judge_id):
 def test_an_outcome_member_is_shown_the_outcome_view_so_a_silent_fault_is_hidden_from_it():
     from analysis_synth import clean, fault
 
-    from trajectory_judge.analysis.paired import paired_discrimination, reaches_input
+    from trajectory_judge.analysis.core.paired import paired_discrimination, reaches_input
 
     parent, silent = clean("i1"), fault("i1", "wrong_tool", loud=False)
     assert reaches_input("outcome:M", silent, parent) is reaches_input("outcome@T0.7/seed7:M", silent, parent) is False
@@ -211,7 +211,7 @@ def verdict_of(traj, judge_id):
 def test_the_runner_stores_and_records_every_id_shape_under_its_kind(tmp_path):
     from analysis_synth import design
 
-    from trajectory_judge.analysis.cost import read_run_records
+    from trajectory_judge.analysis.core.cost import read_run_records
     from trajectory_judge.models import Verdict, load_verdicts
     from trajectory_judge.run.runner import run_judges
 
@@ -232,7 +232,7 @@ def test_the_runner_stores_and_records_every_id_shape_under_its_kind(tmp_path):
 def test_report_order_reads_the_family_with_members_and_python_judges_last():
     from analysis_synth import verdict
 
-    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.analysis.core.loading import judge_order
 
     shuffled = ["short-run", "step@T0.7/seed7:m", "selfcons3:m", "reply:m", "step2:x", "step:m", "outcome:m"]
     order = judge_order([verdict("t", j, False) for j in [*shuffled, "programmatic"]])
@@ -244,8 +244,8 @@ def test_report_order_reads_the_family_with_members_and_python_judges_last():
 def test_an_ensemble_over_a_prompt_of_ones_own_is_told_apart_from_the_built_in_one_by_every_consumer():
     from analysis_synth import verdict
 
-    from trajectory_judge.analysis.cost import run_task
-    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.analysis.core.cost import run_task
+    from trajectory_judge.analysis.core.loading import judge_order
     from trajectory_judge.book.render.style import family_pairs, judge_label
 
     own, built_in = JudgeSpec.parse("selfcons3+rubric:m"), JudgeSpec.parse("selfcons3:m")

@@ -19,7 +19,7 @@ from sklearn.metrics import (
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from trajectory_judge.analysis.judge_statistics import (
+from trajectory_judge.analysis.core.judge_statistics import (
     COVERAGES,
     DELTA_STATISTICS,
     STATISTICS,
@@ -40,9 +40,9 @@ from trajectory_judge.analysis.judge_statistics import (
     score_ties,
     statistics_from_counts,
 )
-from trajectory_judge.analysis.loading import load_data, load_paper_data
-from trajectory_judge.analysis.plan import make_plan
-from trajectory_judge.analysis.report import STATISTICS_ON_REQUEST, build_report
+from trajectory_judge.analysis.core.loading import load_data, load_paper_data
+from trajectory_judge.analysis.core.plan import make_plan
+from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, build_report
 from trajectory_judge.models import design_cell
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -458,7 +458,7 @@ def test_checked_statistics_agree_with_sklearn_and_a_disagreement_stops(dataset,
     plan = make_plan(dataset.trajectories, dataset.verdicts, [])
     st = judge_statistics(plan.labels, plan.verdicts, plan.cells, resamples=50, check=True)
     assert set(st.values) == set(plan.judges)
-    import trajectory_judge.analysis.judge_statistics as JS
+    import trajectory_judge.analysis.core.judge_statistics as JS
 
     real = JS.point_statistics
     monkeypatch.setattr(JS, "point_statistics", lambda pairs: {**real(pairs), "auroc": 0.123})
@@ -467,7 +467,7 @@ def test_checked_statistics_agree_with_sklearn_and_a_disagreement_stops(dataset,
 
 
 def test_a_delta_between_judges_of_different_trajectories_is_taken_on_those_both_judged():
-    from trajectory_judge.analysis.judge_statistics import point_statistics
+    from trajectory_judge.analysis.core.judge_statistics import point_statistics
 
     trajs = design(10)
     va = {v.trajectory_id: v for v in random_verdicts(trajs, "step:a", 1, coverage=0.7)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.analysis.claims import Claim, Estimate, Register, Stated
+from trajectory_judge.analysis.paper.claims import Claim, Estimate, Register, Stated
 from trajectory_judge.book.chapters.landing import FINDING_KEYS, register_sentence, verdict_sentence
 from trajectory_judge.book.render.book_map import book_map, chapter_title, toc_parts
 from trajectory_judge.book.render.claim_text import Claims
@@ -47,7 +47,7 @@ def _side(key: str, lo: float) -> Claim:
 def test_the_landings_tally_counts_confirmed_consistent_and_not_borne_out_separately_as_the_register_does():
     from claim_counts import read_counts
 
-    from trajectory_judge.analysis.claims import BORNE_OUT, CONFIRMED, CONSISTENT, NOT_BORNE_OUT, NOT_CHECKABLE
+    from trajectory_judge.analysis.paper.claims import BORNE_OUT, CONFIRMED, CONSISTENT, NOT_BORNE_OUT, NOT_CHECKABLE
 
     claims = _claims(
         *[_claim(f"a{i}", "x", 1.0) for i in range(4)],

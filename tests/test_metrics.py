@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from analysis_synth import CLAIM, clean, design, fault, random_verdicts, verdict
 
-from trajectory_judge.analysis import metrics as M
-from trajectory_judge.analysis.paired import (
+from trajectory_judge.analysis.core import metrics as M
+from trajectory_judge.analysis.core.paired import (
     claim_detection,
     invented_sentence,
     paired_discrimination,
@@ -186,7 +186,7 @@ def test_invented_sentence_is_the_suffix_over_the_parent_answer_or_the_last_sent
 # --- on the published release ---------------------------------------------------------------
 @pytest.fixture(scope="module")
 def release_data(release):
-    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.core.loading import load_data
 
     return load_data(release)
 

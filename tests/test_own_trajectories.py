@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fake_server import FakeModelServer
 
-from trajectory_judge.analysis.loading import absent_parts
+from trajectory_judge.analysis.core.loading import absent_parts
 from trajectory_judge.cli import main
 from trajectory_judge.models import (
     SCHEMA_VERSION,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.analysis.loading import load_paper_data
+from trajectory_judge.analysis.core.loading import load_paper_data
 from trajectory_judge.book.paths import PAPER_DATA_ENV, paper_data_dir
 from trajectory_judge.models import DataError, load_trajectories
 from trajectory_judge.provenance.manifest import write_manifest

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.position import counterfactual_recall, recall_by, types_by
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.statistics.position import counterfactual_recall, recall_by, types_by
 from trajectory_judge.models import Verdict
 from trajectory_judge.testbed.inject import ANCHORS
 
@@ -78,7 +78,7 @@ def test_counterfactual_counts_only_instances_a_judge_judged_completely(counterf
 def test_cochran_q_matches_its_closed_form_and_statsmodels_when_installed():
     import numpy as np
 
-    from trajectory_judge.analysis.position import cochran_q
+    from trajectory_judge.analysis.statistics.position import cochran_q
 
     # Cochran (1950) form by hand: 4 units x 3 conditions, column totals 3, 1, 0; row totals 2, 1, 1, 0
     x = np.array([[1, 1, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0]])

@@ -10,8 +10,8 @@ import shutil
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.position import (
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.statistics.position import (
     _null_spreads,
     counterfactual_recall,
     detectable_difference,
@@ -75,7 +75,7 @@ def test_the_shuffle_null_drawn_by_placings_is_the_null_of_shuffling_each_instan
 
 @pytest.mark.parametrize("n", [10, 37, 60])
 def test_the_exact_chance_spread_of_a_blind_judge_is_the_simulated_one(n):
-    from trajectory_judge.analysis.position import _spread_of, blind_spread_quantile
+    from trajectory_judge.analysis.statistics.position import _spread_of, blind_spread_quantile
 
     sim = _spread_of(np.random.default_rng(n).binomial(n, 0.5, size=(200_000, 6)), n)
     exact = blind_spread_quantile(n, 6, 0.95)
@@ -178,7 +178,7 @@ def _with_fake_llm(tmp_path, complete: int):
 
 def _chapter(cf_folder):
     from tests.conftest import ROOT
-    from trajectory_judge.analysis.organic import load_episodes
+    from trajectory_judge.analysis.statistics.organic import load_episodes
     from trajectory_judge.book.chapters.position import position_chapter
 
     ours = load_data(ROOT / "data")

@@ -8,7 +8,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.ppi import power_tuning, ppi_mean
+from trajectory_judge.analysis.statistics.ppi import power_tuning, ppi_mean
 
 Z = NormalDist().inv_cdf(0.975)
 Y, F, FU = [1, 1, 0, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1]

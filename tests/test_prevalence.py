@@ -8,7 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.prevalence import clipping_text, estimate_prevalence, rogan_gladen, summary_lines
+from trajectory_judge.analysis.statistics.prevalence import (
+    clipping_text,
+    estimate_prevalence,
+    rogan_gladen,
+    summary_lines,
+)
 from trajectory_judge.cli import main
 from trajectory_judge.models import FAILURE_TYPES
 

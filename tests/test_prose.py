@@ -149,7 +149,7 @@ _NUMBER = re.compile(r"(?<![\w.])[+−]?\d+(?:\.\d+)?(?![\w.])")
 def test_every_interval_in_a_chapter_sentence_is_written_by_the_books_one_format(chapter_sentences):
     # as format_interval writes one: the value with three decimals, the bounds with two (more when they need them); true minus signs,
     # and "to" between the bounds exactly when the low one is negative (so no dash meets a minus)
-    from trajectory_judge.analysis.formatting import format_interval
+    from trajectory_judge.analysis.core.formatting import format_interval
 
     assert format_interval(-0.18, -0.28, -0.08, "bootstrap") == "\u22120.180 (\u22120.28 to \u22120.08)"
     interval = re.compile(r"(?<![\w.])([+\u2212-]?\d+\.\d+) \(([\u2212-]?\d+\.\d+)(\u2013| to )([\u2212-]?\d+\.\d+)\)")
@@ -191,7 +191,7 @@ def test_no_text_a_committed_notebook_glued_is_blank_or_shows_a_template_seam(nb
 def test_the_landing_finding_quotes_the_paper_reports_numbers_at_their_printed_precision(
     paper_report, chapter_sentences
 ):
-    from trajectory_judge.analysis import published as P
+    from trajectory_judge.analysis.paper import published as P
 
     finding = chapter_sentences["paired"]["landing_finding"]
     m = paper_report.judges[P.OUTCOME].metrics

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import trajectory_judge.book as book_pkg
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.book.building import records
 from trajectory_judge.book.building.provenance_lines import (
     BuildState,

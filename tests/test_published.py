@@ -1,4 +1,4 @@
-"""The published numbers (trajectory_judge.analysis.published) against a fresh report on the release.
+"""The published numbers (trajectory_judge.analysis.paper.published) against a fresh report on the release.
 
 tests/test_report.py pins main-table reproduction; here the quotations themselves are checked:
 every value in published.py that the release can reproduce does, to 3 decimals for point
@@ -13,7 +13,7 @@ import math
 import pandas as pd
 import pytest
 
-from trajectory_judge.analysis.published import (
+from trajectory_judge.analysis.paper.published import (
     MAIN_METRICS,
     OUTCOME,
     PUBLISHED_COUNTS,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.analysis.claims import (
+from trajectory_judge.analysis.paper.claims import (
     BORNE_OUT,
     CONFIRMED,
     CONSISTENT,
@@ -33,7 +33,7 @@ def test_stated_value_whose_interval_meets_its_tolerance_band_but_is_wider_is_co
 
 
 def test_a_value_on_a_proportions_scale_with_sampling_variance_keeps_the_margin_others_their_printed_digits():
-    from trajectory_judge.analysis.claims import MARGIN, tolerance
+    from trajectory_judge.analysis.paper.claims import MARGIN, tolerance
 
     assert tolerance(Stated.number("0.30", 0.30, 0.01), Estimate(0.3, 0.2, 0.4, "bootstrap")) == MARGIN
     assert tolerance(Stated.number("0.30", 0.30, 0.01), Estimate.exact(0.3)) == 0.005  # its own interval
@@ -68,7 +68,7 @@ def test_each_verdict_of_a_stated_value_is_reached_by_a_constructed_claim(lo, hi
 def test_a_wider_interval_never_turns_not_borne_out_into_confirmed():
     import numpy as np
 
-    from trajectory_judge.analysis.claims import VERDICTS
+    from trajectory_judge.analysis.paper.claims import VERDICTS
 
     rng = np.random.default_rng(0)
     stated = [Stated.number("84%", 0.84, 0.01), Stated.number("0.750", 0.75, 0.001), Stated.fraction("a third", 1 / 3)]
@@ -127,9 +127,9 @@ def test_register_keys_are_unique():
 # --- the register on the paper's verdicts ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def paper():
-    from trajectory_judge.analysis.loading import load_paper_data
-    from trajectory_judge.analysis.register import paper_register
-    from trajectory_judge.analysis.report import build_report
+    from trajectory_judge.analysis.core.loading import load_paper_data
+    from trajectory_judge.analysis.core.report import build_report
+    from trajectory_judge.analysis.paper.register import paper_register
 
     d = load_paper_data(ROOT / "data" / "release", ROOT / "data")
     rep = build_report(d.trajectories, d.verdicts, resamples=1000, seed=7)
@@ -201,8 +201,8 @@ RELEASE = Path(os.environ.get("TJ_RELEASE_DIR", ROOT.parent / "shared" / "upstre
     not (RELEASE / "trajectories.jsonl").exists(), reason="the published release is not present (TJ_RELEASE_DIR)"
 )
 def test_invented_promise_groups_match_the_release_one_to_one_by_trajectory_id(paper):
-    from trajectory_judge.analysis.estimates import promise_groups
-    from trajectory_judge.analysis.register import QUOTED_MISS_PROMISE
+    from trajectory_judge.analysis.paper.estimates import promise_groups
+    from trajectory_judge.analysis.paper.register import QUOTED_MISS_PROMISE
     from trajectory_judge.testbed.inject import INVENTED_PROMISES
 
     rows = [json.loads(x) for x in (RELEASE / "trajectories.jsonl").read_text().splitlines() if x.strip()]
@@ -229,7 +229,7 @@ def test_no_verdict_is_written_outside_the_register():
 # --- how robust each verdict is, its p-value and its adjusted verdict ----------------------------------
 @pytest.fixture(scope="module")
 def robust(paper):
-    from trajectory_judge.analysis.robustness import robustness
+    from trajectory_judge.analysis.paper.robustness import robustness
 
     return robustness(paper[2])
 
@@ -239,7 +239,7 @@ def _flip(rob, key: str, name: str) -> str:
 
 
 def test_table_4_uniformly_one_is_only_consistent_47_of_50_is_too_few_to_confirm_one(paper, robust):
-    from trajectory_judge.analysis.robustness import ROBUST, exact
+    from trajectory_judge.analysis.paper.robustness import ROBUST, exact
 
     c = paper[2]["step8_uniform"]
     lo, hi = exact(c.estimate, 0.95)
@@ -257,7 +257,7 @@ def test_misattributes_a_third_sits_on_the_edge_of_its_band_and_read_literally_i
 
 
 def test_gets_worse_on_invented_promises_is_inconclusive_paired_and_borne_out_in_raw_recall(paper, robust):
-    from trajectory_judge.analysis.claims import INCONCLUSIVE
+    from trajectory_judge.analysis.paper.claims import INCONCLUSIVE
 
     c = paper[2]["step_worse_on_claims"]
     assert c.verdict == NOT_CHECKABLE and c.kind == INCONCLUSIVE
@@ -270,7 +270,7 @@ def test_f1_at_the_base_rate_flips_against_the_f1_of_flagging_everything(paper, 
 
 
 def test_not_checkable_splits_into_seven_rows_without_data_and_two_inconclusive(paper):
-    from trajectory_judge.analysis.claims import INCONCLUSIVE, NO_DATA
+    from trajectory_judge.analysis.paper.claims import INCONCLUSIVE, NO_DATA
 
     kinds = [c.kind for c in paper[2] if c.verdict == NOT_CHECKABLE]
     assert (kinds.count(NO_DATA), kinds.count(INCONCLUSIVE), len(kinds)) == (7, 2, 9)
@@ -301,7 +301,7 @@ def test_holm_withdraws_confirmations_as_well_as_rejections_and_its_p_values_are
 def test_the_jackknife_acceleration_of_a_mean_equals_the_brute_force_jackknife():
     import numpy as np
 
-    from trajectory_judge.analysis.robustness import acceleration
+    from trajectory_judge.analysis.paper.robustness import acceleration
 
     u = np.array([1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1], dtype=float)
     loo = np.array([np.delete(u, i).mean() for i in range(len(u))])
@@ -330,7 +330,7 @@ def _rounds(printed: float, true: float) -> bool:
 
 
 def _band(c, x, a, b):
-    from trajectory_judge.analysis.claims import tolerance_band
+    from trajectory_judge.analysis.paper.claims import tolerance_band
 
     if x is not None:
         return x, x
@@ -380,7 +380,7 @@ def test_no_judge_reads_the_final_reply_is_contradicted_by_three_judges_above_ze
 
 
 def test_rebuilds_every_number_offline_is_contradicted_by_the_audits_count_of_numbers_it_cannot_recompute(paper):
-    from trajectory_judge.analysis.audit import NOT_RECOMPUTABLE, check_published
+    from trajectory_judge.analysis.paper.audit import NOT_RECOMPUTABLE, check_published
 
     d, rep, reg = paper
     rows = check_published(rep, d).to_frame()
@@ -398,10 +398,10 @@ def test_rebuilds_every_number_offline_is_contradicted_by_the_audits_count_of_nu
     not (RELEASE / "trajectories.jsonl").exists(), reason="the published release is not present (TJ_RELEASE_DIR)"
 )
 def test_the_raw_release_gives_every_verdict_robustness_and_adjusted_verdict_of_the_committed_data(paper):
-    from trajectory_judge.analysis.loading import load_data
-    from trajectory_judge.analysis.register import paper_register
-    from trajectory_judge.analysis.report import build_report
-    from trajectory_judge.analysis.robustness import robustness
+    from trajectory_judge.analysis.core.loading import load_data
+    from trajectory_judge.analysis.core.report import build_report
+    from trajectory_judge.analysis.paper.register import paper_register
+    from trajectory_judge.analysis.paper.robustness import robustness
 
     raw = load_data(RELEASE)  # the published files themselves, not this edition's projection of them
     reg = paper_register(
@@ -447,8 +447,8 @@ def _sampled(mean: float, sd: float, units=None) -> Estimate:
 
 
 def test_a_count_of_intervals_is_counted_again_under_each_alternative_not_copied():
-    from trajectory_judge.analysis.claims import Counted
-    from trajectory_judge.analysis.robustness import FRAGILE, robustness
+    from trajectory_judge.analysis.paper.claims import Counted
+    from trajectory_judge.analysis.paper.robustness import FRAGILE, robustness
 
     axis = _sampled(0.1, 0.045)  # excludes zero at 95%, not at 99%
     assert axis.low > 0
@@ -464,7 +464,7 @@ def test_a_count_of_intervals_is_counted_again_under_each_alternative_not_copied
 def test_a_bias_corrected_interval_without_acceleration_is_called_bc_and_with_one_bca():
     import numpy as np
 
-    from trajectory_judge.analysis.robustness import interval_alternatives
+    from trajectory_judge.analysis.paper.robustness import interval_alternatives
 
     names = lambda e: [n for c, n, _ in interval_alternatives(e) if c == "interval"]
     assert "BC" in names(_sampled(0.1, 0.05)) and "BCa" not in names(_sampled(0.1, 0.05))
@@ -473,8 +473,8 @@ def test_a_bias_corrected_interval_without_acceleration_is_called_bc_and_with_on
 
 
 def test_the_seed_alternative_judges_sampled_rows_and_counts_again_on_the_register_at_two_other_seeds(paper):
-    from trajectory_judge.analysis.register import seed_register
-    from trajectory_judge.analysis.robustness import SEEDS, robustness, seed_registers
+    from trajectory_judge.analysis.paper.register import seed_register
+    from trajectory_judge.analysis.paper.robustness import SEEDS, robustness, seed_registers
 
     d, rep, reg = paper
     others = seed_registers(lambda s: seed_register(rep, d.trajectories, d.verdicts, s), rep.seed)
@@ -488,8 +488,8 @@ def test_the_seed_alternative_judges_sampled_rows_and_counts_again_on_the_regist
 
 
 def test_the_disclosure_lists_the_reading_of_a_third_with_its_verdicts_under_both_readings(paper):
-    from trajectory_judge.analysis.claims import CURRENT
-    from trajectory_judge.analysis.rule_changes import THIRD_AFTER, THIRD_BEFORE, disclosure_frame, rule_changes
+    from trajectory_judge.analysis.paper.claims import CURRENT
+    from trajectory_judge.analysis.paper.rule_changes import THIRD_AFTER, THIRD_BEFORE, disclosure_frame, rule_changes
 
     reg = paper[2]
     frame = disclosure_frame(reg)
@@ -512,7 +512,7 @@ def test_the_disclosure_lists_the_reading_of_a_third_with_its_verdicts_under_bot
 
 
 def test_under_the_earlier_rule_a_value_is_borne_out_whenever_its_printed_band_meets_the_interval():
-    from trajectory_judge.analysis.rule_changes import THIRD_AFTER, THIRD_BEFORE
+    from trajectory_judge.analysis.paper.rule_changes import THIRD_AFTER, THIRD_BEFORE
 
     s = Stated.number("84%", 0.84, 0.01)
     assert verdict(s, Estimate(0.8, 0.5, 0.9, "bootstrap"), THIRD_AFTER)[0] == BORNE_OUT

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.paired import clean_parents, reaches_input
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.paired import clean_parents, reaches_input
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.cli import main
 from trajectory_judge.judges.views import VIEWS
 from trajectory_judge.models import DataError, load_trajectories, load_verdicts

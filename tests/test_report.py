@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 from analysis_synth import design, random_verdicts, verdict
 
-from trajectory_judge.analysis.judge_statistics import STATISTICS
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.judge_statistics import STATISTICS
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.cli import main
 from trajectory_judge.models import FAILURE_TYPES, DataError, dumps
 

@@ -8,11 +8,11 @@ import sys
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis.baselines import baseline, baseline_sentence, baselines
-from trajectory_judge.analysis.bootstrap import clopper_pearson
-from trajectory_judge.analysis.comparisons import compared_pairs
-from trajectory_judge.analysis.misses import find_mistakes
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.baselines import baseline, baseline_sentence, baselines
+from trajectory_judge.analysis.core.bootstrap import clopper_pearson
+from trajectory_judge.analysis.core.comparisons import compared_pairs
+from trajectory_judge.analysis.core.misses import find_mistakes
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.cli import main
 from trajectory_judge.models import dumps
 
@@ -316,7 +316,7 @@ def test_report_of_a_single_judge_says_there_is_no_pair_to_compare(tmp_path, cap
 
 
 def test_build_report_refuses_a_pair_mode_or_pair_it_does_not_know():
-    from trajectory_judge.analysis.plan import make_plan
+    from trajectory_judge.analysis.core.plan import make_plan
 
     trajs = design(1)
     vs = random_verdicts(trajs, "step:m", 1) + random_verdicts(trajs, "outcome:m", 2)
@@ -337,7 +337,7 @@ def test_baselines_on_a_design_without_clean_runs_say_what_is_undefined():
 
 
 def test_python_judges_sharing_a_name_are_not_compared_as_one_model_or_one_view():
-    from trajectory_judge.analysis.comparisons import compared_pairs
+    from trajectory_judge.analysis.core.comparisons import compared_pairs
 
     pairs = {(c.a, c.b) for c in compared_pairs(["step:m", "length:m", "length:v2", "outcome:m"])}
     assert pairs == {("step:m", "outcome:m")}, pairs  # 'length:m' is a Python judge, not the model m

@@ -12,9 +12,9 @@ import pytest
 from analysis_synth import design, random_verdicts, verdict
 
 from trajectory_judge.analysis import report_cli as R
-from trajectory_judge.analysis.bootstrap import clopper_pearson
-from trajectory_judge.analysis.formatting import TextTable
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.bootstrap import clopper_pearson
+from trajectory_judge.analysis.core.formatting import TextTable
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.models import dumps
 
 HEAVY = ("scipy", "pandas", "matplotlib", "httpx")
@@ -173,8 +173,8 @@ def test_column_sums_are_exact_in_integer_columns_and_the_exact_sum_rounded_in_f
 
     import numpy as np
 
-    from trajectory_judge.analysis.bootstrap import ColumnSums, count_weights, stratified_indices
-    from trajectory_judge.analysis.plan import make_plan
+    from trajectory_judge.analysis.core.bootstrap import ColumnSums, count_weights, stratified_indices
+    from trajectory_judge.analysis.core.plan import make_plan
 
     trajs = design(6)
     vs = [
@@ -204,7 +204,12 @@ def test_column_sums_are_exact_in_integer_columns_and_the_exact_sum_rounded_in_f
 def test_weights_from_each_strata_draws_equal_the_counts_of_the_index_matrix():
     import numpy as np
 
-    from trajectory_judge.analysis.bootstrap import count_weights, draw_weights, stratified_draws, stratified_indices
+    from trajectory_judge.analysis.core.bootstrap import (
+        count_weights,
+        draw_weights,
+        stratified_draws,
+        stratified_indices,
+    )
 
     strata = ["b", "a", "a", "c", "b", "a", "c", "c", "c"]
     idx = stratified_indices(strata, resamples=700, rng=np.random.default_rng(4), order=["c"])

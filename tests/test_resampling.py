@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.bootstrap import Family, block_weights, bootstrap_families
-from trajectory_judge.analysis.report import build_report
-from trajectory_judge.analysis.resampling import folder_resampling
+from trajectory_judge.analysis.core.bootstrap import Family, block_weights, bootstrap_families
+from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.analysis.core.resampling import folder_resampling
 from trajectory_judge.cli import main
 from trajectory_judge.models import DESIGN_FILE, Label, Observation, Step, ToolCall, Trajectory, Verdict, write_jsonl
 
@@ -133,7 +133,7 @@ def test_a_cluster_spanning_two_strata_is_refused():
 
 def test_the_library_default_stays_the_design_and_its_numbers(tmp_path):
     folder = sample_folder(tmp_path)
-    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.core.loading import load_data
 
     data = load_data(folder)
     default = build_report(data.trajectories, data.verdicts, resamples=300)
@@ -143,8 +143,8 @@ def test_the_library_default_stays_the_design_and_its_numbers(tmp_path):
 
 # --- a design whose runs share a base: whole instances among their like ---------------------------------
 def test_instances_of_a_design_are_drawn_among_their_like_so_every_replicate_keeps_the_clean_and_faulty_counts():
-    from trajectory_judge.analysis.plan import make_plan
-    from trajectory_judge.analysis.resampling import instance_makeup
+    from trajectory_judge.analysis.core.plan import make_plan
+    from trajectory_judge.analysis.core.resampling import instance_makeup
 
     trajs = [
         _traj("a0", "a", False, False),
@@ -176,7 +176,7 @@ def test_cluster_instance_draws_whole_runs_of_a_design_within_their_make_up_and_
     assert _report_json(folder, "--cluster", "instance")["resampling"] == "instances"
     design = _report_json(folder, "--resample", "design", "--cluster", "instance")
     assert design["resampling"] == "design-instances"
-    from trajectory_judge.analysis.resampling import METHOD
+    from trajectory_judge.analysis.core.resampling import METHOD
 
     assert METHOD["design-instances"] in capsys.readouterr().out  # the heading says so
 
@@ -203,7 +203,7 @@ def test_the_release_under_cluster_instance_gives_the_headline_auroc_delta_an_in
 def test_clustered_mcnemar_with_one_pair_per_run_is_mcnemars_chi_squared_without_correction():
     from statsmodels.stats.contingency_tables import mcnemar
 
-    from trajectory_judge.analysis.judge_statistics import clustered_mcnemar_p
+    from trajectory_judge.analysis.core.judge_statistics import clustered_mcnemar_p
 
     b, c = 14, 5
     fault_only, parent_only = [1] * b + [0] * c + [0] * 30, [0] * b + [1] * c + [0] * 30
@@ -213,7 +213,7 @@ def test_clustered_mcnemar_with_one_pair_per_run_is_mcnemars_chi_squared_without
 
 
 def test_discordant_pairs_bunched_in_few_runs_count_as_less_evidence():
-    from trajectory_judge.analysis.judge_statistics import clustered_mcnemar_p
+    from trajectory_judge.analysis.core.judge_statistics import clustered_mcnemar_p
 
     spread = clustered_mcnemar_p([1] * 12 + [0] * 4, [0] * 12 + [1] * 4)  # 16 runs, one pair each
     bunched = clustered_mcnemar_p([6, 6, 0, 0], [0, 0, 2, 2])  # the same 12 and 4, in four runs
@@ -221,8 +221,8 @@ def test_discordant_pairs_bunched_in_few_runs_count_as_less_evidence():
 
 
 def test_mcnemar_pairs_count_the_runs_their_pairs_come_from_on_the_committed_data():
-    from trajectory_judge.analysis.judge_statistics import mcnemar_pairs
-    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.core.judge_statistics import mcnemar_pairs
+    from trajectory_judge.analysis.core.loading import load_data
 
     data = load_data(ROOT / "data")
     m = mcnemar_pairs(data.trajectories, data.verdicts, "reply:qwen2.5-coder:1.5b")
@@ -232,7 +232,7 @@ def test_mcnemar_pairs_count_the_runs_their_pairs_come_from_on_the_committed_dat
 
 
 def test_the_clustered_mcnemar_is_not_given_when_too_few_runs_hold_a_discordant_pair(tmp_path):
-    from trajectory_judge.analysis.judge_statistics import MIN_DISCORDANT_INSTANCES, mcnemar_pairs
+    from trajectory_judge.analysis.core.judge_statistics import MIN_DISCORDANT_INSTANCES, mcnemar_pairs
 
     trajs, verdicts = [], []
     for i in range(MIN_DISCORDANT_INSTANCES + 2):

@@ -2,7 +2,7 @@
 
 from analysis_synth import design, random_verdicts, verdict
 
-from trajectory_judge.analysis.report import build_report
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.book.chapters.results import above_baseline, baseline_design, main_table
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis.seeds import (
+from trajectory_judge.analysis.statistics.seeds import (
     check_ensembles,
     cohen_kappa,
     fleiss_kappa,

@@ -1,4 +1,4 @@
-"""Per-type recalls read as one family: the sup-t simultaneous band (``analysis/simultaneous.py``)."""
+"""Per-type recalls read as one family: the sup-t simultaneous band (``analysis/statistics/simultaneous.py``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.report import build_report
-from trajectory_judge.analysis.simultaneous import per_type_family
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.analysis.statistics.simultaneous import per_type_family
 
 ROOT = Path(__file__).resolve().parents[1]
 

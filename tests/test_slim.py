@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis.bootstrap import distinct_columns
-from trajectory_judge.analysis.loading import load_data, load_slim_data
-from trajectory_judge.analysis.paired import reaches_input
-from trajectory_judge.analysis.report import build_report
-from trajectory_judge.analysis.slim import (
+from trajectory_judge.analysis.core.bootstrap import distinct_columns
+from trajectory_judge.analysis.core.loading import load_data, load_slim_data
+from trajectory_judge.analysis.core.paired import reaches_input
+from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.analysis.core.slim import (
     TrajectoryRecord,
     VerdictRecord,
     jsonl_lines,

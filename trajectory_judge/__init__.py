@@ -12,11 +12,11 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "BootstrapResult": "trajectory_judge.analysis.bootstrap",
-    "bootstrap": "trajectory_judge.analysis.bootstrap",
-    "load_data": "trajectory_judge.analysis.loading",
-    "Report": "trajectory_judge.analysis.report",
-    "build_report": "trajectory_judge.analysis.report",
+    "BootstrapResult": "trajectory_judge.analysis.core.bootstrap",
+    "bootstrap": "trajectory_judge.analysis.core.bootstrap",
+    "load_data": "trajectory_judge.analysis.core.loading",
+    "Report": "trajectory_judge.analysis.core.report",
+    "build_report": "trajectory_judge.analysis.core.report",
     "Judge": "trajectory_judge.judges.base",
     "run_judges": "trajectory_judge.run.runner",
     **{

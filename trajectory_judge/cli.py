@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from trajectory_judge import __version__
-from trajectory_judge.analysis.abstention import DELTA as ABSTAIN_DELTA
+from trajectory_judge.analysis.statistics.abstention import DELTA as ABSTAIN_DELTA
 from trajectory_judge.models import DataError
 from trajectory_judge.run import argtypes as A
 
@@ -206,7 +206,7 @@ def _misses(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="show at most N misses and N false alarms as text (default all; --json has all)",
     )
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.misses", fromlist=["x"]).cli_misses(a))
+    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.core.misses", fromlist=["x"]).cli_misses(a))
 
 
 def _needs_arguments(sub: argparse._SubParsersAction, verb: str) -> bool:
@@ -238,7 +238,9 @@ def _prevalence(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="OUT", help="also write the estimate and its inputs here")
     p.add_argument("--resamples", type=A.resamples, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--seed", type=A.nonnegative_int, default=7, help="bootstrap seed (default 7)")
-    p.set_defaults(func=lambda a: __import__("trajectory_judge.analysis.prevalence", fromlist=["x"]).cli_prevalence(a))
+    p.set_defaults(
+        func=lambda a: __import__("trajectory_judge.analysis.statistics.prevalence", fromlist=["x"]).cli_prevalence(a)
+    )
 
 
 # --- run (LLM judges) ----------------------------------------------------------------

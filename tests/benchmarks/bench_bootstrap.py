@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajectory_judge.analysis.bootstrap import bootstrap, bootstrap_loop
-from trajectory_judge.analysis.loading import load_data
-from trajectory_judge.analysis.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.bootstrap import bootstrap, bootstrap_loop
+from trajectory_judge.analysis.core.loading import load_data
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
 from trajectory_judge.models import DESIGN_CELLS
 
 DEFAULT_DATA = Path(

@@ -1,7 +1,7 @@
 """``trajectory-judge report``: the report on stdout, and as JSON and Markdown files.
 
 The terminal shows every headline metric with its 95% interval and the judge's n, the baselines,
-and the paired deltas of the pairs a reader compares (:mod:`trajectory_judge.analysis.comparisons`).
+and the paired deltas of the pairs a reader compares (:mod:`trajectory_judge.analysis.core.comparisons`).
 """
 
 from __future__ import annotations
@@ -12,14 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from trajectory_judge.analysis.abstention import Abstention
-from trajectory_judge.analysis.baselines import BASELINE_METRICS, baseline_sentence
-from trajectory_judge.analysis.comparisons import split_judge_id
-from trajectory_judge.analysis.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
-from trajectory_judge.analysis.deployment import Deployment, at_prevalence
-from trajectory_judge.analysis.formatting import MISSING, TextTable, format_interval, format_number, marks_for
-from trajectory_judge.analysis.judge_statistics import COVERAGES
-from trajectory_judge.analysis.loading import (
+from trajectory_judge.analysis.core.baselines import BASELINE_METRICS, baseline_sentence
+from trajectory_judge.analysis.core.comparisons import split_judge_id
+from trajectory_judge.analysis.core.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
+from trajectory_judge.analysis.core.formatting import MISSING, TextTable, format_interval, format_number, marks_for
+from trajectory_judge.analysis.core.judge_statistics import COVERAGES
+from trajectory_judge.analysis.core.loading import (
     Dataset,
     absent_parts,
     absent_sentence,
@@ -28,9 +26,11 @@ from trajectory_judge.analysis.loading import (
     unparseable_counts,
     unparseable_sentence,
 )
-from trajectory_judge.analysis.report import STATISTICS_ON_REQUEST, Report, _md, build_report
-from trajectory_judge.analysis.resampling import Resampling, clustered, folder_resampling
-from trajectory_judge.analysis.seeds import MEMBERS_FILE, members_summary
+from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, Report, _md, build_report
+from trajectory_judge.analysis.core.resampling import Resampling, clustered, folder_resampling
+from trajectory_judge.analysis.statistics.abstention import Abstention
+from trajectory_judge.analysis.statistics.deployment import Deployment, at_prevalence
+from trajectory_judge.analysis.statistics.seeds import MEMBERS_FILE, members_summary
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import OnRecord, Trajectory, Verdict, load_verdicts, recorded_fingerprints
 from trajectory_judge.provenance.manifest import hashing_once
@@ -138,7 +138,7 @@ def statistics_table(rep: Report, names: tuple[str, ...]) -> TextTable:
 
 
 def coverage_table(rep: Report) -> TextTable:
-    """One row per judge and coverage of :data:`~trajectory_judge.analysis.judge_statistics.COVERAGES`: the
+    """One row per judge and coverage of :data:`~trajectory_judge.analysis.core.judge_statistics.COVERAGES`: the
     coverage achieved (share and count kept), the recall on the kept faults and the risk, with intervals."""
     rows = {}
     for j, jr in rep.judges.items():
@@ -319,7 +319,7 @@ def cli_report(args: Any) -> int:
 
     Every file the folder's ``SHA256SUMS`` pins is verified before anything is computed, each hashed
     once however many of the loaders read it. Trajectories and verdicts are read a line at a time into
-    slim records (:func:`~trajectory_judge.analysis.loading.load_slim_data`); the whole verdicts are read
+    slim records (:func:`~trajectory_judge.analysis.core.loading.load_slim_data`); the whole verdicts are read
     again only to re-derive ensembles from their members.
     """
     with hashing_once():
@@ -401,7 +401,7 @@ def _on_request(args: Any, data: Dataset, rep: Report) -> dict[str, tuple[str, d
         dep = at_prevalence(rep, args.prevalence, trajectories=data.trajectories, verdicts=data.verdicts)
         out["at_prevalence"] = (deployment_text(dep), deployment_dict(dep))
     if getattr(args, "abstain", None) is not None:
-        from trajectory_judge.analysis.abstention import abstention_of
+        from trajectory_judge.analysis.statistics.abstention import abstention_of
 
         res = abstention_of(data.trajectories, data.verdicts, alpha=args.abstain)
         out["abstention"] = (abstention_text(res), abstention_dict(res))

@@ -69,7 +69,7 @@ def paper_data_dir(start: str | Path | None = None) -> Path:
     """The paper's verdicts: ``$TJ_PAPER_DATA`` (a relative path from the book's root), else ``data/release``.
 
     The directory holds the release's verdicts and ``order.txt``; they are scored against the
-    trajectories of ``data/`` (see :func:`trajectory_judge.analysis.loading.load_paper_data`).
+    trajectories of ``data/`` (see :func:`trajectory_judge.analysis.core.loading.load_paper_data`).
     Raises :class:`FileNotFoundError` naming the directory and the variable when it does not exist.
     """
     return _resolve(PAPER_DATA_ENV, "data/release", "verdicts.jsonl and order.txt", start)

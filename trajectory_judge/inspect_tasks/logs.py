@@ -33,7 +33,7 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
-from trajectory_judge.analysis.misses import TRANSCRIPTS
+from trajectory_judge.analysis.core.misses import TRANSCRIPTS
 from trajectory_judge.inspect_tasks.samples import sample_prompt
 from trajectory_judge.inspect_tasks.scoring import TRUNCATED, judge_model_name as default_model_name
 from trajectory_judge.judges.coerce import coerce

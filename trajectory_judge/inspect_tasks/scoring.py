@@ -5,7 +5,7 @@ unparseable answer votes clean at confidence 0.5, exactly as in ``trajectory-jud
 three exact matches against the label: ``detection`` (faulty or not), ``step`` (the failure step,
 none on a clean run) and ``type`` (the failure type). The verdict and the label travel in the
 score's metadata, from which the metrics here (F1, recall, false-alarm rate, exact step, typing
-macro-F1: the definitions of :mod:`trajectory_judge.analysis.metrics`) and ``import-inspect`` read.
+macro-F1: the definitions of :mod:`trajectory_judge.analysis.core.metrics`) and ``import-inspect`` read.
 Intervals and paired comparisons are the analysis's: ``trajectory-judge report`` on the imported folder.
 """
 
@@ -27,7 +27,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from trajectory_judge.analysis.metrics import confusion, detection, localisation, macro_f1
+from trajectory_judge.analysis.core.metrics import confusion, detection, localisation, macro_f1
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.selfcons import aggregate
 from trajectory_judge.models import JudgeSpec, Label, Verdict

@@ -2,7 +2,7 @@
 
 A planted design fixes how many trajectories each design cell holds (the testbed's ``build-dataset``
 writes one beside its trajectories); a folder without one is read as a sample of runs. What follows
-from the difference for intervals is :mod:`trajectory_judge.analysis.resampling`'s.
+from the difference for intervals is :mod:`trajectory_judge.analysis.core.resampling`'s.
 """
 
 from __future__ import annotations

@@ -237,7 +237,7 @@ The source is checked against these digests before anything is read from it.
 - `{ORDER}`: the trajectory ids of the release's trajectories file, one a line, in its order and
   nothing else. The stratified bootstrap draws trajectories in file order, so the paper's intervals
   come out exactly only when our trajectories are put in this order
-  (`trajectory_judge.analysis.loading.load_paper_data`).
+  (`trajectory_judge.analysis.core.loading.load_paper_data`).
 
 ## Regenerating
 

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from trajectory_judge.analysis.misses import TRANSCRIPTS
+from trajectory_judge.analysis.core.misses import TRANSCRIPTS
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, JudgeSpec, read_text
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder

@@ -2,7 +2,7 @@
 
 A run started against a server whose launch record names its PID reads that process's user+system
 CPU seconds before and after (:class:`CpuMeter`); a PID that vanished or now runs another binary
-gives ``None``, never a wrong number. The sums per kind of run are in :mod:`trajectory_judge.analysis.cost`.
+gives ``None``, never a wrong number. The sums per kind of run are in :mod:`trajectory_judge.analysis.core.cost`.
 """
 
 from __future__ import annotations

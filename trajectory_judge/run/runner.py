@@ -170,7 +170,7 @@ class _Recorder:
                 self.result.raised += 1
                 self.first_raise = self.first_raise or v
             if v.judge_id not in self.warned:  # once per judge: the rest are counted in the summary
-                from trajectory_judge.analysis.loading import retry_hint
+                from trajectory_judge.analysis.core.loading import retry_hint
 
                 self.warned.add(v.judge_id)
                 print(
@@ -229,7 +229,7 @@ def _on_disk(
     A verdict file holding two verdicts for one key, or (with ``known``) a verdict on a trajectory
     not in ``known``, is a :class:`DataError` naming its line and the command that removes it.
     """
-    from trajectory_judge.analysis.loading import forget_hint
+    from trajectory_judge.analysis.core.loading import forget_hint
 
     known = set(known) if known is not None else None
     out: list[list[Verdict]] = []

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trajectory_judge.analysis.formatting import list_text
+from trajectory_judge.analysis.core.formatting import list_text
 from trajectory_judge.book.building.records import KERNEL_RECORD, KEY_PACKAGES
 
 SHORT_SHA = 12

@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.paired import type_anchor
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.core.paired import type_anchor
+from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.book.render.figures import MIN_FONT_PT
 from trajectory_judge.book.render.style import (
     family_pairs,
@@ -279,8 +279,8 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
 @computes
 def claim_summary(rep: Report) -> pd.DataFrame:
     """Per judge: recall on ``unsupported_claim``, its anchor (the flag rate on those faults' clean
-    parents, :func:`~trajectory_judge.analysis.paired.type_anchor`), and paired discrimination on that type."""
-    from trajectory_judge.analysis.paired import PairedValue
+    parents, :func:`~trajectory_judge.analysis.core.paired.type_anchor`), and paired discrimination on that type."""
+    from trajectory_judge.analysis.core.paired import PairedValue
 
     rows = []
     for j, jr in rep.judges.items():

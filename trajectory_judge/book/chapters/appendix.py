@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.cost import total_hours  # noqa: F401  (re-exported: the appendix chapter imports it from here)
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.core.cost import total_hours  # noqa: F401  (re-exported: the appendix chapter imports it from here)
+from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.book.chapters.judges import run_decoding, setting_text
 from trajectory_judge.book.render.style import (
     _missing,
@@ -437,7 +437,7 @@ def organic_settings_table(records: Sequence[dict], published_model: str, publis
     ``records`` are the ``organic`` run records of ``runs.jsonl``; a model's column reads its last
     record that wrote an episode. The step limit is the agent's own (:data:`MAX_STEPS`), not recorded.
     """
-    from trajectory_judge.analysis.published import PUBLISHED_ORGANIC_SETTINGS
+    from trajectory_judge.analysis.paper.published import PUBLISHED_ORGANIC_SETTINGS
 
     paper = {k: c.value for k, c in PUBLISHED_ORGANIC_SETTINGS.items()}
     cols = {"Paper (§8, Appendix G)": {"model": model_name(published_model), "episodes": published_episodes, **paper}}

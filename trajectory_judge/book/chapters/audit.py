@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.audit import (  # noqa: F401  (the verdicts are re-exported: the chapter imports them)
+from trajectory_judge.analysis.paper.audit import (  # noqa: F401  (the verdicts are re-exported: the chapter imports them)
     DIFFERS,
     EXPLAINED,
     NOISE,
@@ -48,33 +48,33 @@ from trajectory_judge.provenance.computed import computes
 # --- the audit's records as frames --------------------------------------------------------------
 @computes
 def audit_frame(rep, data, spread: pd.DataFrame | BoundSpread | None = None) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.audit.check_published` as the frame the chapter's tables read: columns
+    """:func:`trajectory_judge.analysis.paper.audit.check_published` as the frame the chapter's tables read: columns
     quantity, source, published, recomputed, tolerance, verdict (one of :data:`VERDICTS`) and why."""
     return check_published(rep, data, spread).to_frame()
 
 
 @computes
 def seed_spread(reports: Mapping[int, Any], data=None) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.audit.seed_spread` as a frame indexed by quantity."""
+    """:func:`trajectory_judge.analysis.paper.audit.seed_spread` as a frame indexed by quantity."""
     return compute_seed_spread(reports, data).to_frame()
 
 
 @computes
 def bound_spread(reports: Mapping[int, Any], a: str, b: str, metric: str) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.audit.seed_deltas` as a frame: the delta ``b - a`` and its interval per seed."""
+    """:func:`trajectory_judge.analysis.paper.audit.seed_deltas` as a frame: the delta ``b - a`` and its interval per seed."""
     return seed_deltas(reports, a, b, metric).to_frame()
 
 
 @computes
 def upper_bound_counts(deltas: SeedDeltas) -> pd.DataFrame:
-    """How many seeds of :func:`~trajectory_judge.analysis.audit.seed_deltas`' record give each upper bound (to three
+    """How many seeds of :func:`~trajectory_judge.analysis.paper.audit.seed_deltas`' record give each upper bound (to three
     decimals)."""
     return deltas.upper_bound_counts()
 
 
 @computes
 def silent_delta_cdf(trajectories, verdicts, a: str, b: str, *, resamples: int = 400_000, seed: int = 0) -> pd.Series:
-    """:func:`trajectory_judge.analysis.audit.delta_distribution` as P(delta <= x) indexed by x."""
+    """:func:`trajectory_judge.analysis.paper.audit.delta_distribution` as P(delta <= x) indexed by x."""
     return delta_distribution(trajectories, verdicts, a, b, resamples=resamples, seed=seed).to_series()
 
 
@@ -254,16 +254,16 @@ def register_phrases(claims: Any) -> dict[str, Any]:
 @computes
 def disclosure_table(claims: Any) -> pd.DataFrame:
     """Every change of the register's rule after the data, with the verdicts before and after it
-    (:func:`~trajectory_judge.analysis.rule_changes.disclosure_frame`)."""
-    from trajectory_judge.analysis.rule_changes import disclosure_frame
+    (:func:`~trajectory_judge.analysis.paper.rule_changes.disclosure_frame`)."""
+    from trajectory_judge.analysis.paper.rule_changes import disclosure_frame
 
     return disclosure_frame(claims.register)
 
 
 def third_sentence(claims: Any) -> str:
     """What the current rule gives the claims stated as a fraction in words, read both ways, in a sentence."""
-    from trajectory_judge.analysis.claims import CONSISTENT
-    from trajectory_judge.analysis.rule_changes import words_now
+    from trajectory_judge.analysis.paper.claims import CONSISTENT
+    from trajectory_judge.analysis.paper.rule_changes import words_now
     from trajectory_judge.book.render.style import list_text
 
     both = {

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from trajectory_judge.analysis.loading import Dataset, load_data, load_paper_data
-from trajectory_judge.analysis.report import Report, build_report
-from trajectory_judge.analysis.resampling import folder_resampling
+from trajectory_judge.analysis.core.loading import Dataset, load_data, load_paper_data
+from trajectory_judge.analysis.core.report import Report, build_report
+from trajectory_judge.analysis.core.resampling import folder_resampling
 from trajectory_judge.book.paths import data_dir, own_folder, paper_data_dir, paper_trajectories_dir
 from trajectory_judge.models import DESIGN_FILE
 
@@ -63,7 +63,7 @@ def edition_run() -> bool:
 def folder_note(ours: Dataset) -> str:
     """On a reader's folder, one paragraph saying the page is about that folder, the paper's verdicts beside it
     as the reference; empty for this edition's own run."""
-    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.analysis.core.loading import judge_order
     from trajectory_judge.book.render.style import judge_name, list_text
 
     words = ours_wording()
@@ -81,7 +81,7 @@ def folder_note(ours: Dataset) -> str:
 def ours_phrases(ours: Dataset) -> dict[str, str]:
     """The phrases that say whose verdicts stand beside the paper's, for glue: ``ours_verdicts`` (what
     and where they are), ``ours_source`` (their tables' group), ``ours_origin`` (how they were made)."""
-    from trajectory_judge.analysis.loading import judge_order
+    from trajectory_judge.analysis.core.loading import judge_order
     from trajectory_judge.book.render.style import judge_name, list_text, source_name
 
     words = ours_wording()

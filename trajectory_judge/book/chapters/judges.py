@@ -161,7 +161,7 @@ _VIEW_WORDS = {"outcome": "goal and final reply", "step": "every step", "reply":
 def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
     """The judges of a verdict set parsed from their ids (:func:`~.style.judges_frame`, in report
     order), with the trajectories each judged and its verdicts from answers that did not parse."""
-    from trajectory_judge.analysis.loading import judge_order, unparseable_counts
+    from trajectory_judge.analysis.core.loading import judge_order, unparseable_counts
     from trajectory_judge.book.render.style import judges_frame
 
     ids = judge_order(verdicts)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from trajectory_judge.analysis import published as P
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.core.report import Report
+from trajectory_judge.analysis.paper import published as P
 from trajectory_judge.book.render.claim_summary import summary_sentence, tally, tally_of
 from trajectory_judge.book.render.claim_text import Claims, number_word
 from trajectory_judge.book.render.style import format_number, model_name, parse_judge_id

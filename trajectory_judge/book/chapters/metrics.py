@@ -6,14 +6,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from trajectory_judge.analysis import procedure as P
+from trajectory_judge.analysis.paper import procedure as P
 from trajectory_judge.provenance.computed import computes
 
 
 # --- calibration bins ------------------------------------------------------------------------
 @computes
 def interior_edges(confidences: Sequence[float]) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.procedure.interior_edges`: confidences on an interior bin edge, with their bin."""
+    """:func:`trajectory_judge.analysis.paper.procedure.interior_edges`: confidences on an interior bin edge, with their bin."""
     return P.interior_edges(confidences)
 
 
@@ -35,7 +35,7 @@ def edge_sentence(edges: pd.DataFrame, n_verdicts: int) -> str:
 # --- bootstrap demonstration -----------------------------------------------------------------
 @computes
 def replicate_cell_sizes(cells: Sequence[str], *, resamples: int, seed: int) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.procedure.replicate_cell_sizes`: trajectories drawn per design cell and replicate."""
+    """:func:`trajectory_judge.analysis.paper.procedure.replicate_cell_sizes`: trajectories drawn per design cell and replicate."""
     return P.replicate_cell_sizes(cells, resamples=resamples, seed=seed)
 
 

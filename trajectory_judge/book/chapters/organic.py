@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from trajectory_judge.analysis import organic as O
-from trajectory_judge.analysis.organic import load_episodes, longest_repeat  # noqa: F401  (re-exported for the chapter)
+from trajectory_judge.analysis.statistics import organic as O
+from trajectory_judge.analysis.statistics.organic import load_episodes, longest_repeat  # noqa: F401  (re-exported for the chapter)
 from trajectory_judge.provenance.computed import computes
 
 
@@ -26,44 +26,44 @@ def organic_status(episodes: Sequence | None, planned: int) -> str:
 # --- the organic records as frames -------------------------------------------------------------
 @computes
 def organic_counts(episodes: Sequence | None) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.organic.organic_counts` as a frame: one column per agent model of ours, then
+    """:func:`trajectory_judge.analysis.statistics.organic.organic_counts` as a frame: one column per agent model of ours, then
     the published counts, one row per measure."""
     return O.organic_counts(episodes).to_frame()
 
 
 @computes
 def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.organic.organic_by_stratum`."""
+    """:func:`trajectory_judge.analysis.statistics.organic.organic_by_stratum`."""
     return O.organic_by_stratum(episodes).to_frame()
 
 
 @computes
 def organic_types(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.organic.organic_types`."""
+    """:func:`trajectory_judge.analysis.statistics.organic.organic_types`."""
     return O.organic_types(episodes).to_frame()
 
 
 @computes
 def organic_tools(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.organic.organic_tools`."""
+    """:func:`trajectory_judge.analysis.statistics.organic.organic_tools`."""
     return O.organic_tools(episodes).to_frame()
 
 
 @computes
 def organic_endings(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.organic.organic_endings`."""
+    """:func:`trajectory_judge.analysis.statistics.organic.organic_endings`."""
     return O.organic_endings(episodes).to_frame()
 
 
 @computes
 def repeated_calls(episodes: Sequence) -> pd.Series:
-    """:func:`trajectory_judge.analysis.organic.repeated_calls`."""
+    """:func:`trajectory_judge.analysis.statistics.organic.repeated_calls`."""
     return O.repeated_calls(episodes).to_series()
 
 
 @computes
 def outcome_gaps(episodes: Sequence) -> pd.Series:
-    """:func:`trajectory_judge.analysis.organic.outcome_gaps`."""
+    """:func:`trajectory_judge.analysis.statistics.organic.outcome_gaps`."""
     return O.outcome_gaps(episodes).to_series()
 
 

@@ -49,7 +49,7 @@ def folder_note() -> None:
         return
     from IPython.display import Markdown, display
 
-    from trajectory_judge.analysis.loading import load_data
+    from trajectory_judge.analysis.core.loading import load_data
     from trajectory_judge.book.chapters.editions import folder_note as note
     from trajectory_judge.book.paths import data_dir
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trajectory_judge.analysis.paired_detail import (
+from trajectory_judge.analysis.paper.paired_detail import (
     CAMERA_READY_KEYS,
     DETAIL_GROUPS,
     CameraReady,
@@ -46,7 +46,7 @@ def judges_of(judges: Iterable[str], family: str) -> list[str]:
 
 @computes
 def paired_detail(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.paired_detail.paired_detail` as the frame the chapter's tables read."""
+    """:func:`trajectory_judge.analysis.paper.paired_detail.paired_detail` as the frame the chapter's tables read."""
     return compute_paired_detail(trajectories, verdicts).to_frame()
 
 
@@ -125,7 +125,7 @@ def _reason(key: str, cr: CameraReady, rep, judge: str) -> str:
 def camera_ready_quantities(
     rep, trajectories: Sequence[Trajectory], outcome: str, step: str, verdicts: Sequence[Verdict] = ()
 ) -> dict[str, Quantity]:
-    """The record :func:`trajectory_judge.analysis.paired_detail.camera_ready` as the chapter's quantities.
+    """The record :func:`trajectory_judge.analysis.paper.paired_detail.camera_ready` as the chapter's quantities.
 
     A quantity the folder's verdicts cannot give is :meth:`Quantity.missing` with the reason; given the
     ``verdicts``, the paired values by outcome survival carry the interval of their record, the one the
@@ -151,9 +151,9 @@ def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, 
 
 def reply_beside_camera_ready(rep, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> str:
     """The camera-ready abstract's reply-only figure beside this edition's own reply judges on the same faults."""
-    from trajectory_judge.analysis.formatting import format_interval
-    from trajectory_judge.analysis.published import PUBLISHED_PAIRED
-    from trajectory_judge.analysis.register.common import signed_text
+    from trajectory_judge.analysis.core.formatting import format_interval
+    from trajectory_judge.analysis.paper.published import PUBLISHED_PAIRED
+    from trajectory_judge.analysis.paper.register.common import signed_text
     from trajectory_judge.book.chapters.editions import ours_wording
     from trajectory_judge.book.render.style import judge_name, list_text
 

@@ -2,8 +2,8 @@
 trajectory's length on the judged set, the counterfactual set that moves one fault over every step, and
 what a judge's flag rate says about the fault rate of unlabelled traces (``prevalence``).
 
-Every helper takes the typed records of :mod:`trajectory_judge.analysis.position` and
-:mod:`trajectory_judge.analysis.prevalence` and returns a table, a figure or a sentence.
+Every helper takes the typed records of :mod:`trajectory_judge.analysis.statistics.position` and
+:mod:`trajectory_judge.analysis.statistics.prevalence` and returns a table, a figure or a sentence.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.position import POWER_ASSUMPTION, Counterfactual, GroupRecall, PositionPower
-from trajectory_judge.analysis.prevalence import (
+from trajectory_judge.analysis.statistics.position import POWER_ASSUMPTION, Counterfactual, GroupRecall, PositionPower
+from trajectory_judge.analysis.statistics.prevalence import (
     ASSUMPTION,
     PPI_ASSUMPTION,
     TRANSFER_FAILS,
@@ -459,7 +459,7 @@ def counterfactual_sentences(
     """The sentences of the counterfactual section, by glue name: the method and what the set's size can detect
     (``cf_design``, before any result), who read it (``cf_readers``), the results (``cf_text``), the control
     (``cf_control``) and the LLM judge's finding or the method framing (``cf_llm``)."""
-    from trajectory_judge.analysis.position import design_size, position_power
+    from trajectory_judge.analysis.statistics.position import design_size, position_power
 
     total, k = design_size(trajectories)
     return {
@@ -498,8 +498,8 @@ def position_chapter(
     episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI). ``calibration``
     is the labelled folder whose rule-engine verdicts calibrate ``prevalence`` (``ours`` by default; the
     book passes its own planted set, which holds the rule engine's verdicts whatever folder it is built on)."""
-    from trajectory_judge.analysis.position import AXES, counterfactual_recall, recall_by, types_by
-    from trajectory_judge.analysis.prevalence import prevalence_from_data
+    from trajectory_judge.analysis.statistics.position import AXES, counterfactual_recall, recall_by, types_by
+    from trajectory_judge.analysis.statistics.prevalence import prevalence_from_data
     from trajectory_judge.judges.programmatic import ProgrammaticJudge
 
     types = {axis: types_by(ours.trajectories, axis) for axis in AXES}

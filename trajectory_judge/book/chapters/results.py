@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.baselines import own_anchor_clause
-from trajectory_judge.analysis.paired import type_anchor
-from trajectory_judge.analysis.report import Report
+from trajectory_judge.analysis.core.baselines import own_anchor_clause
+from trajectory_judge.analysis.core.paired import type_anchor
+from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.book.render.figures import FALSE_ALARM, MIN_FONT_PT, PHONE_WIDTH_IN, judge_style
 from trajectory_judge.book.render.style import (
     MARKS,
@@ -223,7 +223,7 @@ def own_types_caption(types: Sequence[str], described: Mapping[str, str]) -> str
 
 ANCHOR_ROW = "Its clean parents flagged"
 """The row under each judge's per-type recalls: the flag rate on the clean parents of that type's
-faults (:func:`~trajectory_judge.analysis.paired.type_anchor`), which the recall above it is read against."""
+faults (:func:`~trajectory_judge.analysis.core.paired.type_anchor`), which the recall above it is read against."""
 
 
 @computes

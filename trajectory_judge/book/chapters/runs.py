@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trajectory_judge.analysis.cost import read_run_records
+from trajectory_judge.analysis.core.cost import read_run_records
 from trajectory_judge.book.chapters.judges import judge_decoding, sample_settings
 from trajectory_judge.book.render.style import PYTHON, parse_judge_id
 from trajectory_judge.provenance.computed import computes
@@ -249,7 +249,7 @@ def task_name(task: str) -> str:
 
 @computes
 def compute_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The compute table of :func:`~trajectory_judge.analysis.cost.compute_spent` with its rows in words."""
+    """The compute table of :func:`~trajectory_judge.analysis.core.cost.compute_spent` with its rows in words."""
     out = frame.copy()
     out.index = pd.Index([task_name(t) for t in out.index], name="run kind")
     return out

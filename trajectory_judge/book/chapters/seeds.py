@@ -1,7 +1,7 @@
 """Helpers of the chapter "Seed variance" (``notebooks/seeds.md``): the self-consistency members
 scored one by one, their spread against one seed's interval, and their agreement.
 
-Every helper takes the typed results of :mod:`trajectory_judge.analysis.seeds` and returns a
+Every helper takes the typed results of :mod:`trajectory_judge.analysis.statistics.seeds` and returns a
 table or a sentence, so the chapter runs on any data that keeps ensemble members and says so
 plainly on data that does not.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.seeds import EnsembleCheck, SeedVariance, parse_member_id
+from trajectory_judge.analysis.statistics.seeds import EnsembleCheck, SeedVariance, parse_member_id
 from trajectory_judge.book.render.style import format_interval, plural
 from trajectory_judge.provenance.computed import computes
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.cost import read_run_records
+from trajectory_judge.analysis.core.cost import read_run_records
 from trajectory_judge.book.chapters.judges import judge_decoding, run_decoding, setting_text
 from trajectory_judge.book.render.style import (
     FAMILIES,

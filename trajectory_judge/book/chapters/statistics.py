@@ -1,7 +1,7 @@
 """Helpers of the chapter "What a judge's verdicts are worth" (``notebooks/statistics.md``).
 
 Every table and sentence reads the two reports of :func:`~trajectory_judge.book.chapters.editions.load_editions`
-(their statistics are computed by :mod:`trajectory_judge.analysis.judge_statistics` on the report's resamples)
+(their statistics are computed by :mod:`trajectory_judge.analysis.core.judge_statistics` on the report's resamples)
 and checks the point values against scikit-learn on every build (:func:`checked`).
 """
 
@@ -13,10 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.abstention import Abstention, Threshold, abstention_of
-from trajectory_judge.analysis.dependence import Dependence, dependence
-from trajectory_judge.analysis.deployment import Deployment, at_prevalence
-from trajectory_judge.analysis.judge_statistics import (
+from trajectory_judge.analysis.core.judge_statistics import (
     COVERAGES,
     DeltaTest,
     delta_tests,
@@ -27,10 +24,13 @@ from trajectory_judge.analysis.judge_statistics import (
     point_statistics,
     risk_coverage,
 )
-from trajectory_judge.analysis.loading import Dataset
-from trajectory_judge.analysis.register import QUALITY_AXES, axes_phrase, axes_words
-from trajectory_judge.analysis.report import Report
-from trajectory_judge.analysis.simultaneous import PerTypeFamily, per_type_family
+from trajectory_judge.analysis.core.loading import Dataset
+from trajectory_judge.analysis.core.report import Report
+from trajectory_judge.analysis.paper.register import QUALITY_AXES, axes_phrase, axes_words
+from trajectory_judge.analysis.statistics.abstention import Abstention, Threshold, abstention_of
+from trajectory_judge.analysis.statistics.dependence import Dependence, dependence
+from trajectory_judge.analysis.statistics.deployment import Deployment, at_prevalence
+from trajectory_judge.analysis.statistics.simultaneous import PerTypeFamily, per_type_family
 from trajectory_judge.book.chapters.editions import Editions, ours_wording
 from trajectory_judge.book.render.style import (
     by_source,
@@ -72,7 +72,7 @@ POWER = 0.8
 
 QUALITY_DELTAS: tuple[str, ...] = tuple(a for a in QUALITY_AXES if a not in ("step_exact", "brier"))
 """The report's paired deltas tested for multiplicity, power and equivalence: the quality axes of the register
-(:data:`~trajectory_judge.analysis.estimates.QUALITY_AXES`) but exact-step localisation, which is conditional on
+(:data:`~trajectory_judge.analysis.paper.estimates.QUALITY_AXES`) but exact-step localisation, which is conditional on
 detection and so computed on other faults for each judge, and the Brier score."""
 
 
@@ -259,7 +259,7 @@ def whole_groups_coverage(data: Dataset, judge: str, q: float) -> float:
 
 
 def abstentions(ed: Editions) -> dict[str, Abstention]:
-    """Each set of verdicts' certified confidence thresholds (:mod:`~trajectory_judge.analysis.abstention`) at its
+    """Each set of verdicts' certified confidence thresholds (:mod:`~trajectory_judge.analysis.statistics.abstention`) at its
     defaults, the largest error rate ``ALPHA`` among the kept verdicts with confidence ``1 - DELTA``."""
     return {source: abstention_of(data.trajectories, data.verdicts) for source, (data, _) in _editions(ed).items()}
 
@@ -389,7 +389,7 @@ def mcnemar_table(ed: Editions) -> pd.DataFrame:
 
 def paper_dependence(ed: Editions) -> Dependence:
     """The paper's headline deltas (step minus outcome judge of one model: recall, F1, AUROC) under the design's
-    bootstrap and when whole base runs are drawn (:func:`~trajectory_judge.analysis.dependence.dependence`)."""
+    bootstrap and when whole base runs are drawn (:func:`~trajectory_judge.analysis.statistics.dependence.dependence`)."""
     return dependence(ed.paper.trajectories, ed.paper.verdicts, ed.paper_rep, outcome_step_pairs(ed.paper_rep))
 
 
@@ -504,7 +504,7 @@ def deployment_sentence(ed: Editions, dep: Deployment) -> str:
 
 
 def paper_type_family(ed: Editions) -> PerTypeFamily:
-    """The paper's LLM judges' per-type recalls read as one family (:func:`~trajectory_judge.analysis.simultaneous.per_type_family`)."""
+    """The paper's LLM judges' per-type recalls read as one family (:func:`~trajectory_judge.analysis.statistics.simultaneous.per_type_family`)."""
     return per_type_family(ed.paper_rep, llm_judges(list(ed.paper_rep.judges)))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from trajectory_judge.analysis.formatting import list_text
+from trajectory_judge.analysis.core.formatting import list_text
 from trajectory_judge.book.render.claim_text import number_word
 
 __all__ = ["Part", "book_map", "chapter_title", "toc_parts"]

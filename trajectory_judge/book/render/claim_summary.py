@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from trajectory_judge.analysis.claims import (
+from trajectory_judge.analysis.core.formatting import list_text
+from trajectory_judge.analysis.paper.claims import (
     BORNE_OUT,
     CONFIRMED,
     CONSISTENT,
@@ -23,8 +24,7 @@ from trajectory_judge.analysis.claims import (
     NOT_BORNE_OUT,
     NOT_CHECKABLE,
 )
-from trajectory_judge.analysis.formatting import list_text
-from trajectory_judge.analysis.robustness import Robustness
+from trajectory_judge.analysis.paper.robustness import Robustness
 from trajectory_judge.book.render.claim_text import Claims, ClaimText, number_word
 
 __all__ = ["SCOPES", "Tally", "summary_sentence", "tally", "tally_of"]

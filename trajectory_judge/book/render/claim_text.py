@@ -1,8 +1,8 @@
 """The paper's claims as the book reads them out: the register of
-:mod:`trajectory_judge.analysis.register` rendered as sentences, lists and the audit's table.
+:mod:`trajectory_judge.analysis.paper.register` rendered as sentences, lists and the audit's table.
 
 No verdict is decided here: each comes from the register's one rule
-(:func:`trajectory_judge.analysis.claims.verdict`). :func:`paper_claims` builds the register on the
+(:func:`trajectory_judge.analysis.paper.claims.verdict`). :func:`paper_claims` builds the register on the
 paper's verdicts; each claim reads itself out with :meth:`ClaimText.sentence`.
 """
 
@@ -15,7 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.claims import (
+from trajectory_judge.analysis.core.formatting import list_text
+from trajectory_judge.analysis.core.report import Report
+from trajectory_judge.analysis.paper.claims import (
     BORNE_OUT,
     CONFIRMED,
     CONSISTENT,
@@ -28,10 +30,8 @@ from trajectory_judge.analysis.claims import (
     Claim,
     Register,
 )
-from trajectory_judge.analysis.formatting import list_text
-from trajectory_judge.analysis.register import metric_estimate as metric, paper_register, seed_register
-from trajectory_judge.analysis.report import Report
-from trajectory_judge.analysis.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness, seed_registers
+from trajectory_judge.analysis.paper.register import metric_estimate as metric, paper_register, seed_register
+from trajectory_judge.analysis.paper.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness, seed_registers
 from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
 from trajectory_judge.provenance.computed import computes
 
@@ -143,14 +143,14 @@ class Claims:
 
     @functools.cached_property
     def seed_registers(self) -> dict[str, Register]:
-        """The register at each other seed of :data:`~trajectory_judge.analysis.robustness.SEEDS`, by name."""
+        """The register at each other seed of :data:`~trajectory_judge.analysis.paper.robustness.SEEDS`, by name."""
         if self.at_seed is None:
             return {}
         return seed_registers(self.at_seed, -1 if self.seed is None else self.seed)
 
     @functools.cached_property
     def robustness(self) -> dict[str, Robustness]:
-        """Every claim's robustness and adjusted verdict (:func:`~trajectory_judge.analysis.robustness.robustness`)."""
+        """Every claim's robustness and adjusted verdict (:func:`~trajectory_judge.analysis.paper.robustness.robustness`)."""
         return robustness(self.register, self.seed_registers)
 
     def _text(self, c: Claim) -> ClaimText:
@@ -183,7 +183,7 @@ class Claims:
         return self.register.counts()
 
     def to_frame(self) -> pd.DataFrame:
-        """The register as a frame (:meth:`~trajectory_judge.analysis.claims.Register.to_frame`)."""
+        """The register as a frame (:meth:`~trajectory_judge.analysis.paper.claims.Register.to_frame`)."""
         return self.register.to_frame()
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.formatting import (  # noqa: F401 - re-exported: the book's one number format
+from trajectory_judge.analysis.core.formatting import (  # noqa: F401 - re-exported: the book's one number format
     DAGGER,
     MARKS,
     MISSING,

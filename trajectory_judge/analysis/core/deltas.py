@@ -1,0 +1,80 @@
+"""Paired deltas between judges and each judge's loud-minus-silent gap, read off the shared bootstrap.
+
+Both are differences of two statistics on the same resamples (:mod:`trajectory_judge.analysis.core.plan`),
+so their intervals are paired: the noise the two sides share cancels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from trajectory_judge.analysis.core.bootstrap import BootstrapResult
+from trajectory_judge.analysis.core.plan import Plan
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Paired difference ``b - a`` of one metric, on the trajectories both judged."""
+
+    a: str
+    """Reference judge."""
+    b: str
+    """Compared judge."""
+    metric: str
+    """Metric name."""
+    value: float
+    """Point estimate of ``b - a``."""
+    low: float
+    """Lower percentile bound."""
+    high: float
+    """Upper percentile bound."""
+    kind: str = "all"
+    """Why the pair is compared (:data:`trajectory_judge.analysis.core.comparisons.KINDS`, or ``all``)."""
+    n: int = 0
+    """Trajectories both judges judged."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Loud recall minus silent recall of one judge."""
+
+    judge: str
+    """Judge id."""
+    metric: str
+    """Always ``loud_minus_silent``."""
+    value: float
+    """Point estimate."""
+    low: float
+    """Lower bound (percentile, or the value for a structural judge)."""
+    high: float
+    """Upper bound."""
+
+
+def read_deltas(plan: Plan, boot: BootstrapResult, kinds: Mapping[tuple[str, str], str]) -> tuple[Delta, ...]:
+    """Every defined ``delta|a|b|metric`` statistic of ``boot`` as a :class:`Delta`; ``kinds`` says why each pair is compared."""
+    out: list[Delta] = []
+    both: dict[tuple[str, str], int] = {}
+    for i, name in enumerate(boot.names):
+        if not name.startswith("delta|") or math.isnan(boot.estimate[i]):
+            continue
+        _, a, b, m = name.split("|")
+        if (a, b) not in both:
+            both[(a, b)] = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
+        out.append(
+            Delta(
+                a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both[(a, b)]
+            )
+        )
+    return tuple(out)
+
+
+def read_gaps(plan: Plan, boot: BootstrapResult) -> tuple[Gap, ...]:
+    """Loud minus silent recall of every judge that has both, with its interval."""
+    out = []
+    for j in plan.judges:
+        i = boot.index(f"{j}|loud_minus_silent")
+        if not math.isnan(boot.estimate[i]):
+            out.append(Gap(j, "loud_minus_silent", float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
+    return tuple(out)
