@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import datetime as dt
 import io
 import json
 import re
@@ -382,6 +383,57 @@ def test_a_benchmark_with_a_failed_run_is_not_written(bench_speed, tmp_path):
     ours = bench_speed.Variant("ours", ["false"], tmp_path, {}, walls=[1.0], cpus=[1.0], failures=["exit 1: boom"])
     with pytest.raises(ValueError, match="report: 1 of the runs failed"):
         bench_speed.figure_record("report", ours, 1)
+
+
+# --- benchmarks: earlier measurements from their data file (book/_ext/tj_benchmarks.py) ----------------
+@pytest.fixture(scope="module")
+def tj_benchmarks():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import tj_benchmarks
+
+        yield tj_benchmarks
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+
+
+def test_the_benchmarks_page_renders_every_earlier_measurement_from_the_history_file_latest_day_first(tj_benchmarks):
+    assert "\n{{ benchmark_history }}\n" in (GUIDE / "benchmarks.md").read_text(encoding="utf-8")
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert "tj_benchmarks" in config["sphinx"]["local_extensions"]
+    entries = json.loads((ROOT / tj_benchmarks.HISTORY).read_text(encoding="utf-8"))["entries"]
+    lines = tj_benchmarks.history_markdown(ROOT).splitlines()
+    items = [ln for ln in lines if ln.startswith("- ")]
+    latest_first = sorted(entries, key=lambda e: e["date"], reverse=True)  # a day's entries in the file's order
+    assert len(items) == len(entries)
+    for e, line in zip(latest_first, items):
+        moved = tj_benchmarks.figure_text(e["after"], e["unit"])
+        if "before" in e:
+            moved = f"{tj_benchmarks.figure_text(e['before'], e['unit'])} to {moved}"
+        assert line.startswith(f"- {e['what']}: {moved}."), line
+    days = [ln for ln in lines if ln.startswith("**")]
+    assert days == [
+        f"**{int(d[8:])} {dt.date.fromisoformat(d):%B %Y}**" for d in sorted({e["date"] for e in entries})[::-1]
+    ]
+    assert tj_benchmarks.figure_text([122, 126], "s") == "122\u2013126 s"
+    assert tj_benchmarks.figure_text(3474, "MB") == "3,474 MB"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"date": "2026-12-01", "what": "x", "unit": "s"}, r"entry 1 \(x\): no after"),
+        ({"date": "1 December", "what": "x", "unit": "s", "after": 1}, r"entry 1 \(x\): Invalid isoformat"),
+        ({"date": "2026-12-01", "what": "x", "unit": "s", "after": "fast"}, r"entry 1 \(x\): 'fast' is not a number"),
+    ],
+)
+def test_a_history_entry_without_a_figure_or_with_a_bad_date_or_figure_is_an_error_naming_it(
+    tj_benchmarks, tmp_path, entry, message
+):
+    (tmp_path / "book").mkdir()
+    (tmp_path / tj_benchmarks.HISTORY).write_text(json.dumps({"entries": [entry]}), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        tj_benchmarks.history_markdown(tmp_path)
 
 
 def test_the_folders_the_guide_writes_a_users_results_and_inspect_logs_to_are_ignored_by_git():
