@@ -27,6 +27,7 @@ from trajectory_judge.book.chapters import appendix
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 GUIDE = ROOT / "book" / "guide"
 GUIDE_PAGES = sorted(GUIDE.glob("*.md"))
 CAPTION = "Using trajectory-judge"
@@ -147,7 +148,7 @@ def page_commands(page: Path) -> list[tuple[str, list[str]]]:
     return [c for c in map(package_command, commands_in(page.read_text(encoding="utf-8"))) if c]
 
 
-@pytest.mark.parametrize("page", [README, *GUIDE_PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [README, CONTRIBUTING, *GUIDE_PAGES], ids=lambda p: p.name)
 def test_every_command_on_the_page_names_a_verb_and_options_its_command_line_has(page):
     bad = [f"{' '.join([p, *a])}: {m}" for p, a in page_commands(page) for m in problems(p, a)]
     assert not bad, f"{page.relative_to(ROOT)}: " + "; ".join(bad)
@@ -250,7 +251,7 @@ def test_the_history_pattern_finds_history_and_leaves_checksums_and_colours_alon
 def product_prose() -> list[tuple[str, str]]:
     """(where, text) for README, every page of the book, every notebook's markdown cells and every
     docstring of the package."""
-    out = [(README.name, README.read_text(encoding="utf-8"))]
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in (README, CONTRIBUTING)]
     for page in sorted((ROOT / "book").rglob("*.md")):
         out.append((str(page.relative_to(ROOT)), page.read_text(encoding="utf-8")))
     for md in sorted((ROOT / "notebooks").glob("*.md")):
@@ -271,9 +272,57 @@ def test_readme_pages_notebooks_and_docstrings_carry_no_history():
     assert not hits, "history belongs in CHANGELOG.md: " + "; ".join(hits)
 
 
-def test_the_changelog_exists_and_the_readme_points_at_it():
+def test_the_changelog_exists_and_the_readme_points_at_it_and_at_the_contributors_page():
     assert (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").startswith("# Changelog")
     assert "CHANGELOG.md" in README.read_text(encoding="utf-8")
+    assert "(CONTRIBUTING.md)" in README.read_text(encoding="utf-8") and CONTRIBUTING.exists()
+
+
+_VERSION = re.compile(r"## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})")
+_MEASUREMENT = re.compile(r"\d[\d,.]*\s*(?:s|ms|min|MB|GB|CPU-s|px)\b|\d\s*%")
+"""A figure with a unit of time, memory or size, or a share: what the benchmarks page holds, not the changelog."""
+
+
+def changelog_problems(text: str) -> list[str]:
+    """What keeps ``text`` from being a changelog in versions: *Unreleased* first, then released versions, latest
+    first, each in sections of Keep a Changelog's kinds, one line per entry, and no measurement."""
+    found, versions, section = [], [], None
+    heads = [ln for ln in text.splitlines() if ln.startswith("## ")]
+    if not heads or heads[0] != "## [Unreleased]":
+        found.append("the first version is not '## [Unreleased]'")
+    for line in text.splitlines():
+        if line.startswith("## "):
+            section = None
+            if line != "## [Unreleased]":
+                m = _VERSION.fullmatch(line)
+                versions.append(tuple(map(int, m[1].split("."))) + (m[2],) if m else found.append(f"heading {line!r}"))
+        elif line.startswith("### "):
+            section = line[4:]
+            if section not in ("Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"):
+                found.append(f"section {line!r}")
+        elif section and line.strip() and not line.startswith("- "):
+            found.append(f"an entry over more than one line: {line.strip()[:60]!r}")
+        if section and _MEASUREMENT.search(line):
+            found.append(f"a measurement: {line.strip()[:60]!r}")
+    if versions != sorted(versions, reverse=True):
+        found.append("versions not latest first")
+    return found
+
+
+def test_the_changelog_is_in_released_versions_with_one_line_per_change_and_no_measurement():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert not changelog_problems(text)
+    assert len(_VERSION.findall(text)) >= 2 and "### Fixed" in text
+
+
+def test_the_changelog_check_finds_a_wrapped_entry_a_measurement_and_a_version_out_of_order():
+    good = "# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - 2026-12-07\n\n### Added\n- A verb.\n"
+    assert changelog_problems(good) == []
+    assert changelog_problems(good + "  wrapped onto a second line.\n")[0].startswith("an entry over more")
+    assert changelog_problems(good.replace("A verb.", "A build in 9.4 s."))[0].startswith("a measurement")
+    assert "versions not latest first" in changelog_problems(good + "\n## [0.3.0] - 2026-12-08\n")
+    assert changelog_problems(good.replace("## [Unreleased]\n\n", ""))[0].startswith("the first version")
+    assert changelog_problems(good.replace("### Added", "### New"))[0].startswith("section")
 
 
 # --- the guide is a part of the book --------------------------------------------------------------
