@@ -351,6 +351,22 @@ def test_every_glue_reference_of_a_guide_page_resolves(page):
     assert not missing
 
 
+# --- the layout page --------------------------------------------------------------------------------
+def test_the_layout_page_says_where_matplotlib_is_imported_and_names_every_room_of_the_analysis():
+    importers = set()
+    for py in (ROOT / "trajectory_judge").rglob("*.py"):
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "matplotlib" for n in names):
+                importers.add(py.relative_to(ROOT / "trajectory_judge").parts[:2])
+    assert importers and importers <= {("book", "render"), ("book", "chapters")}, importers
+    text = " ".join((GUIDE / "layout.md").read_text(encoding="utf-8").split())
+    assert "imported in the book only: by `book/render/`" in text and "by the chapter helpers that draw" in text
+    rooms = {p.name for p in (ROOT / "trajectory_judge" / "analysis").iterdir() if (p / "__init__.py").exists()}
+    assert rooms == {"core", "statistics", "paper"} and all(f"`analysis/{r}`" in text for r in rooms)
+
+
 # --- benchmarks: figures from the file the benchmark writes ---------------------------------------
 @pytest.fixture(scope="module")
 def bench_speed():
