@@ -11,7 +11,7 @@
 #   make browser   Chromium over every page of the built book (after `make book`)
 #   make rerun     the book rerun as Binder and Colab would, and the locks regenerated from their headers
 #   make ci        all of the above, in four streams at once (see `ci` below)
-#   make execute   execute every chapter again and write its committed notebook (after a change that moves outputs)
+#   make execute   execute every chapter whose .md, data or code key moved and write its committed notebook
 #   make lock      compile both locks again with the commands in their headers (at the index's date LOCK_DATE,
 #                  keeping every pin that still fits pyproject.toml)
 #   make lock-fresh  the same commands with no lock to keep (after moving LOCK_DATE)

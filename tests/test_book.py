@@ -130,9 +130,10 @@ def test_unknown_notebook_name_is_an_error():
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_the_committed_execution_is_of_the_committed_data_and_code_so_the_build_executes_nothing(md, tmp_path):
-    """The build renders a committed notebook only when it records the digest of the data the build names
-    and holds the code of its ``.md`` as myst-nb reads it; then jupyter-cache matches it, so the book's build
-    on ``data/`` executes no chapter (a changed ``.md`` or data file without ``execute`` fails here)."""
+    """The build renders a committed notebook only when it records the digest of the data the build names,
+    its code key holds (the package modules it imported are as they were) and it holds the code of its
+    ``.md`` as myst-nb reads it; then jupyter-cache matches it, so the book's build on ``data/`` executes
+    no chapter (a changed ``.md``, data file or imported module without ``execute`` fails here)."""
     from jupyter_cache import get_cache
     from myst_nb.core.config import NbParserConfig
     from myst_nb.core.read import create_nb_reader
@@ -145,6 +146,10 @@ def test_the_committed_execution_is_of_the_committed_data_and_code_so_the_build_
     digest = execute.data_digest(execute.data_folders(ROOT, ROOT / "data"))
     assert execute.recorded_digest(committed) == digest, (
         f"{md.name}: run python -m trajectory_judge.book execute {md.stem}"
+    )
+    key = execute.read_code_keys(md.parent).get(md.stem)
+    assert key is not None and key.holds(ROOT), (
+        f"{md.name}: a module it imports changed since it executed; run python -m trajectory_judge.book execute"
     )
     text = md.read_text(encoding="utf-8")
     read = create_nb_reader(str(md), MdParserConfig(), NbParserConfig(), text).read(text)
@@ -328,37 +333,35 @@ def test_executing_a_chapter_prints_no_kernel_warning(tmp_path):
 
 
 def test_a_chapter_re_executed_on_new_code_replaces_its_cached_execution_of_the_old_code(tmp_path):
-    """Re-executing a chapter after a change in the package leaves its code cells as they were, so
-    jupyter-cache still matches the older entry; the execution's code digest tells them apart, and the
-    build renders the newer committed outputs."""
+    """Re-executing a chapter after a change in a module it imports leaves its code cells as they were, so
+    jupyter-cache still matches the older entry; the entry's code key, which no longer holds, tells them
+    apart, and the build renders the newer committed outputs under the key beside them."""
     from jupyter_cache import get_cache
     from myst_nb.core.config import NbParserConfig
     from myst_nb.core.read import create_nb_reader
     from myst_parser.config.main import MdParserConfig
 
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    from tj_notebook_cache import Key, _cached_or_committed
+    from tj_notebook_cache import _cache, _cached_or_committed, with_outputs
 
     md = tmp_path / "metrics.md"
     shutil.copy(ROOT / "notebooks" / "metrics.md", md)
-    committed = nbformat.read(ROOT / "notebooks" / "metrics.ipynb", as_version=4)
-    committed.metadata["trajectory_judge"]["code_sha256"] = "old"
-    nbformat.write(committed, md.with_suffix(".ipynb"))
-    old = Key(execute.data_digest(execute.data_folders(ROOT, ROOT / "data")), "old")
+    data = execute.data_digest(execute.data_folders(ROOT, ROOT / "data"))
     text = md.read_text(encoding="utf-8")
     read = create_nb_reader(str(md), MdParserConfig(), NbParserConfig(), text).read(text)
     cache = get_cache(str(tmp_path / "cache"))
-    first = _cached_or_committed(cache, read, md, old)
-    assert first is not None
-    newer = nbformat.read(md.with_suffix(".ipynb"), as_version=4)
+    old = nbformat.read(ROOT / "notebooks" / "metrics.ipynb", as_version=4)
+    old_code = execute.CodeKey(("__init__.py",), "0" * 64)  # the package has changed since: it does not hold
+    _cache(cache, with_outputs(read, old), md, "committed", None, old_code)
+    newer = nbformat.read(ROOT / "notebooks" / "metrics.ipynb", as_version=4)
     cell = next(c for c in newer.cells if c.cell_type == "code" and c.outputs)
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="re-executed\n")]
-    newer.metadata["trajectory_judge"]["code_sha256"] = "new"
     nbformat.write(newer, md.with_suffix(".ipynb"))
-    new = Key(old.data, "new")
-    second = _cached_or_committed(cache, read, md, new)
+    assert _cached_or_committed(cache, read, md, data, ROOT) is None  # no key beside the committed notebook
+    execute.write_code_keys(tmp_path, {"metrics": execute.CodeKey.of(["__init__.py"], ROOT)})
+    second = _cached_or_committed(cache, read, md, data, ROOT)
     assert second is not None
     shown = [o.get("text") for c in second[1].cells if c.cell_type == "code" for o in c.outputs]
     assert "re-executed\n" in shown
-    assert _cached_or_committed(cache, read, md, new)[0].pk == second[0].pk  # then the new entry is kept
-    assert _cached_or_committed(cache, read, md, old) is None  # the old code's outputs are shown under no key
+    assert _cached_or_committed(cache, read, md, data, ROOT)[0].pk == second[0].pk  # then the new entry is kept
+    assert _cached_or_committed(cache, read, md, "other data", ROOT) is None  # shown on its own data only

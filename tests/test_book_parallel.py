@@ -1,8 +1,8 @@
 """Execution is a step of its own and the build renders (``execute_notebooks.execute_many``, ``book/_ext/tj_notebook_cache.py``).
 
 Built end to end on a three-chapter book whose chapters read a value from their data folder and note
-when they ran: the execute step runs them side by side, each once, and writes the same bytes when run
-again; a build on the data the committed notebooks record executes nothing; a build on another folder
+when they ran: the execute step runs them side by side, each once, runs none of them again while their
+executions are current, and writes the same bytes when they are named again; a build on the data the committed notebooks record executes nothing; a build on another folder
 executes each chapter once and shows that folder's value, and a build on the first data afterwards
 shows the first value again; a committed notebook whose recorded digest differs from the data's is
 never shown; a failing chapter stops the build with one line; a chapter myst-nb would execute while
@@ -170,6 +170,9 @@ def test_the_execute_step_runs_chapters_side_by_side_once_each_and_writes_the_sa
     assert len(nb["metadata"]["trajectory_judge"]["data_sha256"]) == 64
     assert str(tmp_path) not in first["a"].decode()  # no absolute path in a committed notebook
     _ok(_execute(book))
+    assert _runs(book) == {}  # every execution is current: none runs again
+    _ok(_execute(book, "a", "b", "c"))  # named chapters run whatever their state, to the same bytes
+    assert sorted(_runs(book)) == ["a", "b", "c"]
     assert {n: (book / "notebooks" / f"{n}.ipynb").read_bytes() for n in "abc"} == first
 
 

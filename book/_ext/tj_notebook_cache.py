@@ -8,19 +8,21 @@ otherwise. What myst-nb's key leaves out is the data, so here the folder is keye
 * ``config-inited``: the digest of the data the build names (``TJ_DATA``, ``TJ_PAPER_DATA`` and the
   book's ``data/``; :func:`trajectory_judge.book.building.execute_notebooks.data_digest`) names the cache,
   ``<build>/.jupyter_cache/<first 16 digits>`` (``nb_execution_cache_path``), and the records folder of
-  the pages (``tj_records``). The digest of the code the chapters run (the installed package's source
-  and the book lock's pins; :func:`~trajectory_judge.book.building.execute_notebooks.code_digest`) joins
-  it: an execution is used only when it records both. A build on other data or other code reads every
-  page again (``tj_data_digest`` and ``tj_code_digest`` are settings that rebuild the environment) and
-  never meets another folder's executions, nor the outputs of code that has changed since.
+  the pages (``tj_records``). A build on other data reads every page again (``tj_data_digest`` is a
+  setting that rebuilds the environment) and never meets another folder's executions.
 * ``env-before-read-docs``: every chapter is put in that cache through jupyter-cache's own API before
-  myst-nb reads it. A committed ``notebooks/NAME.ipynb`` that records the named data's digest and the
-  code's, and whose code cells are those of ``NAME.md``, is cached as it is; every other chapter (a reader's
-  folder, outputs older than the data or the code) is executed first by the package's ``execute`` step,
-  side by side (:func:`trajectory_judge.book.building.execute_notebooks.execute_many`), and its execution is
-  cached. The notebook cached is the one myst-nb reads from ``NAME.md`` (with myst-nb's own reader),
-  with the executed outputs, so that myst-nb's match is exact. A chapter that fails stops the build
-  with one line per failure.
+  myst-nb reads it. An execution is used only while its chapter's code key holds: the package modules
+  its kernel imported and the book lock's pins are what they were when it ran
+  (:class:`~trajectory_judge.book.building.execute_notebooks.CodeKey`, recomputed now from the key's own
+  module list). A committed ``notebooks/NAME.ipynb`` that records the named data's digest, whose key in
+  ``notebooks/code-keys.json`` holds, and whose code cells are those of ``NAME.md``, is cached as it is;
+  every other chapter (a reader's folder, outputs older than the data or than a module the chapter
+  imports) is executed first by the package's ``execute`` step, side by side
+  (:func:`trajectory_judge.book.building.execute_notebooks.execute_many`), and its execution is cached
+  with its key. The notebook cached is the one myst-nb reads from ``NAME.md`` (with myst-nb's own
+  reader), with the executed outputs, so that myst-nb's match is exact. A chapter whose cached execution
+  is another than the one its page was last read with is read again. A chapter that fails stops the
+  build with one line per failure.
 * ``doctree-read``: a chapter myst-nb executed itself while reading (the cache missed: its source
   changed during the build) is reported as a warning, which ``-W`` turns into a failed build, with the
   command to run.
@@ -51,6 +53,9 @@ JOBS_ENV = "TJ_BOOK_JOBS"
 ORIGIN = "tj_origin"
 """Key, in a jupyter-cache record's data, of where the execution came from: ``committed`` or ``executed``."""
 
+CODE = "tj_code"
+"""Key, in a jupyter-cache record's data, of the execution's code key (``{"modules": [...], "sha256": ...}``)."""
+
 
 @dataclass(frozen=True)
 class ChapterSource:
@@ -74,14 +79,13 @@ def _folders(app):
 
 def _configure(app, config) -> None:
     """Name the cache and records folders by the digest of the data the build names."""
-    from trajectory_judge.book.building.execute_notebooks import code_digest, data_digest
+    from trajectory_judge.book.building.execute_notebooks import data_digest
 
     try:
         digest = data_digest(_folders(app))
     except FileNotFoundError as exc:
         raise ExtensionError(f"tj_notebook_cache: {exc}") from None
     config.tj_data_digest = digest
-    config.tj_code_digest = code_digest(app.confdir)
     config.nb_execution_cache_path = str(Path(app.outdir).parent / ".jupyter_cache" / digest[:DIGEST_DIGITS])
     app.tj_sources = {}
     app.tj_execute_seconds = None
@@ -138,54 +142,55 @@ def with_outputs(nb, executed):
     return out
 
 
-def _cache(cache, nb, path: Path, origin: str, seconds: float | None):
+def _cache(cache, nb, path: Path, origin: str, seconds: float | None, code):
     from jupyter_cache.base import CacheBundleIn
 
-    data: dict[str, str | float] = {ORIGIN: origin}
+    data: dict[str, object] = {ORIGIN: origin, CODE: {"modules": list(code.modules), "sha256": code.sha256}}
     if seconds is not None:
         data["execution_seconds"] = seconds
     return cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data=data), check_validity=False, overwrite=True)
 
 
 def _fill_cache(app, env, docnames) -> None:
-    """Make sure every chapter of the book is in the cache of the named data before myst-nb reads it."""
+    """Make sure every chapter of the book is in the cache of the named data before myst-nb reads it, and
+    that every page whose execution changed since it was last read is read again."""
     from jupyter_cache import get_cache
 
     if env.mystnb_config.execution_mode != "cache":
         return
-    key = Key(app.config.tj_data_digest, app.config.tj_code_digest)
     cache = get_cache(env.mystnb_config.execution_cache_path)
     found = {doc: read for doc in sorted(env.found_docs) if (read := _notebook(app, env, doc)) is not None}
     records, todo = {}, []
     for doc, (nb, path) in found.items():
-        entry = _cached_or_committed(cache, nb, path, key)
+        entry = _cached_or_committed(cache, nb, path, app.config.tj_data_digest, app.confdir)
         if entry is None:
             todo.append(doc)
         else:
             records[doc] = entry
     if todo:
         records.update(_execute_missing(app, env, cache, {d: found[d] for d in todo}))
-    _unpack_records(app, key, found, records, todo)
+    _unpack_records(app, found, records, todo)
+    shown = {doc: (record.pk, record.created.timestamp()) for doc, (record, _) in records.items()}
+    last = getattr(env, "tj_shown", {})
+    docnames.extend(d for d in sorted(shown) if d not in docnames and last.get(d) != shown[d])
+    env.tj_shown = shown
 
 
-@dataclass(frozen=True)
-class Key:
-    """What an execution must record to be shown: the digests of the data and of the code it ran."""
+def _code_key(record):
+    """The code key a cache record was made under (``None``: it records none, as myst-nb's own entries)."""
+    from trajectory_judge.book.building.execute_notebooks import CodeKey
 
-    data: str
-    code: str
-
-    @classmethod
-    def of(cls, nb) -> Key:
-        from trajectory_judge.book.building.execute_notebooks import recorded_code, recorded_digest
-
-        return cls(recorded_digest(nb) or "", recorded_code(nb) or "")
+    row = (record.data or {}).get(CODE)
+    return None if not row else CodeKey(tuple(row["modules"]), row["sha256"])
 
 
-def _cached_or_committed(cache, nb, path: Path, key: Key):
-    """``(cache record, executed notebook)`` of ``nb`` under ``key``: the cache's entry when it records that
-    key, else the committed notebook's execution when it does (cached now); ``None``."""
+def _cached_or_committed(cache, nb, path: Path, data: str, start):
+    """``(cache record, executed notebook)`` of ``nb`` on the data of digest ``data``: the cache's entry when it
+    records that data and its code key holds, else the committed notebook's execution when it does (cached
+    now); ``None``."""
     import nbformat
+
+    from trajectory_judge.book.building.execute_notebooks import read_code_keys, recorded_digest
 
     try:
         record = cache.match_cache_notebook(nb)
@@ -193,16 +198,18 @@ def _cached_or_committed(cache, nb, path: Path, key: Key):
         record = None
     if record is not None:
         cached = cache.get_cache_bundle(record.pk).nb
-        if Key.of(cached) == key:
+        code = _code_key(record)
+        if recorded_digest(cached) == data and code is not None and code.holds(start):
             return record, cached
-        # an entry of other code (the package or a pin changed since it was cached), or without the key at all
-        # (myst-nb cached its own execution after a miss): replaced
+        # an entry of code that has changed since (a module the chapter imports, or a pin), or without a key
+        # at all (myst-nb cached its own execution after a miss): replaced
     committed = path.with_suffix(".ipynb")
-    if not committed.is_file():
+    code = read_code_keys(path.parent).get(path.stem)
+    if not committed.is_file() or code is None or not code.holds(start):
         return None
     executed = nbformat.read(committed, as_version=4)
-    merged = with_outputs(nb, executed) if Key.of(executed) == key else None
-    return None if merged is None else (_cache(cache, merged, path, "committed", None), merged)
+    merged = with_outputs(nb, executed) if recorded_digest(executed) == data else None
+    return None if merged is None else (_cache(cache, merged, path, "committed", None, code), merged)
 
 
 def _execute_missing(app, env, cache, todo: dict) -> dict:
@@ -235,24 +242,22 @@ def _execute_missing(app, env, cache, todo: dict) -> dict:
         merged = with_outputs(nb, nbformat.read(r.out, as_version=4))
         if merged is None:  # the source changed while it executed
             raise ExtensionError(f"{_rel(app, path)} changed while it executed; build again")
-        records[doc] = (_cache(cache, merged, path, "executed", r.seconds), merged)
+        records[doc] = (_cache(cache, merged, path, "executed", r.seconds, r.code), merged)
     return records
 
 
-def _unpack_records(app, key: Key, found: dict, records: dict, todo: list) -> None:
+def _unpack_records(app, found: dict, records: dict, todo: list) -> None:
     """Each chapter's records into the build's records folder, and where its outputs came from."""
     from tj_records import records_root
 
-    from trajectory_judge.book.building.execute_notebooks import places, recorded_records
+    from trajectory_judge.book.building.execute_notebooks import places, recorded_digest, recorded_records
     from trajectory_judge.book.building.records import unpack
 
     root, where = records_root(app), places(app.confdir)
     for doc, (record, nb) in records.items():
         stem = Path(doc).name
-        if Key.of(nb) != key:  # an entry of this cache always records it: never show another's
-            raise ExtensionError(
-                f"{_rel(app, found[doc][1])}: its cached execution is of other data or code; remove _build"
-            )
+        if recorded_digest(nb) != app.config.tj_data_digest:  # an entry of this cache always records it
+            raise ExtensionError(f"{_rel(app, found[doc][1])}: its cached execution is of other data; remove _build")
         unpack(recorded_records(nb), root / stem, where)
         data = record.data or {}
         app.tj_sources[doc] = ChapterSource(
@@ -311,7 +316,6 @@ def _settle(app) -> None:
 def setup(app):
     app.setup_extension("tj_records")
     app.add_config_value("tj_data_digest", "", "env", [str])
-    app.add_config_value("tj_code_digest", "", "env", [str])
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _settle)
     app.connect("env-before-read-docs", _fill_cache)

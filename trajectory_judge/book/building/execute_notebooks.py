@@ -5,26 +5,33 @@ The ``.md`` is the source; :func:`execute` syncs it to the ``.ipynb``, runs it w
 fresh kernel and writes the executed notebook so that re-running on unchanged data gives a
 byte-identical file (stable cell ids, no timing metadata, no absolute path). The notebook carries
 in its metadata the digest of the data it was executed on and the records the book's pages need
-(:data:`METADATA_KEY`). :func:`execute_many` runs several chapters side by side, each in a process
-of its own. The committed ``.ipynb`` are what nbval checks against fresh runs and what the book
-renders when their digest is that of the data the build names.
+(:data:`METADATA_KEY`). What the code a chapter ran was is kept apart, in one file beside the
+notebooks (:data:`CODE_KEYS`): per chapter, the package modules its kernel imported and their
+digest with the book lock's pins (:class:`CodeKey`), so that an edit of the package moves the key
+of the chapters that import the edited module and touches no notebook. :func:`execute_many` runs
+several chapters side by side, each in a process of its own. The committed ``.ipynb`` are what
+nbval checks against fresh runs and what the book renders when their data digest is that of the
+data the build names and their code key still holds.
 
     python -m trajectory_judge.book execute [--data DIR] [--out DIR] [--jobs N] [NOTEBOOK ...]
 
-With ``--out`` the executed notebooks go to that folder and the committed ones stay as they are:
-the quick way to check that every chapter runs on a folder of one's own (``--data mine/``).
+With no notebook named, only the chapters whose execution is not current run (:func:`stale`: a
+changed ``.md``, other data, or a code key that no longer holds); a named chapter always runs. With
+``--out`` the executed notebooks go to that folder and the committed ones stay as they are: the
+quick way to check that every chapter runs on a folder of one's own (``--data mine/``).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,8 +125,10 @@ def _env(var: str, value: str | None) -> Iterator[None]:
 
 METADATA_KEY = "trajectory_judge"
 """The executed notebook's metadata key for what the build needs beside its outputs:
-``{"data_sha256": ..., "code_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`code_digest`,
-:func:`trajectory_judge.book.building.records.pack`)."""
+``{"data_sha256": ..., "records": {...}}`` (:func:`data_digest`, :func:`trajectory_judge.book.building.records.pack`)."""
+
+CODE_KEYS = "code-keys.json"
+"""The file, beside the executed notebooks, of every chapter's :class:`CodeKey` (chapter -> key)."""
 
 BOOK_LOCK = Path(".ci") / "book.lock"
 """The lock of the book's environment (what Binder and Colab install), relative to the book's root."""
@@ -151,18 +160,25 @@ def data_digest(folders: Sequence[tuple[str, Path]]) -> str:
     return h.hexdigest()
 
 
-def code_digest(start: str | Path | None = None) -> str:
-    """sha256 over the code a chapter's outputs are computed by: every ``.py`` file of the installed
-    ``trajectory_judge`` package (its path inside the package and the sha256 of its bytes) and the pins
-    (``name==version`` lines) of the book's lock, :data:`BOOK_LOCK`, when the book holds one. Editing a
-    function of the package, or moving a pin, changes it; comments of the lock and compiled files do not."""
+def installed_package() -> Path:
+    """The folder of the ``trajectory_judge`` package this process imports (and a chapter's kernel with it)."""
     import trajectory_judge
 
+    return Path(trajectory_judge.__file__).resolve().parent
+
+
+def code_digest(modules: Iterable[str], start: str | Path | None = None, *, package: str | Path | None = None) -> str:
+    """sha256 over the code a chapter's outputs are computed by: the ``modules`` it imported (paths inside
+    ``package``, by default :func:`installed_package`; each path and the sha256 of its bytes, a module since
+    removed as such) and the pins (``name==version`` lines) of the book's lock, :data:`BOOK_LOCK`, when the
+    book holds one. Editing one of those modules, or moving a pin, changes it; editing any other module of
+    the package, a comment of the lock or a compiled file does not."""
+    root = installed_package() if package is None else Path(package)
     h = hashlib.sha256()
-    package = Path(trajectory_judge.__file__).resolve().parent
-    for path in sorted(q for q in package.rglob("*.py") if "__pycache__" not in q.parts):
-        h.update(path.relative_to(package).as_posix().encode() + b"\0")
-        h.update(hashlib.sha256(path.read_bytes()).digest())
+    for rel in sorted(set(modules)):
+        path = root / rel
+        h.update(rel.encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"removed")
     h.update(b"lock\0")
     try:
         lock = repo_root(start) / BOOK_LOCK
@@ -178,6 +194,73 @@ def code_digest(start: str | Path | None = None) -> str:
     return h.hexdigest()
 
 
+@dataclass(frozen=True)
+class CodeKey:
+    """What a chapter's outputs were computed by: the package modules its kernel had imported when its last
+    cell ran, and their :func:`code_digest` then."""
+
+    modules: tuple[str, ...]
+    """Paths inside the package (``analysis/core/formatting.py``), sorted."""
+    sha256: str
+    """:func:`code_digest` of ``modules`` when the chapter executed."""
+
+    @classmethod
+    def of(
+        cls, modules: Iterable[str], start: str | Path | None = None, *, package: str | Path | None = None
+    ) -> CodeKey:
+        """The key of ``modules`` as they are now."""
+        mods = tuple(sorted(set(modules)))
+        return cls(mods, code_digest(mods, start, package=package))
+
+    def holds(self, start: str | Path | None = None, *, package: str | Path | None = None) -> bool:
+        """Whether its modules and the lock's pins are still what the chapter executed with."""
+        return code_digest(self.modules, start, package=package) == self.sha256
+
+
+def read_code_keys(folder: str | Path) -> dict[str, CodeKey]:
+    """The code keys of the chapters executed into ``folder`` (:data:`CODE_KEYS`; empty when it has none)."""
+    path = Path(folder) / CODE_KEYS
+    if not path.is_file():
+        return {}
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return {name: CodeKey(tuple(row["modules"]), row["sha256"]) for name, row in rows.items()}
+
+
+def write_code_keys(folder: str | Path, keys: Mapping[str, CodeKey]) -> bool:
+    """Record ``keys`` (chapter -> key) in ``folder``'s :data:`CODE_KEYS`, beside the keys of the other
+    chapters; the file is rewritten, atomically, only when its bytes change. Returns whether it was."""
+    merged = {**read_code_keys(folder), **keys}
+    rows = {name: {"modules": list(key.modules), "sha256": key.sha256} for name, key in merged.items()}
+    return _write_if_changed(Path(folder) / CODE_KEYS, json.dumps(rows, indent=1, sort_keys=True) + "\n")
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    from trajectory_judge.fileio import atomic_write_text
+
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    atomic_write_text(path, text)
+    return True
+
+
+MODULES_PROBE = """\
+import json, sys
+print(json.dumps({n: getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.split(".")[0] == "trajectory_judge"}))
+"""
+"""Run in a chapter's kernel after its last cell (and taken out of the notebook again): prints the file of
+every ``trajectory_judge`` module the kernel has imported."""
+
+
+def imported_modules(probe_output: str) -> list[str]:
+    """The paths inside the package of the modules :data:`MODULES_PROBE` printed (none when the kernel
+    never imported the package)."""
+    files = json.loads(probe_output)
+    if not files.get("trajectory_judge"):
+        return []
+    root = Path(files["trajectory_judge"]).resolve().parent
+    return sorted({Path(f).resolve().relative_to(root).as_posix() for f in files.values() if f})
+
+
 def places(start: str | Path | None = None, data: str | Path | None = None) -> list[tuple[str, Path]]:
     """Where a recorded data file is named from (:func:`trajectory_judge.book.building.records.portable_path`):
     the book's root, then the folder executed on and the paper's verdicts."""
@@ -191,12 +274,6 @@ def recorded_digest(nb) -> str | None:
     return meta.get("data_sha256")
 
 
-def recorded_code(nb) -> str | None:
-    """The code digest an executed notebook records (:func:`code_digest`; ``None``: it records none)."""
-    meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
-    return meta.get("code_sha256")
-
-
 def recorded_records(nb) -> dict[str, str]:
     """The records an executed notebook carries (:func:`trajectory_judge.book.building.records.pack`)."""
     meta = nb.get("metadata", {}).get(METADATA_KEY) or {}
@@ -205,12 +282,13 @@ def recorded_records(nb) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Executed:
-    """One chapter's execution: the notebook written, its run time, or the one line saying why it failed."""
+    """One chapter's execution: the notebook written, its run time and code key, or the one line saying why it failed."""
 
     source: Path
     out: Path | None
     seconds: float
     error: str | None = None
+    code: CodeKey | None = None
 
 
 def execute(
@@ -222,17 +300,18 @@ def execute(
     ``data`` sets ``TJ_DATA`` for the kernel; by default it is the data of the book holding the
     notebook. ``TJ_PAPER_DATA`` is set the same way to that book's paper verdicts. While it runs, the
     chapter's records go to a temporary folder; the executed notebook carries them, packed, and the
-    digest of the data it ran on, in its metadata (:data:`METADATA_KEY`). The output is deterministic:
-    stable cell ids, no timing or execution metadata, no absolute path, so an unchanged notebook on
-    unchanged data writes the same bytes on any machine. A failing cell raises nbclient's
-    ``CellExecutionError`` and writes nothing.
+    digest of the data it ran on, in its metadata (:data:`METADATA_KEY`). After its last cell the kernel
+    lists the package modules it imported (:data:`MODULES_PROBE`): the result's :class:`CodeKey`, which
+    :func:`execute_many` records in :data:`CODE_KEYS`. The output is deterministic: stable cell ids, no
+    timing or execution metadata, no absolute path, so an unchanged notebook on unchanged data writes
+    the same bytes on any machine, and a file that would not change is not rewritten. A failing cell
+    raises nbclient's ``CellExecutionError`` and writes nothing.
     """
     import nbformat
     from nbclient import NotebookClient
     from traitlets.config import Config
 
     from trajectory_judge.book.building.records import RECORDS_ENV, pack
-    from trajectory_judge.fileio import atomic_write_text
 
     md = Path(md).resolve()
     start = _book_start(md)
@@ -259,18 +338,21 @@ def execute(
             record_timing=False,
             resources={"metadata": {"path": str(md.parent)}},
         )
+        nb.cells.append(nbformat.v4.new_code_cell(MODULES_PROBE, id="tj-modules"))
         started = time.monotonic()
         client.execute()
         seconds = time.monotonic() - started
+        probe = nb.cells.pop()
         packed = pack(Path(records) / md.stem, places(start, data)) if start is not None else {}
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
-    nb.metadata[METADATA_KEY] = {"data_sha256": digest, "code_sha256": code_digest(start), "records": packed}
+    nb.metadata[METADATA_KEY] = {"data_sha256": digest, "records": packed}
+    code = CodeKey.of(imported_modules("".join(o.get("text", "") for o in probe.outputs)), start)
     out = md.with_suffix(".ipynb") if out_dir is None else Path(out_dir) / f"{md.stem}.ipynb"
     text = nbformat.writes(nb, version=4)
-    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
-    return Executed(md, out, seconds)
+    _write_if_changed(out, text if text.endswith("\n") else text + "\n")
+    return Executed(md, out, seconds, code=code)
 
 
 def _book_start(md: Path) -> Path | None:
@@ -314,7 +396,8 @@ def execute_many(
 ) -> list[Executed]:
     """Execute ``sources``, ``jobs`` at a time (default: the usable CPUs), each in a process of its own
     with a fresh kernel; the results in the order of ``sources``. ``progress`` gets one line as each
-    chapter finishes."""
+    chapter finishes. The code keys of the chapters that ran go to :data:`CODE_KEYS` beside their
+    notebooks, once all have finished."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -340,7 +423,50 @@ def execute_many(
             futures = [pool.submit(_execute_one, Path(md), *args) for md in sources]
             for future in as_completed(futures):
                 report(future.result())
-    return [done[Path(md)] for md in sources]
+    results = [done[Path(md)] for md in sources]
+    folders: dict[Path, dict[str, CodeKey]] = {}
+    for r in results:
+        if r.out is not None and r.code is not None:
+            folders.setdefault(r.out.parent, {})[r.source.stem] = r.code
+    for folder, keys in folders.items():
+        write_code_keys(folder, keys)
+    return results
+
+
+def same_source(source, executed) -> bool:
+    """Whether ``executed`` is the notebook ``source`` (:func:`read_source`) executed: the same cells (type,
+    source, metadata) and kernel, whatever their outputs."""
+
+    def cells(nb) -> list:
+        return [(c.cell_type, c.source, {k: v for k, v in c.metadata.items() if k != "execution"}) for c in nb.cells]
+
+    kernel = executed.metadata.get("kernelspec")
+    return cells(source) == cells(executed) and source.metadata.get("kernelspec") == kernel
+
+
+def stale(sources: Sequence[Path], *, data: str | Path | None = None, out_dir: str | Path | None = None) -> list[Path]:
+    """The chapters of ``sources`` whose executed notebook (beside them, or in ``out_dir``) is missing or not
+    current: of another ``.md`` (:func:`same_source`), of other data than ``data`` (:func:`data_digest`), or
+    with no code key in :data:`CODE_KEYS` or one that no longer holds (:meth:`CodeKey.holds`)."""
+    import nbformat
+
+    digests: dict[tuple[Path | None, str | None], str] = {}
+    out = []
+    for md in map(Path, sources):
+        md = md.resolve()
+        start = _book_start(md)
+        folder = md.parent if out_dir is None else Path(out_dir)
+        ipynb, key = folder / f"{md.stem}.ipynb", read_code_keys(folder).get(md.stem)
+        if not ipynb.is_file() or key is None or not key.holds(start):
+            out.append(md)
+            continue
+        where = (start, None if data is None else str(data))
+        if where not in digests:
+            digests[where] = data_digest(data_folders(start, data))
+        executed = nbformat.read(ipynb, as_version=4)
+        if recorded_digest(executed) != digests[where] or not same_source(read_source(md), executed):
+            out.append(md)
+    return out
 
 
 def _shown(path: Path | None) -> str:
@@ -410,7 +536,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m trajectory_judge.book", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
     ex = sub.add_parser("execute", help="sync each notebook's .md to .ipynb and execute it in place")
-    ex.add_argument("notebooks", nargs="*", help="stems or paths (default: every notebooks/*.md)")
+    ex.add_argument(
+        "notebooks", nargs="*", help="stems or paths, executed whatever their state (default: every stale chapter)"
+    )
     ex.add_argument("--data", default=None, help=f"data directory for the kernel (sets {DATA_ENV})")
     ex.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     ex.add_argument("--out", default=None, help="write the executed notebooks into this folder (default: in place)")
@@ -437,9 +565,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sources = notebook_sources(args.notebooks)
         if args.data is not None and not Path(args.data).is_dir():  # before any chapter starts
             raise FileNotFoundError(f"data directory {args.data} does not exist")
+        if not args.notebooks:
+            sources = stale(sources, data=args.data, out_dir=args.out)
     except FileNotFoundError as exc:
         print(f"trajectory-judge book execute: error: {exc}", file=sys.stderr)
         return 2
+    if not sources:
+        print(
+            "every chapter's execution is current: nothing to execute (name a chapter to execute it)", file=sys.stderr
+        )
+        return 0
     results = execute_many(
         sources,
         data=args.data,
