@@ -62,6 +62,7 @@ from trajectory_judge.analysis.core.bootstrap import (
     bootstrap_families,
     ordered_sum,
 )
+from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
 from trajectory_judge.analysis.core.deltas import Delta
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
@@ -369,12 +370,6 @@ class _Block:
     by_confidence: _Groups  # cell -> distinct confidence, highest first
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` where ``den > 0``, NaN elsewhere (no division is made there, so no warning)."""
-    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
-    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
-
-
 @functools.cache
 def _harmonic_table(size: int) -> np.ndarray:
     """``H(0..size - 1)``, the harmonic numbers, each added term by term with Neumaier's compensation
@@ -415,27 +410,21 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     pos, neg = part[..., 0::2], part[..., 1::2]  # (..., K)
     p, n_ = pos.sum(axis=-1), neg.sum(axis=-1)
     total = p + n_
-    out: dict[str, np.ndarray] = {"prevalence": _div(p, total)}
+    out: dict[str, np.ndarray] = {"prevalence": ratio(p, total)}
     # ranking: tie groups of P(faulty), highest first
     ps, ns = block.by_score.sum(pos), block.by_score.sum(neg)
     tps, fps = np.cumsum(ps, axis=-1), np.cumsum(ns, axis=-1)
     below = n_[..., None] - fps  # clean rows scored strictly lower
-    out["auroc"] = _div(ordered_sum(ps * (below + 0.5 * ns)), p * n_)
-    precision = _div(tps, tps + fps)
-    out["auprc"] = _div(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p)
+    out["auroc"] = ratio(ordered_sum(ps * (below + 0.5 * ns)), p * n_)
+    precision = ratio(tps, tps + fps)
+    out["auprc"] = ratio(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p)
     # agreement of the flags
     tp, fp = pos @ block.flags, neg @ block.flags
     fn, tn = p - tp, n_ - fp
-    tpr, tnr = _div(tp, p), _div(tn, n_)
-    out["balanced_accuracy"] = (tpr + tnr) / 2
-    den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    mcc = _div(tp * tn - fp * fn, den)
-    out["mcc"] = np.where((p > 0) & (n_ > 0) & np.isnan(mcc), 0.0, mcc)  # scikit-learn's 0 for a constant prediction
-    po = _div(tp + tn, total)
-    pe = _div((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp), total * total)
-    out["kappa"] = _div(po - pe, 1 - pe)
+    agreement = confusion_statistics(tp, fp, fn, tn)
+    out.update({k: agreement[k] for k in ("balanced_accuracy", "mcc", "kappa")})
     # ties of the score between faulty and clean rows (exact: products and sums of counts)
-    tied = _div(ordered_sum(ps * ns), p * n_)
+    tied = ratio(ordered_sum(ps * ns), p * n_)
     out["auroc_tied_pairs"] = tied
     out["auroc_ties_against"] = out["auroc"] - tied / 2
     out["auroc_ties_for"] = out["auroc"] + tied / 2
@@ -451,11 +440,11 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     # over j = 1..size is bad + (wrong_before - before bad/size) (H(kept) - H(before))
     table = _harmonic_up_to(part)
     h = _harmonic(kept, table) - _harmonic(before, table)
-    area = np.where(size > 0, bad + (wrong_before - before * np.nan_to_num(_div(bad, size))) * h, 0.0)
-    out["aurc"] = _div(ordered_sum(area), total)
+    area = np.where(size > 0, bad + (wrong_before - before * np.nan_to_num(ratio(bad, size))) * h, 0.0)
+    out["aurc"] = ratio(ordered_sum(area), total)
     right = total - wrong[..., -1]
     best = (total - right) - right * (_harmonic(total, table) - _harmonic(right, table))  # every correct row first
-    out["e_aurc"] = out["aurc"] - _div(best, total)
+    out["e_aurc"] = out["aurc"] - ratio(best, total)
     faults_before, found_before = np.cumsum(faulty, axis=-1) - faulty, np.cumsum(flagged, axis=-1) - flagged
     for q in COVERAGES:
         k = np.ceil(q * total - 1e-9)  # rows kept: the count form of kept_count
@@ -464,10 +453,10 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
         def at(x: np.ndarray, first: np.ndarray = first) -> np.ndarray:
             return np.take_along_axis(x, first, axis=-1)[..., 0]
 
-        share = _div(k - at(before), at(size))  # each of its rows is kept with this chance
-        out[f"achieved_coverage:{q:g}"] = _div(k, total)
-        out[f"risk_at_coverage:{q:g}"] = _div(at(wrong_before) + share * at(bad), k)
-        out[f"recall_at_coverage:{q:g}"] = _div(
+        share = ratio(k - at(before), at(size))  # each of its rows is kept with this chance
+        out[f"achieved_coverage:{q:g}"] = ratio(k, total)
+        out[f"risk_at_coverage:{q:g}"] = ratio(at(wrong_before) + share * at(bad), k)
+        out[f"recall_at_coverage:{q:g}"] = ratio(
             at(found_before) + share * at(flagged), at(faults_before) + share * at(faulty)
         )
     return out
@@ -484,10 +473,10 @@ def auprc_at_prevalence_from_counts(sums: np.ndarray, block: _Block, prevalence:
     pos, neg = part[..., 0::2], part[..., 1::2]
     p, n_ = pos.sum(axis=-1), neg.sum(axis=-1)
     ps, ns = block.by_score.sum(pos), block.by_score.sum(neg)
-    tpr, fpr = _div(np.cumsum(ps, axis=-1), p[..., None]), _div(np.cumsum(ns, axis=-1), n_[..., None])
+    tpr, fpr = ratio(np.cumsum(ps, axis=-1), p[..., None]), ratio(np.cumsum(ns, axis=-1), n_[..., None])
     found, raised = prevalence * tpr, (1 - prevalence) * fpr
-    precision = _div(found, found + raised)
-    return _div(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p) * np.where(n_ > 0, 1.0, np.nan)
+    precision = ratio(found, found + raised)
+    return ratio(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p) * np.where(n_ > 0, 1.0, np.nan)
 
 
 def auprc_at_prevalence_family(
