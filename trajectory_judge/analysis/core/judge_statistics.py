@@ -824,7 +824,7 @@ def delta_tests(
     from scipy.stats import norm
     from statsmodels.stats.multitest import multipletests
 
-    from trajectory_judge.analysis.core.bootstrap import percentile_interval
+    from trajectory_judge.analysis.core.bootstrap import monte_carlo_p, percentile_interval
 
     if not deltas:
         return []
@@ -833,7 +833,7 @@ def delta_tests(
         col = boot.distribution[:, boot.index(f"delta|{d.a}|{d.b}|{d.metric}")]
         col = col[~np.isnan(col)]
         b = len(col)
-        below, above = (int(np.sum(col <= 0)) + 1) / (b + 1), (int(np.sum(col >= 0)) + 1) / (b + 1)
+        below, above = monte_carlo_p(int(np.sum(col <= 0)), b), monte_carlo_p(int(np.sum(col >= 0)), b)
         flat.append(b < 2 or bool(np.all(col == col[0])))
         p.append(math.nan if flat[-1] else min(1.0, 2 * min(below, above)))
         se.append(float(np.std(col, ddof=1)) if b > 1 else math.nan)
