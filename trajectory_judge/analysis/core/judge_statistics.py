@@ -63,7 +63,8 @@ from trajectory_judge.analysis.core.bootstrap import (
     ordered_sum,
 )
 from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
-from trajectory_judge.analysis.core.deltas import Delta
+from trajectory_judge.analysis.core.deltas import Delta, read_deltas
+from trajectory_judge.analysis.core.names import delta_name, evaluate_names, split_name
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -525,24 +526,7 @@ class StatisticsPlan:
 
     def statistic(self, sums: np.ndarray) -> np.ndarray:
         """Column sums ``(..., k)`` -> every statistic ``(..., len(names))``."""
-        cache: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
-
-        def get(key: tuple[str, ...]) -> dict[str, np.ndarray]:
-            if key not in cache:
-                cache[key] = statistics_from_counts(sums, self.blocks[key])
-            return cache[key]
-
-        out = []
-        for name in self.names:
-            parts = name.split("|")
-            if parts[0] == "delta":
-                _, a, b, m = parts
-                ka = (a, b, a) if (a, b, a) in self.blocks else (a,)
-                kb = (a, b, b) if (a, b, b) in self.blocks else (b,)
-                out.append(get(kb)[m] - get(ka)[m])
-            else:
-                out.append(get((parts[0],))[parts[1]])
-        return np.stack(out, axis=-1)
+        return evaluate_names(self.names, self.blocks, lambda key: statistics_from_counts(sums, self.blocks[key]))
 
 
 def make_statistics_plan(
@@ -573,7 +557,7 @@ def make_statistics_plan(
         if any(both != [v is not None for v in verdicts[j]] for j in (a, b)):
             for j in (a, b):
                 add((a, b, j), [v if keep else None for v, keep in zip(verdicts[j], both)])
-        names += [f"delta|{a}|{b}|{m}" for m in DELTA_STATISTICS]
+        names += [delta_name(a, b, m) for m in DELTA_STATISTICS]
     return StatisticsPlan(judges, tuple(cols), blocks, tuple(names))
 
 
@@ -585,7 +569,7 @@ def _structural(plan: StatisticsPlan, cells: Sequence[str]) -> np.ndarray:
     for j, c in zip(plan.judges, plan.cells):  # the judges' own blocks come first
         if np.array_equal(c.index, c.index[leader]):  # the same count column: the same row of counts
             constant.add(j)
-    return np.asarray([n.split("|")[0] in constant for n in plan.names])
+    return np.asarray([split_name(n).reference is None and split_name(n).judge in constant for n in plan.names])
 
 
 @dataclass(frozen=True)
@@ -688,14 +672,7 @@ def read_statistics(
                     else (float(boot.low[i]), float(boot.high[i]), boot.method[i])
                 )
         values[j], intervals[j] = vals, ivs
-    deltas = []
-    for i, name in enumerate(boot.names):
-        if name.startswith("delta|") and not math.isnan(boot.estimate[i]):
-            _, a, b, m = name.split("|")
-            n = sum(x is not None and y is not None for x, y in zip(verdicts[a], verdicts[b]))
-            kind = (kinds or {}).get((a, b), "all")
-            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kind, n))
-    return JudgeStatistics(values, intervals, tuple(deltas), boot)
+    return JudgeStatistics(values, intervals, read_deltas(verdicts, boot, kinds or {}), boot)
 
 
 # --- tests and fronts that read the results ----------------------------------------------------
@@ -830,7 +807,7 @@ def delta_tests(
         return []
     p, se, lo, hi, flat = [], [], [], [], []
     for d in deltas:
-        col = boot.distribution[:, boot.index(f"delta|{d.a}|{d.b}|{d.metric}")]
+        col = boot.distribution[:, boot.index(delta_name(d.a, d.b, d.metric))]
         col = col[~np.isnan(col)]
         b = len(col)
         below, above = monte_carlo_p(int(np.sum(col <= 0)), b), monte_carlo_p(int(np.sum(col >= 0)), b)

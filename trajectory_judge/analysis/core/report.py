@@ -627,7 +627,7 @@ def build_report(
         agreement = read_agreement(agree, agree_boot)
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
-    deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
+    deltas, gaps = read_deltas(plan.verdicts, boot, kinds), read_gaps(plan, boot)
     if statistics:
         stats = read_statistics(stats_plan, stats_boot, plan.labels, plan.verdicts, kinds=kinds)
         judges = {j: _with_statistics(jr, stats) for j, jr in judges.items()}

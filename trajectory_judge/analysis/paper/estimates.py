@@ -15,6 +15,7 @@ import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import bootstrap, percentile_interval
 from trajectory_judge.analysis.core.metrics import is_correct
+from trajectory_judge.analysis.core.names import delta_name
 from trajectory_judge.analysis.core.paired import clean_parents, invented_sentence, unchanged_types
 from trajectory_judge.analysis.core.report import JudgeReport, Report
 from trajectory_judge.analysis.paper.claims import Estimate
@@ -129,10 +130,10 @@ def delta(rep: Report, a: str, b: str, name: str, detail: str = "") -> Estimate:
     """The report's paired delta ``b - a`` of one metric."""
     d = rep.delta(a, b, name)
     boot = rep.bootstrap
-    if f"delta|{a}|{b}|{name}" in boot.names:
-        reps = boot.distribution[:, boot.index(f"delta|{a}|{b}|{name}")]
+    if delta_name(a, b, name) in boot.names:
+        reps = boot.distribution[:, boot.index(delta_name(a, b, name))]
     else:
-        reps = -boot.distribution[:, boot.index(f"delta|{b}|{a}|{name}")]
+        reps = -boot.distribution[:, boot.index(delta_name(b, a, name))]
     return Estimate(d.value, d.low, d.high, "bootstrap", d.n, detail, reps)
 
 
@@ -164,34 +165,40 @@ def replicate_function(
     return Estimate(value, float(low[0]), float(high[0]), "bootstrap", n, detail, dist[:, 0])
 
 
+def _bootstrapped(
+    rep: Report,
+    rows: np.ndarray,
+    cells: Sequence[str],
+    f: Callable[[np.ndarray], np.ndarray],
+    n: int | None,
+    detail: str,
+    units: np.ndarray | None = None,
+    exact: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Estimate:
+    """``f`` of the column sums of ``rows``, bootstrapped by design cell with the report's replicates and seed."""
+    res = bootstrap(
+        rows, lambda s: f(s)[..., None], strata=list(cells), resamples=rep.resamples, rng=rep.seed, exact=exact
+    )
+    est, low, high = float(res.estimate[0]), float(res.low[0]), float(res.high[0])
+    return Estimate(est, low, high, res.method[0], n, detail, res.distribution[:, 0], units)
+
+
+def _ratio(num: int, den: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda s: s[..., num] / s[..., den]
+
+
 def ratio_of_sums(
     rows: np.ndarray, cells: Sequence[str], num: int, den: int, rep: Report, detail: str = ""
 ) -> Estimate:
     """Sum of column ``num`` over sum of column ``den``, bootstrapped by design cell (Clopper-Pearson at 0 or 1)."""
     succ, trials = rows[:, num].sum(), rows[:, den].sum()
-    res = bootstrap(
-        rows,
-        lambda s: (s[..., num] / s[..., den])[..., None],
-        strata=list(cells),
-        resamples=rep.resamples,
-        rng=rep.seed,
-        exact=(np.array([succ]), np.array([trials])),
-    )
     units = (
         rows[rows[:, den] > 0, num] / rows[rows[:, den] > 0, den]
         if set(np.unique(rows[:, den])) <= {0.0, 1.0}
         else None
     )
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        int(trials),
-        detail,
-        res.distribution[:, 0],
-        units,
-    )
+    exact = (np.array([succ]), np.array([trials]))
+    return _bootstrapped(rep, rows, cells, _ratio(num, den), int(trials), detail, units, exact)
 
 
 def difference_of_ratios(
@@ -204,16 +211,7 @@ def difference_of_ratios(
 ) -> Estimate:
     """``rows[a]/rows[b] - rows[c]/rows[d]`` (column sums), bootstrapped by design cell."""
     a, b, c, d = cols
-    res = bootstrap(
-        rows,
-        lambda s: (s[..., a] / s[..., b] - s[..., c] / s[..., d])[..., None],
-        strata=list(cells),
-        resamples=rep.resamples,
-        rng=rep.seed,
-    )
-    return Estimate(
-        float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail, res.distribution[:, 0]
-    )
+    return _bootstrapped(rep, rows, cells, lambda s: _ratio(a, b)(s) - _ratio(c, d)(s), n, detail)
 
 
 def _by_id(verdicts: Sequence[Verdict], judge: str) -> dict[str, Verdict]:
@@ -252,20 +250,9 @@ def paired_group(
         rows.append([g * (int(b[t.trajectory_id].faulty) - int(b[p.trajectory_id].faulty)), g])
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
-    res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
-    )
     n = int(arr[:, 1].sum())
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        n,
-        detail or f"over the {n} faults with a judged clean parent",
-        res.distribution[:, 0],
-        arr[arr[:, 1] > 0, 0],
-    )
+    detail = detail or f"over the {n} faults with a judged clean parent"
+    return _bootstrapped(rep, arr, cells, _ratio(0, 1), n, detail, arr[arr[:, 1] > 0, 0])
 
 
 def paired_difference(
@@ -287,19 +274,8 @@ def paired_difference(
         rows.append([db - da, 1.0])
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
-    res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
-    )
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        len(rows),
-        detail or f"over the {len(rows)} faults with a clean parent both judged",
-        res.distribution[:, 0],
-        arr[:, 0],
-    )
+    detail = detail or f"over the {len(rows)} faults with a clean parent both judged"
+    return _bootstrapped(rep, arr, cells, _ratio(0, 1), len(rows), detail, arr[:, 0])
 
 
 def type_recall_difference(
@@ -322,19 +298,7 @@ def type_recall_difference(
         [[int(vb[t.trajectory_id].faulty) - int(va[t.trajectory_id].faulty), 1.0] for t in faults], dtype=float
     )
     cells = [design_cell(t.label) for t in faults]
-    res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
-    )
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        len(faults),
-        detail,
-        res.distribution[:, 0],
-        arr[:, 0],
-    )
+    return _bootstrapped(rep, arr, cells, _ratio(0, 1), len(faults), detail, arr[:, 0])
 
 
 def misattributed_share(
