@@ -26,6 +26,7 @@ from trajectory_judge.analysis.core.loading import (
     unparseable_counts,
     unparseable_sentence,
 )
+from trajectory_judge.analysis.core.registry import REGISTRY
 from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, Report, _md, build_report
 from trajectory_judge.analysis.core.resampling import Resampling, clustered, folder_resampling
 from trajectory_judge.analysis.statistics.abstention import Abstention
@@ -42,18 +43,7 @@ TERMINAL_AXES: dict[str, tuple[str, ...]] = {
 }
 """The headline metrics on the terminal, in two tables that each fit about 120 columns."""
 
-HEADERS: dict[str, str] = {
-    "f1": "F1",
-    "silent_recall": "silent recall",
-    "loud_recall": "loud recall",
-    "false_alarm_rate": "false alarms",
-    "step_exact": "step exact (n)",
-    "type_macro_f1": "type macro-F1",
-    "ece": "ECE",
-    "s_per_traj": "s/trajectory",
-    "precision": "precision",
-    "recall": "recall",
-}
+HEADERS: dict[str, str] = {m.name: m.header for m in REGISTRY.values()}
 """Column headers in words."""
 
 STATISTIC_AXES: dict[str, tuple[str, ...]] = {

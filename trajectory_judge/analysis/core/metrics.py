@@ -44,29 +44,14 @@ import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import ordered_sum
 from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
+from trajectory_judge.analysis.core.registry import metric_names
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Label, Verdict, stratum, type_order
 
-METRICS: tuple[str, ...] = (
-    "precision",
-    "recall",
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "step_exact_n",
-    "step_within_one",
-    "type_macro_f1",
-    "ece",
-    "brier",
-    "s_per_traj",
-    "prompt_tokens_mean",
-    "completion_tokens_mean",
-)
+METRICS: tuple[str, ...] = metric_names()
 """The per-judge headline metrics, in report order."""
 
 
-COST_METRICS: tuple[str, ...] = ("s_per_traj", "prompt_tokens_mean", "completion_tokens_mean")
+COST_METRICS: tuple[str, ...] = metric_names(cost=True)
 """Metrics of cost rather than quality."""
 
 

@@ -64,6 +64,7 @@ from trajectory_judge.analysis.core.plan import (
     make_plan,
     run_bootstraps,
 )
+from trajectory_judge.analysis.core.registry import metric_names
 from trajectory_judge.analysis.core.resampling import METHOD, Resampling
 from trajectory_judge.models import Trajectory, Verdict, stratum
 from trajectory_judge.provenance.computed import computes
@@ -71,17 +72,7 @@ from trajectory_judge.provenance.computed import computes
 if TYPE_CHECKING:
     import pandas as pd
 
-MAIN_COLUMNS: tuple[str, ...] = (
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "step_exact_n",
-    "type_macro_f1",
-    "ece",
-    "s_per_traj",
-)
+MAIN_COLUMNS: tuple[str, ...] = metric_names(main=True)
 """Columns of the paper's main table (Table 3)."""
 
 

@@ -17,38 +17,20 @@ from trajectory_judge.analysis.core.bootstrap import bootstrap, percentile_inter
 from trajectory_judge.analysis.core.metrics import is_correct
 from trajectory_judge.analysis.core.names import delta_name
 from trajectory_judge.analysis.core.paired import clean_parents, invented_sentence, unchanged_types
+from trajectory_judge.analysis.core.registry import REGISTRY, metric_names
 from trajectory_judge.analysis.core.report import JudgeReport, Report
 from trajectory_judge.analysis.paper.claims import Estimate
 from trajectory_judge.judges.views import view_of_judge
 from trajectory_judge.models import Trajectory, Verdict, design_cell
 from trajectory_judge.testbed.inject import INVENTED_PROMISES
 
-QUALITY_AXES: tuple[str, ...] = (
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "type_macro_f1",
-    "ece",
-    "brier",
-)
+QUALITY_AXES: tuple[str, ...] = metric_names(quality_axis=True)
 """The quality axes on which the ensemble is compared with one greedy pass."""
 
-LOWER_IS_BETTER = frozenset({"false_alarm_rate", "ece", "brier"})
-"""Quality axes on which a smaller value is better."""
+LOWER_IS_BETTER = frozenset(metric_names(lower_is_better=True))
+"""Metrics on which a smaller value is better."""
 
-
-AXIS_WORDS = {
-    "f1": "F1",
-    "silent_recall": "silent recall",
-    "loud_recall": "loud recall",
-    "false_alarm_rate": "false-alarm rate",
-    "step_exact": "exact-step localisation",
-    "type_macro_f1": "type macro-F1",
-    "ece": "ECE",
-    "brier": "Brier score",
-}
+AXIS_WORDS = {m: REGISTRY[m].words for m in QUALITY_AXES}
 """The quality axes in words."""
 
 
@@ -92,7 +74,7 @@ def metric(rep: Report, judge: str, name: str, detail: str = "") -> Estimate:
     return Estimate(float(v), iv.low, iv.high, iv.method, n, detail, reps, _proportion_units(jr, name, float(v), n))
 
 
-PROPORTIONS = frozenset({"silent_recall", "loud_recall", "false_alarm_rate", "recall", "precision", "step_exact"})
+PROPORTIONS = frozenset(metric_names(proportion=True))
 """Metrics that are a share of units (faults, clean runs, flags or scored cases)."""
 
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from trajectory_judge.analysis.core.confusion import confusion_statistics, flag_counts
 from trajectory_judge.analysis.core.cost import read_run_records
-from trajectory_judge.analysis.core.report import MAIN_COLUMNS, build_report
+from trajectory_judge.analysis.core.registry import metric_names
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.models import ENSEMBLE_VIEW, DataError, JudgeSpec, Trajectory, Verdict, load_verdicts, stratum
 from trajectory_judge.provenance.manifest import verify_manifest
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 MEMBERS_FILE = "members.jsonl"
 """Where the runner keeps ensemble members, beside ``verdicts.jsonl``."""
 
-SEED_METRICS: tuple[str, ...] = tuple(m for m in MAIN_COLUMNS if m != "step_exact_n")
+SEED_METRICS: tuple[str, ...] = metric_names(main=True, count=False)
 """The main table's metrics, compared across seeds."""
 
 
