@@ -389,12 +389,12 @@ def _on_request(args: Any, data: Dataset, rep: Report) -> dict[str, tuple[str, d
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     if getattr(args, "prevalence", None) is not None:
         dep = at_prevalence(rep, args.prevalence, trajectories=data.trajectories, verdicts=data.verdicts)
-        out["at_prevalence"] = (deployment_text(dep), deployment_dict(dep))
+        out["at_prevalence"] = (deployment_text(dep), dep.to_dict())
     if getattr(args, "abstain", None) is not None:
         from trajectory_judge.analysis.statistics.abstention import abstention_of
 
         res = abstention_of(data.trajectories, data.verdicts, alpha=args.abstain)
-        out["abstention"] = (abstention_text(res), abstention_dict(res))
+        out["abstention"] = (abstention_text(res), res.to_dict())
     return out
 
 
@@ -416,28 +416,6 @@ def deployment_text(dep: Deployment) -> str:
     return "\n".join(lines)
 
 
-def _json_number(x: float) -> float | None:
-    """A statistic as ``--json`` writes it: six decimals, or null where it is undefined."""
-    return None if math.isnan(x) else round(x, 6)
-
-
-def deployment_dict(dep: Deployment) -> dict[str, Any]:
-    """``--json``'s ``at_prevalence``: the prevalence, the folder's, and per judge each statistic's value and interval."""
-
-    return {
-        "prevalence": dep.prevalence,
-        "folder_prevalence": round(dep.design_prevalence, 6),
-        **({"chance_auprc": dep.chance_auprc} if "auprc" in dep.statistics else {}),
-        "judges": {
-            j.judge: {
-                s: {"value": _json_number(j.values[s]), "low": _json_number(j.low[s]), "high": _json_number(j.high[s])}
-                for s in dep.statistics
-            }
-            for j in dep.judges
-        },
-    }
-
-
 def abstention_text(res: Abstention) -> str:
     """The terminal's section on each judge's certified confidence threshold."""
     lines = [
@@ -453,28 +431,6 @@ def abstention_text(res: Abstention) -> str:
                 f"{t.wrong} wrong ({t.risk:.3f}), p {t.p_value:.3g}"
             )
     return "\n".join(lines)
-
-
-def abstention_dict(res: Abstention) -> dict[str, Any]:
-    """``--json``'s ``abstention``: alpha, delta, and per judge its threshold and what it keeps."""
-
-    return {
-        "alpha": res.alpha,
-        "delta": res.delta,
-        "method": "fixed-sequence testing over the judge's distinct confidences, exact binomial p-values",
-        "judges": {
-            t.judge: {
-                "threshold": t.threshold,
-                "kept": t.kept,
-                "wrong": t.wrong,
-                "n": t.n,
-                "coverage": _json_number(t.coverage),
-                "risk": _json_number(t.risk),
-                "p_value": _json_number(t.p_value),
-            }
-            for t in res.judges
-        },
-    }
 
 
 def _num3(x: float) -> str:

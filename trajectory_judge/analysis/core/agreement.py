@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult, Family
 from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
+from trajectory_judge.analysis.core.intervals import rounded
 from trajectory_judge.models import Label, Verdict
 
 if TYPE_CHECKING:
@@ -58,6 +59,18 @@ class Agreement:
     """Lower bound of the overlap's interval."""
     overlap_high: float | None
     """Upper bound of the overlap's interval."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's JSON of the pair: κ and the overlap, each with its bounds (rounded)."""
+        kappa = {"value": rounded(self.kappa), "low": rounded(self.kappa_low), "high": rounded(self.kappa_high)}
+        overlap = [rounded(x) for x in (self.error_overlap, self.overlap_low, self.overlap_high)]
+        return {
+            "a": self.a,
+            "b": self.b,
+            "n": self.n,
+            "kappa": kappa,
+            "error_overlap": dict(zip(("value", "low", "high"), overlap)),
+        }
 
 
 def pair_counts(labels: Sequence[Label], a: Sequence[Verdict | None], b: Sequence[Verdict | None]) -> np.ndarray:

@@ -9,11 +9,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult
+from trajectory_judge.analysis.core.intervals import Interval, rounded
 from trajectory_judge.analysis.core.names import judge_name, split_name
 from trajectory_judge.analysis.core.plan import Plan
 from trajectory_judge.models import Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,11 @@ class Delta:
     n: int = 0
     """Trajectories both judges judged."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report's JSON of the delta (bounds rounded)."""
+        head = {"a": self.a, "b": self.b, "kind": self.kind, "n": self.n, "metric": self.metric}
+        return {**head, "value": rounded(self.value), **Interval(self.low, self.high).to_dict()}
+
 
 @dataclass(frozen=True)
 class Gap:
@@ -52,6 +62,23 @@ class Gap:
     """Lower bound (percentile, or the value for a structural judge)."""
     high: float
     """Upper bound."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's JSON of the gap (bounds rounded)."""
+        return {
+            "judge": self.judge,
+            "metric": self.metric,
+            "value": rounded(self.value),
+            **Interval(self.low, self.high).to_dict(),
+        }
+
+
+def deltas_frame(deltas: Sequence[Delta]) -> pd.DataFrame:
+    """One row per delta: the pair, the metric, value and bounds, why the pair is compared and on how many."""
+    import pandas as pd
+
+    cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
+    return pd.DataFrame([d.__dict__ for d in deltas], columns=cols)
 
 
 def read_deltas(

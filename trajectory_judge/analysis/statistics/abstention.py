@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from trajectory_judge.analysis.core.intervals import rounded
 from trajectory_judge.models import Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -77,6 +78,24 @@ class Abstention:
     alpha: float
     delta: float
     judges: tuple[Threshold, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``report --json``'s ``abstention``: alpha, delta, and per judge its threshold and what it keeps."""
+        return {
+            "alpha": self.alpha,
+            "delta": self.delta,
+            "method": "fixed-sequence testing over the judge's distinct confidences, exact binomial p-values",
+            "judges": {
+                t.judge: {
+                    "threshold": t.threshold,
+                    "kept": t.kept,
+                    "wrong": t.wrong,
+                    "n": t.n,
+                    **{k: rounded(getattr(t, k)) for k in ("coverage", "risk", "p_value")},
+                }
+                for t in self.judges
+            },
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge: the threshold, what it keeps, the error rate among the kept, and the p-value."""

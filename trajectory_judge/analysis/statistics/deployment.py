@@ -21,12 +21,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult
 from trajectory_judge.analysis.core.confusion import confusion_statistics
+from trajectory_judge.analysis.core.intervals import Interval, rounded
 from trajectory_judge.analysis.core.report import Report
 
 if TYPE_CHECKING:
@@ -75,6 +76,22 @@ class Deployment:
     def chance_auprc(self) -> float:
         """The AUPRC of a judge that ranks at random at :attr:`prevalence`: the prevalence itself."""
         return self.prevalence
+
+    def to_dict(self) -> dict[str, Any]:
+        """``report --json``'s ``at_prevalence``: the prevalence, the folder's, and per judge each statistic's value
+        and interval."""
+        return {
+            "prevalence": self.prevalence,
+            "folder_prevalence": round(self.design_prevalence, 6),
+            **({"chance_auprc": self.chance_auprc} if "auprc" in self.statistics else {}),
+            "judges": {
+                j.judge: {
+                    s: {"value": rounded(j.values[s]), **Interval(j.low[s], j.high[s]).to_dict()}
+                    for s in self.statistics
+                }
+                for j in self.judges
+            },
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge and statistic: value and interval."""
