@@ -64,7 +64,7 @@ from trajectory_judge.analysis.core.bootstrap import (
 )
 from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
 from trajectory_judge.analysis.core.deltas import Delta, read_deltas
-from trajectory_judge.analysis.core.names import delta_name, evaluate_names, split_name
+from trajectory_judge.analysis.core.names import delta_name, evaluate_names, pair_blocks, split_name
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -553,10 +553,8 @@ def make_statistics_plan(
         add((j,), verdicts[j])
     names = [f"{j}|{m}" for j in judges for m in STATISTICS]
     for a, b in pairs:
-        both = [x is not None and y is not None for x, y in zip(verdicts[a], verdicts[b])]
-        if any(both != [v is not None for v in verdicts[j]] for j in (a, b)):
-            for j in (a, b):
-                add((a, b, j), [v if keep else None for v, keep in zip(verdicts[j], both)])
+        for key, vs in pair_blocks(verdicts, a, b):
+            add(key, vs)
         names += [delta_name(a, b, m) for m in DELTA_STATISTICS]
     return StatisticsPlan(judges, tuple(cols), blocks, tuple(names))
 

@@ -6,9 +6,11 @@ paired difference ``b - a``. Every name is written by :func:`judge_name` or :fun
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
+
+V = TypeVar("V")
 
 
 class StatisticName(NamedTuple):
@@ -48,6 +50,17 @@ def pair_block(blocks: Container[tuple[str, ...]], a: str, b: str, judge: str) -
     return key if key in blocks else (judge,)
 
 
+def pair_blocks(
+    verdicts: Mapping[str, Sequence[V | None]], a: str, b: str
+) -> list[tuple[tuple[str, str, str], list[V | None]]]:
+    """The blocks a pair adds: each of ``a`` and ``b`` restricted to what both judged (None elsewhere), when that
+    differs from what either judged alone (otherwise the judges' own blocks serve, :func:`pair_block`)."""
+    both = [x is not None and y is not None for x, y in zip(verdicts[a], verdicts[b])]
+    if all(both == [v is not None for v in verdicts[j]] for j in (a, b)):
+        return []
+    return [((a, b, j), [v if keep else None for v, keep in zip(verdicts[j], both)]) for j in (a, b)]
+
+
 def evaluate_names(
     names: Sequence[str],
     blocks: Container[tuple[str, ...]],
@@ -73,4 +86,4 @@ def evaluate_names(
     return np.stack(out, axis=-1)
 
 
-__all__ = ["StatisticName", "delta_name", "evaluate_names", "judge_name", "pair_block", "split_name"]
+__all__ = ["StatisticName", "delta_name", "evaluate_names", "judge_name", "pair_block", "pair_blocks", "split_name"]

@@ -17,7 +17,7 @@ import numpy as np
 from trajectory_judge.analysis.core import metrics as M
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult, Family, bootstrap_families
 from trajectory_judge.analysis.core.loading import _validate, folder_types, judge_order
-from trajectory_judge.analysis.core.names import delta_name, evaluate_names, judge_name, split_name
+from trajectory_judge.analysis.core.names import delta_name, evaluate_names, judge_name, pair_blocks, split_name
 from trajectory_judge.analysis.core.resampling import RESAMPLINGS, Resampling, instance_makeup
 from trajectory_judge.models import (
     DESIGN_CELLS,
@@ -162,10 +162,8 @@ def make_plan(
     for a, b in pairs:
         if a not in aligned or b not in aligned or a == b:
             raise ValueError(f"cannot compare {a!r} with {b!r}: not two judges of these verdicts")
-        both = [x is not None and y is not None for x, y in zip(aligned[a], aligned[b])]
-        if any(both != [v is not None for v in aligned[j]] for j in (a, b)):
-            for j in (a, b):
-                add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
+        for key, vs in pair_blocks(aligned, a, b):
+            add(key, vs)
         names += [delta_name(a, b, m) for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
     columns, inverse = _distinct_count_columns(labels, cols, types, other)
