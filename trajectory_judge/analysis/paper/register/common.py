@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from trajectory_judge.analysis.core.report import Report
@@ -56,6 +57,22 @@ def paired_value(key: str) -> float:
 def pct_text(x: float) -> str:
     """``84%``."""
     return f"{x:g}%"
+
+
+def stated_pct(key: str) -> Stated:
+    """A percentage the text prints (:func:`text_value` ``key``), stated as printed (``84%``) at its precision."""
+    v = text_value(key)
+    return Stated.number(pct_text(v), v / 100, PCT)
+
+
+def stated_signed(x: float) -> Stated:
+    """A signed difference stated at three decimals, written with its sign (``+0.314``)."""
+    return Stated.number(signed_text(x), x, DP3)
+
+
+def stated_decimals(x: float, unit: float = DP3) -> Stated:
+    """A number stated at a printed precision of ``unit`` (:data:`DP2`, :data:`DP3`), written at it (``0.18``)."""
+    return Stated.number(f"{x:.{round(-math.log10(unit))}f}", x, unit)
 
 
 def signed_text(x: float, digits: int = 3) -> str:
