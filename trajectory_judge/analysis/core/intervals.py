@@ -30,13 +30,13 @@ class Interval:
     """Lower bound."""
     high: float
     """Upper bound."""
-    method: str | None = None
-    """``bootstrap``, ``clopper-pearson``, ``structural`` and so on (None where its reader states it)."""
+    method: str = ""
+    """``bootstrap``, ``clopper-pearson``, ``structural`` and so on (empty where its reader states it)."""
 
     def to_dict(self) -> dict[str, Any]:
         """``low``, ``high`` (rounded) and ``method`` when it is known."""
         out: dict[str, Any] = {"low": rounded(self.low), "high": rounded(self.high)}
-        return out if self.method is None else {**out, "method": self.method}
+        return {**out, "method": self.method} if self.method else out
 
 
 NO_INTERVAL: dict[str, Any] = {"low": None, "high": None, "method": None}
