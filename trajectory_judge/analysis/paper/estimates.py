@@ -81,16 +81,19 @@ PROPORTIONS = frozenset(metric_names(proportion=True))
 def _proportion_units(jr: JudgeReport, name: str, value: float, n: int) -> np.ndarray | None:
     """The 0s and 1s whose mean a proportion metric is (``recall:TYPE`` included), or None for another metric."""
     if name == "precision":
-        s = jr.strata
-        n = round(
-            (jr.metrics["recall"] or 0) * (s["silent"] + s["loud"]) + (jr.metrics["false_alarm_rate"] or 0) * s["clean"]
-        )
+        n = flagged(jr)
     elif not (name.startswith("recall:") or name in PROPORTIONS):
         return None
     k = value * n
     if not n or abs(k - round(k)) > 1e-6:
         return None
     return np.r_[np.ones(round(k)), np.zeros(n - round(k))]
+
+
+def flagged(jr: JudgeReport) -> int:
+    """Trajectories the judge flagged, from its recall and false-alarm rate (a missing rate counts as 0)."""
+    s, m = jr.strata, jr.metrics
+    return round((m["recall"] or 0) * (s["silent"] + s["loud"]) + (m["false_alarm_rate"] or 0) * s["clean"])
 
 
 def _type_n(rep: Report, judge: str, t: str) -> int:

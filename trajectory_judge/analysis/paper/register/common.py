@@ -95,10 +95,9 @@ def cost_ratio(rep: Report, num: str, den: str) -> Estimate:
 def flagged_count(rep: Report, judge: str) -> int:
     """Trajectories a judge flagged."""
     jr = rep.judges[judge]
-    recall, false_alarms = jr.metrics["recall"], jr.metrics["false_alarm_rate"]
-    if recall is None or false_alarms is None:
+    if jr.metrics["recall"] is None or jr.metrics["false_alarm_rate"] is None:
         raise ValueError(f"{judge}: no recall or false-alarm rate to count its flags from")
-    return round(recall * (jr.strata["silent"] + jr.strata["loud"]) + false_alarms * jr.strata["clean"])
+    return E.flagged(jr)
 
 
 def published_main(judge: str, m: str) -> float:
