@@ -26,7 +26,7 @@ from trajectory_judge.analysis.core.loading import (
     unparseable_counts,
     unparseable_sentence,
 )
-from trajectory_judge.analysis.core.registry import REGISTRY
+from trajectory_judge.analysis.core.registry import REGISTRY, STATISTIC_REGISTRY
 from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, Report, _md, build_report
 from trajectory_judge.analysis.core.resampling import Resampling, clustered, folder_resampling
 from trajectory_judge.analysis.statistics.abstention import Abstention
@@ -61,16 +61,8 @@ STATISTIC_AXES: dict[str, tuple[str, ...]] = {
 in :func:`coverage_table`)."""
 
 STATISTIC_HEADERS: dict[str, str] = {
-    "auroc": "AUROC",
+    **{s.name: s.header for s in STATISTIC_REGISTRY.values()},
     "auroc_ties": "AUROC, ties against–for",
-    "auroc_tied_pairs": "tied pairs",
-    "auprc": "AUPRC",
-    "prevalence": "AUPRC ref.",
-    "aurc": "AURC (lower better)",
-    "e_aurc": "E-AURC (lower better)",
-    "kappa": "Cohen's κ",
-    "mcc": "MCC",
-    "balanced_accuracy": "balanced accuracy",
 }
 """Column headers of the statistics."""
 

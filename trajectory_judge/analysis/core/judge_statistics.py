@@ -65,6 +65,7 @@ from trajectory_judge.analysis.core.bootstrap import (
 from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
 from trajectory_judge.analysis.core.deltas import Delta, read_deltas
 from trajectory_judge.analysis.core.names import delta_name, evaluate_names, pair_blocks, split_name
+from trajectory_judge.analysis.core.registry import STATISTIC_REGISTRY, statistic_names
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -74,37 +75,23 @@ COVERAGES: tuple[float, ...] = (0.5, 0.8)
 """Coverages at which recall of the selective judge is reported."""
 
 STATISTICS: tuple[str, ...] = (
-    "auroc",
-    "auroc_tied_pairs",
-    "auroc_ties_against",
-    "auroc_ties_for",
-    "auprc",
-    "prevalence",
-    "kappa",
-    "mcc",
-    "balanced_accuracy",
-    "aurc",
-    "e_aurc",
+    *statistic_names(),
     *(f"{m}:{q:g}" for q in COVERAGES for m in ("achieved_coverage", "recall_at_coverage", "risk_at_coverage")),
 )
 """Per-judge statistics, each with an interval (``prevalence`` is AUPRC's reference value)."""
 
-SKLEARN_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy")
+SKLEARN_STATISTICS: tuple[str, ...] = statistic_names(sklearn=True)
 """Statistics whose point value is scikit-learn's."""
 
-DELTA_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc", "e_aurc")
+DELTA_STATISTICS: tuple[str, ...] = statistic_names(delta=True)
 """Statistics compared between judges as paired deltas ``b - a``."""
 
-REFERENCE: dict[str, str] = {
-    "auroc": "0.5 (random ranking)",
-    "auprc": "the prevalence of faults",
-    "kappa": "0 (chance agreement; flagging everything)",
-    "mcc": "0 (flagging everything)",
-    "balanced_accuracy": "0.5 (flagging everything)",
-}
+REFERENCE: dict[str, str] = {s.name: s.reference for s in STATISTIC_REGISTRY.values() if s.reference}
 """What each statistic is read against."""
 
-LOWER_IS_BETTER: frozenset[str] = frozenset({"aurc", "e_aurc", *(f"risk_at_coverage:{q:g}" for q in COVERAGES)})
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {*statistic_names(lower_is_better=True), *(f"risk_at_coverage:{q:g}" for q in COVERAGES)}
+)
 """Statistics on which a smaller value is better."""
 
 

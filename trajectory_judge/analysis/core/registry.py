@@ -66,9 +66,59 @@ REGISTRY: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
 """Every per-judge metric, in report order."""
 
 
+@dataclass(frozen=True)
+class Statistic:
+    """One per-judge statistic beyond the paper's metrics (:mod:`~trajectory_judge.analysis.core.judge_statistics`)."""
+
+    name: str
+    """Its key in the report, its JSON and its tables."""
+    label: str
+    """As a table's row label in the book."""
+    header: str
+    """As the terminal's table heads its column."""
+    reference: str = ""
+    """The value it is read against (empty when it is not read against one)."""
+    lower_is_better: bool = False
+    """A smaller value is better."""
+    sklearn: bool = False
+    """Its point value is scikit-learn's."""
+    delta: bool = False
+    """Compared between judges as a paired delta."""
+
+
+_SK = {"sklearn": True, "delta": True}
+
+# fmt: off
+STATISTIC_REGISTRY: Mapping[str, Statistic] = MappingProxyType({s.name: s for s in (
+    Statistic("auroc", "AUROC", "AUROC", "0.5 (random ranking)", **_SK),
+    Statistic("auroc_tied_pairs", "Tied pairs", "tied pairs"),
+    Statistic("auroc_ties_against", "AUROC, ties against", "AUROC, ties against"),
+    Statistic("auroc_ties_for", "AUROC, ties for", "AUROC, ties for"),
+    Statistic("auprc", "AUPRC", "AUPRC", "the prevalence of faults", **_SK),
+    Statistic("prevalence", "AUPRC reference", "AUPRC ref."),
+    Statistic("kappa", "Cohen's κ", "Cohen's κ", "0 (chance agreement; flagging everything)", **_SK),
+    Statistic("mcc", "MCC", "MCC", "0 (flagging everything)", **_SK),
+    Statistic("balanced_accuracy", "Balanced accuracy", "balanced accuracy", "0.5 (flagging everything)", **_SK),
+    Statistic("aurc", "AURC (lower is better)", "AURC (lower better)", lower_is_better=True, delta=True),
+    Statistic("e_aurc", "E-AURC (lower is better)", "E-AURC (lower better)", lower_is_better=True, delta=True),
+)})
+# fmt: on
+"""Every per-judge statistic but the recall and risk at each coverage, in report order."""
+
+
 def metric_names(**having: bool) -> tuple[str, ...]:
-    """The registered names, in report order, whose flags are as given: ``metric_names(quality_axis=True)``."""
+    """The registered metrics, in report order, whose flags are as given: ``metric_names(quality_axis=True)``."""
     return tuple(m.name for m in REGISTRY.values() if all(getattr(m, k) == v for k, v in having.items()))
 
 
-__all__ = ["REGISTRY", "Metric", "metric_names"]
+def statistic_names(**having: bool) -> tuple[str, ...]:
+    """The registered statistics, in report order, whose flags are as given: ``statistic_names(delta=True)``."""
+    return tuple(s.name for s in STATISTIC_REGISTRY.values() if all(getattr(s, k) == v for k, v in having.items()))
+
+
+def label_of(name: str) -> str:
+    """How the book labels a registered metric or statistic."""
+    return (REGISTRY.get(name) or STATISTIC_REGISTRY[name]).label
+
+
+__all__ = ["REGISTRY", "STATISTIC_REGISTRY", "Metric", "Statistic", "label_of", "metric_names", "statistic_names"]
