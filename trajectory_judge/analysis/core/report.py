@@ -274,7 +274,6 @@ class Report:
     @computes
     def statistic_deltas_frame(self) -> pd.DataFrame:
         """Paired deltas ``b - a`` of the statistics, with intervals."""
-
         return deltas_frame(self.statistic_deltas)
 
     def statistic_delta(self, a: str, b: str, metric: str) -> Delta:
@@ -358,7 +357,6 @@ class Report:
     @computes
     def deltas_frame(self) -> pd.DataFrame:
         """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
-
         return deltas_frame(self.deltas)
 
     def delta(self, a: str, b: str, metric: str) -> Delta:
