@@ -7,11 +7,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score, f1_score, matthews_corrcoef, precision_score
+from sklearn.metrics import (
+    balanced_accuracy_score,
+    cohen_kappa_score,
+    f1_score,
+    matthews_corrcoef,
+    precision_score,
+    recall_score,
+)
 
 from trajectory_judge.analysis.core.loading import load_data
 from trajectory_judge.analysis.core.report import build_report
-from trajectory_judge.analysis.statistics.deployment import at_prevalence, confusion_statistics
+from trajectory_judge.analysis.statistics.deployment import at_prevalence, expected_statistics
 from trajectory_judge.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,9 +34,11 @@ def test_the_statistics_of_the_expected_confusion_matrix_are_scikit_learns_on_ru
     # 20 faulty runs of which 14 flagged, 80 clean of which 8 flagged: recall 0.7, false-alarm rate 0.1, prevalence 0.2
     y = np.r_[np.ones(20), np.zeros(80)]
     flag = np.r_[np.ones(14), np.zeros(6), np.ones(8), np.zeros(72)]
-    got = {k: float(v) for k, v in confusion_statistics(np.array(0.7), np.array(0.1), 0.2).items()}
+    got = {k: float(v) for k, v in expected_statistics(np.array(0.7), np.array(0.1), 0.2).items()}
     want = {
         "precision": precision_score(y, flag),
+        "recall": recall_score(y, flag),
+        "balanced_accuracy": balanced_accuracy_score(y, flag),
         "f1": f1_score(y, flag),
         "kappa": cohen_kappa_score(y, flag),
         "mcc": matthews_corrcoef(y, flag),

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from analysis_synth import design, random_verdicts
 
+from trajectory_judge.analysis.core.confusion import confusion_statistics, flag_counts
 from trajectory_judge.analysis.statistics.seeds import (
     check_ensembles,
-    cohen_kappa,
     fleiss_kappa,
     load_members,
     parse_member_id,
@@ -57,6 +57,10 @@ def test_fleiss_kappa_matches_the_worked_example():
     ]
     ratings = np.array([[c for c, n in enumerate(row) for _ in range(n)] for row in counts])
     assert fleiss_kappa(ratings) == pytest.approx(0.210, abs=5e-4)
+
+
+def cohen_kappa(a, b) -> float:
+    return float(confusion_statistics(*flag_counts(a, b))["kappa"])
 
 
 def test_cohen_kappa_matches_the_worked_example():

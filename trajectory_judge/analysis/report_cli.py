@@ -26,6 +26,7 @@ from trajectory_judge.analysis.core.loading import (
     unparseable_counts,
     unparseable_sentence,
 )
+from trajectory_judge.analysis.core.registry import REGISTRY, STATISTIC_REGISTRY
 from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, Report, _md, build_report
 from trajectory_judge.analysis.core.resampling import Resampling, clustered, folder_resampling
 from trajectory_judge.analysis.statistics.abstention import Abstention
@@ -42,18 +43,7 @@ TERMINAL_AXES: dict[str, tuple[str, ...]] = {
 }
 """The headline metrics on the terminal, in two tables that each fit about 120 columns."""
 
-HEADERS: dict[str, str] = {
-    "f1": "F1",
-    "silent_recall": "silent recall",
-    "loud_recall": "loud recall",
-    "false_alarm_rate": "false alarms",
-    "step_exact": "step exact (n)",
-    "type_macro_f1": "type macro-F1",
-    "ece": "ECE",
-    "s_per_traj": "s/trajectory",
-    "precision": "precision",
-    "recall": "recall",
-}
+HEADERS: dict[str, str] = {m.name: m.header for m in REGISTRY.values()}
 """Column headers in words."""
 
 STATISTIC_AXES: dict[str, tuple[str, ...]] = {
@@ -71,16 +61,8 @@ STATISTIC_AXES: dict[str, tuple[str, ...]] = {
 in :func:`coverage_table`)."""
 
 STATISTIC_HEADERS: dict[str, str] = {
-    "auroc": "AUROC",
+    **{s.name: s.header for s in STATISTIC_REGISTRY.values()},
     "auroc_ties": "AUROC, ties against–for",
-    "auroc_tied_pairs": "tied pairs",
-    "auprc": "AUPRC",
-    "prevalence": "AUPRC ref.",
-    "aurc": "AURC (lower better)",
-    "e_aurc": "E-AURC (lower better)",
-    "kappa": "Cohen's κ",
-    "mcc": "MCC",
-    "balanced_accuracy": "balanced accuracy",
 }
 """Column headers of the statistics."""
 
@@ -399,12 +381,12 @@ def _on_request(args: Any, data: Dataset, rep: Report) -> dict[str, tuple[str, d
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     if getattr(args, "prevalence", None) is not None:
         dep = at_prevalence(rep, args.prevalence, trajectories=data.trajectories, verdicts=data.verdicts)
-        out["at_prevalence"] = (deployment_text(dep), deployment_dict(dep))
+        out["at_prevalence"] = (deployment_text(dep), dep.to_dict())
     if getattr(args, "abstain", None) is not None:
         from trajectory_judge.analysis.statistics.abstention import abstention_of
 
         res = abstention_of(data.trajectories, data.verdicts, alpha=args.abstain)
-        out["abstention"] = (abstention_text(res), abstention_dict(res))
+        out["abstention"] = (abstention_text(res), res.to_dict())
     return out
 
 
@@ -426,28 +408,6 @@ def deployment_text(dep: Deployment) -> str:
     return "\n".join(lines)
 
 
-def _json_number(x: float) -> float | None:
-    """A statistic as ``--json`` writes it: six decimals, or null where it is undefined."""
-    return None if math.isnan(x) else round(x, 6)
-
-
-def deployment_dict(dep: Deployment) -> dict[str, Any]:
-    """``--json``'s ``at_prevalence``: the prevalence, the folder's, and per judge each statistic's value and interval."""
-
-    return {
-        "prevalence": dep.prevalence,
-        "folder_prevalence": round(dep.design_prevalence, 6),
-        **({"chance_auprc": dep.chance_auprc} if "auprc" in dep.statistics else {}),
-        "judges": {
-            j.judge: {
-                s: {"value": _json_number(j.values[s]), "low": _json_number(j.low[s]), "high": _json_number(j.high[s])}
-                for s in dep.statistics
-            }
-            for j in dep.judges
-        },
-    }
-
-
 def abstention_text(res: Abstention) -> str:
     """The terminal's section on each judge's certified confidence threshold."""
     lines = [
@@ -463,28 +423,6 @@ def abstention_text(res: Abstention) -> str:
                 f"{t.wrong} wrong ({t.risk:.3f}), p {t.p_value:.3g}"
             )
     return "\n".join(lines)
-
-
-def abstention_dict(res: Abstention) -> dict[str, Any]:
-    """``--json``'s ``abstention``: alpha, delta, and per judge its threshold and what it keeps."""
-
-    return {
-        "alpha": res.alpha,
-        "delta": res.delta,
-        "method": "fixed-sequence testing over the judge's distinct confidences, exact binomial p-values",
-        "judges": {
-            t.judge: {
-                "threshold": t.threshold,
-                "kept": t.kept,
-                "wrong": t.wrong,
-                "n": t.n,
-                "coverage": _json_number(t.coverage),
-                "risk": _json_number(t.risk),
-                "p_value": _json_number(t.p_value),
-            }
-            for t in res.judges
-        },
-    }
 
 
 def _num3(x: float) -> str:

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult, Family
+from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
+from trajectory_judge.analysis.core.intervals import rounded
 from trajectory_judge.models import Label, Verdict
 
 if TYPE_CHECKING:
@@ -58,6 +60,18 @@ class Agreement:
     overlap_high: float | None
     """Upper bound of the overlap's interval."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report's JSON of the pair: κ and the overlap, each with its bounds (rounded)."""
+        kappa = {"value": rounded(self.kappa), "low": rounded(self.kappa_low), "high": rounded(self.kappa_high)}
+        overlap = [rounded(x) for x in (self.error_overlap, self.overlap_low, self.overlap_high)]
+        return {
+            "a": self.a,
+            "b": self.b,
+            "n": self.n,
+            "kappa": kappa,
+            "error_overlap": dict(zip(("value", "low", "high"), overlap)),
+        }
+
 
 def pair_counts(labels: Sequence[Label], a: Sequence[Verdict | None], b: Sequence[Verdict | None]) -> np.ndarray:
     """``(n, 7)`` indicators of :data:`COUNTS` per trajectory (all 0 where either judge has no verdict)."""
@@ -81,14 +95,8 @@ def _statistic(sums: np.ndarray) -> np.ndarray:
     """Sums ``(..., 7 * pairs)`` -> ``(..., 2 * pairs)``: κ and error overlap of each pair."""
     s = sums.reshape(*sums.shape[:-1], -1, len(COUNTS))
     both, a_only, b_only, neither = (s[..., k] for k in range(4))
-    n = both + a_only + b_only + neither
-    with np.errstate(divide="ignore", invalid="ignore"):
-        po = (both + neither) / n
-        pa, pb = (both + a_only) / n, (both + b_only) / n
-        pe = pa * pb + (1 - pa) * (1 - pb)
-        kappa = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
-        wrong = s[..., 4] + s[..., 5] + s[..., 6]
-        overlap = np.where(wrong > 0, s[..., 4] / wrong, np.nan)
+    kappa = confusion_statistics(both, b_only, a_only, neither)["kappa"]  # judge a as the truth of judge b
+    overlap = ratio(s[..., 4], s[..., 4] + s[..., 5] + s[..., 6])
     return np.stack([kappa, overlap], axis=-1).reshape(*sums.shape[:-1], -1)
 
 

@@ -654,13 +654,11 @@ def ordered_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def clopper_pearson(successes: float, trials: float, confidence_level: float = 0.95) -> tuple[float, float]:
-    """Exact binomial interval for ``successes`` out of ``trials``.
+    """Exact binomial interval for ``successes`` out of ``trials``: the beta quantiles of ``scipy.stats.beta``.
 
-    The bounds are beta quantiles, computed as the inverse regularised incomplete beta function
-    (what ``scipy.stats.beta.ppf`` evaluates). At 0 or ``trials`` successes, the only case the
-    report needs, the one bound is a beta quantile with a parameter of 1, in closed form, written
-    the way scipy's Boost backend evaluates it (bit for bit, so the report needs no scipy); otherwise
-    ``scipy.special.betaincinv``.
+    At 0 or ``trials`` successes, the only case the report needs, the one bound is a beta quantile with a
+    parameter of 1, in closed form, written the way scipy's Boost backend evaluates it (bit for bit, so the
+    report needs no scipy).
     """
     alpha = 1 - confidence_level
     k, n = successes, trials
@@ -669,11 +667,17 @@ def clopper_pearson(successes: float, trials: float, confidence_level: float = 0
         return 0.0, -math.expm1(math.log(1 - (1 - alpha / 2)) / float(n))
     if k == n and n > 0:
         return (alpha / 2) ** (1 / float(n)), 1.0  # Beta(n, 1) at alpha/2: its cdf is x**n
-    from scipy.special import betaincinv
+    from scipy.stats import beta
 
-    low = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2))
-    high = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha / 2))
+    low = 0.0 if k == 0 else float(beta.ppf(alpha / 2, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1 - alpha / 2, k + 1, n - k))
     return low, high
+
+
+def monte_carlo_p(extreme: int, draws: int) -> float:
+    """``(k + 1) / (B + 1)``: the Monte-Carlo p-value when ``k`` of ``B`` resampled or permuted draws are at least as
+    extreme as the observation (never 0, the observation counted as one of the draws)."""
+    return (extreme + 1) / (draws + 1)
 
 
 def percentile_interval(distribution: np.ndarray, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -7,11 +7,18 @@ so their intervals are paired: the noise the two sides share cancels.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult
+from trajectory_judge.analysis.core.intervals import Interval, rounded
+from trajectory_judge.analysis.core.names import judge_name, split_name
 from trajectory_judge.analysis.core.plan import Plan
+from trajectory_judge.models import Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,11 @@ class Delta:
     n: int = 0
     """Trajectories both judges judged."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report's JSON of the delta (bounds rounded)."""
+        head = {"a": self.a, "b": self.b, "kind": self.kind, "n": self.n, "metric": self.metric}
+        return {**head, "value": rounded(self.value), **Interval(self.low, self.high).to_dict()}
+
 
 @dataclass(frozen=True)
 class Gap:
@@ -51,20 +63,47 @@ class Gap:
     high: float
     """Upper bound."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report's JSON of the gap (bounds rounded)."""
+        return {
+            "judge": self.judge,
+            "metric": self.metric,
+            "value": rounded(self.value),
+            **Interval(self.low, self.high).to_dict(),
+        }
 
-def read_deltas(plan: Plan, boot: BootstrapResult, kinds: Mapping[tuple[str, str], str]) -> tuple[Delta, ...]:
-    """Every defined ``delta|a|b|metric`` statistic of ``boot`` as a :class:`Delta`; ``kinds`` says why each pair is compared."""
+
+def deltas_frame(deltas: Sequence[Delta]) -> pd.DataFrame:
+    """One row per delta: the pair, the metric, value and bounds, why the pair is compared and on how many."""
+    import pandas as pd
+
+    cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
+    return pd.DataFrame([d.__dict__ for d in deltas], columns=cols)
+
+
+def read_deltas(
+    verdicts: Mapping[str, Sequence[Verdict | None]], boot: BootstrapResult, kinds: Mapping[tuple[str, str], str]
+) -> tuple[Delta, ...]:
+    """Every defined delta statistic of ``boot`` as a :class:`Delta`, ``verdicts`` aligned by trajectory; ``kinds``
+    says why each pair is compared (``all`` for a pair it does not name)."""
     out: list[Delta] = []
     both: dict[tuple[str, str], int] = {}
     for i, name in enumerate(boot.names):
-        if not name.startswith("delta|") or math.isnan(boot.estimate[i]):
+        b, m, a = split_name(name)
+        if a is None or math.isnan(boot.estimate[i]):
             continue
-        _, a, b, m = name.split("|")
         if (a, b) not in both:
-            both[(a, b)] = sum(x is not None and y is not None for x, y in zip(plan.verdicts[a], plan.verdicts[b]))
+            both[(a, b)] = sum(x is not None and y is not None for x, y in zip(verdicts[a], verdicts[b]))
         out.append(
             Delta(
-                a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kinds[(a, b)], both[(a, b)]
+                a,
+                b,
+                m,
+                float(boot.estimate[i]),
+                float(boot.low[i]),
+                float(boot.high[i]),
+                kinds.get((a, b), "all"),
+                both[(a, b)],
             )
         )
     return tuple(out)
@@ -74,7 +113,7 @@ def read_gaps(plan: Plan, boot: BootstrapResult) -> tuple[Gap, ...]:
     """Loud minus silent recall of every judge that has both, with its interval."""
     out = []
     for j in plan.judges:
-        i = boot.index(f"{j}|loud_minus_silent")
+        i = boot.index(judge_name(j, "loud_minus_silent"))
         if not math.isnan(boot.estimate[i]):
             out.append(Gap(j, "loud_minus_silent", float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i])))
     return tuple(out)

@@ -62,7 +62,10 @@ from trajectory_judge.analysis.core.bootstrap import (
     bootstrap_families,
     ordered_sum,
 )
-from trajectory_judge.analysis.core.deltas import Delta
+from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
+from trajectory_judge.analysis.core.deltas import Delta, read_deltas
+from trajectory_judge.analysis.core.names import delta_name, evaluate_names, pair_blocks, split_name
+from trajectory_judge.analysis.core.registry import STATISTIC_REGISTRY, statistic_names
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -72,37 +75,23 @@ COVERAGES: tuple[float, ...] = (0.5, 0.8)
 """Coverages at which recall of the selective judge is reported."""
 
 STATISTICS: tuple[str, ...] = (
-    "auroc",
-    "auroc_tied_pairs",
-    "auroc_ties_against",
-    "auroc_ties_for",
-    "auprc",
-    "prevalence",
-    "kappa",
-    "mcc",
-    "balanced_accuracy",
-    "aurc",
-    "e_aurc",
+    *statistic_names(),
     *(f"{m}:{q:g}" for q in COVERAGES for m in ("achieved_coverage", "recall_at_coverage", "risk_at_coverage")),
 )
 """Per-judge statistics, each with an interval (``prevalence`` is AUPRC's reference value)."""
 
-SKLEARN_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy")
+SKLEARN_STATISTICS: tuple[str, ...] = statistic_names(sklearn=True)
 """Statistics whose point value is scikit-learn's."""
 
-DELTA_STATISTICS: tuple[str, ...] = ("auroc", "auprc", "kappa", "mcc", "balanced_accuracy", "aurc", "e_aurc")
+DELTA_STATISTICS: tuple[str, ...] = statistic_names(delta=True)
 """Statistics compared between judges as paired deltas ``b - a``."""
 
-REFERENCE: dict[str, str] = {
-    "auroc": "0.5 (random ranking)",
-    "auprc": "the prevalence of faults",
-    "kappa": "0 (chance agreement; flagging everything)",
-    "mcc": "0 (flagging everything)",
-    "balanced_accuracy": "0.5 (flagging everything)",
-}
+REFERENCE: dict[str, str] = {s.name: s.reference for s in STATISTIC_REGISTRY.values() if s.reference}
 """What each statistic is read against."""
 
-LOWER_IS_BETTER: frozenset[str] = frozenset({"aurc", "e_aurc", *(f"risk_at_coverage:{q:g}" for q in COVERAGES)})
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {*statistic_names(lower_is_better=True), *(f"risk_at_coverage:{q:g}" for q in COVERAGES)}
+)
 """Statistics on which a smaller value is better."""
 
 
@@ -369,12 +358,6 @@ class _Block:
     by_confidence: _Groups  # cell -> distinct confidence, highest first
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` where ``den > 0``, NaN elsewhere (no division is made there, so no warning)."""
-    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
-    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
-
-
 @functools.cache
 def _harmonic_table(size: int) -> np.ndarray:
     """``H(0..size - 1)``, the harmonic numbers, each added term by term with Neumaier's compensation
@@ -415,27 +398,21 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     pos, neg = part[..., 0::2], part[..., 1::2]  # (..., K)
     p, n_ = pos.sum(axis=-1), neg.sum(axis=-1)
     total = p + n_
-    out: dict[str, np.ndarray] = {"prevalence": _div(p, total)}
+    out: dict[str, np.ndarray] = {"prevalence": ratio(p, total)}
     # ranking: tie groups of P(faulty), highest first
     ps, ns = block.by_score.sum(pos), block.by_score.sum(neg)
     tps, fps = np.cumsum(ps, axis=-1), np.cumsum(ns, axis=-1)
     below = n_[..., None] - fps  # clean rows scored strictly lower
-    out["auroc"] = _div(ordered_sum(ps * (below + 0.5 * ns)), p * n_)
-    precision = _div(tps, tps + fps)
-    out["auprc"] = _div(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p)
+    out["auroc"] = ratio(ordered_sum(ps * (below + 0.5 * ns)), p * n_)
+    precision = ratio(tps, tps + fps)
+    out["auprc"] = ratio(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p)
     # agreement of the flags
     tp, fp = pos @ block.flags, neg @ block.flags
     fn, tn = p - tp, n_ - fp
-    tpr, tnr = _div(tp, p), _div(tn, n_)
-    out["balanced_accuracy"] = (tpr + tnr) / 2
-    den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    mcc = _div(tp * tn - fp * fn, den)
-    out["mcc"] = np.where((p > 0) & (n_ > 0) & np.isnan(mcc), 0.0, mcc)  # scikit-learn's 0 for a constant prediction
-    po = _div(tp + tn, total)
-    pe = _div((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp), total * total)
-    out["kappa"] = _div(po - pe, 1 - pe)
+    agreement = confusion_statistics(tp, fp, fn, tn)
+    out.update({k: agreement[k] for k in ("balanced_accuracy", "mcc", "kappa")})
     # ties of the score between faulty and clean rows (exact: products and sums of counts)
-    tied = _div(ordered_sum(ps * ns), p * n_)
+    tied = ratio(ordered_sum(ps * ns), p * n_)
     out["auroc_tied_pairs"] = tied
     out["auroc_ties_against"] = out["auroc"] - tied / 2
     out["auroc_ties_for"] = out["auroc"] + tied / 2
@@ -451,11 +428,11 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
     # over j = 1..size is bad + (wrong_before - before bad/size) (H(kept) - H(before))
     table = _harmonic_up_to(part)
     h = _harmonic(kept, table) - _harmonic(before, table)
-    area = np.where(size > 0, bad + (wrong_before - before * np.nan_to_num(_div(bad, size))) * h, 0.0)
-    out["aurc"] = _div(ordered_sum(area), total)
+    area = np.where(size > 0, bad + (wrong_before - before * np.nan_to_num(ratio(bad, size))) * h, 0.0)
+    out["aurc"] = ratio(ordered_sum(area), total)
     right = total - wrong[..., -1]
     best = (total - right) - right * (_harmonic(total, table) - _harmonic(right, table))  # every correct row first
-    out["e_aurc"] = out["aurc"] - _div(best, total)
+    out["e_aurc"] = out["aurc"] - ratio(best, total)
     faults_before, found_before = np.cumsum(faulty, axis=-1) - faulty, np.cumsum(flagged, axis=-1) - flagged
     for q in COVERAGES:
         k = np.ceil(q * total - 1e-9)  # rows kept: the count form of kept_count
@@ -464,10 +441,10 @@ def statistics_from_counts(sums: np.ndarray, block: _Block) -> dict[str, np.ndar
         def at(x: np.ndarray, first: np.ndarray = first) -> np.ndarray:
             return np.take_along_axis(x, first, axis=-1)[..., 0]
 
-        share = _div(k - at(before), at(size))  # each of its rows is kept with this chance
-        out[f"achieved_coverage:{q:g}"] = _div(k, total)
-        out[f"risk_at_coverage:{q:g}"] = _div(at(wrong_before) + share * at(bad), k)
-        out[f"recall_at_coverage:{q:g}"] = _div(
+        share = ratio(k - at(before), at(size))  # each of its rows is kept with this chance
+        out[f"achieved_coverage:{q:g}"] = ratio(k, total)
+        out[f"risk_at_coverage:{q:g}"] = ratio(at(wrong_before) + share * at(bad), k)
+        out[f"recall_at_coverage:{q:g}"] = ratio(
             at(found_before) + share * at(flagged), at(faults_before) + share * at(faulty)
         )
     return out
@@ -484,10 +461,10 @@ def auprc_at_prevalence_from_counts(sums: np.ndarray, block: _Block, prevalence:
     pos, neg = part[..., 0::2], part[..., 1::2]
     p, n_ = pos.sum(axis=-1), neg.sum(axis=-1)
     ps, ns = block.by_score.sum(pos), block.by_score.sum(neg)
-    tpr, fpr = _div(np.cumsum(ps, axis=-1), p[..., None]), _div(np.cumsum(ns, axis=-1), n_[..., None])
+    tpr, fpr = ratio(np.cumsum(ps, axis=-1), p[..., None]), ratio(np.cumsum(ns, axis=-1), n_[..., None])
     found, raised = prevalence * tpr, (1 - prevalence) * fpr
-    precision = _div(found, found + raised)
-    return _div(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p) * np.where(n_ > 0, 1.0, np.nan)
+    precision = ratio(found, found + raised)
+    return ratio(ordered_sum(np.where(ps > 0, ps * np.nan_to_num(precision), 0.0)), p) * np.where(n_ > 0, 1.0, np.nan)
 
 
 def auprc_at_prevalence_family(
@@ -536,24 +513,7 @@ class StatisticsPlan:
 
     def statistic(self, sums: np.ndarray) -> np.ndarray:
         """Column sums ``(..., k)`` -> every statistic ``(..., len(names))``."""
-        cache: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
-
-        def get(key: tuple[str, ...]) -> dict[str, np.ndarray]:
-            if key not in cache:
-                cache[key] = statistics_from_counts(sums, self.blocks[key])
-            return cache[key]
-
-        out = []
-        for name in self.names:
-            parts = name.split("|")
-            if parts[0] == "delta":
-                _, a, b, m = parts
-                ka = (a, b, a) if (a, b, a) in self.blocks else (a,)
-                kb = (a, b, b) if (a, b, b) in self.blocks else (b,)
-                out.append(get(kb)[m] - get(ka)[m])
-            else:
-                out.append(get((parts[0],))[parts[1]])
-        return np.stack(out, axis=-1)
+        return evaluate_names(self.names, self.blocks, lambda key: statistics_from_counts(sums, self.blocks[key]))
 
 
 def make_statistics_plan(
@@ -580,11 +540,9 @@ def make_statistics_plan(
         add((j,), verdicts[j])
     names = [f"{j}|{m}" for j in judges for m in STATISTICS]
     for a, b in pairs:
-        both = [x is not None and y is not None for x, y in zip(verdicts[a], verdicts[b])]
-        if any(both != [v is not None for v in verdicts[j]] for j in (a, b)):
-            for j in (a, b):
-                add((a, b, j), [v if keep else None for v, keep in zip(verdicts[j], both)])
-        names += [f"delta|{a}|{b}|{m}" for m in DELTA_STATISTICS]
+        for key, vs in pair_blocks(verdicts, a, b):
+            add(key, vs)
+        names += [delta_name(a, b, m) for m in DELTA_STATISTICS]
     return StatisticsPlan(judges, tuple(cols), blocks, tuple(names))
 
 
@@ -596,7 +554,7 @@ def _structural(plan: StatisticsPlan, cells: Sequence[str]) -> np.ndarray:
     for j, c in zip(plan.judges, plan.cells):  # the judges' own blocks come first
         if np.array_equal(c.index, c.index[leader]):  # the same count column: the same row of counts
             constant.add(j)
-    return np.asarray([n.split("|")[0] in constant for n in plan.names])
+    return np.asarray([split_name(n).reference is None and split_name(n).judge in constant for n in plan.names])
 
 
 @dataclass(frozen=True)
@@ -699,14 +657,7 @@ def read_statistics(
                     else (float(boot.low[i]), float(boot.high[i]), boot.method[i])
                 )
         values[j], intervals[j] = vals, ivs
-    deltas = []
-    for i, name in enumerate(boot.names):
-        if name.startswith("delta|") and not math.isnan(boot.estimate[i]):
-            _, a, b, m = name.split("|")
-            n = sum(x is not None and y is not None for x, y in zip(verdicts[a], verdicts[b]))
-            kind = (kinds or {}).get((a, b), "all")
-            deltas.append(Delta(a, b, m, float(boot.estimate[i]), float(boot.low[i]), float(boot.high[i]), kind, n))
-    return JudgeStatistics(values, intervals, tuple(deltas), boot)
+    return JudgeStatistics(values, intervals, read_deltas(verdicts, boot, kinds or {}), boot)
 
 
 # --- tests and fronts that read the results ----------------------------------------------------
@@ -835,16 +786,16 @@ def delta_tests(
     from scipy.stats import norm
     from statsmodels.stats.multitest import multipletests
 
-    from trajectory_judge.analysis.core.bootstrap import percentile_interval
+    from trajectory_judge.analysis.core.bootstrap import monte_carlo_p, percentile_interval
 
     if not deltas:
         return []
     p, se, lo, hi, flat = [], [], [], [], []
     for d in deltas:
-        col = boot.distribution[:, boot.index(f"delta|{d.a}|{d.b}|{d.metric}")]
+        col = boot.distribution[:, boot.index(delta_name(d.a, d.b, d.metric))]
         col = col[~np.isnan(col)]
         b = len(col)
-        below, above = (int(np.sum(col <= 0)) + 1) / (b + 1), (int(np.sum(col >= 0)) + 1) / (b + 1)
+        below, above = monte_carlo_p(int(np.sum(col <= 0)), b), monte_carlo_p(int(np.sum(col >= 0)), b)
         flat.append(b < 2 or bool(np.all(col == col[0])))
         p.append(math.nan if flat[-1] else min(1.0, 2 * min(below, above)))
         se.append(float(np.std(col, ddof=1)) if b > 1 else math.nan)

@@ -43,29 +43,15 @@ from functools import lru_cache
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import ordered_sum
+from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
+from trajectory_judge.analysis.core.registry import metric_names
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Label, Verdict, stratum, type_order
 
-METRICS: tuple[str, ...] = (
-    "precision",
-    "recall",
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "step_exact_n",
-    "step_within_one",
-    "type_macro_f1",
-    "ece",
-    "brier",
-    "s_per_traj",
-    "prompt_tokens_mean",
-    "completion_tokens_mean",
-)
+METRICS: tuple[str, ...] = metric_names()
 """The per-judge headline metrics, in report order."""
 
 
-COST_METRICS: tuple[str, ...] = ("s_per_traj", "prompt_tokens_mean", "completion_tokens_mean")
+COST_METRICS: tuple[str, ...] = metric_names(cost=True)
 """Metrics of cost rather than quality."""
 
 
@@ -350,12 +336,6 @@ def count_columns(
     return out
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` where ``den > 0``, NaN elsewhere (no division is made there, so no warning)."""
-    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
-    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
-
-
 def metrics_from_counts(
     sums: np.ndarray, types: Types = TESTBED_FAILURE_TYPES, other: bool = False
 ) -> dict[str, np.ndarray]:
@@ -367,16 +347,15 @@ def metrics_from_counts(
     """
     c = {name: sums[..., i] for i, name in enumerate(count_names(types, other))}
     tp, fp, fn, n = c["tp"], c["fp"], c["fn"], c["n"]
+    rates = confusion_statistics(tp, fp, fn, c["n_clean"] - fp)
     out: dict[str, np.ndarray] = {
-        "precision": _div(tp, tp + fp),
-        "recall": _div(tp, tp + fn),
-        "f1": _div(2 * tp, 2 * tp + fp + fn),
-        "silent_recall": _div(c["flag_silent"], c["n_silent"]),
-        "loud_recall": _div(c["flag_loud"], c["n_loud"]),
-        "false_alarm_rate": _div(fp, c["n_clean"]),
-        "step_exact": _div(c["step_exact"], c["step_scored"]),
+        **{m: rates[m] for m in ("precision", "recall", "f1")},
+        "silent_recall": ratio(c["flag_silent"], c["n_silent"]),
+        "loud_recall": ratio(c["flag_loud"], c["n_loud"]),
+        "false_alarm_rate": ratio(fp, c["n_clean"]),
+        "step_exact": ratio(c["step_exact"], c["step_scored"]),
         "step_exact_n": c["step_scored"],
-        "step_within_one": _div(c["step_within"], c["step_scored"]),
+        "step_within_one": ratio(c["step_within"], c["step_scored"]),
     }
     n_t, ix, k = len(types), _index(types, other), len(_predicted(types, other))
     start = ix["step_within"] + 1
@@ -385,19 +364,19 @@ def metrics_from_counts(
     pred = mat[..., :n_t].sum(axis=-2)
     diag = np.diagonal(mat[..., :n_t], axis1=-2, axis2=-1)
     present = true > 0
-    f1_t = np.where(present, _div(2 * diag, true + pred), 0.0)
-    out["type_macro_f1"] = _div(ordered_sum(f1_t), present.sum(axis=-1).astype(float))
+    f1_t = np.where(present, ratio(2 * diag, true + pred), 0.0)
+    out["type_macro_f1"] = ratio(ordered_sum(f1_t), present.sum(axis=-1).astype(float))
     b0 = ix["bin_n:0"]
     bin_conf = sums[..., b0 + N_BINS : b0 + 2 * N_BINS]
     bin_correct = sums[..., b0 + 2 * N_BINS : b0 + 3 * N_BINS]
-    out["ece"] = _div(ordered_sum(np.abs(bin_correct - bin_conf)), n)
-    out["brier"] = _div(c["brier"], n)
-    out["s_per_traj"] = _div(c["latency"], n)
-    out["prompt_tokens_mean"] = _div(c["prompt"], n)
-    out["completion_tokens_mean"] = _div(c["completion"], n)
+    out["ece"] = ratio(ordered_sum(np.abs(bin_correct - bin_conf)), n)
+    out["brier"] = ratio(c["brier"], n)
+    out["s_per_traj"] = ratio(c["latency"], n)
+    out["prompt_tokens_mean"] = ratio(c["prompt"], n)
+    out["completion_tokens_mean"] = ratio(c["completion"], n)
     out = {m: out[m] for m in METRICS}
     for t in types:
-        out[f"recall:{t}"] = _div(c[f"flag:{t}"], c[f"n:{t}"])
+        out[f"recall:{t}"] = ratio(c[f"flag:{t}"], c[f"n:{t}"])
     out["loud_minus_silent"] = out["loud_recall"] - out["silent_recall"]
     return out
 

@@ -17,6 +17,7 @@ import numpy as np
 from trajectory_judge.analysis.core import metrics as M
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult, Family, bootstrap_families
 from trajectory_judge.analysis.core.loading import _validate, folder_types, judge_order
+from trajectory_judge.analysis.core.names import delta_name, evaluate_names, judge_name, pair_blocks, split_name
 from trajectory_judge.analysis.core.resampling import RESAMPLINGS, Resampling, instance_makeup
 from trajectory_judge.models import (
     DESIGN_CELLS,
@@ -95,29 +96,13 @@ class Plan:
         """:meth:`statistic` of the sums of :attr:`columns` (``(..., d)``)."""
         return self.statistic(sums[..., self.inverse])
 
-    def pair_block(self, a: str, b: str, judge: str) -> tuple[str, ...]:
-        """Block holding ``judge`` restricted to what both ``a`` and ``b`` judged."""
-        key = (a, b, judge)
-        return key if key in self.blocks else (judge,)
-
     def statistic(self, sums: np.ndarray) -> np.ndarray:
         """Vectorised: column sums ``(..., k)`` -> statistics ``(..., len(names))``."""
-        cache: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
-
-        def get(key: tuple[str, ...]) -> dict[str, np.ndarray]:
-            if key not in cache:
-                cache[key] = M.metrics_from_counts(sums[..., self.blocks[key]], self.types, self.other_type)
-            return cache[key]
-
-        out = []
-        for name in self.names:
-            parts = name.split("|")
-            if parts[0] == "delta":
-                _, a, b, m = parts
-                out.append(get(self.pair_block(a, b, b))[m] - get(self.pair_block(a, b, a))[m])
-            else:
-                out.append(get((parts[0],))[parts[1]])
-        return np.stack(out, axis=-1)
+        return evaluate_names(
+            self.names,
+            self.blocks,
+            lambda key: M.metrics_from_counts(sums[..., self.blocks[key]], self.types, self.other_type),
+        )
 
     def loop_statistic(self, indices: np.ndarray) -> np.ndarray:
         """Plain: resampled row indices of one replicate -> statistics, via :func:`metrics.judge_metrics`."""
@@ -134,14 +119,13 @@ class Plan:
 
         out = []
         for name in self.names:
-            parts = name.split("|")
-            if parts[0] == "delta":
-                _, a, b, m = parts
-                vb, va = get(b, a)[m], get(a, b)[m]
-                out.append(math.nan if va is None or vb is None else vb - va)
-            else:
-                v = get(parts[0])[parts[1]]
+            s = split_name(name)
+            if s.reference is None:
+                v = get(s.judge)[s.metric]
                 out.append(math.nan if v is None else v)
+            else:
+                vb, va = get(s.judge, s.reference)[s.metric], get(s.reference, s.judge)[s.metric]
+                out.append(math.nan if va is None or vb is None else vb - va)
         return np.asarray(out)
 
 
@@ -172,17 +156,15 @@ def make_plan(
 
     for j in judges:
         add((j,), aligned[j])
-    names = [f"{j}|{m}" for j in judges for m in boot_keys(types)]
+    names = [judge_name(j, m) for j in judges for m in boot_keys(types)]
     if pairs is None:
         pairs = [(a, b) for ia, a in enumerate(judges) for b in judges[ia + 1 :]]
     for a, b in pairs:
         if a not in aligned or b not in aligned or a == b:
             raise ValueError(f"cannot compare {a!r} with {b!r}: not two judges of these verdicts")
-        both = [x is not None and y is not None for x, y in zip(aligned[a], aligned[b])]
-        if any(both != [v is not None for v in aligned[j]] for j in (a, b)):
-            for j in (a, b):
-                add((a, b, j), [v if keep else None for v, keep in zip(aligned[j], both)])
-        names += [f"delta|{a}|{b}|{m}" for m in DELTA_METRICS]
+        for key, vs in pair_blocks(aligned, a, b):
+            add(key, vs)
+        names += [delta_name(a, b, m) for m in DELTA_METRICS]
     cells = [design_cell(lab) for lab in labels]
     columns, inverse = _distinct_count_columns(labels, cols, types, other)
     instances = tuple(t.instance_id for t in trajectories)
@@ -239,10 +221,9 @@ def _exact_and_structural(plan: Plan, strata: Sequence[str]) -> tuple[tuple[np.n
         j: M.proportion_counts(plan.block_data((j,)).sum(axis=0), plan.types, plan.other_type) for j in plan.judges
     }
     for i, name in enumerate(plan.names):
-        parts = name.split("|")
-        if parts[0] == "delta":
+        j, m, reference = split_name(name)
+        if reference is not None:
             continue
-        j, m = parts
         if m in props[j]:
             k[i], n[i] = props[j][m]
         structural[i] = j in structural_judges and m not in M.COST_METRICS

@@ -43,7 +43,8 @@ from trajectory_judge.analysis.core.baselines import (
 )
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult
 from trajectory_judge.analysis.core.comparisons import Comparison, all_pairs, compared_pairs
-from trajectory_judge.analysis.core.deltas import Delta, Gap, read_deltas, read_gaps
+from trajectory_judge.analysis.core.deltas import Delta, Gap, deltas_frame, read_deltas, read_gaps
+from trajectory_judge.analysis.core.intervals import NO_INTERVAL, Interval, rounded as _num
 from trajectory_judge.analysis.core.judge_statistics import (
     STATISTICS,
     JudgeStatistics,
@@ -64,6 +65,7 @@ from trajectory_judge.analysis.core.plan import (
     make_plan,
     run_bootstraps,
 )
+from trajectory_judge.analysis.core.registry import metric_names
 from trajectory_judge.analysis.core.resampling import METHOD, Resampling
 from trajectory_judge.models import Trajectory, Verdict, stratum
 from trajectory_judge.provenance.computed import computes
@@ -71,21 +73,9 @@ from trajectory_judge.provenance.computed import computes
 if TYPE_CHECKING:
     import pandas as pd
 
-MAIN_COLUMNS: tuple[str, ...] = (
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "step_exact_n",
-    "type_macro_f1",
-    "ece",
-    "s_per_traj",
-)
+MAIN_COLUMNS: tuple[str, ...] = metric_names(main=True)
 """Columns of the paper's main table (Table 3)."""
 
-
-_DIGITS = 6
 
 STATISTICS_NOTE = (
     'AUROC and AUPRC score each judge\'s probability of "faulty": its confidence when it flags, one minus '
@@ -100,18 +90,6 @@ STATISTICS_NOTE = (
     "verdicts that are wrong)."
 )
 """How the statistics are made and read, where they are shown."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A 95% interval and how it was obtained."""
-
-    low: float
-    """Lower bound."""
-    high: float
-    """Upper bound."""
-    method: str
-    """``bootstrap``, ``clopper-pearson`` or ``structural``."""
 
 
 @dataclass(frozen=True)
@@ -237,10 +215,7 @@ class Report:
                 "n": jr.n,
                 "strata": dict(jr.strata),
                 "metrics": {m: _num(v) for m, v in jr.metrics.items()},
-                "intervals": {
-                    m: {"low": _num(iv.low), "high": _num(iv.high), "method": iv.method}
-                    for m, iv in jr.intervals.items()
-                },
+                "intervals": {m: iv.to_dict() for m, iv in jr.intervals.items()},
                 "per_type_recall": {t: _num(v) for t, v in jr.per_type_recall.items()},
                 "paired_discrimination": {
                     g: {"value": _num(p.value), "n": p.n} for g, p in jr.paired_discrimination.items()
@@ -248,14 +223,7 @@ class Report:
                 "confidence_support": dict(jr.confidence_support),
                 "baselines": _baselines_dict(jr.baselines),
                 **{
-                    m: {
-                        "value": _num(v),
-                        **(
-                            {"low": _num(iv.low), "high": _num(iv.high), "method": iv.method}
-                            if (iv := jr.statistic_intervals.get(m))
-                            else {"low": None, "high": None, "method": None}
-                        ),
-                    }
+                    m: {"value": _num(v), **(iv.to_dict() if (iv := jr.statistic_intervals.get(m)) else NO_INTERVAL)}
                     for m, v in jr.statistics.items()
                 },
             }
@@ -268,50 +236,10 @@ class Report:
             "reference": self.reference,
             "resampling": self.resampling,
             "statistics_computed": self.has_statistics,
-            "agreement": [
-                {
-                    "a": p.a,
-                    "b": p.b,
-                    "n": p.n,
-                    "kappa": {"value": _num(p.kappa), "low": _num(p.kappa_low), "high": _num(p.kappa_high)},
-                    "error_overlap": {
-                        "value": _num(p.error_overlap),
-                        "low": _num(p.overlap_low),
-                        "high": _num(p.overlap_high),
-                    },
-                }
-                for p in self.agreement
-            ],
-            "deltas": [
-                {
-                    "a": d.a,
-                    "b": d.b,
-                    "kind": d.kind,
-                    "n": d.n,
-                    "metric": d.metric,
-                    "value": _num(d.value),
-                    "low": _num(d.low),
-                    "high": _num(d.high),
-                }
-                for d in self.deltas
-            ],
-            "gaps": [
-                {"judge": g.judge, "metric": g.metric, "value": _num(g.value), "low": _num(g.low), "high": _num(g.high)}
-                for g in self.gaps
-            ],
-            "statistic_deltas": [
-                {
-                    "a": d.a,
-                    "b": d.b,
-                    "kind": d.kind,
-                    "n": d.n,
-                    "metric": d.metric,
-                    "value": _num(d.value),
-                    "low": _num(d.low),
-                    "high": _num(d.high),
-                }
-                for d in self.statistic_deltas
-            ],
+            "agreement": [p.to_dict() for p in self.agreement],
+            "deltas": [d.to_dict() for d in self.deltas],
+            "gaps": [g.to_dict() for g in self.gaps],
+            "statistic_deltas": [d.to_dict() for d in self.statistic_deltas],
         }
 
     def to_json(self) -> str:
@@ -346,10 +274,7 @@ class Report:
     @computes
     def statistic_deltas_frame(self) -> pd.DataFrame:
         """Paired deltas ``b - a`` of the statistics, with intervals."""
-        import pandas as pd
-
-        cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
-        return pd.DataFrame([d.__dict__ for d in self.statistic_deltas], columns=cols)
+        return deltas_frame(self.statistic_deltas)
 
     def statistic_delta(self, a: str, b: str, metric: str) -> Delta:
         """The paired delta ``b - a`` of one statistic (either order of the pair; sign follows it)."""
@@ -432,10 +357,7 @@ class Report:
     @computes
     def deltas_frame(self) -> pd.DataFrame:
         """All paired deltas ``b - a`` with intervals, why the pair is compared and on how many trajectories."""
-        import pandas as pd
-
-        cols = ["a", "b", "metric", "value", "low", "high", "kind", "n"]
-        return pd.DataFrame([d.__dict__ for d in self.deltas], columns=cols)
+        return deltas_frame(self.deltas)
 
     def delta(self, a: str, b: str, metric: str) -> Delta:
         """The delta ``b - a`` of ``metric`` (either order of the pair is accepted; sign follows it)."""
@@ -544,12 +466,6 @@ def _baselines_dict(rows: Sequence[Baseline]) -> dict[str, Any]:
     return {b.name: {"n": b.n, "faults": b.faults, "metrics": {m: _num(v) for m, v in b.metrics.items()}} for b in rows}
 
 
-def _num(x: float | None) -> float | None:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return None
-    return round(float(x), _DIGITS) + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
 def _frame(rows: Mapping[str, Mapping[str, Any]], index: str) -> pd.DataFrame:
     import pandas as pd
 
@@ -627,7 +543,7 @@ def build_report(
         agreement = read_agreement(agree, agree_boot)
     reached: dict[tuple[str, str], bool] = {}
     judges = {j: _judge_report(j, plan, boot, trajectories, reached) for j in plan.judges}
-    deltas, gaps = read_deltas(plan, boot, kinds), read_gaps(plan, boot)
+    deltas, gaps = read_deltas(plan.verdicts, boot, kinds), read_gaps(plan, boot)
     if statistics:
         stats = read_statistics(stats_plan, stats_boot, plan.labels, plan.verdicts, kinds=kinds)
         judges = {j: _with_statistics(jr, stats) for j, jr in judges.items()}

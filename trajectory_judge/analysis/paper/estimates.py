@@ -15,39 +15,22 @@ import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import bootstrap, percentile_interval
 from trajectory_judge.analysis.core.metrics import is_correct
+from trajectory_judge.analysis.core.names import delta_name
 from trajectory_judge.analysis.core.paired import clean_parents, invented_sentence, unchanged_types
+from trajectory_judge.analysis.core.registry import REGISTRY, metric_names
 from trajectory_judge.analysis.core.report import JudgeReport, Report
 from trajectory_judge.analysis.paper.claims import Estimate
 from trajectory_judge.judges.views import view_of_judge
 from trajectory_judge.models import Trajectory, Verdict, design_cell
 from trajectory_judge.testbed.inject import INVENTED_PROMISES
 
-QUALITY_AXES: tuple[str, ...] = (
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "type_macro_f1",
-    "ece",
-    "brier",
-)
+QUALITY_AXES: tuple[str, ...] = metric_names(quality_axis=True)
 """The quality axes on which the ensemble is compared with one greedy pass."""
 
-LOWER_IS_BETTER = frozenset({"false_alarm_rate", "ece", "brier"})
-"""Quality axes on which a smaller value is better."""
+LOWER_IS_BETTER = frozenset(metric_names(lower_is_better=True))
+"""Metrics on which a smaller value is better."""
 
-
-AXIS_WORDS = {
-    "f1": "F1",
-    "silent_recall": "silent recall",
-    "loud_recall": "loud recall",
-    "false_alarm_rate": "false-alarm rate",
-    "step_exact": "exact-step localisation",
-    "type_macro_f1": "type macro-F1",
-    "ece": "ECE",
-    "brier": "Brier score",
-}
+AXIS_WORDS = {m: REGISTRY[m].words for m in QUALITY_AXES}
 """The quality axes in words."""
 
 
@@ -91,23 +74,26 @@ def metric(rep: Report, judge: str, name: str, detail: str = "") -> Estimate:
     return Estimate(float(v), iv.low, iv.high, iv.method, n, detail, reps, _proportion_units(jr, name, float(v), n))
 
 
-PROPORTIONS = frozenset({"silent_recall", "loud_recall", "false_alarm_rate", "recall", "precision", "step_exact"})
+PROPORTIONS = frozenset(metric_names(proportion=True))
 """Metrics that are a share of units (faults, clean runs, flags or scored cases)."""
 
 
 def _proportion_units(jr: JudgeReport, name: str, value: float, n: int) -> np.ndarray | None:
     """The 0s and 1s whose mean a proportion metric is (``recall:TYPE`` included), or None for another metric."""
     if name == "precision":
-        s = jr.strata
-        n = round(
-            (jr.metrics["recall"] or 0) * (s["silent"] + s["loud"]) + (jr.metrics["false_alarm_rate"] or 0) * s["clean"]
-        )
+        n = flagged(jr)
     elif not (name.startswith("recall:") or name in PROPORTIONS):
         return None
     k = value * n
     if not n or abs(k - round(k)) > 1e-6:
         return None
     return np.r_[np.ones(round(k)), np.zeros(n - round(k))]
+
+
+def flagged(jr: JudgeReport) -> int:
+    """Trajectories the judge flagged, from its recall and false-alarm rate (a missing rate counts as 0)."""
+    s, m = jr.strata, jr.metrics
+    return round((m["recall"] or 0) * (s["silent"] + s["loud"]) + (m["false_alarm_rate"] or 0) * s["clean"])
 
 
 def _type_n(rep: Report, judge: str, t: str) -> int:
@@ -129,10 +115,10 @@ def delta(rep: Report, a: str, b: str, name: str, detail: str = "") -> Estimate:
     """The report's paired delta ``b - a`` of one metric."""
     d = rep.delta(a, b, name)
     boot = rep.bootstrap
-    if f"delta|{a}|{b}|{name}" in boot.names:
-        reps = boot.distribution[:, boot.index(f"delta|{a}|{b}|{name}")]
+    if delta_name(a, b, name) in boot.names:
+        reps = boot.distribution[:, boot.index(delta_name(a, b, name))]
     else:
-        reps = -boot.distribution[:, boot.index(f"delta|{b}|{a}|{name}")]
+        reps = -boot.distribution[:, boot.index(delta_name(b, a, name))]
     return Estimate(d.value, d.low, d.high, "bootstrap", d.n, detail, reps)
 
 
@@ -164,34 +150,40 @@ def replicate_function(
     return Estimate(value, float(low[0]), float(high[0]), "bootstrap", n, detail, dist[:, 0])
 
 
+def _bootstrapped(
+    rep: Report,
+    rows: np.ndarray,
+    cells: Sequence[str],
+    f: Callable[[np.ndarray], np.ndarray],
+    n: int | None,
+    detail: str,
+    units: np.ndarray | None = None,
+    exact: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Estimate:
+    """``f`` of the column sums of ``rows``, bootstrapped by design cell with the report's replicates and seed."""
+    res = bootstrap(
+        rows, lambda s: f(s)[..., None], strata=list(cells), resamples=rep.resamples, rng=rep.seed, exact=exact
+    )
+    est, low, high = float(res.estimate[0]), float(res.low[0]), float(res.high[0])
+    return Estimate(est, low, high, res.method[0], n, detail, res.distribution[:, 0], units)
+
+
+def _ratio(num: int, den: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda s: s[..., num] / s[..., den]
+
+
 def ratio_of_sums(
     rows: np.ndarray, cells: Sequence[str], num: int, den: int, rep: Report, detail: str = ""
 ) -> Estimate:
     """Sum of column ``num`` over sum of column ``den``, bootstrapped by design cell (Clopper-Pearson at 0 or 1)."""
     succ, trials = rows[:, num].sum(), rows[:, den].sum()
-    res = bootstrap(
-        rows,
-        lambda s: (s[..., num] / s[..., den])[..., None],
-        strata=list(cells),
-        resamples=rep.resamples,
-        rng=rep.seed,
-        exact=(np.array([succ]), np.array([trials])),
-    )
     units = (
         rows[rows[:, den] > 0, num] / rows[rows[:, den] > 0, den]
         if set(np.unique(rows[:, den])) <= {0.0, 1.0}
         else None
     )
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        int(trials),
-        detail,
-        res.distribution[:, 0],
-        units,
-    )
+    exact = (np.array([succ]), np.array([trials]))
+    return _bootstrapped(rep, rows, cells, _ratio(num, den), int(trials), detail, units, exact)
 
 
 def difference_of_ratios(
@@ -204,16 +196,7 @@ def difference_of_ratios(
 ) -> Estimate:
     """``rows[a]/rows[b] - rows[c]/rows[d]`` (column sums), bootstrapped by design cell."""
     a, b, c, d = cols
-    res = bootstrap(
-        rows,
-        lambda s: (s[..., a] / s[..., b] - s[..., c] / s[..., d])[..., None],
-        strata=list(cells),
-        resamples=rep.resamples,
-        rng=rep.seed,
-    )
-    return Estimate(
-        float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail, res.distribution[:, 0]
-    )
+    return _bootstrapped(rep, rows, cells, lambda s: _ratio(a, b)(s) - _ratio(c, d)(s), n, detail)
 
 
 def _by_id(verdicts: Sequence[Verdict], judge: str) -> dict[str, Verdict]:
@@ -252,20 +235,9 @@ def paired_group(
         rows.append([g * (int(b[t.trajectory_id].faulty) - int(b[p.trajectory_id].faulty)), g])
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
-    res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
-    )
     n = int(arr[:, 1].sum())
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        n,
-        detail or f"over the {n} faults with a judged clean parent",
-        res.distribution[:, 0],
-        arr[arr[:, 1] > 0, 0],
-    )
+    detail = detail or f"over the {n} faults with a judged clean parent"
+    return _bootstrapped(rep, arr, cells, _ratio(0, 1), n, detail, arr[arr[:, 1] > 0, 0])
 
 
 def paired_difference(
@@ -287,19 +259,8 @@ def paired_difference(
         rows.append([db - da, 1.0])
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
-    res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
-    )
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        len(rows),
-        detail or f"over the {len(rows)} faults with a clean parent both judged",
-        res.distribution[:, 0],
-        arr[:, 0],
-    )
+    detail = detail or f"over the {len(rows)} faults with a clean parent both judged"
+    return _bootstrapped(rep, arr, cells, _ratio(0, 1), len(rows), detail, arr[:, 0])
 
 
 def type_recall_difference(
@@ -322,19 +283,7 @@ def type_recall_difference(
         [[int(vb[t.trajectory_id].faulty) - int(va[t.trajectory_id].faulty), 1.0] for t in faults], dtype=float
     )
     cells = [design_cell(t.label) for t in faults]
-    res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
-    )
-    return Estimate(
-        float(res.estimate[0]),
-        float(res.low[0]),
-        float(res.high[0]),
-        res.method[0],
-        len(faults),
-        detail,
-        res.distribution[:, 0],
-        arr[:, 0],
-    )
+    return _bootstrapped(rep, arr, cells, _ratio(0, 1), len(faults), detail, arr[:, 0])
 
 
 def misattributed_share(

@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
+from trajectory_judge.analysis.core.registry import metric_names
 from trajectory_judge.models import TESTBED_FAILURE_TYPES
 
 RULES = "programmatic"
@@ -49,16 +50,7 @@ PUBLISHED_MODEL = "qwen2.5:14b"
 """The model behind the published outcome, step and self-consistency judges."""
 
 
-MAIN_METRICS: tuple[str, ...] = (
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "step_exact",
-    "type_macro_f1",
-    "ece",
-    "s_per_traj",
-)
+MAIN_METRICS: tuple[str, ...] = metric_names(main=True, count=False)
 """Columns of the published main table (the release README's Results table; the paper's Table 3 has the same layout,
 but the text copy of the paper this edition reads does not carry its cells, so they are attributed to the README)."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trajectory_judge.analysis.core.bootstrap import clopper_pearson
+from trajectory_judge.analysis.core.bootstrap import clopper_pearson, monte_carlo_p
 from trajectory_judge.analysis.paper.claims import (
     BORNE_OUT,
     CONFIRMED,
@@ -234,7 +234,7 @@ def _count_alternatives(e: Estimate) -> list[tuple[str, str, Estimate]]:
 
 # --- p-values and the adjustment --------------------------------------------------------------------
 def _tail(r: np.ndarray, mask: np.ndarray) -> float:
-    return (int(mask.sum()) + 1) / (len(r) + 1)
+    return monte_carlo_p(int(mask.sum()), len(r))
 
 
 def _rejects(stated: Stated, v: str) -> bool:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from trajectory_judge.analysis.core.intervals import rounded
 from trajectory_judge.models import Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -78,6 +79,24 @@ class Abstention:
     delta: float
     judges: tuple[Threshold, ...]
 
+    def to_dict(self) -> dict[str, Any]:
+        """``report --json``'s ``abstention``: alpha, delta, and per judge its threshold and what it keeps."""
+        return {
+            "alpha": self.alpha,
+            "delta": self.delta,
+            "method": "fixed-sequence testing over the judge's distinct confidences, exact binomial p-values",
+            "judges": {
+                t.judge: {
+                    "threshold": t.threshold,
+                    "kept": t.kept,
+                    "wrong": t.wrong,
+                    "n": t.n,
+                    **{k: rounded(getattr(t, k)) for k in ("coverage", "risk", "p_value")},
+                }
+                for t in self.judges
+            },
+        }
+
     def to_frame(self) -> pd.DataFrame:
         """One row per judge: the threshold, what it keeps, the error rate among the kept, and the p-value."""
         import pandas as pd
@@ -97,24 +116,6 @@ class Abstention:
         return pd.DataFrame(rows).set_index("judge")
 
 
-def binomial_cdf(k: int, n: int, p: float) -> float:
-    """``P(Binomial(n, p) <= k)``, summed exactly term by term in log space (``0 <= p <= 1``)."""
-    if k >= n:
-        return 1.0
-    if k < 0:
-        return 0.0
-    if p <= 0.0:
-        return 1.0
-    if p >= 1.0:
-        return 0.0
-    lp, lq = math.log(p), math.log1p(-p)
-    terms = [
-        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq for i in range(k + 1)
-    ]
-    top = max(terms)
-    return min(1.0, math.exp(top) * math.fsum(math.exp(t - top) for t in terms))
-
-
 def fewest_testable(alpha: float, delta: float) -> int:
     """The fewest kept verdicts at which "the error rate exceeds ``alpha``" can be rejected at level ``delta``: with
     none of them wrong, ``(1 - alpha) ** n <= delta``."""
@@ -125,6 +126,8 @@ def certify(
     judge: str, pairs: Sequence[tuple[Label, Verdict]], alpha: float = ALPHA, delta: float = DELTA
 ) -> Threshold:
     """The lowest confidence threshold fixed-sequence testing certifies for ``pairs`` (label, verdict)."""
+    from scipy.stats import binom
+
     if not 0.0 < alpha < 1.0 or not 0.0 < delta < 1.0:
         raise ValueError(f"alpha and delta must lie strictly between 0 and 1, got {alpha!r} and {delta!r}")
     by_confidence: dict[float, list[int]] = {}
@@ -140,7 +143,7 @@ def certify(
         kept, wrong = kept + len(group), wrong + sum(group)
         if kept < fewest:
             continue
-        p = binomial_cdf(wrong, kept, alpha)
+        p = float(binom.cdf(wrong, kept, alpha))
         if math.isnan(first_p):
             first_p = p
         if p > delta:
@@ -184,7 +187,6 @@ __all__ = [
     "Threshold",
     "abstention",
     "abstention_of",
-    "binomial_cdf",
     "certify",
     "fewest_testable",
 ]

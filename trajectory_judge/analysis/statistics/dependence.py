@@ -11,10 +11,12 @@ runs of the same make-up, from the same seed and number of replicates.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trajectory_judge.analysis.core.deltas import Delta
 from trajectory_judge.analysis.core.paired import clean_parents
 from trajectory_judge.analysis.core.report import Report, build_report
 from trajectory_judge.analysis.core.resampling import METHOD, Resampling, clustered
@@ -28,18 +30,12 @@ STATISTIC_METRICS = ("auroc",)
 
 
 @dataclass(frozen=True)
-class DeltaUnderDependence:
-    """One paired delta ``b - a`` with its interval under each resampling."""
+class DeltaUnderDependence(Delta):
+    """One paired delta ``b - a`` of a report (``low`` and ``high`` its interval there) with its interval under
+    the other resampling."""
 
-    a: str
-    b: str
-    metric: str
-    value: float
-    low: float
-    high: float
-    """The interval of the report it was read from."""
-    clustered_low: float
-    clustered_high: float
+    clustered_low: float = math.nan
+    clustered_high: float = math.nan
     """The interval when whole base runs are drawn."""
 
     @property
@@ -112,7 +108,7 @@ def dependence(
                 mine, theirs = rep.statistic_delta(a, b, m), other.statistic_delta(a, b, m)
             else:
                 mine, theirs = rep.delta(a, b, m), other.delta(a, b, m)
-            rows.append(DeltaUnderDependence(a, b, m, mine.value, mine.low, mine.high, theirs.low, theirs.high))
+            rows.append(DeltaUnderDependence(**vars(mine), clustered_low=theirs.low, clustered_high=theirs.high))
     parents = clean_parents(trajectories)
     paired = [t for t in trajectories if t.label is not None and t.label.faulty and t.instance_id in parents]
     return Dependence(

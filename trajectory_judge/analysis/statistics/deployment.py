@@ -21,11 +21,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult
+from trajectory_judge.analysis.core.confusion import confusion_statistics
+from trajectory_judge.analysis.core.intervals import Interval, rounded
 from trajectory_judge.analysis.core.report import Report
 
 if TYPE_CHECKING:
@@ -41,18 +43,10 @@ RANKING: tuple[str, ...] = ("auprc",)
 """What :func:`at_prevalence` adds when it is given the verdicts: the ranking's statistic the share moves."""
 
 
-def confusion_statistics(recall: np.ndarray, far: np.ndarray, p: float) -> dict[str, np.ndarray]:
-    """Precision, F1, Cohen's kappa and MCC of the expected confusion matrix at prevalence ``p`` (elementwise)."""
-    tp, fn = recall * p, (1 - recall) * p
-    fp, tn = far * (1 - p), (1 - far) * (1 - p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision = tp / (tp + fp)
-        f1 = 2 * tp / (2 * tp + fp + fn)
-        po = tp + tn
-        pe = (tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)
-        kappa = (po - pe) / (1 - pe)
-        mcc = (tp * tn - fp * fn) / np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    return {"precision": precision, "f1": f1, "kappa": kappa, "mcc": mcc}
+def expected_statistics(recall: np.ndarray, far: np.ndarray, p: float) -> dict[str, np.ndarray]:
+    """The statistics of the expected confusion matrix at prevalence ``p`` (elementwise); MCC is undefined (NaN,
+    left out of the intervals) for a judge that flags everything or nothing."""
+    return confusion_statistics(recall * p, far * (1 - p), (1 - recall) * p, (1 - far) * (1 - p), constant_mcc=math.nan)
 
 
 @dataclass(frozen=True)
@@ -82,6 +76,22 @@ class Deployment:
     def chance_auprc(self) -> float:
         """The AUPRC of a judge that ranks at random at :attr:`prevalence`: the prevalence itself."""
         return self.prevalence
+
+    def to_dict(self) -> dict[str, Any]:
+        """``report --json``'s ``at_prevalence``: the prevalence, the folder's, and per judge each statistic's value
+        and interval."""
+        return {
+            "prevalence": self.prevalence,
+            "folder_prevalence": round(self.design_prevalence, 6),
+            **({"chance_auprc": self.chance_auprc} if "auprc" in self.statistics else {}),
+            "judges": {
+                j.judge: {
+                    s: {"value": rounded(j.values[s]), **Interval(j.low[s], j.high[s]).to_dict()}
+                    for s in self.statistics
+                }
+                for j in self.judges
+            },
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge and statistic: value and interval."""
@@ -119,10 +129,10 @@ def at_prevalence(
     out = []
     for j in chosen:
         jr = rep.judges[j]
-        point = confusion_statistics(
+        point = expected_statistics(
             np.asarray([jr.metrics["recall"]], float), np.asarray([jr.metrics["false_alarm_rate"]], float), prevalence
         )
-        reps = confusion_statistics(
+        reps = expected_statistics(
             boot.distribution[:, boot.index(f"{j}|recall")],
             boot.distribution[:, boot.index(f"{j}|false_alarm_rate")],
             prevalence,
@@ -159,4 +169,4 @@ def _auprc_at(
     return boot
 
 
-__all__ = ["RANKING", "STATISTICS", "AtPrevalence", "Deployment", "at_prevalence", "confusion_statistics"]
+__all__ = ["RANKING", "STATISTICS", "AtPrevalence", "Deployment", "at_prevalence", "expected_statistics"]

@@ -233,13 +233,11 @@ def _corrected(
 def jeffreys_interval(successes: int, n: int, confidence_level: float = 0.95) -> tuple[float, float]:
     """The equal-tailed Jeffreys interval of ``successes`` in ``n`` (Brown, Cai and DasGupta, 2001): the
     ``Beta(x + 1/2, n - x + 1/2)`` quantiles, with the lower bound 0 at ``x = 0`` and the upper 1 at ``x = n``."""
-    from scipy.special import betaincinv
+    from scipy.stats import beta
 
     alpha = 1 - confidence_level
-    a, b = successes + 0.5, n - successes + 0.5
-    low = 0.0 if successes == 0 else float(betaincinv(a, b, alpha / 2))
-    high = 1.0 if successes == n else float(betaincinv(a, b, 1 - alpha / 2))
-    return low, high
+    low, high = beta.ppf([alpha / 2, 1 - alpha / 2], successes + 0.5, n - successes + 0.5)
+    return 0.0 if successes == 0 else float(low), 1.0 if successes == n else float(high)
 
 
 def _rate(successes: int, n: int, confidence_level: float) -> Rate:

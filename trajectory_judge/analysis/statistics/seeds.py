@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
+from trajectory_judge.analysis.core.confusion import confusion_statistics, flag_counts
 from trajectory_judge.analysis.core.cost import read_run_records
-from trajectory_judge.analysis.core.report import MAIN_COLUMNS, build_report
+from trajectory_judge.analysis.core.registry import metric_names
+from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.models import ENSEMBLE_VIEW, DataError, JudgeSpec, Trajectory, Verdict, load_verdicts, stratum
 from trajectory_judge.provenance.manifest import verify_manifest
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 MEMBERS_FILE = "members.jsonl"
 """Where the runner keeps ensemble members, beside ``verdicts.jsonl``."""
 
-SEED_METRICS: tuple[str, ...] = tuple(m for m in MAIN_COLUMNS if m != "step_exact_n")
+SEED_METRICS: tuple[str, ...] = metric_names(main=True, count=False)
 """The main table's metrics, compared across seeds."""
 
 
@@ -200,15 +201,6 @@ def fleiss_kappa(ratings: np.ndarray) -> float:
     return float("nan") if p_e == 1 else float((p_bar - p_e) / (1 - p_e))
 
 
-def cohen_kappa(a: ArrayLike, b: ArrayLike) -> float:
-    """Cohen's kappa of two raters' labels on the same subjects."""
-    x, y = np.asarray(a), np.asarray(b)
-    cats = np.union1d(x, y)
-    p_o = float((x == y).mean())
-    p_e = float(sum((x == c).mean() * (y == c).mean() for c in cats))
-    return float("nan") if p_e == 1 else (p_o - p_e) / (1 - p_e)
-
-
 @dataclass(frozen=True)
 class SeedAgreement:
     """How often the seeds give the same flag on a trajectory."""
@@ -306,7 +298,8 @@ def seed_agreement(
     )
     all_agree = int((ratings.min(axis=1) == ratings.max(axis=1)).sum())
     pairs = {
-        (a, b): cohen_kappa(ratings[:, i], ratings[:, j]) for (i, a), (j, b) in combinations(list(enumerate(ids)), 2)
+        (a, b): float(confusion_statistics(*flag_counts(ratings[:, i], ratings[:, j]))["kappa"])
+        for (i, a), (j, b) in combinations(list(enumerate(ids)), 2)
     }
     kappa = fleiss_kappa(ratings) if len(trajectory_ids) else float("nan")
     votes = None

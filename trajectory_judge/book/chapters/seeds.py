@@ -12,20 +12,12 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.statistics.seeds import EnsembleCheck, SeedVariance, parse_member_id
+from trajectory_judge.analysis.core.registry import REGISTRY
+from trajectory_judge.analysis.statistics.seeds import SEED_METRICS, EnsembleCheck, SeedVariance, parse_member_id
 from trajectory_judge.book.render.style import format_interval, plural
 from trajectory_judge.provenance.computed import computes
 
-METRIC_LABELS: dict[str, str] = {
-    "f1": "F1",
-    "silent_recall": "Silent recall",
-    "loud_recall": "Loud recall",
-    "false_alarm_rate": "False-alarm rate",
-    "step_exact": "Step exact",
-    "type_macro_f1": "Type macro-F1",
-    "ece": "ECE",
-    "s_per_traj": "Seconds per trajectory",
-}
+METRIC_LABELS: dict[str, str] = {**{m: REGISTRY[m].label for m in SEED_METRICS}, "s_per_traj": "Seconds per trajectory"}
 """Row labels of the seed table."""
 
 

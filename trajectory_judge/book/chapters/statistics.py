@@ -15,6 +15,7 @@ import pandas as pd
 
 from trajectory_judge.analysis.core.judge_statistics import (
     COVERAGES,
+    DELTA_STATISTICS,
     DeltaTest,
     delta_tests,
     expected_risk_curve,
@@ -25,6 +26,7 @@ from trajectory_judge.analysis.core.judge_statistics import (
     risk_coverage,
 )
 from trajectory_judge.analysis.core.loading import Dataset
+from trajectory_judge.analysis.core.registry import label_of
 from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.analysis.paper.register import QUALITY_AXES, axes_phrase, axes_words
 from trajectory_judge.analysis.statistics.abstention import Abstention, Threshold, abstention_of
@@ -336,15 +338,7 @@ def outcome_step_pairs(rep: Report) -> list[tuple[str, str]]:
     return family_pairs(list(rep.judges), (("outcome", "step"),))
 
 
-STATISTIC_NAMES: dict[str, str] = {
-    "auroc": "AUROC",
-    "auprc": "AUPRC",
-    "kappa": "Cohen's κ",
-    "mcc": "MCC",
-    "balanced_accuracy": "Balanced accuracy",
-    "aurc": "AURC (lower is better)",
-    "e_aurc": "E-AURC (lower is better)",
-}
+STATISTIC_NAMES: dict[str, str] = {s: label_of(s) for s in DELTA_STATISTICS}
 """Row labels of the paired table."""
 
 
@@ -393,7 +387,7 @@ def paper_dependence(ed: Editions) -> Dependence:
     return dependence(ed.paper.trajectories, ed.paper.verdicts, ed.paper_rep, outcome_step_pairs(ed.paper_rep))
 
 
-DEPENDENCE_METRICS = {"recall": "Recall", "f1": "F1", "auroc": "AUROC"}
+DEPENDENCE_METRICS = {m: label_of(m) for m in ("recall", "f1", "auroc")}
 """The headline deltas' metrics as the dependence table names them."""
 
 
@@ -458,7 +452,7 @@ DEPLOYMENT_PREVALENCE = 0.1
 """The share of faulty runs the chapter reads the prevalence-dependent statistics at: one run in ten, a rate an
 agent in use is more likely to show than the design's three in four (``report --prevalence`` takes any)."""
 
-DEPLOYMENT_NAMES = {"precision": "Precision", "f1": "F1", "kappa": "Cohen's κ", "mcc": "MCC", "auprc": "AUPRC"}
+DEPLOYMENT_NAMES = {s: label_of(s) for s in ("precision", "f1", "kappa", "mcc", "auprc")}
 """The columns of :func:`deployment_table`."""
 
 

@@ -27,6 +27,7 @@ from trajectory_judge.analysis.core.formatting import (  # noqa: F401 - re-expor
     list_text,
     marks_in,
 )
+from trajectory_judge.analysis.core.registry import REGISTRY
 from trajectory_judge.judges.views import VIEWS
 from trajectory_judge.models import ENSEMBLE_FAMILY, PYTHON_FAMILY, RULES_ID, JudgeSpec
 from trajectory_judge.provenance.computed import computes
@@ -119,21 +120,7 @@ SOURCES: dict[str, str] = {"release": "Paper (release)", "edition": "This editio
 """Where a row's numbers come from: the paper's released verdicts or this edition's own run."""
 
 LABELS: dict[str, str] = {
-    "precision": "Precision",
-    "recall": "Recall",
-    "f1": "F1",
-    "silent_recall": "Silent recall",
-    "loud_recall": "Loud recall",
-    "false_alarm_rate": "False-alarm rate",
-    "step_exact": "Step exact",
-    "step_exact_n": "Loc. n",
-    "step_within_one": "Step \u00b11",
-    "type_macro_f1": "Type macro-F1",
-    "ece": "ECE",
-    "brier": "Brier",
-    "s_per_traj": "s / traj.",
-    "prompt_tokens_mean": "Prompt tokens",
-    "completion_tokens_mean": "Completion tokens",
+    **{m.name: m.label for m in REGISTRY.values()},
     "wrong_tool": "Wrong tool",
     "hallucinated_argument": "Hallucinated argument",
     "skipped_precondition": "Skipped precondition",
@@ -169,7 +156,7 @@ LABELS: dict[str, str] = {
 COUNT_KEYS: frozenset[str] = frozenset({"n", "step_exact_n", "n_pairs", "ensemble", "n_ctx", "seed"})
 """Keys whose values are counts, written as integers."""
 
-DECIMALS: dict[str, int] = {"s_per_traj": 1, "prompt_tokens_mean": 0, "completion_tokens_mean": 0}
+DECIMALS: dict[str, int] = {m.name: m.decimals for m in REGISTRY.values() if m.decimals != 3}
 """Decimals of keys that are not written with the default three."""
 
 

@@ -8,12 +8,11 @@ from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.analysis.paper import estimates as E, published as P
 from trajectory_judge.analysis.paper.claims import Claim, Counted, Estimate, Stated, Variant
 from trajectory_judge.analysis.paper.register.common import (
-    PCT,
     axes_count,
     cost_ratio,
-    pct_text,
     record,
     signed_text,
+    stated_pct,
     text_value,
 )
 from trajectory_judge.models import Trajectory, Verdict
@@ -52,9 +51,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "headline",
             "abstract",
             f"the outcome-only judge catches {text_value('abstract_outcome_loud_pct'):g}% of loud faults",
-            Stated.number(
-                pct_text(text_value("abstract_outcome_loud_pct")), text_value("abstract_outcome_loud_pct") / 100, PCT
-            ),
+            stated_pct("abstract_outcome_loud_pct"),
             "its loud recall",
             E.metric(rep, O, "loud_recall"),
         ),
@@ -63,11 +60,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "headline",
             "abstract",
             f"the outcome-only judge catches only {text_value('abstract_outcome_silent_pct'):g}% of silent faults",
-            Stated.number(
-                pct_text(text_value("abstract_outcome_silent_pct")),
-                text_value("abstract_outcome_silent_pct") / 100,
-                PCT,
-            ),
+            stated_pct("abstract_outcome_silent_pct"),
             "its silent recall",
             E.metric(rep, O, "silent_recall"),
         ),
@@ -76,9 +69,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "headline",
             "abstract",
             f"the outcome-only judge flags {text_value('abstract_outcome_far_pct'):g}% of the correct trajectories",
-            Stated.number(
-                pct_text(text_value("abstract_outcome_far_pct")), text_value("abstract_outcome_far_pct") / 100, PCT
-            ),
+            stated_pct("abstract_outcome_far_pct"),
             "its false-alarm rate",
             E.metric(rep, O, "false_alarm_rate"),
         ),
@@ -87,9 +78,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "headline",
             "abstract",
             f"the step-rubric judge of the same model reaches {text_value('abstract_step_silent_pct'):g}% silent recall",
-            Stated.number(
-                pct_text(text_value("abstract_step_silent_pct")), text_value("abstract_step_silent_pct") / 100, PCT
-            ),
+            stated_pct("abstract_step_silent_pct"),
             "its silent recall",
             E.metric(rep, S, "silent_recall"),
         ),
@@ -127,11 +116,7 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "headline",
             "abstract",
             f"an invented promise evades the step judge {text_value('abstract_claim_evades_step_pct'):g}% of the time",
-            Stated.number(
-                pct_text(text_value("abstract_claim_evades_step_pct")),
-                text_value("abstract_claim_evades_step_pct") / 100,
-                PCT,
-            ),
+            stated_pct("abstract_claim_evades_step_pct"),
             "one minus its recall on unsupported-claim faults",
             miss,
         ),

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from trajectory_judge.analysis.core.report import Report
@@ -58,6 +59,22 @@ def pct_text(x: float) -> str:
     return f"{x:g}%"
 
 
+def stated_pct(key: str) -> Stated:
+    """A percentage the text prints (:func:`text_value` ``key``), stated as printed (``84%``) at its precision."""
+    v = text_value(key)
+    return Stated.number(pct_text(v), v / 100, PCT)
+
+
+def stated_signed(x: float) -> Stated:
+    """A signed difference stated at three decimals, written with its sign (``+0.314``)."""
+    return Stated.number(signed_text(x), x, DP3)
+
+
+def stated_decimals(x: float, unit: float = DP3) -> Stated:
+    """A number stated at a printed precision of ``unit`` (:data:`DP2`, :data:`DP3`), written at it (``0.18``)."""
+    return Stated.number(f"{x:.{round(-math.log10(unit))}f}", x, unit)
+
+
 def signed_text(x: float, digits: int = 3) -> str:
     """``+0.314``, with a true minus sign."""
     return f"{x:+.{digits}f}".replace("-", "\u2212")
@@ -78,10 +95,9 @@ def cost_ratio(rep: Report, num: str, den: str) -> Estimate:
 def flagged_count(rep: Report, judge: str) -> int:
     """Trajectories a judge flagged."""
     jr = rep.judges[judge]
-    recall, false_alarms = jr.metrics["recall"], jr.metrics["false_alarm_rate"]
-    if recall is None or false_alarms is None:
+    if jr.metrics["recall"] is None or jr.metrics["false_alarm_rate"] is None:
         raise ValueError(f"{judge}: no recall or false-alarm rate to count its flags from")
-    return round(recall * (jr.strata["silent"] + jr.strata["loud"]) + false_alarms * jr.strata["clean"])
+    return E.flagged(jr)
 
 
 def published_main(judge: str, m: str) -> float:

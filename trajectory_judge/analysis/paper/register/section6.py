@@ -10,7 +10,6 @@ from trajectory_judge.analysis.paper import estimates as E, published as P
 from trajectory_judge.analysis.paper.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.paper.register.common import (
     DP2,
-    DP3,
     S8,
     SC,
     O,
@@ -21,6 +20,7 @@ from trajectory_judge.analysis.paper.register.common import (
     flagged_count,
     published_main,
     record,
+    stated_decimals,
     text_value,
 )
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
@@ -91,7 +91,7 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
             "results",
             "§6",
             f"the step judge localises nearly exactly, {published_main(S, 'step_exact'):.3f} over its {count_value('step_exact_n'):g} scored cases",
-            Stated.number(f"{published_main(S, 'step_exact'):.3f}", published_main(S, "step_exact"), DP3),
+            stated_decimals(published_main(S, "step_exact")),
             "its exact-step localisation",
             E.metric(rep, S, "step_exact", f"over {int(J[S].metrics['step_exact_n'] or 0)} scored cases"),
         ),

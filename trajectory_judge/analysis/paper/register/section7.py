@@ -11,7 +11,6 @@ from trajectory_judge.analysis.paper.claims import Claim, Estimate, Stated, Vari
 from trajectory_judge.analysis.paper.estimates import quoted_miss
 from trajectory_judge.analysis.paper.register.common import (
     DP2,
-    DP3,
     S8,
     SC,
     O,
@@ -21,6 +20,8 @@ from trajectory_judge.analysis.paper.register.common import (
     published_main,
     record,
     signed_text,
+    stated_decimals,
+    stated_signed,
     text_value,
 )
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
@@ -38,7 +39,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.1",
             f"showing the steps instead of the reply raises silent recall by {signed_text(d_sil.value)}, same model and prompt otherwise",
-            Stated.number(signed_text(d_sil.value), d_sil.value, DP3),
+            stated_signed(d_sil.value),
             "paired silent-recall difference, step minus outcome view",
             E.delta(rep, O, S, "silent_recall"),
         ),
@@ -47,9 +48,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.1",
             f"the step view moves false alarms from {published_main(O, 'false_alarm_rate'):.3f} to zero",
-            Stated.number(
-                signed_text(-published_main(O, "false_alarm_rate")), -published_main(O, "false_alarm_rate"), DP3
-            ),
+            stated_signed(-published_main(O, "false_alarm_rate")),
             "paired false-alarm difference, step minus outcome view",
             E.delta(rep, O, S, "false_alarm_rate"),
         ),
@@ -58,7 +57,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.1",
             f"the outcome judge's loud-minus-silent gap is {signed_text(g_pub.value)}",
-            Stated.number(signed_text(g_pub.value), g_pub.value, DP3),
+            stated_signed(g_pub.value),
             "its loud minus silent recall",
             E.gap(rep, O),
         ),
@@ -76,7 +75,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§1; §7.1",
             f"pooled over both strata the outcome judge's recall would read {count_value('pooled_recall_outcome'):.2f}",
-            Stated.number(f"{count_value('pooled_recall_outcome'):.2f}", count_value("pooled_recall_outcome"), DP2),
+            stated_decimals(count_value("pooled_recall_outcome"), DP2),
             "its recall over all faults",
             E.metric(rep, O, "recall"),
         ),
@@ -94,7 +93,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.2",
             f"the step judge, shown the reply, catches only {pt[S]['unsupported_claim']:.2f} of the unsupported-claim faults",
-            Stated.number(f"{pt[S]['unsupported_claim']:.2f}", pt[S]["unsupported_claim"], DP2),
+            stated_decimals(pt[S]["unsupported_claim"], DP2),
             "its recall on unsupported-claim faults",
             E.metric(rep, S, "recall:unsupported_claim"),
         ),
@@ -103,7 +102,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.2; §7.4",
             f"the ensemble catches {pt[SC]['unsupported_claim']:.2f} of them",
-            Stated.number(f"{pt[SC]['unsupported_claim']:.2f}", pt[SC]["unsupported_claim"], DP2),
+            stated_decimals(pt[SC]["unsupported_claim"], DP2),
             "its recall on unsupported-claim faults",
             E.metric(rep, SC, "recall:unsupported_claim"),
         ),
@@ -112,7 +111,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.2",
             f"the outcome judge's recall on them is {pt[O]['unsupported_claim']:.2f}",
-            Stated.number(f"{pt[O]['unsupported_claim']:.2f}", pt[O]["unsupported_claim"], DP2),
+            stated_decimals(pt[O]["unsupported_claim"], DP2),
             "its recall on unsupported-claim faults",
             E.metric(rep, O, "recall:unsupported_claim"),
         ),
@@ -142,9 +141,7 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.2",
             f"the step judge reports the quoted miss clean at confidence {text_value('section72_example_confidence'):.2f}",
-            Stated.number(
-                f"{text_value('section72_example_confidence'):.2f}", text_value("section72_example_confidence"), DP2
-            ),
+            stated_decimals(text_value("section72_example_confidence"), DP2),
             "its confidence on the misses among the faults carrying the quoted promise (matched to the release by trajectory id)",
             quoted_miss(traj, verd),
             "no fault carrying the quoted promise is missed",
@@ -202,7 +199,7 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.3",
             f"the 8B step judge's F1 of {published_main(S8, 'f1'):.3f} is the base rate of faults in the set",
-            Stated.number(f"{base:.3f}", base, DP3),
+            stated_decimals(base),
             "its F1",
             E.metric(
                 rep,
@@ -210,9 +207,7 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
                 "f1",
                 f"the base rate is {rep.design['silent'] + rep.design['loud']} faults in {rep.n_trajectories}",
             ),
-            variants=[
-                Variant("baseline", "the F1 of flagging everything", stated=Stated.number(f"{f1_all:.3f}", f1_all, DP3))
-            ],
+            variants=[Variant("baseline", "the F1 of flagging everything", stated=stated_decimals(f1_all))],
         ),
         record(
             "step8_precision_base_rate",
@@ -242,7 +237,7 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "analysis",
             "§7.4; Table 9 caption",
             f"voting makes calibration worse: the ensemble's ECE is {signed_text(d_ece.value)} above one greedy pass",
-            Stated.number(signed_text(d_ece.value), d_ece.value, DP3),
+            stated_signed(d_ece.value),
             "paired ECE difference, ensemble minus step judge",
             E.delta(rep, S, SC, "ece"),
         ),
