@@ -22,14 +22,14 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult, bootstrap
-from trajectory_judge.analysis.core.loading import judge_order
+from trajectory_judge.analysis.core.loading import Dataset, judge_order
 from trajectory_judge.analysis.paper.claims import Estimate
-from trajectory_judge.models import Trajectory, Verdict, design_cell
+from trajectory_judge.models import Episode, Trajectory, Verdict, design_cell
 
 if TYPE_CHECKING:
     from trajectory_judge.analysis.statistics.prevalence import Prevalence
@@ -576,15 +576,15 @@ class PositionStudy:
 
 
 def position_study(
-    paper: Any,
-    ours: Any,
-    cf: Any,
-    episodes: Sequence[Any],
+    paper: Dataset,
+    ours: Dataset,
+    cf: Dataset,
+    episodes: Sequence[Episode],
     *,
     resamples: int,
     seed: int,
     labelled: int,
-    calibration: Any = None,
+    calibration: Dataset | None = None,
 ) -> PositionStudy:
     """:class:`PositionStudy` on the paper's and this edition's data, the counterfactual set and the organic
     episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI). ``calibration``
