@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -191,6 +192,23 @@ def test_published_delta_bound_is_within_monte_carlo_noise_of_the_stated_procedu
     assert cdf.loc[67 / 175] == pytest.approx(0.975, abs=0.001)
     spread = audit.seed_deltas(reports, P.OUTCOME, P.STEP, "silent_recall").to_frame()
     assert set(spread["high"].round(3)) == {0.383, 0.389}
+
+
+def test_the_audit_counts_add_up_to_its_rows_and_name_the_two_contradictions(rep, rel):
+    checks = audit.audit_frame(rep, rel)
+    counts = audit.audit_counts(checks)
+    by_verdict = sum(counts[f"audit_{n}"] for n in ("reproduces", "noise", "explained", "missing"))
+    assert counts["audit_total"] == len(checks) == by_verdict + int((checks["verdict"] == audit.DIFFERS).sum())
+    assert 0 < counts["n_missing_organic"] <= counts["audit_missing"] and audit.abstract_reproduces(checks)
+    said = audit.contradiction_numbers(checks, rep)
+    assert said["reply_types_71"] != said["reply_types_data"] and said["readme_pooled"] != said["paper_pooled"]
+    assert round(said["data_pooled"], 2) == said["paper_pooled"]  # the verdicts side with the paper, at its digits
+
+
+def test_the_rule_engine_is_the_same_on_the_same_verdicts_and_not_compared_without_it(rep):
+    assert audit.rules_comparison(rep, rep) == "the same"
+    without = SimpleNamespace(judges={j: r for j, r in rep.judges.items() if j != "programmatic"})
+    assert audit.rules_comparison(without, rep).startswith("not compared")
 
 
 def test_organic_endings_count_verbatim_repeats_of_a_call():

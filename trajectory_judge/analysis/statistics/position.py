@@ -11,6 +11,8 @@ Recalls and paired differences are :class:`~trajectory_judge.analysis.paper.clai
 bootstrap (:func:`~trajectory_judge.analysis.core.bootstrap.bootstrap`), Clopper-Pearson where a proportion is 0 or 1.
 Whether position matters is tested by permutation (:func:`spread_permutation`) and by Cochran's Q
 (:func:`cochran_q`); what the design can detect at all, before any verdict, is :func:`position_power`.
+:func:`position_study` computes every record of the book's chapter at once, the fault rate of the
+organic episodes from the rule engine's flags among them.
 """
 
 from __future__ import annotations
