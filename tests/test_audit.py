@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -17,13 +18,7 @@ from trajectory_judge.testbed.checker import RULES
 from trajectory_judge.testbed.env import STRATA, TOOLS
 
 
-def test_family_and_model_are_read_from_the_id():
-    # the family every other chapter reads (JudgeSpec.family): the ensemble's is selfcons, whatever its size
-    assert (
-        paired.family_of("selfcons3:qwen2.5-coder:1.5b") == "selfcons"
-        and paired.model_of("step:llama3.1:8b") == "llama3.1:8b"
-    )
-    assert paired.model_of("programmatic") is None and paired.model_of("length:heuristic") is None
+def test_judges_of_a_family_are_picked_by_their_ids_family():
     assert paired.judges_of(["programmatic", "step:a", "outcome:b", "step:c"], "step") == ["step:a", "step:c"]
 
 
@@ -46,19 +41,6 @@ def test_organic_helpers_say_when_there_are_no_episodes(tmp_path):
     counts = organic.organic_counts(None)
     assert list(counts.columns) == ["published (qwen2.5:14b)"]
     assert counts.loc["escalate calls"].iloc[0] == P.PUBLISHED_COUNTS["organic_escalate_calls"].value
-
-
-def test_formatted_intervals_mark_exact_and_structural_cells():
-    long = pd.DataFrame(
-        [
-            ("j", "t1", 1.0, 0.93, 1.0, "clopper-pearson"),
-            ("j", "t2", 0.5, 0.5, 0.5, "structural"),
-            ("j", "t3", 0.34, 0.22, 0.48, "bootstrap"),
-        ],
-        columns=["judge", "failure type", "recall", "low", "high", "method"],
-    )
-    out = appendix.formatted_intervals(long, "failure type", "judge")
-    assert out["j"].tolist() == ["1.00 [0.93, 1.00]†", "0.50", "0.34 [0.22, 0.48]"]
 
 
 def test_setup_frame_reads_our_runs_and_the_release_run_json():
@@ -208,8 +190,25 @@ def test_published_delta_bound_is_within_monte_carlo_noise_of_the_stated_procedu
     # so the 97.5th percentile of B=10,000 replicates flips between 67/175 (.383) and 68/175 (.389).
     cdf = audit.silent_delta_cdf(rel.trajectories, rel.verdicts, P.OUTCOME, P.STEP, resamples=200_000, seed=0)
     assert cdf.loc[67 / 175] == pytest.approx(0.975, abs=0.001)
-    spread = audit.bound_spread(reports, P.OUTCOME, P.STEP, "silent_recall")
+    spread = audit.seed_deltas(reports, P.OUTCOME, P.STEP, "silent_recall").to_frame()
     assert set(spread["high"].round(3)) == {0.383, 0.389}
+
+
+def test_the_audit_counts_add_up_to_its_rows_and_name_the_two_contradictions(rep, rel):
+    checks = audit.audit_frame(rep, rel)
+    counts = audit.audit_counts(checks)
+    by_verdict = sum(counts[f"audit_{n}"] for n in ("reproduces", "noise", "explained", "missing"))
+    assert counts["audit_total"] == len(checks) == by_verdict + int((checks["verdict"] == audit.DIFFERS).sum())
+    assert 0 < counts["n_missing_organic"] <= counts["audit_missing"] and audit.abstract_reproduces(checks)
+    said = audit.contradiction_numbers(checks, rep)
+    assert said["reply_types_71"] != said["reply_types_data"] and said["readme_pooled"] != said["paper_pooled"]
+    assert round(said["data_pooled"], 2) == said["paper_pooled"]  # the verdicts side with the paper, at its digits
+
+
+def test_the_rule_engine_is_the_same_on_the_same_verdicts_and_not_compared_without_it(rep):
+    assert audit.rules_comparison(rep, rep) == "the same"
+    without = SimpleNamespace(judges={j: r for j, r in rep.judges.items() if j != "programmatic"})
+    assert audit.rules_comparison(without, rep).startswith("not compared")
 
 
 def test_organic_endings_count_verbatim_repeats_of_a_call():
@@ -281,7 +280,6 @@ def test_setup_frame_refuses_a_release_ensemble_whose_record_contradicts_the_pap
 
 
 def test_the_seed_spread_table_prints_the_published_bound_at_its_printed_digits_beside_every_seed_count():
-    import pandas as pd
 
     from trajectory_judge.book.chapters.audit import spread_display
 

@@ -137,7 +137,7 @@ def _beyond_records(ed) -> list[str]:
     from trajectory_judge.analysis.core.loading import load_data
     from trajectory_judge.analysis.paper.paired_detail import reply_unchanged_paired
     from trajectory_judge.analysis.statistics.organic import load_episodes
-    from trajectory_judge.book.chapters.position import position_chapter
+    from trajectory_judge.analysis.statistics.position import position_study
     from trajectory_judge.book.render.style import format_interval
 
     texts = []
@@ -152,7 +152,7 @@ def _beyond_records(ed) -> list[str]:
         e = reply_unchanged_paired(ed.rep, ed.ours.trajectories, ed.ours.verdicts, j)
         texts += _intervals_in(e) if e is not None else []
     data = ROOT / "data"
-    ch = position_chapter(
+    ch = position_study(
         ed.paper,
         ed.ours,
         load_data(data / "counterfactual"),

@@ -8,9 +8,11 @@ from html import escape
 
 import pandas as pd
 import pytest
+from figure_text import MIN_PHONE_TEXT_PX, smallest_text_px
 
 from trajectory_judge.book.building import hosting as config
 from trajectory_judge.book.render import figures, style, tables
+from trajectory_judge.models import JudgeSpec
 
 
 # --- names -----------------------------------------------------------------------------------
@@ -185,7 +187,7 @@ def test_book_text_is_at_least_the_minimum_font_that_a_phone_shows_at_eleven_pix
     assert min(params[k] for k in keys) >= figures.MIN_FONT_PT
     # the book's width, shown in the phone's column: its smallest text at the phone minimum or more
     width_pt = figures.PHONE_WIDTH_IN * 72
-    assert figures.MIN_FONT_PT * figures.PHONE_COLUMN_PX / width_pt >= figures.MIN_PHONE_TEXT_PX >= 11
+    assert figures.MIN_FONT_PT * figures.PHONE_COLUMN_PX / width_pt >= MIN_PHONE_TEXT_PX >= 11
 
 
 def test_direct_labels_of_crowded_points_overlap_neither_one_another_nor_the_points_nor_leave_the_axes():
@@ -246,9 +248,9 @@ def test_row_labels_that_are_names_stay_as_written():
 
 
 def test_a_self_consistency_member_id_is_a_judge_of_its_view_with_its_seed():
-    from trajectory_judge.book.render.style import judge_name, parse_judge_id
+    from trajectory_judge.book.render.style import judge_name
 
-    spec = parse_judge_id("step@T0.7/seed8:qwen2.5-coder:1.5b")
+    spec = JudgeSpec.parse("step@T0.7/seed8:qwen2.5-coder:1.5b")
     assert (spec.view, spec.model, spec.ensemble, spec.is_llm) == ("step", "qwen2.5-coder:1.5b", 1, True)
     assert judge_name("step@T0.7/seed8:qwen2.5-coder:1.5b") == "Step (T 0.7, seed 8) \u00b7 Qwen2.5-Coder 1.5B"
 
@@ -286,10 +288,10 @@ def test_value_and_interval_are_two_unbreakable_parts_of_one_cell():
 def test_smallest_text_px_is_font_size_times_the_scale_the_column_shows_it_at():
     # 9 pt glyphs (matplotlib's scale(0.09 -0.09)) in a 720 pt wide SVG: shrunk into 358 px, 9 * 358 / 720
     svg = '<svg viewBox="0 0 720 300"><g transform="translate(1 2) scale(0.09 -0.09)"><use/></g></svg>'
-    assert figures.smallest_text_px(svg, 358) == pytest.approx(9 * 358 / 720)
+    assert smallest_text_px(svg, 358) == pytest.approx(9 * 358 / 720)
     small = '<svg viewBox="0 0 150 100"><g transform="scale(0.1 -0.1)"></g></svg>'  # narrower than the column: shown at 4/3 px per pt
-    assert figures.smallest_text_px(small, 358) == pytest.approx(10 * 4 / 3)
-    assert figures.smallest_text_px('<svg viewBox="0 0 10 10"></svg>') is None
+    assert smallest_text_px(small, 358) == pytest.approx(10 * 4 / 3)
+    assert smallest_text_px('<svg viewBox="0 0 10 10"></svg>') is None
 
 
 def test_a_figure_at_the_book_width_is_legible_on_a_phone_and_a_wide_one_is_not():
@@ -301,11 +303,11 @@ def test_a_figure_at_the_book_width_is_legible_on_a_phone_and_a_wide_one_is_not(
     with plt.rc_context(figures.rc_params()):
         narrow, ax = plt.subplots()
         ax.plot([0, 1], [0, 1], label="a judge")
-        figures.legend_outside(ax)
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02))  # a legend above the axes, as the chapters draw
         wide, ax2 = plt.subplots(figsize=(7.5, 4.0))
         ax2.plot([0, 1], [0, 1])
-        shown = {k: figures.smallest_text_px(figures.show(f, k).svg) for k, f in (("narrow", narrow), ("wide", wide))}
-    assert shown["narrow"] >= figures.MIN_PHONE_TEXT_PX > shown["wide"]
+        shown = {k: smallest_text_px(figures.show(f, k).svg) for k, f in (("narrow", narrow), ("wide", wide))}
+    assert shown["narrow"] >= MIN_PHONE_TEXT_PX > shown["wide"]
 
 
 def test_a_table_of_sentences_stacks_on_a_phone_with_each_cell_labelled_by_its_header():

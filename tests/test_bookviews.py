@@ -55,13 +55,13 @@ def rep(dataset, verdicts):
 
 # --- judges -----------------------------------------------------------------------------------
 def test_parse_judge_id_reads_family_view_model_and_ensemble():
-    r = style.parse_judge_id("programmatic")
+    r = style.JudgeSpec.parse("programmatic")
     assert (r.family, r.view, r.model, r.ensemble, r.is_llm) == ("programmatic", "rules", None, 1, False)
-    o = style.parse_judge_id("outcome:qwen2.5-coder:1.5b")
+    o = style.JudgeSpec.parse("outcome:qwen2.5-coder:1.5b")
     assert (o.family, o.view, o.model, o.ensemble, o.is_llm) == ("outcome", "outcome", "qwen2.5-coder:1.5b", 1, True)
-    s = style.parse_judge_id("selfcons3:qwen2.5:14b")
+    s = style.JudgeSpec.parse("selfcons3:qwen2.5:14b")
     assert (s.family, s.view, s.model, s.ensemble, s.is_llm) == ("selfcons", "step", "qwen2.5:14b", 3, True)
-    assert style.parse_judge_id("reply:m").view == "reply"
+    assert style.JudgeSpec.parse("reply:m").view == "reply"
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_parse_judge_id_reads_family_view_model_and_ensemble():
 )
 def test_parse_judge_id_rejects_malformed_ids(jid, match):
     with pytest.raises(ValueError, match=match):
-        style.parse_judge_id(jid)
+        style.JudgeSpec.parse(jid)
 
 
 def test_judges_frame_and_views_present_are_discovered_from_ids():
@@ -186,7 +186,7 @@ def test_floor_table_counts_flags_and_finds_the_flag_everything_judge(rep):
 def test_the_floor_sentence_of_a_folder_without_llm_judges_says_so_instead_of_failing(rep):
     floor = analysis.floor_table(rep)
     assert analysis.top_flagger(floor) in floor.index
-    rules_only = floor.loc[[j for j in floor.index if not analysis.parse_judge_id(str(j)).is_llm]]
+    rules_only = floor.loc[[j for j in floor.index if not analysis.JudgeSpec.parse(str(j)).is_llm]]
     assert analysis.top_flagger(rules_only) is None
     text = analysis.floor_sentence(rules_only, "Our")
     assert text.startswith("Our ") and "no LLM judge" in text and not any(ch.isdigit() for ch in text)
@@ -234,7 +234,6 @@ def test_figures_draw_one_panel_per_judge(rep):
     assert len(results.reliability_figure(rep).axes) == 1
     fig = analysis.confusion_figure(rep, ["step:tiny", "outcome:tiny", "selfcons3:tiny"])
     assert sum(ax.axison for ax in fig.axes) == 3 and len(fig.axes) == 4
-    assert style.judge_label("selfcons3:m", 80) == "selfcons x3\nm\nn=80"
 
 
 def test_run_summary_has_one_row_per_judge_that_kept_its_settings():

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from analysis_synth import design, random_verdicts
+from loop_reference import bootstrap_loop, loop_statistic
 
 from trajectory_judge.analysis.core.bootstrap import (
     bootstrap,
-    bootstrap_loop,
     clopper_pearson,
     count_weights,
     strata_members,
@@ -80,7 +80,7 @@ def test_bootstrap_vectorised_equals_loop():
     plan = make_plan(trajs, verdicts)
     kw = dict(strata=plan.cells, resamples=60, strata_order=DESIGN_CELLS)
     vec = bootstrap(plan.data, plan.statistic, names=plan.names, rng=np.random.default_rng(11), **kw).distribution
-    loop = bootstrap_loop(len(trajs), plan.loop_statistic, rng=np.random.default_rng(11), **kw)
+    loop = bootstrap_loop(len(trajs), loop_statistic(plan), rng=np.random.default_rng(11), **kw)
     assert np.array_equal(np.isnan(vec), np.isnan(loop))
     np.testing.assert_allclose(vec, loop, rtol=0, atol=1e-9)
 
@@ -90,7 +90,7 @@ def test_bootstrap_vectorised_equals_loop_on_the_release(release):
     plan = make_plan(data.trajectories, data.verdicts)
     kw = dict(strata=plan.cells, resamples=25, strata_order=DESIGN_CELLS)
     vec = bootstrap(plan.data, plan.statistic, names=plan.names, rng=np.random.default_rng(7), **kw).distribution
-    loop = bootstrap_loop(len(plan.labels), plan.loop_statistic, rng=np.random.default_rng(7), **kw)
+    loop = bootstrap_loop(len(plan.labels), loop_statistic(plan), rng=np.random.default_rng(7), **kw)
     assert np.array_equal(np.isnan(vec), np.isnan(loop))
     np.testing.assert_allclose(vec, loop, rtol=0, atol=1e-9)
 

@@ -16,10 +16,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fake_server import FakeModelServer
 from llm_fakes import make_trajectory
+from strict_schema import strict_violations
 
 from trajectory_judge.backends.clients import OpenAIClient, RetryBudgetExhausted, ServerRejectedError
 from trajectory_judge.backends.retry import RateGate, RetryPolicy, backoff_delay, retry_after
-from trajectory_judge.backends.strict import strict_subset, strict_violations
+from trajectory_judge.backends.strict import strict_subset
 from trajectory_judge.judges.schema import RESPONSE_MODELS, response_schema
 from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
 from trajectory_judge.run import cli_run

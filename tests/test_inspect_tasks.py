@@ -20,8 +20,8 @@ pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -
 
 from fake_server import NOT_JSON, VALID_CONTENT, FakeModelServer
 from inspect_ai import eval as inspect_eval
+from strict_schema import strict_violations
 
-from trajectory_judge.backends.strict import strict_violations
 from trajectory_judge.cli import main
 from trajectory_judge.inspect_tasks import outcome_judge, reply_judge, selfcons_judge, step_judge
 from trajectory_judge.inspect_tasks.samples import load_dataset, response_format

@@ -35,7 +35,6 @@ from trajectory_judge.analysis.core.judge_statistics import (
     optimal_aurc,
     pareto_front,
     point_statistics,
-    recall_at_coverage,
     risk_coverage,
     score_ties,
     statistics_from_counts,
@@ -186,7 +185,7 @@ def test_count_form_of_the_selective_and_tie_statistics_equals_the_plain_definit
         assert float(got[m]) == pytest.approx(plain[m], abs=1e-12), m
     assert float(got["aurc"]) == pytest.approx(aurc(pairs), abs=1e-12)
     for q in COVERAGES:
-        assert float(got[f"recall_at_coverage:{q:g}"]) == pytest.approx(recall_at_coverage(pairs, q), abs=1e-12)
+        assert float(got[f"recall_at_coverage:{q:g}"]) == pytest.approx(coverage_cut(pairs, q).recall, abs=1e-12)
 
 
 def test_the_bootstraps_weighted_counts_give_the_plain_selective_statistics_of_the_resample():

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from trajectory_judge.backends.clients import BACKENDS
+from trajectory_judge.backends.clients import OllamaClient, OpenAIClient
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.models import Verdict, load_trajectories, parse_jsonl
 from trajectory_judge.run.runner import run_judges
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_URL = os.environ.get("TJ_LLM_BASE_URL")
+BACKENDS = {"ollama": OllamaClient, "openai": OpenAIClient}  # client class by TJ_LLM_BACKEND
 
 pytestmark = [
     pytest.mark.llm,

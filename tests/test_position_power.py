@@ -179,17 +179,18 @@ def _with_fake_llm(tmp_path, complete: int):
 def _chapter(cf_folder):
     from tests.conftest import ROOT
     from trajectory_judge.analysis.statistics.organic import load_episodes
-    from trajectory_judge.book.chapters.position import position_chapter
+    from trajectory_judge.analysis.statistics.position import position_study
+    from trajectory_judge.book.chapters.position import position_values
 
     ours = load_data(ROOT / "data")
-    return position_chapter(
+    study = position_study(
         ours, ours, load_data(cf_folder), load_episodes(ROOT / "data"), resamples=200, seed=7, labelled=20
     )
+    return study, position_values(study)
 
 
 def test_without_an_llm_judge_the_chapter_frames_the_set_as_a_method(tmp_path):
-    ch = _chapter(_without_llm(tmp_path))
-    v = ch.values
+    ch, v = _chapter(_without_llm(tmp_path))
     assert v["cf_llm"].startswith("No LLM judge's verdicts on the set are committed")
     assert v["headline"].startswith("No LLM judge has read the counterfactual set yet")
     design = position_power(60, 6)
@@ -204,10 +205,9 @@ def test_without_an_llm_judge_the_chapter_frames_the_set_as_a_method(tmp_path):
 def test_an_llm_judges_verdicts_become_the_chapters_finding_with_its_power_at_its_instances(tmp_path):
     from trajectory_judge.book.chapters.position import counterfactual_figure, counterfactual_table
 
-    ch = _chapter(_with_fake_llm(tmp_path, complete=40))
+    ch, v = _chapter(_with_fake_llm(tmp_path, complete=40))
     llm = next(c for c in ch.counterfactual if c.judge == "step:fake-model")
     assert llm.instances == 40 and llm.power == position_power(40, 6)  # the unfinished 41st instance does not count
-    v = ch.values
     assert v["cf_llm"].startswith("Step · fake-model has read the set: on the 40 of 60 instances it judged completely")
     assert "40" in v["cf_llm"] and f"{llm.power.pair_detectable:.3f}" in v["cf_llm"]  # its n and what that detects
     assert f"permutation p {'<' if llm.spread_p < 0.001 else '='}" in v["cf_llm"]

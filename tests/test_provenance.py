@@ -26,7 +26,7 @@ from trajectory_judge.book.building.provenance_lines import (
 from trajectory_judge.book.render.style import by_source
 from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
-from trajectory_judge.provenance.computed import computed, computes, is_tagging
+from trajectory_judge.provenance.computed import computed, computes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,6 +66,11 @@ def test_the_name_survives_how_chapters_reshape_a_frame():
     ):
         assert computed(shaped).made_by == f"{__name__}._outer"
     assert computed(pd.DataFrame({"a": [1]})) is None
+
+
+def is_tagging(func) -> bool:
+    """True when ``func`` is decorated with :func:`~trajectory_judge.provenance.computed.computes`."""
+    return isinstance(getattr(func, "__tj_computes__", None), str)
 
 
 def test_every_book_function_that_returns_a_frame_or_a_figure_names_itself():

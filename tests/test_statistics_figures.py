@@ -42,8 +42,10 @@ def _legend_entries(fig) -> int:
 
 @pytest.mark.parametrize("name", ["risk_coverage_figure", "front_figure"])
 def test_statistics_figure_text_is_legible_at_phone_width_and_its_legend_short(editions, book_style, name):
+    from figure_text import MIN_PHONE_TEXT_PX, smallest_text_px
+
     from trajectory_judge.book.chapters import statistics
-    from trajectory_judge.book.render.figures import MIN_PHONE_TEXT_PX, show, smallest_text_px
+    from trajectory_judge.book.render.figures import show
 
     fig = getattr(statistics, name)(editions)
     assert _legend_entries(fig) <= MAX_LEGEND_ENTRIES

@@ -6,8 +6,7 @@ does not pay for numpy, scipy and pandas.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from trajectory_judge.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -46,13 +45,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = [*_EXPORTS, "__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'trajectory_judge' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

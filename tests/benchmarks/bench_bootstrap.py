@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from trajectory_judge.analysis.core.bootstrap import bootstrap, bootstrap_loop
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for the loop reference
+
+from loop_reference import bootstrap_loop, loop_statistic
+
+from trajectory_judge.analysis.core.bootstrap import bootstrap
 from trajectory_judge.analysis.core.loading import load_data
 from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
 from trajectory_judge.models import DESIGN_CELLS
@@ -51,7 +56,7 @@ def main() -> None:
     t0 = time.perf_counter()
     loop = bootstrap_loop(
         len(plan.labels),
-        plan.loop_statistic,
+        loop_statistic(plan),
         strata=plan.cells,
         resamples=args.loop_resamples,
         rng=np.random.default_rng(args.seed),

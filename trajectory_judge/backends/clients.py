@@ -401,7 +401,3 @@ class OpenAIClient(LlamaServerExtras, ModelClient):
         mode = "saved-prefix" if self.prefix_slots else self.cache_prompt if self.llama_cpp else None
         schema = "full" if self.llama_cpp else "strict subset"
         return {**super().decoding(), "cache_prompt": mode, "response_schema": schema}
-
-
-BACKENDS: dict[str, type[ModelClient]] = {"ollama": OllamaClient, "openai": OpenAIClient}
-"""Client class by ``--backend`` name."""

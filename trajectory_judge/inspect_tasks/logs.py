@@ -451,15 +451,6 @@ def write_log(r: ReadLog, data: str | Path) -> ImportResult:
     return result
 
 
-def import_log(log_path: str | Path, data: str | Path, *, judge_model_name: str | None = None) -> ImportResult:
-    """Import one eval log into ``data`` (holding its lock): new verdicts, members, transcripts, one run record;
-    a judge whose fingerprint differs from its id's on record is refused first (:func:`check_logs`)."""
-    r = read_log(log_path, data, judge_model_name=judge_model_name)
-    with data_dir_lock(data):
-        check_logs([r], data)
-        return write_log(r, data)
-
-
 def cli_import_inspect(args: Any) -> int:
     """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr.
 

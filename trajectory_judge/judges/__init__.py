@@ -6,8 +6,7 @@ views (the report) does not pay for the HTTP clients.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from trajectory_judge.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     **{
@@ -42,13 +41,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'trajectory_judge.judges' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

@@ -9,8 +9,7 @@ maps the judge's verdicts back to the real id (:meth:`Blinder.unblind`), so stor
 resumes and reports keep the real ids; only the judge's view changes.
 
 The key is random per :class:`Blinder` unless one is given: the same key gives the same opaque
-ids (a caller that must map ids back later, such as an eval log, keeps its key or the
-:meth:`Blinder.mapping`), and without the key the opaque ids say nothing about the real ones.
+ids (a caller that must map ids back later, such as an eval log, keeps its key), and without the key the opaque ids say nothing about the real ones.
 """
 
 from __future__ import annotations
@@ -78,7 +77,3 @@ class Blinder:
     def unblind(self, verdict: Verdict) -> Verdict:
         """``verdict`` keyed by the real trajectory id (its ``trajectory_id`` must be an id this blinder issued)."""
         return verdict.model_copy(update={"trajectory_id": self.real_id(verdict.trajectory_id)})
-
-    def mapping(self) -> dict[str, str]:
-        """Every opaque id issued so far, mapped to its real trajectory id."""
-        return dict(self._real)

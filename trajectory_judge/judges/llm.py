@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from trajectory_judge.backends.clients import Completion, ModelClient
 from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.custom import PromptTemplate
@@ -32,7 +34,35 @@ def completion_verdict(c: Completion, *, trajectory_id: str, judge_id: str, traj
     )
 
 
-class LLMJudge:
+class PromptedJudge:
+    """What every judge that sends a model one prompt over a view shares: the prompt (a template of one's own
+    over the view, or the view's prompt) and the part of the fingerprint that names the model, the prompt, the
+    schema and the decoding."""
+
+    view: str
+    client: ModelClient
+    temperature: float
+    template: PromptTemplate | None
+    schema: dict[str, Any]
+
+    def prompt(self, traj: Trajectory) -> str:
+        """The prompt sent for ``traj`` (the label-free copy the runner hands a judge)."""
+        return self.template.render(self.view, traj) if self.template else build_prompt(self.view, traj)
+
+    def prompted_fingerprint(self, **sampling: Any) -> Fingerprint:
+        """The fingerprint of the model sent, the prompt's and schema's digests, the temperature, the output
+        budget and ``sampling`` (the seed, or an ensemble's seeds)."""
+        return Fingerprint(
+            model=getattr(self.client, "model", None),
+            prompt_sha256=self.template.sha256 if self.template else prompt_sha256(self.view),
+            schema_sha256=json_digest(self.schema),
+            temperature=self.temperature,
+            max_tokens=getattr(self.client, "max_tokens", None),
+            **sampling,
+        )
+
+
+class LLMJudge(PromptedJudge):
     """An LLM judge reading one view (``outcome``, ``step`` or ``reply``); id ``f"{view}:{model_name}"``.
 
     ``model_name`` names the model in verdict ids (spelled as Ollama would, e.g.
@@ -62,20 +92,9 @@ class LLMJudge:
         self.judge_id = JudgeSpec.llm(view, model_name, template.name if template else None).judge_id
         self.schema = response_schema(view)
 
-    def prompt(self, traj: Trajectory) -> str:
-        """The prompt sent for ``traj`` (the label-free copy the runner hands a judge)."""
-        return self.template.render(self.view, traj) if self.template else build_prompt(self.view, traj)
-
     def fingerprint(self) -> Fingerprint:
         """What this judge is beyond its id: the model sent, the prompt's and schema's digests, the decoding."""
-        return Fingerprint(
-            model=getattr(self.client, "model", None),
-            prompt_sha256=self.template.sha256 if self.template else prompt_sha256(self.view),
-            schema_sha256=json_digest(self.schema),
-            temperature=self.temperature,
-            max_tokens=getattr(self.client, "max_tokens", None),
-            seed=self.seed,
-        )
+        return self.prompted_fingerprint(seed=self.seed)
 
     def judge(self, traj: Trajectory) -> Verdict:
         """One request, one verdict (client failures propagate; they are never verdicts)."""

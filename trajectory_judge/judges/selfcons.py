@@ -29,11 +29,9 @@ from typing import TypeVar
 
 from trajectory_judge.backends.clients import ModelClient
 from trajectory_judge.judges.custom import PromptTemplate
-from trajectory_judge.judges.llm import completion_verdict
-from trajectory_judge.judges.prompts import build_prompt, prompt_sha256
+from trajectory_judge.judges.llm import PromptedJudge, completion_verdict
 from trajectory_judge.judges.schema import response_schema
 from trajectory_judge.models import ENSEMBLE_VIEW, Fingerprint, JudgeSpec, Trajectory, Verdict
-from trajectory_judge.models.fingerprint import json_digest
 
 K = 3
 
@@ -102,7 +100,7 @@ def aggregate(members: Sequence[Verdict], *, trajectory_id: str, judge_id: str) 
     )
 
 
-class SelfConsistencyJudge:
+class SelfConsistencyJudge(PromptedJudge):
     """The step judge run ``len(seeds)`` times at ``temperature``; id ``f"selfcons{k}:{model_name}"``.
 
     With ``template`` (a prompt of one's own) each member sends the template over the step view; the id is
@@ -135,21 +133,10 @@ class SelfConsistencyJudge:
         )
         self.schema = response_schema(self.view)
 
-    def prompt(self, traj: Trajectory) -> str:
-        """The prompt every member is sent for ``traj``: the template over the step view, or the step prompt."""
-        return self.template.render(self.view, traj) if self.template else build_prompt(self.view, traj)
-
     def fingerprint(self) -> Fingerprint:
         """What this ensemble is beyond its id: the model sent, the prompt's (the template's, or the step
         prompt's) and schema's digests, the members' temperature and seeds, the output budget."""
-        return Fingerprint(
-            model=getattr(self.client, "model", None),
-            prompt_sha256=self.template.sha256 if self.template else prompt_sha256(self.view),
-            schema_sha256=json_digest(self.schema),
-            temperature=self.temperature,
-            max_tokens=getattr(self.client, "max_tokens", None),
-            seeds=self.seeds,
-        )
+        return self.prompted_fingerprint(seeds=self.seeds)
 
     def judge_members(self, traj: Trajectory) -> list[Verdict]:
         """k samples of the prompt, one per seed, each a verdict under its member id."""

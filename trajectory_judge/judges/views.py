@@ -7,7 +7,7 @@ the evidence). The rule engine and the self-consistency ensemble read the full t
 
 from __future__ import annotations
 
-from trajectory_judge.models import LLM_VIEWS, JudgeSpec, Trajectory
+from trajectory_judge.models import LLM_VIEWS, Trajectory
 from trajectory_judge.testbed.render import render_steps
 
 VIEWS: tuple[str, ...] = LLM_VIEWS
@@ -20,13 +20,3 @@ def render_view(view: str, traj: Trajectory) -> str:
     if view in ("step", "reply"):
         return f"GOAL: {traj.goal}\nSTEPS:\n{render_steps(traj)}\nFINAL ANSWER: {traj.final_answer}"
     raise ValueError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
-
-
-def view_of_judge(judge_id: str) -> str:
-    """The view a judge is shown, from its id (:attr:`~trajectory_judge.models.JudgeSpec.rendered_view`).
-
-    An LLM judge or an ensemble member reads its own view (``outcome@T0.7/seed7:M`` reads ``outcome``); the
-    rule engine, the self-consistency ensemble and a Python judge read the full trajectory (``step``).
-    Raises :class:`ValueError` for an id outside the grammar.
-    """
-    return JudgeSpec.parse(judge_id).rendered_view

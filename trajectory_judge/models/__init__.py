@@ -39,7 +39,6 @@ from trajectory_judge.models.judge_ids import (
     check_judge_id,
     check_name,
     check_prompt_name,
-    judge_kind,
 )
 from trajectory_judge.models.records import (
     DESIGN_CELLS,
@@ -69,7 +68,6 @@ from trajectory_judge.models.records import (
     valid_steps,
 )
 from trajectory_judge.models.schema import (
-    READ_VERSIONS,
     SCHEMA_KINDS,
     SCHEMA_RULES,
     SCHEMA_VERSION,
@@ -107,7 +105,6 @@ __all__ = [
     "SCHEMA_KINDS",
     "SCHEMA_RULES",
     "SCHEMA_VERSION",
-    "READ_VERSIONS",
     "TESTBED_FAILURE_TYPES",
     "Seconds",
     "Step",
@@ -125,7 +122,6 @@ __all__ = [
     "folder_types",
     "load_fault_types",
     "json_schema",
-    "judge_kind",
     "load_trajectories",
     "load_verdicts",
     "parse_jsonl",

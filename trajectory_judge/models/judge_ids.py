@@ -228,11 +228,6 @@ def _prompt_of(judge_id: str, name: str | None) -> str | None:
         raise ValueError(f"judge id {judge_id!r}: {exc}") from None
 
 
-def judge_kind(judge_id: str) -> JudgeKind:
-    """What a judge id names (:attr:`JudgeSpec.kind`), or a ValueError saying why it breaks the grammar."""
-    return JudgeSpec.parse(judge_id).kind
-
-
 def check_judge_id(value: str) -> str:
     """``value`` if it follows the judge-id grammar (:meth:`JudgeSpec.parse`), else :class:`ValueError`."""
     JudgeSpec.parse(value)

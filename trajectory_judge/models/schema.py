@@ -20,9 +20,6 @@ format admits files an older reader would refuse; an optional field added with a
 old files' meaning is not such a change.
 """
 
-READ_VERSIONS: tuple[int, ...] = (1, 2)
-"""The versions whose files this package reads: version 1 files are version 2 files."""
-
 SCHEMA_RULES: dict[str, tuple[str, ...]] = {
     "trajectories": (
         "trajectory_id is unique within a file",

@@ -20,11 +20,7 @@ def file_sha256(path: str | Path) -> str:
             return str(cached["sha256"])
     except (OSError, ValueError, KeyError):
         pass
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    digest = h.hexdigest()
+    digest = sha256_file(path)
     with contextlib.suppress(OSError):
         cache.write_text(json.dumps({"key": key, "sha256": digest}))
     return digest

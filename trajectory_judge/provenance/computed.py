@@ -67,8 +67,3 @@ def computes(func: F) -> F:
 
     wrapper.__tj_computes__ = name  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
-
-
-def is_tagging(func: Any) -> bool:
-    """True when ``func`` is decorated with :func:`computes`."""
-    return isinstance(getattr(func, "__tj_computes__", None), str)

@@ -48,6 +48,7 @@ from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.judges.custom import PromptTemplate, check_template
 from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
 from trajectory_judge.models import LLM_VIEWS, DataError, Trajectory, load_trajectories
+from trajectory_judge.provenance.checksums import sha256_file
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
@@ -80,15 +81,6 @@ def settings_path(requests: str | Path) -> Path:
     """Where the settings file of the requests file ``requests`` is."""
     p = Path(requests)
     return p.with_name(p.name + SETTINGS_SUFFIX)
-
-
-def sha256_of(path: str | Path) -> str:
-    """SHA-256 of a file's bytes, read in blocks (no cache file is written beside it)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # --- the clients: keep what would be sent, answer from what came back -----------------------
@@ -341,7 +333,7 @@ def cli_export_requests(args: argparse.Namespace) -> int:
         "requests_sha256": digest.hexdigest(),
         "n_requests": len(seen),
         "n_trajectories": len(trajs),
-        "trajectories_sha256": sha256_of(traj_path),
+        "trajectories_sha256": sha256_file(traj_path),
         "exported": now(),
     }
     atomic_write_text(settings_path(out), json.dumps(record, indent=1, sort_keys=True) + "\n")
@@ -471,9 +463,9 @@ def cli_import_results(args: argparse.Namespace) -> int:
         raise ValueError("--requests FILE is required: the requests file the results answer")
     requests, results_path = Path(args.requests), Path(args.results)
     settings, srec = read_settings(requests)
-    if sha256_of(requests) != srec.get("requests_sha256"):
+    if sha256_file(requests) != srec.get("requests_sha256"):
         raise DataError(f"{requests}: its bytes are not those {settings_path(requests)} was written with")
-    if sha256_of(data / TRAJECTORIES) != srec.get("trajectories_sha256"):
+    if sha256_file(data / TRAJECTORIES) != srec.get("trajectories_sha256"):
         raise DataError(
             f"{data / TRAJECTORIES}: not the trajectories the requests were exported from; "
             "import into the folder they came from"
@@ -560,7 +552,7 @@ def _run_record(
         fingerprints={k: fp.record() for k, fp in judge_fingerprints(judges).items()} or None,
         batch={
             "results": str(results),
-            "results_sha256": sha256_of(results),
+            "results_sha256": sha256_file(results),
             "requests": str(requests),
             "requests_sha256": srec.get("requests_sha256"),
             "exported": srec.get("exported"),

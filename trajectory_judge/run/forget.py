@@ -85,15 +85,16 @@ def _member_of(ensemble: JudgeSpec | None, member: str | None) -> bool:
     )
 
 
+def _lines(path: Path) -> list[str]:
+    """The lines of ``path`` that are not blank (none when it does not exist)."""
+    return [line for line in read_text(path).split("\n") if line.strip()] if path.exists() else []
+
+
 def _split(path: Path, wanted, scope: set[str] | None) -> tuple[list[str], list[str]]:
     """The lines of ``path`` to keep and to forget (``wanted(judge_id)`` and, with ``scope``, the trajectory in it)."""
-    if not path.exists():
-        return [], []
     keep: list[str] = []
     drop: list[str] = []
-    for line in read_text(path).split("\n"):
-        if not line.strip():
-            continue
+    for line in _lines(path):
         jid, tid = _ids(line)
         (drop if wanted(jid) and (scope is None or tid in scope) else keep).append(line)
     return keep, drop
@@ -131,14 +132,10 @@ def forget_verdicts(data_dir: str | Path, judge_id: str, trajectory_ids: Sequenc
             os.fsync(fd)
         finally:
             os.close(fd)
-        if drop_r:
-            atomic_write_text(rpath, "".join(line + "\n" for line in keep_r))
-        if drop_t:
-            atomic_write_text(tpath, "".join(line + "\n" for line in keep_t))
-        if drop_m:
-            atomic_write_text(mpath, "".join(line + "\n" for line in keep_m))
-        if drop_v:
-            atomic_write_text(vpath, "".join(line + "\n" for line in keep_v))
+        rewritten = ((rpath, keep_r, drop_r), (tpath, keep_t, drop_t), (mpath, keep_m, drop_m), (vpath, keep_v, drop_v))
+        for path, kept, dropped in rewritten:  # the verdicts last: an interrupted forget leaves them whole
+            if dropped:
+                atomic_write_text(path, "".join(line + "\n" for line in kept))
     return Forgotten(len(drop_v), len(drop_m), len(drop_t), len(drop_r), backup)
 
 
@@ -147,13 +144,9 @@ def _runs_without(path: Path, gone: set[str]) -> tuple[list[str], list[str]]:
 
     A line that is not a JSON object, or names none of ``gone``, is kept as it is.
     """
-    if not gone or not path.exists():
-        return [], []
     keep: list[str] = []
     drop: list[str] = []
-    for line in read_text(path).split("\n"):
-        if not line.strip():
-            continue
+    for line in _lines(path) if gone else []:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:

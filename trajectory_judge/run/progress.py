@@ -48,11 +48,6 @@ class Progress:
                 postfix=f"concurrency {concurrency}" if concurrency > 1 else None,
             )
 
-    @property
-    def is_bar(self) -> bool:
-        """True when progress is drawn as a terminal bar."""
-        return self._bar is not None
-
     def update(self, note: str = "", n: int = 1) -> None:
         """Count ``n`` units of work (``note`` goes on the plain line)."""
         self.n += n

@@ -16,7 +16,7 @@ from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
-from trajectory_judge.models import judge_kind
+from trajectory_judge.models import JudgeSpec
 
 LATENCY_MEANING = (
     "latency_s: seconds of the model call that answered, from sending the request to its full answer "
@@ -57,7 +57,7 @@ def base_record(judge_ids: Sequence[str], members: dict[str, list[str]], *, conc
         "started": now(),
         "argv": sys.argv[1:],
         "judges": list(judge_ids),
-        "judge_kinds": {j: judge_kind(j) for j in judge_ids},
+        "judge_kinds": {j: JudgeSpec.parse(j).kind for j in judge_ids},
         "members": members or None,
         "backend": "python",
         "concurrency": concurrency,

@@ -890,22 +890,3 @@ def bootstrap(
         batch=batch,
         strata_order=strata_order,
     )[0]
-
-
-def bootstrap_loop(
-    n: int,
-    statistic: Callable[[np.ndarray], np.ndarray],
-    *,
-    strata: Any,
-    resamples: int = 10_000,
-    rng: np.random.Generator | int | None = None,
-    strata_order: Sequence[Any] | None = None,
-) -> np.ndarray:
-    """Reference implementation: one Python call of ``statistic(indices)`` per replicate.
-
-    ``statistic`` receives the resampled row indices of one replicate. With the same seed it
-    sees exactly the resamples :func:`bootstrap` weights, so the two distributions agree.
-    """
-    _, strata, gen = _validate(np.zeros((n, 1)), strata, resamples, 0.95, None, rng)
-    indices = stratified_indices(strata, resamples=resamples, rng=gen, order=strata_order)
-    return np.asarray([np.asarray(statistic(row), dtype=float) for row in indices])

@@ -235,16 +235,6 @@ def coverage_cut(pairs: Sequence[Pair], q: float) -> CoverageCut:
     return CoverageCut(q, n, k, wrong, faults, found)
 
 
-def recall_at_coverage(pairs: Sequence[Pair], q: float) -> float:
-    """Recall on the kept faults when exactly ``ceil(q n)`` verdicts are kept (:func:`coverage_cut`)."""
-    return coverage_cut(pairs, q).recall
-
-
-def risk_at_coverage(pairs: Sequence[Pair], q: float) -> float:
-    """Expected share wrong when exactly ``ceil(q n)`` verdicts are kept (:func:`coverage_cut`)."""
-    return coverage_cut(pairs, q).risk
-
-
 @dataclass(frozen=True)
 class ScoreTies:
     """Ties of the probability of "faulty" between faulty and clean trajectories, and what they do to AUROC."""
@@ -253,16 +243,6 @@ class ScoreTies:
     """AUROC with a tied pair counted as one half (scikit-learn's; the mean over random tie-breaking)."""
     tied_pairs: float
     """Share of the (faulty, clean) pairs whose scores are equal."""
-
-    @property
-    def against(self) -> float:
-        """AUROC with every tied pair ordered clean above faulty."""
-        return self.auroc - self.tied_pairs / 2
-
-    @property
-    def in_favour(self) -> float:
-        """AUROC with every tied pair ordered faulty above clean."""
-        return self.auroc + self.tied_pairs / 2
 
 
 def score_ties(pairs: Sequence[Pair]) -> ScoreTies:

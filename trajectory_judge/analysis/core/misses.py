@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.judges.views import VIEWS, render_view, view_of_judge
+from trajectory_judge.judges.views import VIEWS, render_view
 from trajectory_judge.models import DataError, JudgeSpec, Label, Trajectory, Verdict, stratum
 
 KINDS: tuple[str, ...] = ("miss", "false alarm")
@@ -214,7 +214,7 @@ def find_mistakes(
     if not mine:
         present = list(dict.fromkeys(v.judge_id for v in verdicts))
         raise ValueError(f"no verdicts of judge {judge_id!r}; judges present: {', '.join(present)}")
-    view = view_of_judge(judge_id)
+    view = JudgeSpec.parse(judge_id).rendered_view
     judged = [t for t in trajectories if t.trajectory_id in mine and t.label is not None]
     found: dict[str, list[Mistake]] = {k: [] for k in KINDS}
     for t in judged:

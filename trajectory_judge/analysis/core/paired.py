@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from trajectory_judge.analysis.core.slim import view_key
-from trajectory_judge.judges.views import view_of_judge
-from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict, folder_types, type_order
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, JudgeSpec, Trajectory, Verdict, folder_types, type_order
 
 SPLIT_GROUPS: tuple[str, ...] = ("all", "loud", "silent", "reaches_input", "hidden_from_input")
 """The groups paired discrimination is reported over before the failure types, in report order."""
@@ -61,7 +60,7 @@ def clean_parents(trajectories: Sequence[Trajectory]) -> dict[str, Trajectory]:
 
 def reaches_input(judge_id: str, fault: Trajectory, parent: Trajectory) -> bool:
     """True when the judge's rendered view of the fault differs from that of its parent."""
-    view = view_of_judge(judge_id)
+    view = JudgeSpec.parse(judge_id).rendered_view
     return view_key(view, fault) != view_key(view, parent)
 
 
@@ -94,7 +93,7 @@ def paired_discrimination(
     """
     parents = clean_parents(trajectories)
     reached = {} if reached is None else reached
-    view = view_of_judge(judge_id)
+    view = JudgeSpec.parse(judge_id).rendered_view
     rendered: dict[tuple[str, str], bytes] = {}  # a parent's view, rendered once for all its faults
 
     def parent_view(v: str, parent: Trajectory) -> bytes:

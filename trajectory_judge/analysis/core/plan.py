@@ -8,7 +8,6 @@ every paired delta of the report comes from the same resamples.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -103,30 +102,6 @@ class Plan:
             self.blocks,
             lambda key: M.metrics_from_counts(sums[..., self.blocks[key]], self.types, self.other_type),
         )
-
-    def loop_statistic(self, indices: np.ndarray) -> np.ndarray:
-        """Plain: resampled row indices of one replicate -> statistics, via :func:`metrics.judge_metrics`."""
-        cache: dict[tuple[str, ...], dict[str, float | None]] = {}
-
-        def get(judge: str, other: str | None = None) -> dict[str, float | None]:
-            vs, ws = self.verdicts[judge], self.verdicts[other or judge]
-            covered = all(w is not None for v, w in zip(vs, ws) if v is not None)
-            key = (judge, judge if covered else other or judge)
-            if key not in cache:
-                pairs = [(self.labels[i], vs[i]) for i in indices if vs[i] is not None and ws[i] is not None]
-                cache[key] = M.judge_metrics(pairs, self.types)
-            return cache[key]
-
-        out = []
-        for name in self.names:
-            s = split_name(name)
-            if s.reference is None:
-                v = get(s.judge)[s.metric]
-                out.append(math.nan if v is None else v)
-            else:
-                vb, va = get(s.judge, s.reference)[s.metric], get(s.reference, s.judge)[s.metric]
-                out.append(math.nan if va is None or vb is None else vb - va)
-        return np.asarray(out)
 
 
 def make_plan(

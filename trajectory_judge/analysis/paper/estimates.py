@@ -20,8 +20,7 @@ from trajectory_judge.analysis.core.paired import clean_parents, invented_senten
 from trajectory_judge.analysis.core.registry import REGISTRY, metric_names
 from trajectory_judge.analysis.core.report import JudgeReport, Report
 from trajectory_judge.analysis.paper.claims import Estimate
-from trajectory_judge.judges.views import view_of_judge
-from trajectory_judge.models import Trajectory, Verdict, design_cell
+from trajectory_judge.models import JudgeSpec, Trajectory, Verdict, design_cell
 from trajectory_judge.testbed.inject import INVENTED_PROMISES
 
 QUALITY_AXES: tuple[str, ...] = metric_names(quality_axis=True)
@@ -334,22 +333,7 @@ def accuracy_at_top_confidence(
 
 def hidden_types(trajectories: Sequence[Trajectory], judge: str) -> list[str]:
     """Failure types none of whose faults reaches ``judge``'s input (its view of every fault equals its parent's)."""
-    return unchanged_types(trajectories, view_of_judge(judge))
-
-
-def better_beyond_noise(rep: Report, a: str, b: str) -> list[str]:
-    """Quality axes on which ``b`` is better than ``a`` with a paired interval that excludes zero."""
-    out = []
-    for m in QUALITY_AXES:
-        d = rep.delta(a, b, m)
-        if (d.low > 0 and m not in LOWER_IS_BETTER) or (d.high < 0 and m in LOWER_IS_BETTER):
-            out.append(m)
-    return out
-
-
-def excluding_zero(rep: Report, a: str, b: str) -> list[str]:
-    """Quality axes whose paired delta ``b - a`` has an interval that excludes zero."""
-    return [m for m in QUALITY_AXES if (lambda d: d.low > 0 or d.high < 0)(rep.delta(a, b, m))]
+    return unchanged_types(trajectories, JudgeSpec.parse(judge).rendered_view)
 
 
 def promise_groups(trajectories: Sequence[Trajectory]) -> dict[str, list[str]]:

@@ -11,7 +11,6 @@ repository's README at the pinned release commit, whose Results table is the pap
 Access::
 
     PUBLISHED_MAIN["step:qwen2.5:14b"]["silent_recall"]   # 0.766
-    published_main_frame()                                 # the main table as a DataFrame
     PUBLISHED_INTERVALS, PUBLISHED_DELTAS, PUBLISHED_GAPS, PUBLISHED_PER_TYPE, PUBLISHED_COUNTS,
     PUBLISHED_PAIRED, PUBLISHED_COST
 """
@@ -21,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-
-import pandas as pd
 
 from trajectory_judge.analysis.core.registry import metric_names
 from trajectory_judge.models import TESTBED_FAILURE_TYPES
@@ -378,18 +375,6 @@ def published_main(judge: str, metric: str) -> float | None:
     return row[metric]
 
 
-def published_main_frame() -> pd.DataFrame:
-    """The published main table: one row per judge, columns :data:`MAIN_METRICS` (NaN for n/a)."""
-    df = pd.DataFrame.from_dict({j: dict(r) for j, r in PUBLISHED_MAIN.items()}, orient="index", dtype=float)
-    return df.reindex(columns=list(MAIN_METRICS)).rename_axis("judge")
-
-
-def published_per_type_frame() -> pd.DataFrame:
-    """The published per-type recall table: rows failure types plus the false-alarm row, columns judges."""
-    df = pd.DataFrame({j: dict(r) for j, r in PUBLISHED_PER_TYPE.items()}, dtype=float)
-    return df.reindex([*TESTBED_FAILURE_TYPES, FALSE_ALARM_ROW])
-
-
 __all__ = [
     "FALSE_ALARM_ROW",
     "MAIN_METRICS",
@@ -417,6 +402,4 @@ __all__ = [
     "PublishedGap",
     "PublishedInterval",
     "published_main",
-    "published_main_frame",
-    "published_per_type_frame",
 ]

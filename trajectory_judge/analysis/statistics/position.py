@@ -11,6 +11,8 @@ Recalls and paired differences are :class:`~trajectory_judge.analysis.paper.clai
 bootstrap (:func:`~trajectory_judge.analysis.core.bootstrap.bootstrap`), Clopper-Pearson where a proportion is 0 or 1.
 Whether position matters is tested by permutation (:func:`spread_permutation`) and by Cochran's Q
 (:func:`cochran_q`); what the design can detect at all, before any verdict, is :func:`position_power`.
+:func:`position_study` computes every record of the book's chapter at once, the fault rate of the
+organic episodes from the rule engine's flags among them.
 """
 
 from __future__ import annotations
@@ -22,13 +24,17 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from trajectory_judge.analysis.core.bootstrap import BootstrapResult, bootstrap
-from trajectory_judge.analysis.core.loading import judge_order
+from trajectory_judge.analysis.core.loading import Dataset, judge_order
 from trajectory_judge.analysis.paper.claims import Estimate
-from trajectory_judge.models import Trajectory, Verdict, design_cell
+from trajectory_judge.models import Episode, Trajectory, Verdict, design_cell
+
+if TYPE_CHECKING:
+    from trajectory_judge.analysis.statistics.prevalence import Prevalence
 
 AXES: dict[str, str] = {"position": "the step the fault sits at", "length": "the trajectory's number of steps"}
 """The two ways :func:`recall_by` splits the faults, in words."""
@@ -527,4 +533,100 @@ def _judge_counterfactual(
         cochran_q=q,
         cochran_p=p,
         power=position_power(n, k, seed=seed),
+    )
+
+
+def sample_labels(faulty: Sequence[bool], k: int, seed: int = 7) -> list[bool | None]:
+    """``k`` of the labels kept at random (seeded), the rest hidden: a user who labelled a few traces."""
+    import random
+
+    keep = set(random.Random(f"labels-{seed}").sample(range(len(faulty)), k))
+    return [bool(f) if i in keep else None for i, f in enumerate(faulty)]
+
+
+@dataclass(frozen=True)
+class PositionStudy:
+    """Where the fault sits, on every set at once: recall by step and length on the judged sets, the
+    counterfactual set's records and what its size can detect, and the rule engine's flags on the organic
+    episodes turned into a fault rate (:func:`~trajectory_judge.analysis.statistics.prevalence.prevalence_from_data`)."""
+
+    types: dict[str, dict[int, tuple[str, ...]]]
+    """Per split (:data:`AXES`), the failure types of each group (this edition's judged set)."""
+    recalls: dict[str, list[GroupRecall]]
+    """Recall per judge and group, for the paper's verdicts (``release``) and this edition's (``edition``)."""
+    counterfactual: list[Counterfactual]
+    """Per judge, the counterfactual set's records."""
+    power: PositionPower
+    """What the counterfactual set can detect at its full size, before any verdict."""
+    trajectories: int
+    """Trajectories of the counterfactual set."""
+    instances: int
+    """Instances of the counterfactual set (each a clean run and a fault at every step)."""
+    permutations: int
+    """Shuffles of the permutation test of the spread."""
+    prevalence: Prevalence
+    """The fault rate of the organic episodes from the rule
+    engine's flags, a few episodes labelled at random."""
+    true_rate: float
+    """The organic episodes' labelled fault rate."""
+    episodes: int
+    """Organic episodes."""
+    faulty: int
+    """Organic episodes labelled faulty."""
+    caught: int
+    """Faulty organic episodes the rule engine flags."""
+
+
+def position_study(
+    paper: Dataset,
+    ours: Dataset,
+    cf: Dataset,
+    episodes: Sequence[Episode],
+    *,
+    resamples: int,
+    seed: int,
+    labelled: int,
+    calibration: Dataset | None = None,
+) -> PositionStudy:
+    """:class:`PositionStudy` on the paper's and this edition's data, the counterfactual set and the organic
+    episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI). ``calibration``
+    is the labelled folder whose rule-engine verdicts calibrate the prevalence (``ours`` by default; the book
+    passes its own planted set, which holds the rule engine's verdicts whatever folder it is built on)."""
+    from trajectory_judge.analysis.statistics.prevalence import prevalence_from_data
+    from trajectory_judge.judges.programmatic import ProgrammaticJudge
+
+    types = {axis: types_by(ours.trajectories, axis) for axis in AXES}
+    recalls = {
+        source: [
+            r for axis in AXES for r in recall_by(d.trajectories, d.verdicts, axis, resamples=resamples, seed=seed)
+        ]
+        for source, d in (("release", paper), ("edition", ours))
+    }
+    cfs = counterfactual_recall(cf.trajectories, cf.verdicts, resamples=resamples, seed=seed, permutations=resamples)
+    total, k = design_size(cf.trajectories)
+    rules = ProgrammaticJudge()
+    organic = [e.trajectory for e in episodes]
+    user = [rules.judge(t) for t in organic]
+    faulty = [bool(t.label and t.label.faulty) for t in organic]
+    prev = prevalence_from_data(
+        ours if calibration is None else calibration,
+        "programmatic",
+        user,
+        labels=sample_labels(faulty, labelled, seed),
+        resamples=resamples,
+        seed=seed,
+    )
+    return PositionStudy(
+        types=types,
+        recalls=recalls,
+        counterfactual=cfs,
+        power=position_power(total, k, seed=seed),
+        trajectories=len(cf.trajectories),
+        instances=len({t.instance_id for t in cf.trajectories}),
+        permutations=resamples,
+        prevalence=prev,
+        true_rate=sum(faulty) / len(faulty),
+        episodes=len(organic),
+        faulty=sum(faulty),
+        caught=sum(v.faulty and f for v, f in zip(user, faulty)),
     )

@@ -21,10 +21,9 @@ from trajectory_judge.book.render.style import (
     judge_name,
     list_text,
     model_name,
-    parse_judge_id,
     source_name,
 )
-from trajectory_judge.models import Verdict
+from trajectory_judge.models import JudgeSpec, Verdict
 from trajectory_judge.provenance.computed import computes
 
 DELTA_METRICS: tuple[str, ...] = ("silent_recall", "loud_recall", "false_alarm_rate", "f1", "type_macro_f1", "ece")
@@ -52,7 +51,7 @@ def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str]
                 d = rep.delta(a, b, m)
             except KeyError:
                 continue
-            sa, sb = parse_judge_id(a), parse_judge_id(b)
+            sa, sb = JudgeSpec.parse(a), JudgeSpec.parse(b)
             rows.append((sb.model, f"{sb.family} - {sa.family}", a, b, n, m, d.value, d.low, d.high))
     cols = ["model", "comparison", "a", "b", "n", "metric", "delta", "low", "high"]
     return pd.DataFrame(rows, columns=cols)
@@ -214,7 +213,7 @@ def confusion_figure(rep: Report, judges: Sequence[str]) -> Any:
     when there are several), two a row. Every panel labels its columns with the short codes of
     :data:`TYPE_CODES`, spelt out in a key under the panels; a single panel names its rows, several label
     theirs with the same codes (only the left panels). Drawn narrow enough that every count and label is at
-    least :data:`~trajectory_judge.book.render.figures.MIN_PHONE_TEXT_PX` at phone width."""
+    least 11 CSS pixels at phone width."""
     import matplotlib.pyplot as plt
 
     from trajectory_judge.book.render.figures import PHONE_WIDTH_IN
@@ -258,7 +257,7 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
     of the hidden faults it judged unlike their parent (``disagree_hidden``; zero for a deterministic judge)."""
     rows = []
     for j, jr in rep.judges.items():
-        if parse_judge_id(j).view != "outcome":
+        if JudgeSpec.parse(j).view != "outcome":
             continue
         pdisc = jr.paired_discrimination
         rows.append(
@@ -379,7 +378,7 @@ def hidden_sentence(hidden: dict[str, pd.DataFrame]) -> str:
     """How many fault–parent pairs with an identical outcome view each source's outcome judges
     judged (rows of :func:`hidden_fault_table` per source), as the opening of a sentence."""
     parts = [
-        f"{_whose(source)} {model_name(str(parse_judge_id(str(j)).model))} outcome judge"
+        f"{_whose(source)} {model_name(str(JudgeSpec.parse(str(j)).model))} outcome judge"
         + " {} "
         + str(int(r["n_hidden"]))
         for source, frame in hidden.items()
@@ -400,7 +399,7 @@ def claim_above_sentence(summaries: dict[str, pd.DataFrame]) -> str:
 
     parts = []
     for source, frame in summaries.items():
-        llm = frame.loc[[j for j in frame.index if parse_judge_id(j).is_llm]]
+        llm = frame.loc[[j for j in frame.index if JudgeSpec.parse(j).is_llm]]
         above = list(llm.index[llm["recall"] > llm["anchor"]])
         n, k = len(llm), len(above)
         who = "none" if k == 0 else ("all " + number_word(n) if k == n else number_word(k))
@@ -464,7 +463,7 @@ def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
 def top_flagger(floor: pd.DataFrame) -> str | None:
     """The LLM judge of :func:`floor_table` that flags the most trajectories (``None``: no LLM judge,
     as in a reader's folder of Python judges only)."""
-    llm = [j for j in floor.index if parse_judge_id(str(j)).is_llm]
+    llm = [j for j in floor.index if JudgeSpec.parse(str(j)).is_llm]
     return str(floor.loc[llm, "flag_rate"].idxmax()) if llm else None
 
 

@@ -120,25 +120,6 @@ def per_type_intervals_frame(rep) -> pd.DataFrame:
 
 
 @computes
-def formatted_intervals(long: pd.DataFrame, index: str, columns: str, digits: int = 2) -> pd.DataFrame:
-    """``value [low, high]`` strings (``†`` for exact intervals, no bracket for structural ones), pivoted."""
-
-    def cell(r: pd.Series) -> str:
-        v = f"{r.iloc[2]:.{digits}f}"
-        if r["method"] == "structural":
-            return v
-        mark = "†" if r["method"] == "clopper-pearson" else ""
-        return f"{v} [{r['low']:.{digits}f}, {r['high']:.{digits}f}]{mark}"
-
-    df = long.assign(cell=long.apply(cell, axis=1))
-    return (
-        df.pivot(index=index, columns=columns, values="cell")
-        .reindex(index=list(dict.fromkeys(long[index])), columns=list(dict.fromkeys(long[columns])))
-        .rename_axis(columns=None)
-    )
-
-
-@computes
 def localisation_frame(rep) -> pd.DataFrame:
     """Per judge: exact and within-one-step localisation with the scored cases, and the Brier score."""
     cols = ["step_exact", "step_within_one", "step_exact_n", "brier"]

@@ -41,7 +41,8 @@ from trajectory_judge.book.chapters.setups import (  # noqa: F401  (re-exported:
     read_runs,
     setup_frame,
 )
-from trajectory_judge.book.render.style import LABELS, _missing, format_number, judge_name, label, parse_judge_id
+from trajectory_judge.book.render.style import LABELS, _missing, format_number, judge_name, label
+from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 
@@ -57,12 +58,6 @@ def audit_frame(rep, data, spread: pd.DataFrame | BoundSpread | None = None) -> 
 def seed_spread(reports: Mapping[int, Any], data=None) -> pd.DataFrame:
     """:func:`trajectory_judge.analysis.paper.audit.seed_spread` as a frame indexed by quantity."""
     return compute_seed_spread(reports, data).to_frame()
-
-
-@computes
-def bound_spread(reports: Mapping[int, Any], a: str, b: str, metric: str) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.paper.audit.seed_deltas` as a frame: the delta ``b - a`` and its interval per seed."""
-    return seed_deltas(reports, a, b, metric).to_frame()
 
 
 @computes
@@ -93,7 +88,7 @@ def _is_judge(word: str) -> bool:
     """Whether a word of a quantity is the id of the rules or an LLM judge (``recall:wrong_tool`` is a metric,
     though the grammar would read it as a Python judge)."""
     try:
-        return parse_judge_id(word).kind != "python"
+        return JudgeSpec.parse(word).kind != "python"
     except ValueError:
         return False
 
@@ -176,6 +171,87 @@ def open_rows(checks: pd.DataFrame) -> pd.DataFrame:
     """The audit rows that do not simply reproduce, except the organic-episode counts (whose one reason,
     that the release holds no episodes, the chapter says once)."""
     return checks[(checks["verdict"] != REPRODUCES) & ~checks["quantity"].str.startswith("organic_")]
+
+
+def audit_counts(checks: pd.DataFrame) -> dict[str, Any]:
+    """What the audit's first section says in numbers, by glue name: the rows in all (``audit_total``) and per
+    verdict (``audit_reproduces``, ``audit_noise``, ``audit_explained``, ``audit_missing``), the organic-episode
+    counts among those that cannot be recomputed (``n_missing_organic``), the rows of :func:`open_rows`
+    (``audit_open``) and :func:`unexplained_sentence` (``audit_unexplained``)."""
+    summary = audit_summary(checks)
+    names = {REPRODUCES: "reproduces", NOISE: "noise", EXPLAINED: "explained", NOT_RECOMPUTABLE: "missing"}
+    missing = checks[checks["verdict"] == NOT_RECOMPUTABLE]
+    return {
+        "audit_total": summary["total"],
+        **{f"audit_{name}": summary[key] for key, name in names.items()},
+        "n_missing_organic": int(missing["quantity"].str.startswith("organic_").sum()),
+        "audit_open": len(open_rows(checks)),
+        "audit_unexplained": unexplained_sentence(checks),  # empty when every difference is explained
+    }
+
+
+def abstract_reproduces(checks: pd.DataFrame) -> bool:
+    """Whether every number of the camera-ready abstract about the outcome and step judges reproduces (its
+    reply-only judge's verdicts are not released)."""
+    camera = checks[checks["source"] == "abstract"]
+    return bool((camera[~camera["quantity"].str.startswith("reply_")]["verdict"] == REPRODUCES).all())
+
+
+def contradiction_numbers(checks: pd.DataFrame, rep: Any) -> dict[str, Any]:
+    """The numbers of the two statements of the published material that disagree, by glue name: the reply types
+    §7.1 counts and the data give (``reply_types_71``, ``reply_types_data``), and the outcome judge's pooled recall
+    by the README, the paper and the verdicts (``readme_pooled``, ``paper_pooled``, ``data_pooled``)."""
+    from trajectory_judge.analysis.paper import published as P
+
+    explained = checks[checks["verdict"] == EXPLAINED].set_index("quantity")
+    reply = explained.filter(like="section71", axis=0)
+    return {
+        "reply_types_71": int(reply["published"].iloc[0]),
+        "reply_types_data": int(reply["recomputed"].iloc[0]),
+        "readme_pooled": float(explained.filter(like="readme_pooled", axis=0)["published"].iloc[0]),
+        "paper_pooled": float(P.PUBLISHED_COUNTS["pooled_recall_outcome"].value),
+        "data_pooled": float(rep.judges[P.OUTCOME].metrics["recall"]),
+    }
+
+
+def upper_bound_numbers(cdf: pd.Series, deltas: SeedDeltas, confidence_level: float, resamples: int) -> dict[str, Any]:
+    """Why the published upper bound of the silent-recall delta is within Monte-Carlo noise, by glue name: the
+    upper percentile (``upper_q``), the published bound (``pub_high``), the grid point below it (``grid_below``),
+    the probability the procedure puts at or below that point (``cdf_below``, from ``cdf``:
+    :func:`silent_delta_cdf`), the standard error of an empirical CDF at the percentile with ``resamples``
+    replicates (``cdf_se``) and the seeds of ``deltas`` that print the published bound (``seeds_pub``)."""
+    from trajectory_judge.analysis.paper import published as P
+
+    pub = next(d for d in P.PUBLISHED_DELTAS if d.metric == "silent_recall")
+    nearest = abs(cdf.index - pub.high).argmin()  # the grid point the published bound rounds
+    below = cdf.index[nearest - 1]  # and the one below it
+    q = 1 - (1 - confidence_level) / 2  # the upper percentile, 0.975
+    return {
+        "upper_q": q,
+        "pub_high": pub.high,
+        "grid_below": float(below),
+        "cdf_below": float(cdf.loc[below]),
+        "cdf_se": (q * (1 - q) / resamples) ** 0.5,
+        "seeds_pub": deltas.seeds_printing_high(pub.high),
+    }
+
+
+def rules_comparison(ours: Any, paper: Any) -> str:
+    """Whether the rule engine's quality metrics on this edition's trajectories and on the release's are the same
+    (to summation-order noise), different, or not compared (a folder with no rule-engine verdicts)."""
+    if "programmatic" not in ours.judges:
+        return "not compared (this data has no rule-engine verdicts)"
+    quality = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "step_exact", "type_macro_f1", "ece", "brier")
+    a, b = ours.judges["programmatic"].metrics, paper.judges["programmatic"].metrics
+    return "the same" if max(abs(a[m] - b[m]) for m in quality) < 1e-9 else "different"
+
+
+def paper_models() -> str:
+    """The models the published judges ran, in words."""
+    from trajectory_judge.analysis.paper import published as P
+    from trajectory_judge.book.render.style import list_text, model_name
+
+    return list_text([model_name(P.PUBLISHED_MODEL), model_name(P.STEP8.split(":", 1)[1])])
 
 
 def spread_sentence(spread: pd.DataFrame, seeds: int) -> str:

@@ -17,9 +17,6 @@ from trajectory_judge.analysis.core.resampling import folder_resampling
 from trajectory_judge.book.paths import data_dir, own_folder, paper_data_dir, paper_trajectories_dir
 from trajectory_judge.models import DESIGN_FILE
 
-PAPER = "the paper"
-"""Label of the paper's verdict set."""
-
 OURS = "this edition"
 """Label of this edition's verdict set."""
 

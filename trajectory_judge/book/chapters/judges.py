@@ -12,8 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.book.render.style import PYTHON, parse_judge_id
+from trajectory_judge.book.render.style import PYTHON
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
+from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 
@@ -49,7 +50,7 @@ def judge_decoding(judge: str, decoding: dict[str, Any]) -> tuple[Any, Any]:
                 f"(temperature {sc.get('temperature')}, seeds {sc.get('seeds')})"
             )
         return temp, seed
-    if parse_judge_id(judge).ensemble > 1 and sc:
+    if JudgeSpec.parse(judge).ensemble > 1 and sc:
         return sc.get("temperature"), ",".join(map(str, sc.get("seeds", [])))
     return decoding.get("temperature"), decoding.get("seed")
 
@@ -73,7 +74,7 @@ def setting_text(x: Any) -> str:
 def sample_settings(judge: str) -> tuple[float, int] | None:
     """(temperature, seed) named by a member id (:class:`~trajectory_judge.models.JudgeSpec`), or None for
     any other judge id; a ValueError for an id outside the grammar."""
-    spec = parse_judge_id(judge)
+    spec = JudgeSpec.parse(judge)
     if spec.temperature is None or spec.seed is None:
         return None
     return spec.temperature, spec.seed
@@ -133,7 +134,7 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
         counts[v.judge_id] = counts.get(v.judge_id, 0) + 1
     rows = []
     for j, n in counts.items():
-        s = parse_judge_id(j)
+        s = JudgeSpec.parse(j)
         ens = s.ensemble > 1
         temp = PAPER_DECODING["selfcons_temperature"] if ens else (PAPER_DECODING["temperature"] if s.is_llm else None)
         seeds = (
@@ -262,7 +263,7 @@ def prompt_comparison_table(example: Any) -> pd.DataFrame:
 def own_prompts(runs: Sequence[dict[str, Any]], judge_ids: Sequence[str]) -> dict[str, dict[str, str]]:
     """The prompts of one's own behind ``judge_ids`` (``VIEW+NAME:MODEL``), from the run records that
     keep them: judge id to its template's name, text and SHA-256 (the latest record for each)."""
-    wanted = {j for j in judge_ids if parse_judge_id(j).prompt}
+    wanted = {j for j in judge_ids if JudgeSpec.parse(j).prompt}
     out: dict[str, dict[str, str]] = {}
     for rec in runs:
         for judge, prompt in (rec.get("prompts") or {}).items():
@@ -291,7 +292,7 @@ def own_prompts_display(prompts: dict[str, dict[str, str]], example: Any) -> Any
         "and shown here as it was sent, then the example as it renders it.</p>"
     ]
     for judge, rec in prompts.items():
-        spec = parse_judge_id(judge)
+        spec = JudgeSpec.parse(judge)
         template = PromptTemplate(name=str(spec.prompt), text=rec["text"], file=rec.get("file", ""))
         sha = str(rec.get("sha256", template.sha256))[:16]
         parts.append(folded(f"{judge}: its template ({spec.view} view, sha256 {sha})", rec["text"]).data)

@@ -2,7 +2,7 @@
 the paper's own verdicts bear it out (``book/intro.md``, glued from the paired chapter).
 
 :func:`finding_sentence` writes the finding from the report of the paper's verdicts and the
-camera-ready quantities (:func:`trajectory_judge.book.chapters.paired.camera_ready_numbers`);
+camera-ready quantities (:func:`trajectory_judge.book.chapters.paired.camera_ready_quantities`);
 :func:`verdict_sentence` reads the verdicts of the claims it rests on (:data:`FINDING_KEYS`) from the
 claims register and :func:`register_sentence` the whole register's, both through the book's one sentence on claims
 (:func:`~trajectory_judge.book.render.claim_summary.summary_sentence`). Nothing here decides a verdict.
@@ -16,7 +16,8 @@ from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.analysis.paper import published as P
 from trajectory_judge.book.render.claim_summary import summary_sentence, tally, tally_of
 from trajectory_judge.book.render.claim_text import Claims, number_word
-from trajectory_judge.book.render.style import format_number, model_name, parse_judge_id
+from trajectory_judge.book.render.style import format_number, model_name
+from trajectory_judge.models import JudgeSpec
 
 FINDING_KEYS: tuple[str, ...] = (
     "outcome_loud",
@@ -42,7 +43,7 @@ def finding_sentence(rep: Report, cr: Mapping[str, float]) -> str:
     clean-run flag rates; its recall and paired discrimination on the reply-unchanged types; the step
     judge of the same model on those types and on the clean runs."""
     out = rep.judges[P.OUTCOME].metrics
-    model = model_name(parse_judge_id(P.OUTCOME).model or "")
+    model = model_name(JudgeSpec.parse(P.OUTCOME).model or "")
     k = int(cr["n_reply_unchanged_types"])
     paired = format_number(float(cr["outcome_paired_reply_unchanged"]), 3)
     every = (

@@ -4,7 +4,7 @@ first violations, tools, endings and repeated calls of the episodes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
@@ -24,47 +24,27 @@ def organic_status(episodes: Sequence | None, planned: int) -> str:
 
 
 # --- the organic records as frames -------------------------------------------------------------
-@computes
-def organic_counts(episodes: Sequence | None) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.statistics.organic.organic_counts` as a frame: one column per agent model of ours, then
-    the published counts, one row per measure."""
-    return O.organic_counts(episodes).to_frame()
+def _shown(name: str, series: bool = False) -> Callable[[Sequence | None], pd.DataFrame | pd.Series]:
+    """The chapter's ``name``: the record :mod:`trajectory_judge.analysis.statistics.organic` computes under the
+    same name, as a frame (or, with ``series``, a series), named as computed by this module's ``name``."""
+    record = getattr(O, name)
+
+    def shown(episodes: Sequence | None) -> pd.DataFrame | pd.Series:
+        return record(episodes).to_series() if series else record(episodes).to_frame()
+
+    shown.__name__ = shown.__qualname__ = name
+    shown.__doc__ = f":func:`trajectory_judge.analysis.statistics.organic.{name}` as the chapter shows it."
+    return computes(shown)
 
 
-@computes
-def organic_by_stratum(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.statistics.organic.organic_by_stratum`."""
-    return O.organic_by_stratum(episodes).to_frame()
-
-
-@computes
-def organic_types(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.statistics.organic.organic_types`."""
-    return O.organic_types(episodes).to_frame()
-
-
-@computes
-def organic_tools(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.statistics.organic.organic_tools`."""
-    return O.organic_tools(episodes).to_frame()
-
-
-@computes
-def organic_endings(episodes: Sequence) -> pd.DataFrame:
-    """:func:`trajectory_judge.analysis.statistics.organic.organic_endings`."""
-    return O.organic_endings(episodes).to_frame()
-
-
-@computes
-def repeated_calls(episodes: Sequence) -> pd.Series:
-    """:func:`trajectory_judge.analysis.statistics.organic.repeated_calls`."""
-    return O.repeated_calls(episodes).to_series()
-
-
-@computes
-def outcome_gaps(episodes: Sequence) -> pd.Series:
-    """:func:`trajectory_judge.analysis.statistics.organic.outcome_gaps`."""
-    return O.outcome_gaps(episodes).to_series()
+organic_counts = _shown("organic_counts")
+"""One column per agent model of ours, then the published counts, one row per measure."""
+organic_by_stratum = _shown("organic_by_stratum")
+organic_types = _shown("organic_types")
+organic_tools = _shown("organic_tools")
+organic_endings = _shown("organic_endings")
+repeated_calls = _shown("repeated_calls", series=True)
+outcome_gaps = _shown("outcome_gaps", series=True)
 
 
 def repeat_sentence(repeats: pd.Series) -> str:

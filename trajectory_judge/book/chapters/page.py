@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from trajectory_judge.book.render.figures import judge_style, legend_outside, setup_figures, show
+from trajectory_judge.book.render.figures import judge_style, setup_figures, show
 from trajectory_judge.book.render.tables import table
 
-__all__ = ["judge_style", "legend_outside", "setup", "show", "table"]
+__all__ = ["judge_style", "setup", "show", "table"]
 
 
 def setup(chapter: str | None = None) -> None:

@@ -19,8 +19,8 @@ from trajectory_judge.analysis.paper.paired_detail import (
     reply_unchanged_types,  # noqa: F401  (re-exported for the chapter)
 )
 from trajectory_judge.book.render.missing import HERE, Quantity, cannot_compute, no_parent_judged, none_judged
-from trajectory_judge.book.render.style import by_source, parse_judge_id  # noqa: F401 - by_source: re-exported for the chapter
-from trajectory_judge.models import Trajectory, Verdict
+from trajectory_judge.book.render.style import by_source  # noqa: F401 - by_source: re-exported for the chapter
+from trajectory_judge.models import JudgeSpec, Trajectory, Verdict
 from trajectory_judge.provenance.computed import computes
 
 # --- paired discrimination --------------------------------------------------------------------
@@ -28,20 +28,9 @@ PAIRED_VIEW_GROUPS: tuple[str, ...] = ("loud", "silent", "reaches_input", "hidde
 """The groups the paired figure shows."""
 
 
-def family_of(judge_id: str) -> str:
-    """The family of a judge id (:attr:`~trajectory_judge.models.JudgeSpec.family`): ``step:qwen2.5:14b`` ->
-    ``step``, ``selfcons3:qwen2.5:14b`` -> ``selfcons``."""
-    return parse_judge_id(judge_id).family
-
-
-def model_of(judge_id: str) -> str | None:
-    """The model of a judge id, ``None`` for the rule engine and a Python judge."""
-    return parse_judge_id(judge_id).model
-
-
 def judges_of(judges: Iterable[str], family: str) -> list[str]:
     """The judge ids of one family, in the given order."""
-    return [j for j in judges if family_of(j) == family]
+    return [j for j in judges if JudgeSpec.parse(j).family == family]
 
 
 @computes
@@ -144,11 +133,6 @@ def camera_ready_quantities(
     return out
 
 
-def camera_ready_numbers(rep, trajectories: Sequence[Trajectory], outcome: str, step: str) -> dict[str, float | None]:
-    """:func:`camera_ready_quantities` as plain values (``None`` where missing)."""
-    return dict(camera_ready(rep, trajectories, outcome, step).values)
-
-
 def reply_beside_camera_ready(rep, trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -> str:
     """The camera-ready abstract's reply-only figure beside this edition's own reply judges on the same faults."""
     from trajectory_judge.analysis.core.formatting import format_interval
@@ -196,9 +180,8 @@ def hidden_views_sentence(hidden: pd.DataFrame) -> str:
     judge): on the testbed only the outcome view, since every mutant changes a step or the reply; on a folder whose
     faults can read exactly as their parent, judges that read the steps too, said with their names."""
     from trajectory_judge.book.render.style import judge_name, list_text
-    from trajectory_judge.judges.views import view_of_judge
 
-    others = [(s, str(j)) for s, j in hidden.index if view_of_judge(str(j)) != "outcome"]
+    others = [(s, str(j)) for s, j in hidden.index if JudgeSpec.parse(str(j)).rendered_view != "outcome"]
     if not others:
         return (
             "Only a judge that reads the outcome view has faults hidden from its input: every other view includes "
@@ -252,7 +235,7 @@ CAMERA_READY_NAMES: dict[str, str] = {
     "claim_other_flagged": "Faults carrying the others, flagged",
     "claim_other_n": "Faults carrying the others",
 }
-"""What each of :func:`camera_ready_numbers`' keys measures, in words."""
+"""What each of :func:`camera_ready_quantities`' keys measures, in words."""
 
 CAMERA_READY_COUNTS: frozenset[str] = frozenset(
     {
@@ -265,7 +248,7 @@ CAMERA_READY_COUNTS: frozenset[str] = frozenset(
         "claim_other_n",
     }
 )
-"""Keys of :func:`camera_ready_numbers` that are counts."""
+"""Keys of :func:`camera_ready_quantities` that are counts."""
 
 
 @computes

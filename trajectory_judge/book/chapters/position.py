@@ -8,14 +8,18 @@ Every helper takes the typed records of :mod:`trajectory_judge.analysis.statisti
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.analysis.statistics.position import POWER_ASSUMPTION, Counterfactual, GroupRecall, PositionPower
+from trajectory_judge.analysis.statistics.position import (
+    POWER_ASSUMPTION,
+    Counterfactual,
+    GroupRecall,
+    PositionPower,
+    PositionStudy,
+)
 from trajectory_judge.analysis.statistics.prevalence import (
     ASSUMPTION,
     PPI_ASSUMPTION,
@@ -30,10 +34,10 @@ from trajectory_judge.book.render.style import (
     format_interval,
     judge_name,
     list_text,
-    parse_judge_id,
     plural,
     source_name,
 )
+from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 AXIS_HEAD = {"position": "Step", "length": "Steps"}
@@ -153,7 +157,7 @@ def counterfactual_figure(cfs: Sequence[Counterfactual]) -> Any:
 
 def _is_control(judge: str) -> bool:
     """A judge that cannot prefer a step by construction: a Python judge (the package's coin-flip mock)."""
-    return parse_judge_id(judge).kind == "python"
+    return JudgeSpec.parse(judge).kind == "python"
 
 
 def _instances_text(c: Counterfactual, total: int) -> str:
@@ -273,7 +277,7 @@ def control_sentence(cfs: Sequence[Counterfactual]) -> str:
 
 
 def _llm(cfs: Sequence[Counterfactual]) -> list[Counterfactual]:
-    return [c for c in cfs if parse_judge_id(c.judge).is_llm]
+    return [c for c in cfs if JudgeSpec.parse(c.judge).is_llm]
 
 
 def _power_text(c: Counterfactual) -> str:
@@ -363,12 +367,6 @@ def _signed(x: float | None, decimals: int = 3) -> str:
     return MISSING if x is None else f"{x:.{decimals}f}".replace("-", "\u2212")
 
 
-def sample_labels(faulty: Sequence[bool], k: int, seed: int = 7) -> list[bool | None]:
-    """``k`` of the labels kept at random (seeded), the rest hidden: a user who labelled a few traces."""
-    keep = set(random.Random(f"labels-{seed}").sample(range(len(faulty)), k))
-    return [bool(f) if i in keep else None for i, f in enumerate(faulty)]
-
-
 def _rg_sentence(rg: Corrected) -> str:
     """What the Rogan–Gladen correction gives, in words: its interval, or why there is none."""
     if rg.status == UNINFORMATIVE:
@@ -453,88 +451,26 @@ def headline_sentence(cfs: Sequence[Counterfactual], p: Prevalence, true_rate: f
     )
 
 
-def counterfactual_sentences(
-    cfs: Sequence[Counterfactual], trajectories: Sequence[Any], *, permutations: int, seed: int
-) -> dict[str, str]:
-    """The sentences of the counterfactual section, by glue name: the method and what the set's size can detect
-    (``cf_design``, before any result), who read it (``cf_readers``), the results (``cf_text``), the control
-    (``cf_control``) and the LLM judge's finding or the method framing (``cf_llm``)."""
-    from trajectory_judge.analysis.statistics.position import design_size, position_power
-
-    total, k = design_size(trajectories)
+def position_values(study: PositionStudy) -> dict[str, str]:
+    """The sentences glued into the chapter's prose, by name: the confound of the judged set, the counterfactual
+    set's size, its method and what its size can detect (``cf_design``, before any result), who read it
+    (``cf_readers``), the results (``cf_text``), the control (``cf_control``), the LLM judge's finding or the
+    method framing (``cf_llm``), the prevalence section's sentences and the headline."""
+    cfs, prev, total = study.counterfactual, study.prevalence, study.power.instances
+    steps = study.types["position"]
     return {
-        "cf_design": design_sentence(position_power(total, k, seed=seed), permutations, seed),
+        "confound": "each failure type sits at one step ("
+        + "; ".join(f"step {s}: {list_text(list(ts))}" for s, ts in steps.items())
+        + "), so a difference between steps is a difference between types",
+        "n_cf": str(study.trajectories),
+        "n_cf_instances": str(study.instances),
+        "cf_design": design_sentence(study.power, study.permutations, study.power.seed),
         "cf_readers": readers_sentence(cfs, total),
         "cf_text": counterfactual_sentence(cfs),
         "cf_control": control_sentence(cfs),
         "cf_llm": llm_sentence(cfs, total),
-    }
-
-
-@dataclass(frozen=True)
-class PositionChapter:
-    """Everything the chapter shows, computed once: the records and the sentences glued into its prose."""
-
-    types: dict[str, dict[int, tuple[str, ...]]]
-    """Per split, the failure types of each group (judged set)."""
-    recalls: dict[str, list[GroupRecall]]
-    """Recall per judge and group, for the paper's verdicts (``release``) and this edition's (``edition``)."""
-    counterfactual: list[Counterfactual]
-    """Per judge, the counterfactual set's records."""
-    prevalence: Prevalence
-    """``prevalence`` on the organic episodes, the rule engine as the judge."""
-    true_rate: float
-    """The organic episodes' labelled fault rate."""
-    n_episodes: int
-    """Organic episodes."""
-    values: dict[str, str]
-    """The glued sentences, by name."""
-
-
-def position_chapter(
-    paper, ours, cf, episodes, *, resamples: int, seed: int, labelled: int, calibration=None
-) -> PositionChapter:
-    """The chapter's records on the paper's and this edition's data, the counterfactual set and the organic
-    episodes (the rule engine judges them, ``labelled`` of them labelled at random for PPI). ``calibration``
-    is the labelled folder whose rule-engine verdicts calibrate ``prevalence`` (``ours`` by default; the
-    book passes its own planted set, which holds the rule engine's verdicts whatever folder it is built on)."""
-    from trajectory_judge.analysis.statistics.position import AXES, counterfactual_recall, recall_by, types_by
-    from trajectory_judge.analysis.statistics.prevalence import prevalence_from_data
-    from trajectory_judge.judges.programmatic import ProgrammaticJudge
-
-    types = {axis: types_by(ours.trajectories, axis) for axis in AXES}
-    recalls = {
-        source: [
-            r for axis in AXES for r in recall_by(d.trajectories, d.verdicts, axis, resamples=resamples, seed=seed)
-        ]
-        for source, d in (("release", paper), ("edition", ours))
-    }
-    cfs = counterfactual_recall(cf.trajectories, cf.verdicts, resamples=resamples, seed=seed, permutations=resamples)
-    rules = ProgrammaticJudge()
-    organic = [e.trajectory for e in episodes]
-    user = [rules.judge(t) for t in organic]
-    faulty = [bool(t.label and t.label.faulty) for t in organic]
-    prev = prevalence_from_data(
-        ours if calibration is None else calibration,
-        "programmatic",
-        user,
-        labels=sample_labels(faulty, labelled, seed),
-        resamples=resamples,
-        seed=seed,
-    )
-    true_rate = sum(faulty) / len(faulty)
-    caught = sum(v.faulty and f for v, f in zip(user, faulty))
-    steps = types["position"]
-    values = {
-        "confound": "each failure type sits at one step ("
-        + "; ".join(f"step {s}: {list_text(list(ts))}" for s, ts in steps.items())
-        + "), so a difference between steps is a difference between types",
-        "n_cf": str(len(cf.trajectories)),
-        "n_cf_instances": str(len({t.instance_id for t in cf.trajectories})),
-        **counterfactual_sentences(cfs, cf.trajectories, permutations=resamples, seed=seed),
-        **prevalence_sentences(prev, true_rate),
+        **prevalence_sentences(prev, study.true_rate),
         "n_labelled": str(prev.labelled),
-        "organic_caught": f"{caught} of the {sum(faulty)} faulty episodes",
-        "headline": headline_sentence(cfs, prev, true_rate),
+        "organic_caught": f"{study.caught} of the {study.faulty} faulty episodes",
+        "headline": headline_sentence(cfs, prev, study.true_rate),
     }
-    return PositionChapter(types, recalls, cfs, prev, true_rate, len(organic), values)

@@ -23,13 +23,12 @@ from trajectory_judge.book.render.style import (
     format_number,
     judge_name,
     list_text,
-    parse_judge_id,
     plural,
     source_name,
     with_source,
 )
 from trajectory_judge.book.render.tables import BookTable
-from trajectory_judge.models import TESTBED_FAILURE_TYPES
+from trajectory_judge.models import TESTBED_FAILURE_TYPES, JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 
@@ -360,7 +359,7 @@ def reliability_figure(rep: Report) -> Any:
         bins = rep.calibration_bins(j)
         bins = bins[bins["n"] > 0]
         st = judge_style(j)
-        hollow = not parse_judge_id(j).is_llm
+        hollow = not JudgeSpec.parse(j).is_llm
         ax.scatter(
             bins["confidence"],
             bins["accuracy"],

@@ -11,7 +11,8 @@ import pandas as pd
 
 from trajectory_judge.analysis.core.cost import read_run_records
 from trajectory_judge.book.chapters.judges import judge_decoding, sample_settings
-from trajectory_judge.book.render.style import PYTHON, parse_judge_id
+from trajectory_judge.book.render.style import PYTHON
+from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 NOT_REPORTED = "not reported"
@@ -67,7 +68,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
         for judge, per in (rec.get("per_judge") or {}).items():
             if not per.get("verdicts"):
                 continue
-            if parse_judge_id(judge).family == PYTHON:
+            if JudgeSpec.parse(judge).family == PYTHON:
                 rows.append(
                     (
                         judge,
@@ -88,7 +89,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
                 (
                     judge,
                     rec.get("model"),
-                    parse_judge_id(judge).ensemble,
+                    JudgeSpec.parse(judge).ensemble,
                     sha[:12] if sha else None,
                     srv.get("server"),
                     build,

@@ -17,7 +17,6 @@ from trajectory_judge.book.render.style import (
     FAMILY_NAMES,
     judge_name,
     model_name,
-    parse_judge_id,
     source_name,
 )
 from trajectory_judge.models import ENSEMBLE_FAMILY, RULES_ID, JudgeSpec
@@ -40,7 +39,7 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     rows = []
     for source, rep in (("edition", ours), ("release", release)):
         for j, jr in rep.judges.items():
-            family = parse_judge_id(j).family  # selfcons3: selfcons; a Python judge: python
+            family = JudgeSpec.parse(j).family  # selfcons3: selfcons; a Python judge: python
             rows.append(
                 {
                     "family": family,
@@ -91,7 +90,7 @@ def setup_frame(
         ids = judges if isinstance(judges, list) else [_release_id(j, r) for j in str(judges or "").split(",") if j]
         ids = ids if kind == "judges" else []
         decoding = {
-            judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if parse_judge_id(j).kind != "rules"
+            judge_decoding(j, dec) if dec else _stated(j, r, stated) for j in ids if JudgeSpec.parse(j).kind != "rules"
         }
         if kind != "judges" and dec:  # the agent's runs and the organic episodes: the agent model's own decoding
             decoding = {run_decoding(r)}
@@ -135,7 +134,7 @@ def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | N
     """(temperature, seed) of a release judge: the record's seed, the paper's text for the rest (marked)."""
     if not stated:
         return None, record.get("seed")
-    if parse_judge_id(judge).ensemble > 1:
+    if JudgeSpec.parse(judge).ensemble > 1:
         seeds = stated["selfcons_seeds"]
         if record.get("seed") != seeds[0] or record.get("k") != len(seeds):
             raise ValueError(

@@ -215,11 +215,6 @@ def selective_caption() -> str:
     )
 
 
-def kept_header(q: float) -> str:
-    """Column of the coverage achieved when the judge keeps a share ``q``."""
-    return f"Share kept, asked {q:.0%}"
-
-
 @computes
 def selective_table(ed: Editions) -> pd.DataFrame:
     """Per judge: AURC and E-AURC, and at each coverage of :data:`COVERAGES` the recall on the kept faults and the

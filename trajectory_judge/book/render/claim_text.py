@@ -33,6 +33,7 @@ from trajectory_judge.analysis.paper.claims import (
 from trajectory_judge.analysis.paper.register import metric_estimate as metric, paper_register, seed_register
 from trajectory_judge.analysis.paper.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness, seed_registers
 from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
+from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
 __all__ = [
@@ -313,14 +314,14 @@ def judged_scope(a: int, b: int, total: int) -> str:
 def edition_headline(rep: Report, whose: str = "This edition") -> str:
     """The counterpart of the headline in ``whose`` verdicts (``This edition``, ``Your folder``), for the first
     model with both an outcome and a step judge."""
-    from trajectory_judge.book.render.style import family_pairs, judge_name, model_name, parse_judge_id
+    from trajectory_judge.book.render.style import family_pairs, judge_name, model_name
 
     pairs = family_pairs(list(rep.judges), [("outcome", "step")])
     if not pairs:
         return f"{whose}'s data holds no outcome-only and step-rubric judge of the same model, so it has no counterpart of the headline"
     o, st = pairs[0]
     f = lambda j, m: (lambda e: format_interval(e.value, e.low, e.high, e.method))(metric(rep, j, m))
-    model = model_name(parse_judge_id(o).model or "")
+    model = model_name(JudgeSpec.parse(o).model or "")
     n_o, n_s = rep.judges[o].n, rep.judges[st].n
     scope = judged_scope(n_o, n_s, rep.n_trajectories)
     return (

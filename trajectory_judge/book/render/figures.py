@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.book.building.provenance_lines import record_figure
-from trajectory_judge.book.render.style import RULES, judge_name, parse_judge_id
+from trajectory_judge.book.render.style import RULES, judge_name
+from trajectory_judge.models import JudgeSpec
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -70,12 +71,9 @@ MIN_FONT_PT = 10
 PHONE_COLUMN_PX = 340
 """The width a figure is shown at on a 390 px phone, in CSS pixels (the figure is scaled to fit it)."""
 
-MIN_PHONE_TEXT_PX = 11.0
-"""The smallest figure text a phone may show, in CSS pixels."""
-
 PHONE_WIDTH_IN = 4.0
 """The widest a figure is drawn, in inches: at this width :data:`MIN_FONT_PT` text, scaled into
-:data:`PHONE_COLUMN_PX`, still renders at :data:`MIN_PHONE_TEXT_PX` or more, so one SVG serves the
+:data:`PHONE_COLUMN_PX`, still renders at 11 CSS pixels or more, so one SVG serves the
 desktop and the phone."""
 
 SVG_SALT = "trajectory-judge"
@@ -87,7 +85,7 @@ SVG_METADATA: dict[str, Any] = {"Date": None}
 
 def judge_style(judge_id: str) -> dict[str, Any]:
     """``color``, ``marker``, ``linestyle`` and ``label`` of a judge, the same in every figure."""
-    spec = parse_judge_id(judge_id)
+    spec = JudgeSpec.parse(judge_id)
     return {
         "color": FAMILY_COLOURS.get(spec.family, OKABE_ITO["vermillion"]),
         "marker": MODEL_MARKERS.get(spec.model, "p"),
@@ -131,13 +129,6 @@ def setup_figures() -> None:
 
     plt.rcParams.update(rc_params())
     set_matplotlib_formats("svg", metadata=SVG_METADATA)
-
-
-def legend_outside(ax: Any, **kwargs: Any) -> Any:
-    """A legend above the axes, outside the data, in one column (entries stacked, so a long judge
-    name never widens the figure beyond the column)."""
-    kwargs.setdefault("ncol", 1)
-    return ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), borderaxespad=0.0, **kwargs)
 
 
 def direct_labels(
@@ -203,24 +194,6 @@ def direct_labels(
         placed.append(t)
         taken.append(t.get_window_extent(renderer))
     return placed
-
-
-_GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -[\d.]+\)")
-_TEXT_SIZE = re.compile(r"font(?:-size)?:[^;\"]*?([\d.]+)px")
-_VIEW_WIDTH = re.compile(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) [\d.]+"')
-
-
-def smallest_text_px(svg: str, column_px: float = PHONE_COLUMN_PX) -> float | None:
-    """The smallest text of a matplotlib SVG as rendered in a text column ``column_px`` wide, in CSS
-    pixels: font size (glyph groups drawn as ``scale(s -s)`` with s = size / 100, or ``<text>`` with a
-    size) times the displayed scale (the figure's own width, at most the column). None without text."""
-    sizes = [float(m) * 100 for m in _GLYPH_SCALE.findall(svg)] + [float(m) for m in _TEXT_SIZE.findall(svg)]
-    view = _VIEW_WIDTH.search(svg)
-    if not sizes or view is None:
-        return None
-    width = float(view.group(1))
-    shown = min(column_px, width * 4 / 3)  # SVG width in pt; shown at its size, or shrunk to the column
-    return min(sizes) * shown / width
 
 
 class BookFigure:

@@ -66,11 +66,6 @@ def none_judged(types: Iterable[str]) -> str:
     return f"no fault of type {series([label(t).lower() for t in types])} was judged {HERE}"
 
 
-def no_judge(kind: str) -> str:
-    """The reason a quantity about a kind of judge is missing: the folder holds none."""
-    return f"the folder holds no {kind}"
-
-
 def cannot_compute(what: Mapping[str, Quantity] | Iterable[tuple[str, Quantity]]) -> str:
     """One sentence naming what could not be computed and why; empty when everything was.
 

@@ -49,11 +49,6 @@ COMPARISONS: tuple[tuple[str, str], ...] = (("outcome", "step"), ("step", "reply
 
 
 # --- judges ----------------------------------------------------------------------------------
-def parse_judge_id(judge_id: str) -> JudgeSpec:
-    """The record of a judge id (:meth:`trajectory_judge.models.JudgeSpec.parse`): family, view, model,
-    ensemble size and, for a member, its temperature and seed. Raises :class:`ValueError` for an id
-    outside the grammar."""
-    return JudgeSpec.parse(judge_id)
 
 
 _FRAME_FIELDS = ("judge_id", "family", "view", "model", "ensemble")
@@ -62,7 +57,7 @@ _FRAME_FIELDS = ("judge_id", "family", "view", "model", "ensemble")
 @computes
 def judges_frame(judge_ids: Sequence[str]) -> pd.DataFrame:
     """One row per judge: family, view, model and ensemble size, indexed by judge id."""
-    rows = [{f: getattr(parse_judge_id(j), f) for f in _FRAME_FIELDS} for j in judge_ids]
+    rows = [{f: getattr(JudgeSpec.parse(j), f) for f in _FRAME_FIELDS} for j in judge_ids]
     df = pd.DataFrame(rows, columns=list(_FRAME_FIELDS)).set_index("judge_id")
     df.loc[df["family"] == PYTHON, "model"] = "(none: Python)"
     return df.rename_axis("judge").fillna({"model": "(none: rules)"})
@@ -70,12 +65,12 @@ def judges_frame(judge_ids: Sequence[str]) -> pd.DataFrame:
 
 def llm_judges(judge_ids: Sequence[str]) -> list[str]:
     """The judge ids that are not the rule engine, in the given order."""
-    return [j for j in judge_ids if parse_judge_id(j).is_llm]
+    return [j for j in judge_ids if JudgeSpec.parse(j).is_llm]
 
 
 def views_present(judge_ids: Sequence[str]) -> list[str]:
     """The LLM views (prompt kinds) the judges use, in :data:`VIEWS` order."""
-    used = {parse_judge_id(j).view for j in llm_judges(judge_ids)}
+    used = {JudgeSpec.parse(j).view for j in llm_judges(judge_ids)}
     return [v for v in VIEWS if v in used]
 
 
@@ -85,7 +80,7 @@ def family_pairs(
     """``(a, b)`` judge pairs of the same model whose families form one of ``comparisons`` (ensemble members,
     samples of a judge rather than judges compared, are left out). An ensemble is paired with the single pass of
     its own prompt: ``selfcons3:M`` with ``step:M``, ``selfcons3+NAME:M`` with ``step+NAME:M``."""
-    specs = [s for s in map(parse_judge_id, judge_ids) if not s.is_member]
+    specs = [s for s in map(JudgeSpec.parse, judge_ids) if not s.is_member]
     out = []
     for fa, fb in comparisons:
         for a in specs:
@@ -189,7 +184,7 @@ def model_name(model: str) -> str:
 def judge_name(judge_id: str) -> str:
     """A judge as a person writes it: ``Step \u00b7 Qwen2.5-Coder 1.5B``, ``Self-consistency \u00d73 \u00b7 ...``,
     ``Rules``, ``short-run (Python judge)``. Raises :class:`ValueError` for a string that is not a judge id."""
-    spec = parse_judge_id(judge_id)
+    spec = JudgeSpec.parse(judge_id)
     if spec.family == PYTHON:
         return f"{judge_id} ({FAMILY_NAMES[PYTHON]})"
     if not spec.is_llm:
@@ -233,19 +228,6 @@ def by_source(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     """``1 ensemble``, ``3 ensembles`` (``plural_form`` for irregular nouns)."""
     return f"{n} {singular if n == 1 else (plural_form or singular + 's')}"
-
-
-def judge_label(judge_id: str, n: int | None = None) -> str:
-    """A two-line axis label: family (and ensemble size), then the model and ``n``."""
-    s = parse_judge_id(judge_id)
-    if s.ensemble > 1:  # selfcons x3, selfcons+NAME x3
-        head = s.family + (f"+{s.prompt}" if s.prompt else "") + f" x{s.ensemble}"
-    else:
-        head = s.head if s.is_member or s.prompt else s.family
-    tail = s.model or "rules"
-    if s.family == PYTHON:
-        head, tail = judge_id, "Python judge"
-    return f"{head}\n{tail}" + (f"\nn={n}" if n is not None else "")
 
 
 @computes
