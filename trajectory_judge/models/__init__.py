@@ -24,6 +24,7 @@ from trajectory_judge.models.jsonl import (
     load_trajectories,
     load_verdicts,
     parse_jsonl,
+    parse_line,
     read_text,
     write_jsonl,
 )
@@ -129,6 +130,7 @@ __all__ = [
     "load_trajectories",
     "load_verdicts",
     "parse_jsonl",
+    "parse_line",
     "read_text",
     "recorded_fingerprints",
     "step_range",

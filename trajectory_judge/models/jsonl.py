@@ -54,8 +54,22 @@ def read_text(path: str | Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as Path.read_text
 
 
+def parse_line(path: str | Path, lineno: int, line: str, model: type[M]) -> M:
+    """One JSONL line as a ``model`` record; a line that is not JSON or not a valid record is a :class:`DataError`
+    naming ``path``, ``lineno`` and the first field at fault."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_first_error(exc)}") from None
+
+
 def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = False) -> list[M]:
-    """Read a JSONL file of ``model`` records; bad lines raise :class:`DataError` naming file and line.
+    """Read a JSONL file of ``model`` records; bad lines raise :class:`DataError` naming file and line
+    (:func:`parse_line`).
 
     With ``allow_torn_tail`` a last line without a newline that does not parse is ignored
     (the signature of a crash mid-write); the caller is responsible for repairing it.
@@ -69,17 +83,11 @@ def parse_jsonl(path: str | Path, model: type[M], *, allow_torn_tail: bool = Fal
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            out.append(parse_line(path, lineno, line, model))
+        except DataError:
             if torn_ok and lineno == len(lines):
                 break
-            raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-        try:
-            out.append(model.model_validate(obj))
-        except ValidationError as exc:
-            if torn_ok and lineno == len(lines):
-                break
-            raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_first_error(exc)}") from None
+            raise
     return out
 
 

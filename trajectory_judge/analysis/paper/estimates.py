@@ -175,6 +175,7 @@ def ratio_of_sums(
         strata=list(cells),
         resamples=rep.resamples,
         rng=rep.seed,
+        kept=rep.counts,
         exact=(np.array([succ]), np.array([trials])),
     )
     units = (
@@ -210,6 +211,7 @@ def difference_of_ratios(
         strata=list(cells),
         resamples=rep.resamples,
         rng=rep.seed,
+        kept=rep.counts,
     )
     return Estimate(
         float(res.estimate[0]), float(res.low[0]), float(res.high[0]), res.method[0], n, detail, res.distribution[:, 0]
@@ -253,7 +255,12 @@ def paired_group(
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
     res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
+        arr,
+        lambda s: (s[..., 0] / s[..., 1])[..., None],
+        strata=cells,
+        resamples=rep.resamples,
+        rng=rep.seed,
+        kept=rep.counts,
     )
     n = int(arr[:, 1].sum())
     return Estimate(
@@ -288,7 +295,12 @@ def paired_difference(
         cells.append(design_cell(t.label))
     arr = np.asarray(rows, dtype=float)
     res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
+        arr,
+        lambda s: (s[..., 0] / s[..., 1])[..., None],
+        strata=cells,
+        resamples=rep.resamples,
+        rng=rep.seed,
+        kept=rep.counts,
     )
     return Estimate(
         float(res.estimate[0]),
@@ -323,7 +335,12 @@ def type_recall_difference(
     )
     cells = [design_cell(t.label) for t in faults]
     res = bootstrap(
-        arr, lambda s: (s[..., 0] / s[..., 1])[..., None], strata=cells, resamples=rep.resamples, rng=rep.seed
+        arr,
+        lambda s: (s[..., 0] / s[..., 1])[..., None],
+        strata=cells,
+        resamples=rep.resamples,
+        rng=rep.seed,
+        kept=rep.counts,
     )
     return Estimate(
         float(res.estimate[0]),
