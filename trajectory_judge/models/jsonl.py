@@ -50,7 +50,7 @@ def read_text(path: str | Path) -> str:
         text = (data := path.read_bytes()).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
-    note_read(path, data)  # what the book's provenance lines name (trajectory_judge.fileio.files_read)
+    note_read(path, data)  # announced to whoever logs reads (the book's kernels: its provenance lines)
     return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as Path.read_text
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,9 +28,6 @@ from trajectory_judge.models import (
     type_order,
 )
 from trajectory_judge.provenance.manifest import verify_folder, verify_manifest
-
-_check_judge_id = lru_cache(maxsize=4096)(check_judge_id)
-""":func:`~trajectory_judge.models.check_judge_id` once per distinct id (a file holds a few ids on many lines)."""
 
 _FAMILY_RANK = {"programmatic": 0, "outcome": 1, "step": 2, "reply": 3, "selfcons": 4}
 
@@ -70,7 +66,7 @@ def load_data(directory: str | Path) -> Dataset:
     by_id = {t.trajectory_id: t for t in trajectories}
     for lineno, v in zip(_record_lines(vpath), verdicts):
         try:
-            _check_judge_id(v.judge_id)
+            check_judge_id(v.judge_id)
             check_verdict_step(v, by_id[v.trajectory_id])
         except ValueError as exc:
             msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
@@ -110,7 +106,7 @@ def load_slim_data(directory: str | Path) -> SlimDataset:
             break
         lineno, v = item
         try:
-            _check_judge_id(v.judge_id)
+            check_judge_id(v.judge_id)
             check_verdict_step(v, by_id[v.trajectory_id])  # type: ignore[arg-type]
         except ValueError as exc:
             msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
@@ -189,7 +185,7 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
     seen: set[tuple[str, str]] = set()
     for i, v in enumerate(verdicts, 1):
         try:
-            _check_judge_id(v.judge_id)
+            check_judge_id(v.judge_id)
             if v.trajectory_id not in ids:
                 raise ValueError(f"verdict for unknown trajectory {v.trajectory_id!r}")
             check_verdict_step(v, by_id[v.trajectory_id])
