@@ -15,12 +15,11 @@ from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.analysis.core.slim import (
     TrajectoryRecord,
     VerdictRecord,
-    jsonl_lines,
     slim_trajectories,
     view_key,
 )
 from trajectory_judge.fileio import READ_EVENT
-from trajectory_judge.models import DataError, dumps, read_text
+from trajectory_judge.models import DataError, dumps, jsonl_lines, read_text
 from trajectory_judge.testbed.dataset import build_dataset
 
 

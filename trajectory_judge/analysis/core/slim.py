@@ -2,12 +2,11 @@
 
 ``report`` needs of a trajectory its ids, its label, its step indices (to check a verdict's step),
 its final answer (the invented sentence of an ``unsupported_claim`` fault) and whether each view of it
-equals its clean parent's; not the text of its steps. :func:`stream_trajectories` and :func:`stream_verdicts`
-read ``trajectories.jsonl`` and ``verdicts.jsonl`` one line at a time, validate each line with the models
-(:func:`~trajectory_judge.models.parse_line`: the full loaders' messages, naming file and line), and keep a
-:class:`TrajectoryRecord` (with a digest of every view's rendering) and a :class:`VerdictRecord` (without the
-rationale) per line; the full object of a line is dropped before the next is read.
-:func:`slim_trajectories` and :func:`slim_verdicts` turn full objects into the same records.
+equals its clean parent's; not the text of its steps. The report's loader
+(:func:`~trajectory_judge.analysis.core.loading.load_slim_data`) reads the models a line at a time
+(:func:`~trajectory_judge.models.stream_trajectories`) and keeps of each a :class:`TrajectoryRecord` (with a
+digest of every view's rendering) or a :class:`VerdictRecord` (without the rationale), the full object dropped
+before the next line is read. :func:`slim_trajectories` and :func:`slim_verdicts` turn full objects into records.
 Equal digests stand for equal renderings (BLAKE2b, 128 bits).
 """
 
@@ -16,13 +15,11 @@ from __future__ import annotations
 import hashlib
 import math
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from trajectory_judge.fileio import note_read_hashed
 from trajectory_judge.judges.views import VIEWS, render_view
-from trajectory_judge.models import DataError, Label, Trajectory, Verdict, parse_line
+from trajectory_judge.models import Label, Trajectory, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,72 +150,6 @@ def slim_verdicts(verdicts: Iterable[Verdict | VerdictRecord]) -> list[VerdictRe
     """Records of ``verdicts`` (records pass through)."""
     shared = Shared()
     return [v if isinstance(v, VerdictRecord) else VerdictRecord.of(v, shared) for v in verdicts]
-
-
-# --- streaming -------------------------------------------------------------------------------------
-def jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of each non-blank line of a UTF-8 file, read a line at a time.
-
-    Numbered as :func:`~trajectory_judge.models.read_text` with ``split("\\n")`` numbers them
-    (universal newlines); a missing file or bytes that are not UTF-8 are a :class:`DataError`. When
-    the whole file has been read it is recorded as read (its SHA-256), as ``read_text`` records it.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: file not found")
-    sha, size, lineno = hashlib.sha256(), 0, 0
-    with path.open("rb") as fh:
-        for raw in fh:
-            sha.update(raw)
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {size + exc.start})"
-                ) from None
-            size += len(raw)
-            body = text[:-1] if text.endswith("\n") else text
-            body = body[:-1] if body.endswith("\r") else body
-            for part in body.split("\r"):
-                lineno += 1
-                if part.strip():
-                    yield lineno, part
-    note_read_hashed(path, sha.hexdigest(), size)
-
-
-def stream_trajectories(path: str | Path) -> Iterator[tuple[int, TrajectoryRecord]]:
-    """``(line number, record)`` of each trajectory, validated as :func:`~trajectory_judge.models.load_trajectories`
-    validates it (duplicate ids included); an empty file is an error."""
-    path = Path(path)
-    seen: set[str] = set()
-    shared = Shared()
-    for i, (lineno, line) in enumerate(jsonl_lines(path)):
-        t = TrajectoryRecord.of(parse_line(path, lineno, line, Trajectory), shared)
-        if t.trajectory_id in seen:
-            raise DataError(f"{path}: duplicate trajectory_id {t.trajectory_id!r} (record {i + 1})")
-        seen.add(t.trajectory_id)
-        yield lineno, t
-    if not seen:
-        raise DataError(f"{path}: no trajectories (the file is empty)")
-
-
-def stream_verdicts(path: str | Path, known: set[str] | None = None) -> Iterator[tuple[int, VerdictRecord]]:
-    """``(line number, record)`` of each verdict, validated as :func:`~trajectory_judge.models.load_verdicts`
-    validates it: a duplicate (trajectory, judge) or an unknown trajectory is an error."""
-    path = Path(path)
-    seen: dict[str, set[str]] = {}  # judge -> its trajectories (of interned ids: no object per verdict)
-    shared = Shared()
-    for lineno, line in jsonl_lines(path):
-        v = VerdictRecord.of(parse_line(path, lineno, line, Verdict), shared)
-        judged = seen.setdefault(v.judge_id, set())
-        if v.trajectory_id in judged:
-            raise DataError(
-                f"{path}:{lineno}: duplicate verdict for trajectory {v.trajectory_id!r}, judge {v.judge_id!r}"
-            )
-        judged.add(v.trajectory_id)
-        if known is not None and v.trajectory_id not in known:
-            raise DataError(f"{path}:{lineno}: verdict for unknown trajectory {v.trajectory_id!r}")
-        yield lineno, v
 
 
 def trajectory_ids(trajectories: Sequence[Trajectory | TrajectoryRecord]) -> list[str]:
