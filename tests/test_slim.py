@@ -132,3 +132,15 @@ def test_distinct_columns_keep_one_of_each_and_rebuild_the_data():
     distinct, inverse = distinct_columns(data)
     assert distinct.shape == (50, 4)
     assert np.array_equal(distinct[:, inverse], data)
+
+
+def test_a_line_is_the_same_record_through_the_json_parser_as_through_json_loads(testbed, tmp_path):
+    from trajectory_judge.models import Trajectory, Verdict, parse_line
+
+    trajs, vs = testbed
+    for record, model in [*((t, Trajectory) for t in trajs[:50]), *((v, Verdict) for v in vs[:50])]:
+        line = dumps(record)
+        assert parse_line(tmp_path, 1, line, model) == model.model_validate(json.loads(line)) == record
+    nan = json.dumps({**json.loads(dumps(vs[0])), "confidence": float("nan")})  # JSON's NaN: json.loads reads it
+    with pytest.raises(DataError, match=r":7: invalid Verdict: confidence: .*\(got nan\)"):
+        parse_line(tmp_path, 7, nan, Verdict)

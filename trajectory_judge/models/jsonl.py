@@ -58,7 +58,15 @@ def read_text(path: str | Path) -> str:
 
 def parse_line(path: str | Path, lineno: int, line: str, model: type[M]) -> M:
     """One JSONL line as a ``model`` record; a line that is not JSON or not a valid record is a :class:`DataError`
-    naming ``path``, ``lineno`` and the first field at fault."""
+    naming ``path``, ``lineno`` and the first field at fault.
+
+    The line is validated as JSON first (pydantic's parser, the fast path); a line that fails there is read again
+    by :func:`json.loads` and validated as Python, which either accepts it (JSON's ``NaN``, refused there and then
+    judged by the field) or says why in the words every reader of the project uses."""
+    try:
+        return model.model_validate_json(line)
+    except ValidationError:
+        pass
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
