@@ -16,14 +16,6 @@ if str(ROOT) not in sys.path:  # the operator tools beside the package, imported
     sys.path.insert(0, str(ROOT))
 
 
-def pytest_collection_finish(session):
-    """Every test module and what it imports is loaded: out of the collector's way for the session, as in the
-    book's build (:func:`trajectory_judge.book.building.collector.settle`)."""
-    from trajectory_judge.book.building.collector import settle
-
-    settle()
-
-
 def release_dir() -> Path | None:
     """The published release: ``TJ_RELEASE_DIR`` or ``../shared/upstream-release`` beside the repo."""
     env = os.environ.get("TJ_RELEASE_DIR")

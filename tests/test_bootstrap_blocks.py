@@ -22,29 +22,23 @@ from scale_judges import judge_all
 from trajectory_judge.analysis.core.bootstrap import (
     CHUNK,
     ColumnSums,
+    KeptCounts,
     block_bounds,
     block_weights,
     bootstrap,
     chunk_generator,
     count_weights,
-    forget_counts,
     ordered_sum,
     replicate_root,
     stratified_draws,
     stratified_indices,
 )
-from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap, run_bootstraps
 from trajectory_judge.testbed.dataset import build_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((Path(__file__).parent / "snapshots" / "scale_intervals.json").read_text())
 STRATA = ["b", "a", "a", "c", "b", "a", "c", "c", "c", "d"]  # "d" has one row
-
-
-@pytest.fixture(autouse=True)
-def _counted_afresh():
-    """Every test here draws and counts its chunks itself: none reads the counts an earlier one kept."""
-    forget_counts()
 
 
 @pytest.fixture(scope="module")
@@ -110,28 +104,28 @@ def test_intervals_at_400_and_4000_trajectories_are_the_recorded_ones_bit_for_bi
 )
 def test_block_size_does_not_change_the_intervals_bit_for_bit(plans, n, batch, resamples):
     boot = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=batch)
-    forget_counts()
     whole = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=resamples)
     assert np.array_equal(boot.distribution, whole.distribution, equal_nan=True)
     assert np.array_equal(boot.low, whole.low, equal_nan=True) and np.array_equal(boot.high, whole.high, equal_nan=True)
 
 
-def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the_memo_stays_bounded(plans, monkeypatch):
-    from trajectory_judge.analysis.core import bootstrap as B
-
-    first = run_bootstrap(plans[400], resamples=1100, seed=7)
-    again = run_bootstrap(plans[400], resamples=1100, seed=7)  # every chunk kept by the first
-    assert forget_counts() > 0
+def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the_kept_counts_stay_bounded(plans):
+    kept = KeptCounts()
+    first = run_bootstraps(plans[400], resamples=1100, seed=7, kept=kept)[0]
+    held = kept.held
+    assert held == 1100 * 400  # one byte per row and replicate: no stratum of 400 rows is drawn 256 times
+    again = run_bootstraps(plans[400], resamples=1100, seed=7, kept=kept)[0]  # every chunk read from the first's
+    assert kept.held == held
     fresh = run_bootstrap(plans[400], resamples=1100, seed=7)
     for boot in (again, fresh):
         assert np.array_equal(boot.distribution, first.distribution, equal_nan=True)
-    forget_counts()
-    monkeypatch.setattr(B, "MEMO_BYTES", 1 << 20)  # a pass of 400 rows x 1,100 replicates keeps 440 kB
-    for seed in range(6):  # more passes than the memo holds
-        run_bootstrap(plans[400], resamples=1100, seed=seed)
-    assert 1 << 19 < forget_counts() <= 1 << 20
-    run_bootstrap(plans[400], resamples=1400, seed=7)  # 560 kB of counts: more than half the memo, so none kept
-    assert forget_counts() == 0
+    small = KeptCounts(limit=1 << 20)  # a pass of 400 rows x 1,100 replicates keeps 440 kB
+    for seed in range(6):  # more passes than it holds
+        run_bootstraps(plans[400], resamples=1100, seed=seed, kept=small)
+    assert 1 << 19 < small.held <= 1 << 20
+    larger = KeptCounts(limit=1 << 20)
+    run_bootstraps(plans[400], resamples=1400, seed=7, kept=larger)  # 560 kB: more than half its limit, none kept
+    assert larger.held == 0
 
 
 def test_every_weighted_sum_has_the_same_bits_at_any_block_and_is_exact_on_integer_columns(plans):
@@ -182,7 +176,7 @@ _BLAS_CODE = """
 import hashlib, sys
 import numpy as np
 from scale_judges import judge_all
-from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap, run_bootstraps
 from trajectory_judge.testbed.dataset import build_dataset
 trajs = build_dataset(400, 7)
 boot = run_bootstrap(make_plan(trajs, judge_all(trajs)), resamples=600, seed=7)
@@ -204,7 +198,6 @@ def _release_report(release: Path, every: int, resamples: int, batch: int | None
     from trajectory_judge.analysis.core.loading import load_slim_data
     from trajectory_judge.analysis.core.report import build_report
 
-    forget_counts()  # each block size counts its own chunks
     d = load_slim_data(release)
     trajs = d.trajectories[::every]
     ids = {t.trajectory_id for t in trajs}

@@ -6,10 +6,14 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from trajectory_judge.analysis.core import cost
+from trajectory_judge.cli import main
+from trajectory_judge.fileio import READ_EVENT
 from trajectory_judge.models import DataError
 from trajectory_judge.run import meter as run_meter
 
@@ -165,3 +169,23 @@ def test_report_says_not_measured_where_a_run_measured_no_cpu_time(tmp_path, dat
     out = capsys.readouterr().out
     compute = out[out.index("\nThe 2 runs took") :]
     assert "nan" not in compute.lower() and "not measured" in compute and "the other 1 run did not" in compute
+
+
+def test_report_reads_each_data_file_once_the_run_records_included(capsys):
+    """``report`` on the committed folder (run records, ensemble members) reads ``runs.jsonl`` once, and the
+    trajectories and verdicts once each (the ensembles' check reads the verdicts whole a second time)."""
+    data = (Path(__file__).resolve().parents[1] / "data").resolve()
+    reads: Counter[str] = Counter()
+    listening = [True]
+    sys.addaudithook(
+        lambda event, args: (
+            reads.update([args[0].name]) if listening[0] and event == READ_EVENT and args[0].parent == data else None
+        )
+    )
+    try:
+        assert main(["report", "--data", str(data), "--resamples", "20"]) == 0
+    finally:
+        listening[0] = False
+    capsys.readouterr()
+    assert reads["runs.jsonl"] == 1 and reads["trajectories.jsonl"] == 1, reads
+    assert reads["verdicts.jsonl"] == 2 and reads["members.jsonl"] >= 1, reads

@@ -24,7 +24,6 @@ from trajectory_judge.book.building.provenance_lines import (
     site_data_path,
 )
 from trajectory_judge.book.render.style import by_source
-from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
 from trajectory_judge.provenance.computed import computed, computes
 
@@ -188,5 +187,5 @@ def test_a_chapter_records_every_file_it_reads(tmp_path, monkeypatch):
     f.write_text("{}\n")
     read_text(f)
     got = records.chapter_files(tmp_path, "seeds")
-    assert [r for r in got if r.path == f.resolve()] == [r for r in files_read() if r.path == f.resolve()]
+    assert [r for r in got if r.path == f.resolve()] == [r for r in records.files_read() if r.path == f.resolve()]
     assert records.chapter_files(tmp_path, "nochapter") == []

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from trajectory_judge.book.building import records
-from trajectory_judge.fileio import files_read
 from trajectory_judge.models import read_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,10 +21,11 @@ def _no_chapter():
 
 
 def test_read_text_records_each_file_with_the_sha256_of_its_bytes(tmp_path):
+    records.set_chapter("results")  # the kernel logs what it reads from its chapter's first cell on
     f = tmp_path / "v.jsonl"
     f.write_bytes(b'{"a": 1}\r\n')
     assert read_text(f) == '{"a": 1}\n'  # universal newlines, as before
-    (rec,) = [r for r in files_read() if r.path == f.resolve()]
+    (rec,) = [r for r in records.files_read() if r.path == f.resolve()]
     assert rec.sha256 == hashlib.sha256(b'{"a": 1}\r\n').hexdigest() and rec.size == 10
 
 

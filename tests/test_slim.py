@@ -1,6 +1,7 @@
 """The report's slim records: streamed like the full loaders, smaller, and the same report."""
 
 import json
+import sys
 import tracemalloc
 
 import numpy as np
@@ -14,12 +15,11 @@ from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.analysis.core.slim import (
     TrajectoryRecord,
     VerdictRecord,
-    jsonl_lines,
     slim_trajectories,
     view_key,
 )
-from trajectory_judge.fileio import files_read
-from trajectory_judge.models import DataError, dumps, read_text
+from trajectory_judge.fileio import READ_EVENT
+from trajectory_judge.models import DataError, dumps, jsonl_lines, read_text
 from trajectory_judge.testbed.dataset import build_dataset
 
 
@@ -78,14 +78,17 @@ def test_a_slim_trajectory_is_a_tenth_of_the_full_one_or_less(testbed):
     assert slim * 10 <= full, (slim, full)
 
 
-def test_lines_are_numbered_as_read_text_numbers_them_and_the_file_is_recorded(tmp_path):
+def test_lines_are_numbered_as_read_text_numbers_them_and_the_file_is_announced_as_read(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\r\n\n{"b": 2}\r{"c": 3}\n  \n{"d": 4}')
+    heard = []
+    sys.addaudithook(
+        lambda event, args: heard.append(args) if event == READ_EVENT and args[0] == path.resolve() else None
+    )
     want = [(i, ln) for i, ln in enumerate(read_text(path).split("\n"), 1) if ln.strip()]
-    read_before = {r.path: r for r in files_read()}[path.resolve()]
     got = list(jsonl_lines(path))
     assert got == want and [n for n, _ in got] == [1, 3, 4, 6]
-    assert {r.path: r for r in files_read()}[path.resolve()] == read_before  # same hash and size
+    assert len(heard) == 2 and heard[0] == heard[1]  # read whole or streamed: the same hash and size
 
 
 def test_bad_lines_fail_with_the_messages_of_the_full_loader(tmp_path, testbed):
@@ -129,3 +132,15 @@ def test_distinct_columns_keep_one_of_each_and_rebuild_the_data():
     distinct, inverse = distinct_columns(data)
     assert distinct.shape == (50, 4)
     assert np.array_equal(distinct[:, inverse], data)
+
+
+def test_a_line_is_the_same_record_through_the_json_parser_as_through_json_loads(testbed, tmp_path):
+    from trajectory_judge.models import Trajectory, Verdict, parse_line
+
+    trajs, vs = testbed
+    for record, model in [*((t, Trajectory) for t in trajs[:50]), *((v, Verdict) for v in vs[:50])]:
+        line = dumps(record)
+        assert parse_line(tmp_path, 1, line, model) == model.model_validate(json.loads(line)) == record
+    nan = json.dumps({**json.loads(dumps(vs[0])), "confidence": float("nan")})  # JSON's NaN: json.loads reads it
+    with pytest.raises(DataError, match=r":7: invalid Verdict: confidence: .*\(got nan\)"):
+        parse_line(tmp_path, 7, nan, Verdict)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -84,7 +85,7 @@ def user_cache_dir(name: str, env: str) -> Path:
     return Path(cache) / "trajectory-judge" / name
 
 
-# --- what this process has read ---------------------------------------------------------------
+# --- what this process reads -----------------------------------------------------------------
 class FileRead(NamedTuple):
     """A data file this process read: its resolved path, the sha256 of its bytes and their number."""
 
@@ -93,30 +94,19 @@ class FileRead(NamedTuple):
     size: int
 
 
-_READS: dict[Path, FileRead] = {}
-_ON_READ: list[Callable[[FileRead], None]] = []
+READ_EVENT = "trajectory_judge.read"
+"""The auditing event (:func:`sys.audit`) raised for each data file read, with the :class:`FileRead` fields as its
+arguments. Nothing here keeps it: a process that wants to know what it read adds an audit hook (the book's
+kernels do: :class:`trajectory_judge.book.building.records.ReadLog`)."""
 
 
 def note_read(path: str | Path, data: bytes) -> FileRead:
-    """Record that ``path`` was read with content ``data`` (the last read of a path wins)."""
+    """Announce that ``path`` was read with content ``data`` (:data:`READ_EVENT`)."""
     return note_read_hashed(path, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def note_read_hashed(path: str | Path, sha256: str, size: int) -> FileRead:
     """:func:`note_read` of a file read in pieces: its SHA-256 (hex) and size in bytes, hashed while reading."""
     record = FileRead(Path(path).resolve(), sha256, size)
-    _READS[record.path] = record
-    for hook in list(_ON_READ):
-        hook(record)
+    sys.audit(READ_EVENT, *record)
     return record
-
-
-def on_read(hook: Callable[[FileRead], None]) -> None:
-    """Call ``hook`` after every later :func:`note_read` (the build's records follow what a chapter reads)."""
-    if hook not in _ON_READ:
-        _ON_READ.append(hook)
-
-
-def files_read() -> list[FileRead]:
-    """Every data file read so far in this process (through :func:`trajectory_judge.models.read_text`), by path."""
-    return sorted(_READS.values())

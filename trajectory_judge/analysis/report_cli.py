@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from trajectory_judge.analysis.core.baselines import BASELINE_METRICS, baseline_sentence
 from trajectory_judge.analysis.core.comparisons import split_judge_id
-from trajectory_judge.analysis.core.cost import RUNS, ComputeSpent, compute_spent, read_run_records, torn_run_record
+from trajectory_judge.analysis.core.cost import RUNS, ComputeSpent, compute_spent, run_records
 from trajectory_judge.analysis.core.formatting import MISSING, TextTable, format_interval, format_number, marks_for
 from trajectory_judge.analysis.core.judge_statistics import COVERAGES
 from trajectory_judge.analysis.core.loading import (
@@ -317,10 +317,10 @@ def _resampling(args: Any) -> Resampling:
 
 def _report(args: Any) -> int:
     _guard_outputs(args)
-    torn = torn_run_record(args.data)
-    if torn is not None:
+    runs = run_records(args.data)  # read once: the note below, the unparseable hints, ensembles and compute spent
+    if runs.torn is not None:
         print(
-            f"trajectory-judge report: note: {Path(args.data) / RUNS}:{torn}: last line is incomplete "
+            f"trajectory-judge report: note: {Path(args.data) / RUNS}:{runs.torn}: last line is incomplete "
             "(a run cut off while writing it); ignored",
             file=sys.stderr,
         )
@@ -340,18 +340,18 @@ def _report(args: Any) -> int:
     )
     absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
     print(terminal_text(rep, types, absent))
-    records = read_run_records(args.data)
+    records = runs.records
     unparseable = unparseable_sentence(data.verdicts, records)
     print(f"\n{unparseable}.")
     members = ""
     if (Path(args.data) / MEMBERS_FILE).exists():  # re-deriving ensembles compares whole verdicts
         full = load_verdicts(Path(args.data) / "verdicts.jsonl", [t.trajectory_id for t in data.trajectories])
-        members = members_summary(args.data, data.trajectories, full, seed=args.seed)
+        members = members_summary(args.data, data.trajectories, full, seed=args.seed, records=records)
     if members:
         print("\n" + members)
     prints = judge_fingerprints(records, list(rep.judges))
     print("\n" + fingerprints_line(prints))
-    spent = compute_spent(args.data)
+    spent = compute_spent(args.data, records)
     print(f"\n{spent.sentence()}.")
     if spent.rows:
         print(spent.to_frame().to_string(float_format=lambda v: f"{v:.2f}", na_rep="not measured"))

@@ -6,8 +6,8 @@ Field names and types match the published release exactly, so its files load unc
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
 
@@ -212,7 +212,23 @@ class Verdict(_Strict):
         return self
 
 
-def valid_steps(traj: Trajectory) -> set[int]:
+class _Indexed(Protocol):
+    @property
+    def index(self) -> int: ...
+
+
+class Stepped(Protocol):
+    """What the step checks read of a trajectory: its id and its steps' indices (a :class:`Trajectory`, or a
+    record of one without the steps' text)."""
+
+    @property
+    def trajectory_id(self) -> str: ...
+
+    @property
+    def steps(self) -> Sequence[_Indexed]: ...
+
+
+def valid_steps(traj: Stepped) -> set[int]:
     """The values a failure step of ``traj`` may take: its step indices.
 
     A trajectory with no steps fails at position 0, where its first step is missing (the rule
@@ -221,7 +237,7 @@ def valid_steps(traj: Trajectory) -> set[int]:
     return {s.index for s in traj.steps} or {0}
 
 
-def step_range(traj: Trajectory) -> str:
+def step_range(traj: Stepped) -> str:
     """The step indices of ``traj`` in words, for error messages."""
     if not traj.steps:
         return "it has no steps; only 0 names the missing first step"
@@ -229,7 +245,7 @@ def step_range(traj: Trajectory) -> str:
     return f"steps {min(idx)}..{max(idx)}" if idx == list(range(min(idx), max(idx) + 1)) else f"steps {idx}"
 
 
-def check_verdict_step(verdict: Verdict, traj: Trajectory) -> None:
+def check_verdict_step(verdict: Verdict, traj: Stepped) -> None:
     """Raise :class:`ValueError` when ``verdict`` names a step its trajectory does not have."""
     step = verdict.failure_step
     if step is not None and step not in valid_steps(traj):

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from trajectory_judge.models import DataError
+from trajectory_judge.models import DataError, parse_line
 
 ChatUrl = Literal["/v1/chat/completions"]
 CHAT_URL: ChatUrl = "/v1/chat/completions"
@@ -123,29 +123,6 @@ class BatchResult(BatchLine):
 
 
 R = TypeVar("R", bound=BatchLine)
-
-
-def _field_error(exc: ValidationError) -> str:
-    """``FIELD: what is wrong (got VALUE)`` for the first error, as the project's other readers say it."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"]
-    if err["type"] not in ("missing", "extra_forbidden") and not isinstance(err.get("input"), (dict, list)):
-        got = repr(err["input"])
-        msg += f" (got {got if len(got) <= 60 else got[:57] + '...'})"
-    return f"{where}: {msg}" if where else msg
-
-
-def parse_line(path: Path, lineno: int, text: str, model: type[R]) -> R:
-    """One line as a ``model`` record; anything else is a :class:`DataError` naming the file, line and field."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        raise DataError(f"{path}:{lineno}: invalid {model.__name__}: {_field_error(exc)}") from None
 
 
 def read_lines(

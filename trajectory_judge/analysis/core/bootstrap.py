@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -194,14 +193,15 @@ def _chunk_weights(
     chunk: int,
     rows: int,
     out: np.ndarray | None = None,
+    kept: KeptCounts | None = None,
     memo: tuple[Any, ...] | None = None,
 ) -> np.ndarray:
     """The multiplicities of one chunk's replicates, ``(rows, n)`` (into ``out`` if given), one stratum's draws
-    held at a time; with ``memo`` (the pass's key, :func:`_pass_key`) counted once and kept (:data:`MEMO_BYTES`)."""
+    held at a time; with ``kept`` and ``memo`` (the pass's key, :func:`_pass_key`) counted once and kept there."""
     w = np.zeros((rows, n)) if out is None else out
     key = None if memo is None else (*memo, chunk, rows)
-    if key is not None and (kept := _kept.get(key)) is not None:
-        w[...] = kept
+    if kept is not None and key is not None and (held := kept.get(key)) is not None:
+        w[...] = held
         return w
     offset = np.arange(rows)[:, None]
     for members, d in zip(groups, _chunk_draws(groups, root, chunk, rows)):
@@ -212,57 +212,44 @@ def _chunk_weights(
             w[:, members[0] : members[0] + k] = counts
         else:
             w[:, members] = counts
-    if key is not None:
-        _kept.put(key, w.astype(_count_type(groups)))
+    if kept is not None and key is not None:
+        kept.put(key, w.astype(_count_type(groups)))
     return w
 
 
 MEMO_BYTES = 1 << 24
-"""Counted chunks kept in memory for the next pass over the same strata at the same seed (a chapter
-bootstraps one sample many times, at one seed): at most this many bytes (16 MB), the least recently used
-dropped first, and nothing of a pass whose counts would not fit in half of it, so that a large sample's
-memory stays that of one block. A kept chunk holds the same integers as a chunk counted again."""
+"""Counted chunks a :class:`KeptCounts` holds at most by default (16 MB)."""
 
 
-class _KeptCounts:
-    """The counted chunks kept for later passes, least recently used first, and the bytes they hold."""
+class KeptCounts:
+    """Counted chunks of replicates kept for the next pass over the same units, strata and seed, by whoever made this
+    object and passes it to :func:`bootstrap` (a chapter bootstraps one sample many times, at one seed; a report
+    keeps the counts of its own passes, :attr:`~trajectory_judge.analysis.core.report.Report.counts`).
 
-    def __init__(self) -> None:
+    At most ``limit`` bytes are held, the least recently used dropped first, and nothing of a pass whose counts would
+    not fit in half of it, so that a large sample's memory stays that of one block. A kept chunk holds the same
+    integers as a chunk counted again, so what is kept changes no digit, only the time."""
+
+    def __init__(self, limit: int = MEMO_BYTES) -> None:
+        self.limit = limit
         self._chunks: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
-        self._held = 0
-        self._lock = threading.Lock()
+        self.held = 0
+        """Bytes held."""
 
     def get(self, key: tuple[Any, ...]) -> np.ndarray | None:
-        with self._lock:
-            kept = self._chunks.get(key)
-            if kept is not None:
-                self._chunks.move_to_end(key)
-            return kept
+        """The chunk kept under ``key``, or None."""
+        kept = self._chunks.get(key)
+        if kept is not None:
+            self._chunks.move_to_end(key)
+        return kept
 
     def put(self, key: tuple[Any, ...], counts: np.ndarray) -> None:
-        """Keep ``counts``, then drop the least recently used until at most :data:`MEMO_BYTES` are held."""
-        with self._lock:
-            if key not in self._chunks:
-                self._chunks[key] = counts
-                self._held += counts.nbytes
-            while self._held > MEMO_BYTES:
-                self._held -= self._chunks.popitem(last=False)[1].nbytes
-
-    def clear(self) -> int:
-        """Drop every kept chunk; the bytes they held."""
-        with self._lock:
-            held, self._held = self._held, 0
-            self._chunks.clear()
-            return held
-
-
-_kept = _KeptCounts()
-
-
-def forget_counts() -> int:
-    """Drop every kept chunk (:data:`MEMO_BYTES`), so that the next pass draws and counts every chunk again;
-    returns the bytes they held."""
-    return _kept.clear()
+        """Keep ``counts``, then drop the least recently used until at most :attr:`limit` bytes are held."""
+        if key not in self._chunks:
+            self._chunks[key] = counts
+            self.held += counts.nbytes
+        while self.held > self.limit:
+            self.held -= self._chunks.popitem(last=False)[1].nbytes
 
 
 def _count_type(groups: Sequence[np.ndarray]) -> type[np.unsignedinteger[Any]]:
@@ -272,11 +259,11 @@ def _count_type(groups: Sequence[np.ndarray]) -> type[np.unsignedinteger[Any]]:
 
 
 def _pass_key(
-    groups: Sequence[np.ndarray], n: int, root: np.random.SeedSequence, resamples: int
+    groups: Sequence[np.ndarray], n: int, root: np.random.SeedSequence, resamples: int, kept: KeptCounts | None
 ) -> tuple[Any, ...] | None:
     """What a pass's counts are a function of (the seed's root, the units and their strata), or ``None`` for a
-    pass too large to keep (:data:`MEMO_BYTES`)."""
-    if resamples * n * np.dtype(_count_type(groups)).itemsize > MEMO_BYTES // 2:
+    pass not to keep (no ``kept``, or counts larger than half its limit)."""
+    if kept is None or resamples * n * np.dtype(_count_type(groups)).itemsize > kept.limit // 2:
         return None
     digest = hashlib.blake2b(digest_size=16)
     for members in groups:
@@ -325,40 +312,48 @@ def block_weights(
     order: Sequence[Any] | None = None,
     batch: int | None = None,
     clusters: Sequence[Any] | None = None,
+    kept: KeptCounts | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block (:func:`block_bounds`).
 
     Each chunk of :data:`CHUNK` replicates is drawn from its own stream and counted once; a block copies
     the rows of the chunks it covers, so a block holds its weights and one chunk's. With ``clusters`` (one
     key per row) whole clusters are drawn, within each stratum, and every row weighs as often as its
-    cluster was drawn: a cluster bootstrap, exact in integers as the rows' is."""
+    cluster was drawn: a cluster bootstrap, exact in integers as the rows' is. With ``kept`` the counted chunks
+    are kept there for a later pass over the same units at the same seed (:class:`KeptCounts`)."""
     n, root = len(strata), replicate_root(rng)
     if clusters is not None:
         of_row, cluster_strata = cluster_index(strata, clusters)
         groups = strata_members(cluster_strata, order)
         m = len(cluster_strata)
-        for start, stop, cw in _blocks(groups, m, root, resamples, batch, n):
+        for start, stop, cw in _blocks(groups, m, root, resamples, batch, n, kept):
             yield start, stop, cw[:, of_row]
         return
-    yield from _blocks(strata_members(strata, order), n, root, resamples, batch, n)
+    yield from _blocks(strata_members(strata, order), n, root, resamples, batch, n, kept)
 
 
 def _blocks(
-    groups: Sequence[np.ndarray], n: int, root: np.random.SeedSequence, resamples: int, batch: int | None, rows: int
+    groups: Sequence[np.ndarray],
+    n: int,
+    root: np.random.SeedSequence,
+    resamples: int,
+    batch: int | None,
+    rows: int,
+    kept: KeptCounts | None,
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """:func:`block_weights` over ``n`` units drawn by ``groups`` (rows, or clusters), blocks sized for ``rows``."""
     held: tuple[int, np.ndarray] | None = None  # the last chunk counted: consecutive blocks may share it
-    memo = _pass_key(groups, n, root, resamples)
+    memo = _pass_key(groups, n, root, resamples, kept)
     for start, stop in block_bounds(rows, resamples, batch):
         w = np.empty((stop - start, n))
         for c in range(start // CHUNK, (stop - 1) // CHUNK + 1):
             lo, hi = c * CHUNK, min((c + 1) * CHUNK, resamples)
             if start <= lo and hi <= stop:  # the whole chunk in this block: counted in place
-                _chunk_weights(groups, n, root, c, hi - lo, out=w[lo - start : hi - start], memo=memo)
+                _chunk_weights(groups, n, root, c, hi - lo, out=w[lo - start : hi - start], kept=kept, memo=memo)
                 continue
             if held is None or held[0] != c:
                 held = None  # before the next chunk's, so that one chunk is held at a time
-                held = (c, _chunk_weights(groups, n, root, c, hi - lo, memo=memo))
+                held = (c, _chunk_weights(groups, n, root, c, hi - lo, kept=kept, memo=memo))
             a, b = max(lo, start), min(hi, stop)
             w[a - start : b - start] = held[1][a - lo : b - lo]
         yield start, stop, w
@@ -805,11 +800,13 @@ def bootstrap_families(
     batch: int | None = None,
     strata_order: Sequence[Any] | None = None,
     clusters: Any = None,
+    kept: KeptCounts | None = None,
 ) -> tuple[BootstrapResult, ...]:
     """:func:`bootstrap` of several families of statistics on one shared resample: the replicates are drawn,
     weighed and summed once (repeated columns across the families once too), and each family's statistics
     read their own columns of the sums. The result per family is the one :func:`bootstrap` gives it alone.
-    With ``clusters`` (one key per row) whole clusters are resampled (:func:`block_weights`)."""
+    With ``clusters`` (one key per row) whole clusters are resampled (:func:`block_weights`); with ``kept`` the
+    counts of the draws are kept for, or read from, another pass (:class:`KeptCounts`)."""
     if not families:
         raise ValueError("no family of statistics to bootstrap")
     shapes = [np.shape(f.data) for f in families]
@@ -836,7 +833,9 @@ def bootstrap_families(
         np.asarray(f.statistic(_family_input(p, whole, ones)[0]), dtype=float) for f, p in zip(families, pieces)
     ]
     dists = [np.empty((resamples, len(e))) for e in estimates]
-    draws = block_weights(strata, resamples=resamples, rng=gen, order=strata_order, batch=batch, clusters=clusters)
+    draws = block_weights(
+        strata, resamples=resamples, rng=gen, order=strata_order, batch=batch, clusters=clusters, kept=kept
+    )
     for start, stop, w in draws:
         s = sums(w)
         for f, ps, dist in zip(families, pieces, dists):
@@ -866,6 +865,7 @@ def bootstrap(
     strata_order: Sequence[Any] | None = None,
     exact: tuple[np.ndarray, np.ndarray] | None = None,
     structural: np.ndarray | None = None,
+    kept: KeptCounts | None = None,
 ) -> BootstrapResult:
     """Stratified percentile bootstrap of statistics of weighted column sums.
 
@@ -875,7 +875,8 @@ def bootstrap(
     Replicates are drawn and weighed a block at a time (:func:`block_bounds`; ``batch`` replicates,
     or None for blocks of about :data:`BLOCK_ELEMENTS` weights), so memory does not grow with
     ``resamples`` times the rows. The draws are fixed per chunk of :data:`CHUNK` replicates and every sum
-    is exact (:class:`ColumnSums`), so the result does not depend on ``batch`` or on BLAS, to the bit.
+    is exact (:class:`ColumnSums`), so the result does not depend on ``batch`` or on BLAS, to the bit;
+    nor on ``kept``, the counts of an earlier pass at the same seed (:class:`KeptCounts`), which saves their time.
     """
     data = np.asarray(data, dtype=float)
     if data.ndim != 2:
@@ -889,4 +890,5 @@ def bootstrap(
         rng=rng,
         batch=batch,
         strata_order=strata_order,
+        kept=kept,
     )[0]

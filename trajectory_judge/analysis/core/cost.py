@@ -12,9 +12,10 @@ summary says how many runs it could count.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from trajectory_judge.models import DataError, JudgeSpec, read_text
 from trajectory_judge.provenance.manifest import verify_manifest
@@ -40,29 +41,35 @@ def _lines(path: Path) -> tuple[list[str], bool]:
     return (lines[:-1] if torn else lines), torn
 
 
-def torn_run_record(data_dir: str | Path) -> int | None:
-    """Line number of a last line of ``DIR/runs.jsonl`` torn by a crash mid-append, else None."""
-    path = Path(data_dir) / RUNS
-    if not path.exists():
-        return None
-    lines, torn = _lines(path)
-    return len(lines) + 1 if torn else None
+class RunRecords(NamedTuple):
+    """The run records of a folder, read once."""
+
+    records: list[dict[str, Any]]
+    """The records of ``runs.jsonl``, in order ([] when absent)."""
+    torn: int | None
+    """Line number of a last line torn by a crash mid-append (left out of :attr:`records`), else None."""
 
 
 def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
-    """The records of ``DIR/runs.jsonl`` ([] when absent).
+    """The records of ``DIR/runs.jsonl`` ([] when absent): :func:`run_records`' records."""
+    return run_records(data_dir).records
+
+
+def run_records(data_dir: str | Path) -> RunRecords:
+    """The records of ``DIR/runs.jsonl`` and its torn last line, if any, from one reading of the file.
 
     The file is checksum-verified when the folder's manifest pins it. A last line cut short by a
-    crash (no newline, not valid JSON) is left out (see :func:`torn_run_record`); any other bad
+    crash (no newline, not valid JSON) is left out; any other bad
     line, or a field of the wrong shape (:func:`check_run_record`), raises :class:`DataError`
     naming file and line.
     """
     path = Path(data_dir) / RUNS
     if not path.exists():
-        return []
+        return RunRecords([], None)
     verify_manifest(data_dir, (RUNS,))
     out = []
-    for lineno, line in enumerate(_lines(path)[0], start=1):
+    lines, torn = _lines(path)
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -76,7 +83,7 @@ def read_run_records(data_dir: str | Path) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise DataError(f"{path}:{lineno}: invalid run record: {exc}") from None
         out.append(rec)
-    return out
+    return RunRecords(out, len(lines) + 1 if torn else None)
 
 
 def _is_num(x: Any) -> bool:
@@ -226,10 +233,11 @@ def cpu_seconds(rec: dict[str, Any]) -> float | None:
     return None
 
 
-def compute_spent(data_dir: str | Path) -> ComputeSpent:
-    """Sum the run records of ``data_dir`` per :func:`run_task`, in order of first appearance."""
+def compute_spent(data_dir: str | Path, records: Sequence[dict[str, Any]] | None = None) -> ComputeSpent:
+    """Sum the run records of ``data_dir`` (``records`` when the caller has read them) per :func:`run_task`, in
+    order of first appearance."""
     acc: dict[str, list[float]] = {}
-    for rec in read_run_records(data_dir):
+    for rec in read_run_records(data_dir) if records is None else records:
         a = acc.setdefault(run_task(rec), [0, 0, 0.0, 0.0, 0])
         cpu = cpu_seconds(rec)
         a[0] += 1

@@ -9,12 +9,11 @@ trajectory once per judge. :func:`judge_order` fixes the order judges appear in 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
-from trajectory_judge.analysis.core.slim import TrajectoryRecord, VerdictRecord, stream_trajectories, stream_verdicts
+from trajectory_judge.analysis.core.slim import Shared, TrajectoryRecord, VerdictRecord
 from trajectory_judge.models import (
     DataError,
     JudgeSpec,
@@ -26,12 +25,11 @@ from trajectory_judge.models import (
     load_trajectories,
     load_verdicts,
     read_text,
+    stream_trajectories,
+    stream_verdicts,
     type_order,
 )
 from trajectory_judge.provenance.manifest import verify_folder, verify_manifest
-
-_check_judge_id = lru_cache(maxsize=4096)(check_judge_id)
-""":func:`~trajectory_judge.models.check_judge_id` once per distinct id (a file holds a few ids on many lines)."""
 
 _FAMILY_RANK = {"programmatic": 0, "outcome": 1, "step": 2, "reply": 3, "selfcons": 4}
 
@@ -44,8 +42,8 @@ class Dataset(NamedTuple):
 
 
 # --- loading and validation ------------------------------------------------------------------
-def _record_lines(path: Path) -> list[int]:
-    return [i for i, ln in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if ln.strip()]
+T = TypeVar("T", Trajectory, TrajectoryRecord)
+V = TypeVar("V", Verdict, VerdictRecord)
 
 
 def load_data(directory: str | Path) -> Dataset:
@@ -56,27 +54,7 @@ def load_data(directory: str | Path) -> Dataset:
     (:func:`~trajectory_judge.models.check_judge_id`) and name only a step that trajectory has; there must be
     at least one verdict. Violations raise :class:`DataError` with file and line.
     """
-    directory = Path(directory)
-    tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
-    verify_folder(directory, ("trajectories.jsonl", "verdicts.jsonl"))
-    trajectories = load_trajectories(tpath)
-    for lineno, t in zip(_record_lines(tpath), trajectories):
-        if t.label is None:
-            raise DataError(f"{tpath}:{lineno}: trajectory {t.trajectory_id!r} has no label")
-    try:
-        verdicts = load_verdicts(vpath, [t.trajectory_id for t in trajectories])
-    except DataError as exc:
-        raise DataError(f"{exc}{forget_hint(directory, vpath, str(exc))}") from None
-    by_id = {t.trajectory_id: t for t in trajectories}
-    for lineno, v in zip(_record_lines(vpath), verdicts):
-        try:
-            _check_judge_id(v.judge_id)
-            check_verdict_step(v, by_id[v.trajectory_id])
-        except ValueError as exc:
-            msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
-            raise DataError(f"{msg}{forget_hint(directory, vpath, msg)}") from None
-    if not verdicts:
-        raise DataError(f"{vpath}: no verdicts to report on (the file is empty)")
+    trajectories, verdicts = _load(directory, lambda t: t, lambda v: v)
     return Dataset(trajectories, verdicts)
 
 
@@ -88,19 +66,32 @@ class SlimDataset(NamedTuple):
 
 
 def load_slim_data(directory: str | Path) -> SlimDataset:
-    """:func:`load_data` for the report: the same checks and messages, each file streamed a line at a time
-    into slim records (no steps' text, no rationales), so that memory stays small at many trajectories."""
+    """:func:`load_data` for the report: the same reading, checks and messages, each line's object kept as a slim
+    record (no steps' text, no rationales), so that memory stays small at many trajectories."""
+    shared = Shared()  # one object per distinct step list, label and confidence of this folder
+    trajectories, verdicts = _load(
+        directory, lambda t: TrajectoryRecord.of(t, shared), lambda v: VerdictRecord.of(v, shared)
+    )
+    return SlimDataset(trajectories, verdicts)
+
+
+def _load(
+    directory: str | Path, keep_trajectory: Callable[[Trajectory], T], keep_verdict: Callable[[Verdict], V]
+) -> tuple[list[T], list[V]]:
+    """Both files read a line at a time (:func:`~trajectory_judge.models.stream_trajectories`), each line's object
+    checked and handed to ``keep_*``, whose results are kept."""
     directory = Path(directory)
     tpath, vpath = directory / "trajectories.jsonl", directory / "verdicts.jsonl"
     verify_folder(directory, ("trajectories.jsonl", "verdicts.jsonl"))
-    trajectories = []
+    trajectories: list[T] = []
+    by_id: dict[str, T] = {}
     for lineno, t in stream_trajectories(tpath):
         if t.label is None:
             raise DataError(f"{tpath}:{lineno}: trajectory {t.trajectory_id!r} has no label")
-        trajectories.append(t)
-    by_id = {t.trajectory_id: t for t in trajectories}
-    verdicts = []
-    stream = stream_verdicts(vpath, set(by_id))
+        trajectories.append(kept := keep_trajectory(t))
+        by_id[kept.trajectory_id] = kept
+    verdicts: list[V] = []
+    stream = stream_verdicts(vpath, by_id)
     while True:
         try:
             item = next(stream, None)
@@ -110,15 +101,15 @@ def load_slim_data(directory: str | Path) -> SlimDataset:
             break
         lineno, v = item
         try:
-            _check_judge_id(v.judge_id)
-            check_verdict_step(v, by_id[v.trajectory_id])  # type: ignore[arg-type]
+            check_judge_id(v.judge_id)
+            check_verdict_step(v, by_id[v.trajectory_id])
         except ValueError as exc:
             msg = f"{vpath}:{lineno}: invalid Verdict: {exc}"
             raise DataError(f"{msg}{forget_hint(directory, vpath, msg)}") from None
-        verdicts.append(v)
+        verdicts.append(keep_verdict(v))
     if not verdicts:
         raise DataError(f"{vpath}: no verdicts to report on (the file is empty)")
-    return SlimDataset(trajectories, verdicts)
+    return trajectories, verdicts
 
 
 def forget_hint(directory: Path, vpath: Path, message: str) -> str:
@@ -189,7 +180,7 @@ def _validate(trajectories: Sequence[Trajectory], verdicts: Sequence[Verdict]) -
     seen: set[tuple[str, str]] = set()
     for i, v in enumerate(verdicts, 1):
         try:
-            _check_judge_id(v.judge_id)
+            check_judge_id(v.judge_id)
             if v.trajectory_id not in ids:
                 raise ValueError(f"verdict for unknown trajectory {v.trajectory_id!r}")
             check_verdict_step(v, by_id[v.trajectory_id])

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trajectory_judge.analysis.core import metrics as M
-from trajectory_judge.analysis.core.bootstrap import BootstrapResult, Family, bootstrap_families
+from trajectory_judge.analysis.core.bootstrap import BootstrapResult, Family, KeptCounts, bootstrap_families
 from trajectory_judge.analysis.core.loading import _validate, folder_types, judge_order
 from trajectory_judge.analysis.core.names import delta_name, evaluate_names, judge_name, pair_blocks, split_name
 from trajectory_judge.analysis.core.resampling import RESAMPLINGS, Resampling, instance_makeup
@@ -227,13 +227,20 @@ def run_bootstraps(
     batch: int | None = None,
     also: Sequence[Family] = (),
     resampling: Resampling = "design",
+    kept: KeptCounts | None = None,
 ) -> tuple[BootstrapResult, ...]:
     """The report's bootstrap of ``plan`` and of each family of ``also``, on one shared resample drawn once,
-    as ``resampling`` says (:mod:`~trajectory_judge.analysis.core.resampling`)."""
+    as ``resampling`` says (:mod:`~trajectory_judge.analysis.core.resampling`); its counts kept in ``kept``."""
     if resampling not in RESAMPLINGS:
         raise ValueError(f"resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
     return on_report_resamples(
-        plan, [plan_family(plan, resampling), *also], resamples=resamples, seed=seed, batch=batch, resampling=resampling
+        plan,
+        [plan_family(plan, resampling), *also],
+        resamples=resamples,
+        seed=seed,
+        batch=batch,
+        resampling=resampling,
+        kept=kept,
     )
 
 
@@ -245,10 +252,12 @@ def on_report_resamples(
     seed: int = 7,
     batch: int | None = None,
     resampling: Resampling = "design",
+    kept: KeptCounts | None = None,
 ) -> tuple[BootstrapResult, ...]:
     """``families`` (statistics of ``plan``'s rows) bootstrapped on the replicates the report draws for ``plan``
     with the same ``resamples``, ``seed`` and ``resampling``: a statistic asked for after the report gets the
-    report's resamples without its cost."""
+    report's resamples, and with the report's ``kept`` (:attr:`~trajectory_judge.analysis.core.report.Report.counts`)
+    without the cost of counting them again."""
     if resampling not in RESAMPLINGS:
         raise ValueError(f"resampling must be one of {', '.join(RESAMPLINGS)}, got {resampling!r}")
     return bootstrap_families(
@@ -259,4 +268,5 @@ def on_report_resamples(
         batch=batch,
         strata_order=DESIGN_CELLS if resampling == "design" else None,
         clusters=list(plan.instances) if resampling in ("instances", "design-instances") else None,
+        kept=kept,
     )

@@ -41,7 +41,7 @@ from trajectory_judge.analysis.core.baselines import (
     flag_everything,
     read_against_anchors,
 )
-from trajectory_judge.analysis.core.bootstrap import BootstrapResult
+from trajectory_judge.analysis.core.bootstrap import BootstrapResult, KeptCounts
 from trajectory_judge.analysis.core.comparisons import Comparison, all_pairs, compared_pairs
 from trajectory_judge.analysis.core.deltas import Delta, Gap, deltas_frame, read_deltas, read_gaps
 from trajectory_judge.analysis.core.intervals import NO_INTERVAL, Interval, rounded as _num
@@ -188,6 +188,10 @@ class Report:
     resampling: Resampling = "design"
     """What the bootstrap resampled (:mod:`~trajectory_judge.analysis.core.resampling`): the design's cells,
     the trajectories, or whole instances."""
+    counts: KeptCounts = field(default_factory=KeptCounts, repr=False, compare=False)
+    """The counted replicates of this report's passes and of the statistics read after it at its seed (the claims
+    register's estimates, the statistics at another prevalence): each such pass over the same units counts its
+    draws once (:class:`~trajectory_judge.analysis.core.bootstrap.KeptCounts`; no digit depends on it)."""
 
     @property
     def method(self) -> str:
@@ -526,8 +530,9 @@ def build_report(
     plan = make_plan(trajectories, verdicts, [(c.a, c.b) for c in chosen])
     kinds = {(c.a, c.b): c.kind for c in chosen}
     agreement: tuple[Agreement, ...] = ()
+    kept = KeptCounts()
     if not statistics:  # the metrics alone: the statistics' columns and reading cost as much again
-        (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling)
+        (boot,) = run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling, kept=kept)
         stats = None
     else:
         stats_plan = make_statistics_plan(plan.labels, plan.verdicts, [(c.a, c.b) for c in chosen])
@@ -539,6 +544,7 @@ def build_report(
             batch=batch,
             also=[statistics_family(stats_plan, plan.strata(resampling)), agree],
             resampling=resampling,
+            kept=kept,
         )
         agreement = read_agreement(agree, agree_boot)
     reached: dict[tuple[str, str], bool] = {}
@@ -566,6 +572,7 @@ def build_report(
         stats.bootstrap if stats is not None else None,
         agreement,
         resampling,
+        kept,
     )
 
 

@@ -161,7 +161,13 @@ def _bootstrapped(
 ) -> Estimate:
     """``f`` of the column sums of ``rows``, bootstrapped by design cell with the report's replicates and seed."""
     res = bootstrap(
-        rows, lambda s: f(s)[..., None], strata=list(cells), resamples=rep.resamples, rng=rep.seed, exact=exact
+        rows,
+        lambda s: f(s)[..., None],
+        strata=list(cells),
+        resamples=rep.resamples,
+        rng=rep.seed,
+        kept=rep.counts,
+        exact=exact,
     )
     est, low, high = float(res.estimate[0]), float(res.low[0]), float(res.high[0])
     return Estimate(est, low, high, res.method[0], n, detail, res.distribution[:, 0], units)

@@ -165,7 +165,9 @@ def _auprc_at(
     if list(plan.judges) != list(rep.judges) or len(plan.labels) != rep.n_trajectories:
         raise ValueError("the trajectories and verdicts given are not the ones the report was built from")
     family = auprc_at_prevalence_family(plan.labels, plan.verdicts, prevalence)
-    (boot,) = on_report_resamples(plan, [family], resamples=rep.resamples, seed=rep.seed, resampling=rep.resampling)
+    (boot,) = on_report_resamples(
+        plan, [family], resamples=rep.resamples, seed=rep.seed, resampling=rep.resampling, kept=rep.counts
+    )
     return boot
 
 

@@ -381,9 +381,11 @@ def members_summary(
     *,
     resamples: int = 2_000,
     seed: int = 7,
+    records: Sequence[dict[str, Any]] | None = None,
 ) -> str:
     """The report's text about ensemble members: each member judge's n and headline metrics, the
-    re-derivation check, and the seeds' agreement ("" when the data keeps no members)."""
+    re-derivation check (against the folder's run records, ``records`` when the caller has read them), and the
+    seeds' agreement ("" when the data keeps no members)."""
     members = load_members(directory, [t.trajectory_id for t in trajectories])
     if not members:
         return ""
@@ -395,7 +397,7 @@ def members_summary(
     table = pd.DataFrame({j: {"n": rep.judges[j].n, **{c: rep.judges[j].metrics.get(c) for c in cols}} for j in ids}).T
     text = table.to_string(formatters={"n": lambda v: str(int(v))}, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
     lines = ["Ensemble members (members.jsonl):", text]
-    for c in check_ensembles(verdicts, members, read_run_records(directory)):
+    for c in check_ensembles(verdicts, members, read_run_records(directory) if records is None else records):
         lines.append(
             f"{c.ensemble} re-derived from {len(c.members)} members on {c.complete} trajectories: "
             f"{c.same} same as on disk, {len(c.different)} different, {len(c.without_ensemble)} without one; "

@@ -1,5 +1,4 @@
-"""The garbage collector's pace in the processes that build the book: Sphinx's, and each chapter's kernel
-(and the test sessions, whose modules import as much).
+"""The garbage collector's pace in the processes that build the book: Sphinx's, and each chapter's kernel.
 
 Such a process imports a few thousand modules (Sphinx and docutils, or pandas, matplotlib and scipy) and
 then allocates millions of short-lived objects. CPython's collector examines every tracked object at each

@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.book.building.records import write_record
-from trajectory_judge.fileio import FileRead, files_read
+from trajectory_judge.book.building.records import files_read, write_record
+from trajectory_judge.fileio import FileRead
 from trajectory_judge.provenance.computed import computed
 
 SHORT = 12

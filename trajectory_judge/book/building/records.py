@@ -19,11 +19,13 @@ import json
 import os
 import platform
 import shutil
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
-from trajectory_judge.fileio import FileRead, atomic_write_bytes, files_read, on_read
+from trajectory_judge.fileio import READ_EVENT, FileRead, atomic_write_bytes
 
 RECORDS_ENV = "TJ_BUILD_RECORDS"
 """Environment variable naming the records directory of the chapter executing (set by ``execute``)."""
@@ -48,22 +50,55 @@ KEY_PACKAGES = (
 FRESH_EACH_RUN = ("tables", "figures")
 """Record folders a chapter empties when it starts executing in a build (no stale table outlives a rename)."""
 
+
+class ReadLog:
+    """The data files this process has read, by path (the last reading of a path wins), as the readers announce
+    them (:data:`~trajectory_judge.fileio.READ_EVENT`): an audit hook (:func:`sys.addaudithook`) the kernel adds
+    when its chapter names itself, calling ``on_read`` (if set) after each."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, FileRead] = {}
+        self.on_read: Callable[[FileRead], None] | None = None
+        """Called with each file read, after it is logged (the kernel's record follows every read)."""
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == READ_EVENT:
+            record = FileRead(*args)
+            self._files[record.path] = record
+            if self.on_read is not None:
+                self.on_read(record)
+
+    def files(self) -> list[FileRead]:
+        """Every data file logged so far, by path."""
+        return sorted(self._files.values())
+
+
 _chapter: str | None = None
 _versions: dict[str, str] | None = None
+_reads: ReadLog | None = None
 
 
 def set_chapter(name: str | None) -> None:
-    """Name the chapter this kernel executes (a notebook stem such as ``results``)."""
-    global _chapter
+    """Name the chapter this kernel executes (a notebook stem such as ``results``); from the first call on, the
+    kernel logs every data file it reads (:class:`ReadLog`, :func:`files_read`)."""
+    global _chapter, _reads
     if name is not None and (not name or "/" in name or name.startswith(".")):
         raise ValueError(f"chapter name {name!r}: a notebook stem such as 'results'")
     _chapter = name
+    if _reads is None:  # an audit hook stays for the process: added once
+        _reads = ReadLog()
+        sys.addaudithook(_reads)
     folder = records_dir()
+    _reads.on_read = _write_kernel_record if folder is not None else None
     if folder is not None:  # during a build: the kernel's record, kept up to date with every read
         for sub in FRESH_EACH_RUN:
             shutil.rmtree(folder / sub, ignore_errors=True)
         _write_kernel_record()
-        on_read(_write_kernel_record)
+
+
+def files_read() -> list[FileRead]:
+    """Every data file this kernel has read since its chapter named itself (:func:`set_chapter`), by path."""
+    return [] if _reads is None else _reads.files()
 
 
 def chapter() -> str | None:

@@ -188,23 +188,12 @@ class Claims:
         return self.register.to_frame()
 
 
-_LAST_CHECKED: list[tuple[Report, Any, bool, Claims]] = []
-"""The claims last checked in this process, with the report and data they were checked on (one, so that what it
-holds alive is bounded): the chapters and sections that each read the register of the same report share one check,
-and one robustness across seeds."""
-
-
 def paper_claims(rep: Report, data, seeds: bool = True) -> Claims:
     """The paper's claims, checked on the report ``rep`` of its own verdicts ``data`` (trajectories, verdicts); with
-    ``seeds``, their robustness includes the register recomputed at the other bootstrap seeds. Called again with the
-    same objects, it returns the same :class:`Claims` (both are read, never changed)."""
-    for held_rep, held_data, held_seeds, claims in _LAST_CHECKED:
-        if held_rep is rep and held_data is data and held_seeds == seeds:
-            return claims
+    ``seeds``, their robustness includes the register recomputed at the other bootstrap seeds (on first reading).
+    Each call checks the register afresh: a chapter keeps the :class:`Claims` it made and passes it on."""
     at_seed = (lambda s: seed_register(rep, data.trajectories, data.verdicts, s)) if seeds else None
-    claims = Claims(paper_register(rep, data.trajectories, data.verdicts), at_seed, rep.seed)
-    _LAST_CHECKED[:] = [(rep, data, seeds, claims)]
-    return claims
+    return Claims(paper_register(rep, data.trajectories, data.verdicts), at_seed, rep.seed)
 
 
 def marks_legend(texts: Sequence[str]) -> str:
