@@ -30,7 +30,6 @@ import holds the folder's lock, refuses a pinned folder without ``--force``, ski
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -47,9 +46,8 @@ from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.judges.custom import PromptTemplate, check_template
 from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
-from trajectory_judge.models import LLM_VIEWS, DataError, Trajectory, load_trajectories
+from trajectory_judge.models import DataError, Trajectory, load_trajectories
 from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
-from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
 from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerprints
 from trajectory_judge.run.record import base_record, now
@@ -149,7 +147,7 @@ class Settings:
 
     def make(self, client: OpenAIClient, model_name: str) -> list[Judge]:
         """The judges, built as ``run`` builds them, around ``client``, named for ``model_name``."""
-        from trajectory_judge.run.cli_run import make_judges
+        from trajectory_judge.run.settings import make_judges
 
         return make_judges(
             self.judges,
@@ -280,21 +278,15 @@ def _refuse_overwriting_inputs(out: Path, inputs: Sequence[Path]) -> None:
             raise ValueError(f"--out {out} is an input of this command; outputs never overwrite inputs")
 
 
-def cli_export_requests(args: argparse.Namespace) -> int:
+def cli_export_requests(args: Any) -> int:
     """``trajectory-judge export-requests``: write the requests and their settings file (both atomically).
 
     A judge whose fingerprint differs from the one its id has on record in ``--data`` is refused first, as
     the import would refuse it, so that no request is paid for whose answers cannot come back.
     """
     from trajectory_judge.judges.custom import load_template
-    from trajectory_judge.run.cli_run import check_prompt_view, judge_names, selfcons_settings, split_models
+    from trajectory_judge.run.settings import judge_names, selfcons_settings, split_models
 
-    if args.data is None or args.out is None:
-        raise ValueError("--data DIR and --out FILE are required")
-    if args.view is not None and args.prompt is None:
-        raise ValueError("--view chooses what --prompt's template shows; give --prompt FILE with it")
-    if args.prompt is not None:
-        check_prompt_view(judge_names(args), args.view)
     selfcons_temperature, selfcons_seeds = selfcons_settings(args)
     data, out = Path(args.data), Path(args.out)
     traj_path = data / TRAJECTORIES
@@ -464,7 +456,7 @@ def plan_import(
     return plan, done
 
 
-def cli_import_results(args: argparse.Namespace) -> int:
+def cli_import_results(args: Any) -> int:
     """``trajectory-judge import-results``: answers -> verdicts, members and a run record, under the lock."""
     data = writable_folder(args.data, what="verdicts and a run record", force=args.force)
     if args.requests is None:
@@ -535,7 +527,7 @@ def _add(total: RunResult, r: RunResult) -> None:
 
 
 def _run_record(
-    args: argparse.Namespace,
+    args: Any,
     settings: Settings,
     srec: dict[str, Any],
     done: Imported,
@@ -586,72 +578,3 @@ def _say(done: Imported, foreign: int, missing_out: str | None) -> None:
     if foreign:
         line += f"; {foreign} answers are to requests not in --requests (ignored)"
     print(line, file=sys.stderr)
-
-
-# --- the command lines --------------------------------------------------------------------------
-def add_export_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare the arguments of ``trajectory-judge export-requests``."""
-    from trajectory_judge.run.cli_run import JUDGE_FAMILIES, add_selfcons_arguments
-
-    p.add_argument("--data", default=None, metavar="DIR", help="folder with trajectories.jsonl (required)")
-    p.add_argument(
-        "--judges",
-        type=A.name_list(JUDGE_FAMILIES),
-        default=None,
-        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt; "
-        "selfcons with --prompt samples the template: selfconsK+NAME:MODEL)",
-    )
-    p.add_argument(
-        "--prompt",
-        default=None,
-        metavar="FILE",
-        help="a prompt template of your own over --view, as `run --prompt` takes it (judge id VIEW+NAME:MODEL)",
-    )
-    p.add_argument(
-        "--view",
-        choices=list(LLM_VIEWS),
-        default=None,
-        help="what of each trajectory --prompt's {view} shows, and its response schema (default step)",
-    )
-    p.add_argument(
-        "--model",
-        type=A.model_name,
-        required=True,
-        help="model name the requests name; several, comma-separated (a,b), each under its own judge ids",
-    )
-    p.add_argument(
-        "--judge-model-name",
-        type=A.model_name,
-        default=None,
-        help="model name used in judge ids (default --model; with several models, as many names, comma-separated)",
-    )
-    p.add_argument("--limit", type=A.positive_int, default=None, help="only the first N trajectories")
-    p.add_argument("--num-ctx", type=A.positive_int, default=8192, help="context window (default 8192)")
-    p.add_argument("--max-tokens", type=A.positive_int, default=512, help="output budget per request (default 512)")
-    p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
-    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
-    add_selfcons_arguments(p)
-    p.add_argument(
-        "--out",
-        default=None,
-        metavar="FILE",
-        help="the requests file (required); its settings file is FILE.settings.json beside it",
-    )
-    p.add_argument("--quiet", action="store_true", help="no summary line")
-
-
-def add_import_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare the arguments of ``trajectory-judge import-results``."""
-    p.add_argument("results", metavar="RESULTS", help="a Batch API output file (JSONL) answering the requests")
-    p.add_argument("--data", default=None, metavar="DIR", help="the folder the requests were exported from (required)")
-    p.add_argument(
-        "--requests", default=None, metavar="FILE", help="the requests file (its settings file beside it) (required)"
-    )
-    p.add_argument(
-        "--missing", default=None, metavar="FILE", help="write the custom_id of every unanswered request here"
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="write into --data even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
-    )

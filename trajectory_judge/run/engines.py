@@ -32,7 +32,6 @@ answered, refused and failed, and how often it rate-limited.
 
 from __future__ import annotations
 
-import argparse
 import json
 import queue
 import sys
@@ -43,7 +42,6 @@ from pathlib import Path
 from typing import Any
 
 from trajectory_judge.backends.errors import JudgeClientError, ServerRejectedError
-from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
 from trajectory_judge.run.store import VerdictWriter, repair_torn_tail
 
@@ -328,48 +326,9 @@ def ray_available() -> bool:
     return True
 
 
-# --- the command line -----------------------------------------------------------------------------
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare the arguments of ``trajectory-judge run-requests``."""
-    p.add_argument("requests", metavar="REQUESTS", help="a requests file of `trajectory-judge export-requests`")
-    p.add_argument(
-        "--endpoint",
-        type=A.url,
-        action="append",
-        default=None,
-        metavar="URL",
-        help="an OpenAI base URL (requests go to URL/chat/completions); give it once per endpoint (required)",
-    )
-    p.add_argument("--out", default=None, metavar="FILE", help="the results file, appended to (required)")
-    p.add_argument(
-        "--engine",
-        choices=["local", "ray"],
-        default="local",
-        help="local (threads in this process) or ray (Ray Data: the scale extra; RAY_ADDRESS names a cluster)",
-    )
-    p.add_argument("--concurrency", type=A.positive_int, default=4, help="requests in flight per endpoint (default 4)")
-    p.add_argument(
-        "--api-key-env",
-        type=A.env_name,
-        default=None,
-        metavar="NAME",
-        help="send the API key held in environment variable NAME to every endpoint",
-    )
-    p.add_argument("--timeout", type=A.positive_float, default=600.0, help="seconds per request (default 600)")
-    p.add_argument("--retries", type=A.nonnegative_int, default=3, help="retries of a failed request (default 3)")
-    p.add_argument(
-        "--retry-budget",
-        type=A.nonnegative_float,
-        default=600.0,
-        metavar="SECONDS",
-        help="seconds one request may wait on backoff and rate limits before its endpoint is given up (default 600)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no summary line")
-
-
-def cli_run_requests(args: argparse.Namespace) -> int:
+def cli_run_requests(args: Any) -> int:
     """``trajectory-judge run-requests``: exit 0 when every request is settled, 75 when an endpoint was given up."""
-    from trajectory_judge.run.cli_run import api_key
+    from trajectory_judge.run.settings import api_key
 
     if not args.endpoint or args.out is None:
         raise ValueError("--endpoint URL (at least one) and --out FILE are required")

@@ -9,7 +9,6 @@ full-price (silent) and restocking (loud) hosts.
 from __future__ import annotations
 
 import random
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -137,21 +136,3 @@ def declare_design(folder: Path, *, force: bool = False) -> str | None:
         return f"note: {folder} is pinned by SHA256SUMS, so {DESIGN_FILE} was not written (--force writes it)"
     atomic_write_text(path, text)
     return None
-
-
-def cli_build_dataset(args: Any) -> int:
-    """``trajectory-judge build-dataset --n N --seed S --out DIR [--force]``.
-
-    ``--out`` is required. In a folder pinned by ``SHA256SUMS`` the trajectories are written only
-    when they are the bytes it pins (a rebuild), or with ``--force``; nothing is written before a refusal.
-    Beside them goes ``design.json``, which declares the folder a planted design.
-    """
-    from trajectory_judge.provenance.pins import broken_pins_note
-
-    out, trajs, seconds = write_trajectories(args, lambda: build_dataset(args.n, args.seed))
-    print(f"wrote {len(trajs)} trajectories to {out} in {seconds:.2f} s", file=sys.stderr)
-    if note := declare_design(out.parent, force=getattr(args, "force", False)):
-        print(note, file=sys.stderr)
-    if note := broken_pins_note(out.parent):
-        print(note, file=sys.stderr)
-    return 0

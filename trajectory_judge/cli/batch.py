@@ -1,0 +1,123 @@
+"""``export-requests``, ``run-requests`` and ``import-results``: judge through the OpenAI Batch API's format.
+
+The requests are written and their answers read back by :mod:`trajectory_judge.run.batch`, and answered on
+endpoints by :mod:`trajectory_judge.run.engines`; this module declares the three verbs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from trajectory_judge.cli import argtypes as A
+from trajectory_judge.cli.options import check_judge_options, declare, judge_options
+
+QUIET = "no summary line"
+
+
+def add_export(sub: argparse._SubParsersAction) -> None:
+    """Declare ``trajectory-judge export-requests``."""
+    p = sub.add_parser("export-requests", help="write the LLM judges' requests in the OpenAI Batch API's input format")
+    declare(
+        p,
+        "--data",
+        "--judges",
+        "--prompt",
+        "--view",
+        "--model",
+        "--judge-model-name",
+        "--limit",
+        "--num-ctx",
+        data="folder with trajectories.jsonl (required)",
+        prompt="a prompt template of your own over --view, as `run --prompt` takes it (judge id VIEW+NAME:MODEL)",
+        view="what of each trajectory --prompt's {view} shows, and its response schema (default step)",
+        model="model name the requests name; several, comma-separated (a,b), each under its own judge ids",
+        judge_model_name="model name used in judge ids (default --model; with several models, as many names, "
+        "comma-separated)",
+        limit="only the first N trajectories",
+        num_ctx="context window (default 8192)",
+    )
+    judge_options(p, seed="single-pass seed (default 7)")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="the requests file (required); its settings file is FILE.settings.json beside it",
+    )
+    declare(p, "--quiet", quiet=QUIET)
+    p.set_defaults(func=export_requests, check_args=check_export_args)
+
+
+def check_export_args(args: argparse.Namespace) -> None:
+    """``--data`` and ``--out`` given, then the judges' options (:func:`~trajectory_judge.cli.options.check_judge_options`)."""
+    if args.data is None or args.out is None:
+        raise ValueError("--data DIR and --out FILE are required")
+    check_judge_options(args)
+
+
+def export_requests(args: argparse.Namespace) -> int:
+    from trajectory_judge.run.batch import cli_export_requests
+
+    return cli_export_requests(args)
+
+
+def add_run_requests(sub: argparse._SubParsersAction) -> None:
+    """Declare ``trajectory-judge run-requests``."""
+    p = sub.add_parser("run-requests", help="answer exported requests on one or more endpoints (threads or Ray)")
+    p.add_argument("requests", metavar="REQUESTS", help="a requests file of `trajectory-judge export-requests`")
+    p.add_argument(
+        "--endpoint",
+        type=A.url,
+        action="append",
+        default=None,
+        metavar="URL",
+        help="an OpenAI base URL (requests go to URL/chat/completions); give it once per endpoint (required)",
+    )
+    p.add_argument("--out", default=None, metavar="FILE", help="the results file, appended to (required)")
+    p.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local (threads in this process) or ray (Ray Data: the scale extra; RAY_ADDRESS names a cluster)",
+    )
+    p.add_argument("--concurrency", type=A.positive_int, default=4, help="requests in flight per endpoint (default 4)")
+    declare(
+        p,
+        "--api-key-env",
+        "--timeout",
+        "--retries",
+        "--retry-budget",
+        "--quiet",
+        api_key_env="send the API key held in environment variable NAME to every endpoint",
+        retries="retries of a failed request (default 3)",
+        retry_budget="seconds one request may wait on backoff and rate limits before its endpoint is given up "
+        "(default 600)",
+        quiet=QUIET,
+    )
+    p.set_defaults(func=run_requests)
+
+
+def run_requests(args: argparse.Namespace) -> int:
+    from trajectory_judge.run.engines import cli_run_requests
+
+    return cli_run_requests(args)
+
+
+def add_import(sub: argparse._SubParsersAction) -> None:
+    """Declare ``trajectory-judge import-results``."""
+    p = sub.add_parser("import-results", help="turn Batch API results of exported requests into verdicts")
+    p.add_argument("results", metavar="RESULTS", help="a Batch API output file (JSONL) answering the requests")
+    declare(p, "--data", data="the folder the requests were exported from (required)")
+    p.add_argument(
+        "--requests", default=None, metavar="FILE", help="the requests file (its settings file beside it) (required)"
+    )
+    p.add_argument(
+        "--missing", default=None, metavar="FILE", help="write the custom_id of every unanswered request here"
+    )
+    declare(p, "--force")
+    p.set_defaults(func=import_results)
+
+
+def import_results(args: argparse.Namespace) -> int:
+    from trajectory_judge.run.batch import cli_import_results
+
+    return cli_import_results(args)
