@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from trajectory_judge import __version__
 from trajectory_judge.cli import agent, batch, build, data, folders, reading, run
+from trajectory_judge.cli.options import Verbs
 from trajectory_judge.models import DataError
 
 PROG = "trajectory-judge"
@@ -43,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(self.prog, message)
 
 
-VERBS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
+VERBS: tuple[Callable[[Verbs], None], ...] = (
     build.add_dataset,
     build.add_counterfactual,
     data.add_check,

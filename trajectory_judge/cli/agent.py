@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import declare
+from trajectory_judge.cli.options import Verbs, declare
 
 if TYPE_CHECKING:
     from trajectory_judge.backends.clients import ModelClient
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: Verbs) -> None:
     """Declare ``trajectory-judge agent`` (its decoding's defaults are the agent's, filled in by :func:`cli_agent`)."""
     p = sub.add_parser("agent", help="let an LLM drive the support desk; label episodes with the rule checker")
     declare(

@@ -7,14 +7,15 @@ endpoints by :mod:`trajectory_judge.run.engines`; this module declares the three
 from __future__ import annotations
 
 import argparse
+import sys
 
 from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import check_judge_options, declare, judge_options
+from trajectory_judge.cli.options import Verbs, check_judge_options, declare, judge_options
 
 QUIET = "no summary line"
 
 
-def add_export(sub: argparse._SubParsersAction) -> None:
+def add_export(sub: Verbs) -> None:
     """Declare ``trajectory-judge export-requests``."""
     p = sub.add_parser("export-requests", help="write the LLM judges' requests in the OpenAI Batch API's input format")
     declare(
@@ -60,7 +61,7 @@ def export_requests(args: argparse.Namespace) -> int:
     return cli_export_requests(args)
 
 
-def add_run_requests(sub: argparse._SubParsersAction) -> None:
+def add_run_requests(sub: Verbs) -> None:
     """Declare ``trajectory-judge run-requests``."""
     p = sub.add_parser("run-requests", help="answer exported requests on one or more endpoints (threads or Ray)")
     p.add_argument("requests", metavar="REQUESTS", help="a requests file of `trajectory-judge export-requests`")
@@ -97,12 +98,60 @@ def add_run_requests(sub: argparse._SubParsersAction) -> None:
 
 
 def run_requests(args: argparse.Namespace) -> int:
-    from trajectory_judge.run.engines import cli_run_requests
+    """``trajectory-judge run-requests``: exit 0 when every request is settled, 75 when an endpoint was given up."""
+    import threading
+    from pathlib import Path
 
-    return cli_run_requests(args)
+    from trajectory_judge.run.batch_format import read_requests
+    from trajectory_judge.run.engines import (
+        ENGINES,
+        EX_TEMPFAIL,
+        RAY_MISSING,
+        Endpoint,
+        ray_available,
+        settled,
+        summary,
+    )
+    from trajectory_judge.run.settings import api_key
+    from trajectory_judge.run.store import VerdictWriter, repair_torn_tail
+
+    if not args.endpoint or args.out is None:
+        raise ValueError("--endpoint URL (at least one) and --out FILE are required")
+    if args.engine == "ray" and not ray_available():
+        raise ValueError(RAY_MISSING)
+    requests, out = Path(args.requests), Path(args.out)
+    if out.resolve() == requests.resolve():
+        raise ValueError(f"--out {out} is the requests file; outputs never overwrite inputs")
+    key = api_key(args.api_key_env)
+    endpoints = [
+        Endpoint(u, args.concurrency, args.timeout, args.retries, args.retry_budget, key) for u in args.endpoint
+    ]
+    reqs = read_requests(requests)
+    if msg := repair_torn_tail(out, None):
+        print(f"trajectory-judge: {msg}", file=sys.stderr)
+    done = settled(out)
+    pending = [r for c, r in reqs.items() if c not in done]
+    writer = VerdictWriter(out)
+    lock = threading.Lock()
+
+    def write(line: str) -> None:
+        with lock:
+            writer.write_line(line)
+
+    try:
+        tallies = ENGINES[args.engine](pending, endpoints, write)
+    finally:
+        writer.close()
+    answered, refused = sum(t.answered for t in tallies), sum(t.refused for t in tallies)
+    left = len(pending) - answered - refused
+    if not args.quiet or left or any(t.given_up for t in tallies):
+        print(summary(len(reqs) - len(pending), answered, refused, left, out), file=sys.stderr)
+        for t in tallies:
+            print(f"trajectory-judge: endpoint {t.summary()}", file=sys.stderr)
+    return EX_TEMPFAIL if left else 0
 
 
-def add_import(sub: argparse._SubParsersAction) -> None:
+def add_import(sub: Verbs) -> None:
     """Declare ``trajectory-judge import-results``."""
     p = sub.add_parser("import-results", help="turn Batch API results of exported requests into verdicts")
     p.add_argument("results", metavar="RESULTS", help="a Batch API output file (JSONL) answering the requests")

@@ -8,25 +8,31 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import REPIN
+from trajectory_judge.cli.options import REPIN, Verbs
 
 FORCE = (
     "replace trajectories.jsonl even if verdicts in --out refer to trajectories it changes, "
     f"or SHA256SUMS pins other bytes {REPIN}"
 )
-SEED = "generation seed (default 7)"
 
 
-def add_dataset(sub: argparse._SubParsersAction) -> None:
+def _seed_out_force(p: argparse.ArgumentParser, handler: Callable[[argparse.Namespace], int], **out: Any) -> None:
+    """The options both verbs end with, ``--out`` as ``out`` declares it, and the verb's handler."""
+    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="generation seed (default 7)")
+    p.add_argument("--out", metavar="DIR", **out)
+    p.add_argument("--force", action="store_true", help=FORCE)
+    p.set_defaults(func=handler)
+
+
+def add_dataset(sub: Verbs) -> None:
     """Declare ``trajectory-judge build-dataset``."""
     p = sub.add_parser("build-dataset", help="generate the labelled trajectories")
     p.add_argument("--n", type=A.multiple_of_8, default=400, help="number of trajectories (default 400)")
-    p.add_argument("--seed", type=A.nonnegative_int, default=7, help=SEED)
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (required)")
-    p.add_argument("--force", action="store_true", help=FORCE)
-    p.set_defaults(func=run_build_dataset)
+    _seed_out_force(p, run_build_dataset, default=None, help="output folder (required)")
 
 
 def run_build_dataset(args: argparse.Namespace) -> int:
@@ -48,16 +54,13 @@ def run_build_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_counterfactual(sub: argparse._SubParsersAction) -> None:
+def add_counterfactual(sub: Verbs) -> None:
     """Declare ``trajectory-judge build-counterfactual``."""
     p = sub.add_parser(
         "build-counterfactual", help="plant the same fault at every step of the same instances (position set)"
     )
     p.add_argument("--instances", type=A.positive_int, default=60, help="number of instances (default 60)")
-    p.add_argument("--seed", type=A.nonnegative_int, default=7, help=SEED)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder, e.g. data/counterfactual/")
-    p.add_argument("--force", action="store_true", help=FORCE)
-    p.set_defaults(func=run_build_counterfactual)
+    _seed_out_force(p, run_build_counterfactual, required=True, help="output folder, e.g. data/counterfactual/")
 
 
 def run_build_counterfactual(args: argparse.Namespace) -> int:

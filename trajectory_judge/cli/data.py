@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from trajectory_judge.cli import argtypes as A
+from trajectory_judge.cli.options import Verbs
 
 
-def add_check(sub: argparse._SubParsersAction) -> None:
+def add_check(sub: Verbs) -> None:
     """Declare ``trajectory-judge check``."""
     p = sub.add_parser("check", help="validate trajectories and run the rule checker over them")
     p.add_argument("file", metavar="FILE|DIR", help="a trajectories JSONL file, or a folder holding trajectories.jsonl")
@@ -50,7 +51,7 @@ def run_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_schema(sub: argparse._SubParsersAction) -> None:
+def add_schema(sub: Verbs) -> None:
     """Declare ``trajectory-judge schema``."""
     p = sub.add_parser("schema", help="print the JSON Schema of trajectories, labels or verdicts")
     p.add_argument(
@@ -79,7 +80,7 @@ def run_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_fetch_release(sub: argparse._SubParsersAction) -> None:
+def add_fetch_release(sub: Verbs) -> None:
     """Declare ``trajectory-judge fetch-release``."""
     p = sub.add_parser("fetch-release", help="download and verify the published raw data")
     p.add_argument("--dir", default=None, help="cache directory (default: TJ_RELEASE_DIR or a user cache)")
@@ -124,7 +125,7 @@ def run_fetch_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_manifest(sub: argparse._SubParsersAction) -> None:
+def add_manifest(sub: Verbs) -> None:
     """Declare ``trajectory-judge manifest``."""
     p = sub.add_parser("manifest", help="write (or --check) the checksum manifest of a data directory")
     p.add_argument("--data", default="data/", help="data directory (default data/)")

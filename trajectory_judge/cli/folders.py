@@ -6,10 +6,10 @@ import argparse
 import sys
 
 from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import REPIN
+from trajectory_judge.cli.options import REPIN, Verbs
 
 
-def add_forget(sub: argparse._SubParsersAction) -> None:
+def add_forget(sub: Verbs) -> None:
     """Declare ``trajectory-judge forget``."""
     p = sub.add_parser("forget", help="remove a judge's verdicts from a data directory (kept in forgotten.jsonl)")
     p.add_argument("--data", required=True, metavar="DIR", help="data folder holding verdicts.jsonl")
@@ -52,7 +52,7 @@ def run_forget(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_import_inspect(sub: argparse._SubParsersAction) -> None:
+def add_import_inspect(sub: Verbs) -> None:
     """Declare ``trajectory-judge import-inspect``."""
     p = sub.add_parser("import-inspect", help="turn inspect_ai eval logs of our tasks into verdicts and run records")
     p.add_argument(
@@ -76,16 +76,46 @@ def add_import_inspect(sub: argparse._SubParsersAction) -> None:
 
 
 def run_import_inspect(args: argparse.Namespace) -> int:
+    """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr.
+
+    ``--data`` is required, and a folder pinned by ``SHA256SUMS`` is refused without ``--force``
+    (:func:`~trajectory_judge.provenance.pins.writable_folder`), before anything is written; so is a log
+    whose judge has another fingerprint than its id has on record (:func:`check_logs`): every log is read
+    and checked before the first is written.
+    """
     try:
-        from trajectory_judge.inspect_tasks.logs import cli_import_inspect
+        from trajectory_judge.inspect_tasks.logs import check_logs, read_log, write_log
     except ImportError as exc:
         raise ValueError(
             f"needs inspect_ai ({exc.name} is not installed): pip install 'trajectory-judge[inspect]'"
         ) from None
-    return cli_import_inspect(args)
+    from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
+    from trajectory_judge.run.store import data_dir_lock
+
+    data = writable_folder(args.data, what="verdicts and run records", force=args.force)
+    try:
+        logs = [read_log(path, data, judge_model_name=args.judge_model_name) for path in args.logs]
+        with data_dir_lock(data):
+            check_logs(logs, data)  # every log before any is written
+            results = [write_log(r, data) for r in logs]
+        for path, r in zip(args.logs, results):
+            errored = (
+                f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)"
+                if r.errored
+                else ""
+            )
+            print(
+                f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
+                f"{r.unparseable} unparseable{errored}",
+                file=sys.stderr,
+            )
+    finally:
+        if note := broken_pins_note(data):
+            print(note, file=sys.stderr)
+    return 0
 
 
-def add_merge(sub: argparse._SubParsersAction) -> None:
+def add_merge(sub: Verbs) -> None:
     """Declare ``trajectory-judge merge``."""
     p = sub.add_parser("merge", help="merge data folders of the same trajectories into one")
     p.add_argument("folders", nargs="+", metavar="FOLDER", help="data folders holding the same trajectories.jsonl")
@@ -100,6 +130,40 @@ def add_merge(sub: argparse._SubParsersAction) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from trajectory_judge.run.merge import cli_merge
+    """``trajectory-judge merge FOLDER... --out DIR [--force]``."""
+    import os
+    from pathlib import Path
 
-    return cli_merge(args)
+    from trajectory_judge.models import DataError
+    from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal
+    from trajectory_judge.run.merge import collect_and_write, summary
+    from trajectory_judge.run.store import TRAJECTORIES, data_dir_lock
+
+    out = Path(args.out)
+    sources = [Path(s) for s in args.folders]
+    exists = out.exists()
+    if exists and not out.is_dir():
+        raise DataError(f"{out}: exists and is not a folder; --out names a new folder or a data folder")
+    if exists and is_pinned(out) and not args.force:
+        raise pinned_refusal(out, "merged verdicts")
+    if exists and any(out.iterdir()):
+        if not (out / TRAJECTORIES).is_file():
+            raise DataError(f"{out}: not empty and holds no {TRAJECTORIES}; --out names a new folder or a data folder")
+        if not any(os.path.samefile(out, s) for s in sources if s.exists()):
+            print(
+                f"trajectory-judge merge: note: {out} already holds data; it is merged as the first folder",
+                file=sys.stderr,
+            )
+            sources.insert(0, out)
+    elif exists:
+        out.rmdir()  # an empty folder: built beside and renamed into place like a new one
+        exists = False
+    if exists:  # no writer may append to it between reading and writing
+        with data_dir_lock(out):
+            merged = collect_and_write(sources, out, exists=True)
+    else:
+        merged = collect_and_write(sources, out, exists=False)
+    print(summary(merged, len(sources), out), file=sys.stderr)
+    if exists and (note := broken_pins_note(out)):
+        print(note, file=sys.stderr)
+    return 0

@@ -7,7 +7,7 @@ wording differs. Reading this module imports no judge, client or analysis.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Protocol
 
 from trajectory_judge.cli import argtypes as A
 from trajectory_judge.models import ENSEMBLE_FAMILY, LLM_VIEWS
@@ -18,6 +18,13 @@ JUDGE_FAMILIES: tuple[str, ...] = (*LLM_VIEWS, ENSEMBLE_FAMILY)
 SELFCONS_TEMPERATURE, SELFCONS_SEEDS = 0.7, (7, 8, 9)
 """The self-consistency ensemble's defaults (:data:`trajectory_judge.judges.selfcons.TEMPERATURE` and
 ``SEEDS``, the paper's): written here so that reading the options does not import the judges."""
+
+
+class Verbs(Protocol):
+    """What ``ArgumentParser.add_subparsers`` returns: each verb is declared with ``add_parser``."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
 
 REPIN = "(then re-pin it with `trajectory-judge manifest`)"
 

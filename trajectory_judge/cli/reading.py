@@ -12,7 +12,7 @@ import sys
 
 from trajectory_judge.analysis.statistics.abstention import DELTA as ABSTAIN_DELTA
 from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import declare
+from trajectory_judge.cli.options import Verbs, declare
 
 DATA_HELP = "directory with trajectories.jsonl and verdicts.jsonl"
 
@@ -24,7 +24,7 @@ CLUSTER_GONE = (
 """What ``report --cluster`` says, for one release, instead of drawing whole instances."""
 
 
-def add_report(sub: argparse._SubParsersAction) -> None:
+def add_report(sub: Verbs) -> None:
     """Declare ``trajectory-judge report``."""
     p = sub.add_parser("report", help="compute every metric, interval and delta from raw verdicts")
     p.add_argument("--data", default="data/", help=DATA_HELP)
@@ -112,7 +112,7 @@ def _one_blas_thread() -> None:
         del os.environ["OPENBLAS_NUM_THREADS"]
 
 
-def add_misses(sub: argparse._SubParsersAction) -> None:
+def add_misses(sub: Verbs) -> None:
     """Declare ``trajectory-judge misses``."""
     p = sub.add_parser("misses", help="list a judge's misses and false alarms, as the judge saw them")
     p.add_argument("--data", default="data/", help=DATA_HELP)
@@ -129,12 +129,27 @@ def add_misses(sub: argparse._SubParsersAction) -> None:
 
 
 def run_misses(args: argparse.Namespace) -> int:
-    from trajectory_judge.analysis.core.misses import cli_misses
+    """``trajectory-judge misses``: print a judge's misses and false alarms (as text, or JSON with ``--json``)."""
+    import json
+    from pathlib import Path
 
-    return cli_misses(args)
+    from trajectory_judge.analysis.core.loading import load_data
+    from trajectory_judge.analysis.core.misses import find_mistakes, read_transcripts
+    from trajectory_judge.models import DataError
+
+    data = load_data(args.data)
+    try:
+        found = find_mistakes(data.trajectories, data.verdicts, args.judge, read_transcripts(args.data))
+    except ValueError as exc:
+        raise DataError(f"{Path(args.data) / 'verdicts.jsonl'}: {exc}") from None
+    if args.json:
+        print(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(found.to_text(limit=args.limit))
+    return 0
 
 
-def add_prevalence(sub: argparse._SubParsersAction) -> None:
+def add_prevalence(sub: Verbs) -> None:
     """Declare ``trajectory-judge prevalence``."""
     p = sub.add_parser("prevalence", help="estimate the true fault rate of unlabelled traces from a judge's flags")
     p.add_argument("--judge", required=True, metavar="JUDGE_ID", help="the judge whose flags to correct")
@@ -160,6 +175,27 @@ def add_prevalence(sub: argparse._SubParsersAction) -> None:
 
 
 def run_prevalence(args: argparse.Namespace) -> int:
-    from trajectory_judge.analysis.statistics.prevalence import cli_prevalence
+    """``trajectory-judge prevalence --judge J --calibration DIR --verdicts FILE [--labels FILE] [--json OUT]``."""
+    import json
+    from pathlib import Path
 
-    return cli_prevalence(args)
+    from trajectory_judge.analysis.statistics.prevalence import ASSUMPTION, prevalence_from_files, summary_lines
+    from trajectory_judge.fileio import atomic_write_text
+    from trajectory_judge.provenance.outputs import guard_output
+
+    inputs = [args.verdicts, str(Path(args.calibration) / "verdicts.jsonl")] + ([args.labels] if args.labels else [])
+    if args.json:
+        guard_output(args.json, inputs=inputs)
+    p = prevalence_from_files(
+        args.judge, args.calibration, args.verdicts, labels=args.labels, resamples=args.resamples, seed=args.seed
+    )
+    print("\n".join(summary_lines(p, args.calibration, args.verdicts)))
+    if args.json:
+        record = {
+            **p.to_dict(),
+            "inputs": {"calibration": args.calibration, "verdicts": args.verdicts, "labels": args.labels},
+            "assumes": ASSUMPTION,
+        }
+        atomic_write_text(args.json, json.dumps(record, indent=2, allow_nan=False) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0

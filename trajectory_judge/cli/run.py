@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import check_judge_options, declare, judge_options
+from trajectory_judge.cli.options import Verbs, check_judge_options, declare, judge_options
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,7 +25,7 @@ EX_TEMPFAIL = 75
 """Exit code when the server kept failing or rate-limiting past the retry budget (sysexits' EX_TEMPFAIL)."""
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: Verbs) -> None:
     """Declare ``trajectory-judge run``."""
     p = sub.add_parser("run", help="run LLM judges against a model server, resumably")
     declare(

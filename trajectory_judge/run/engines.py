@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import queue
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,8 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from trajectory_judge.backends.errors import JudgeClientError, ServerRejectedError
-from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
-from trajectory_judge.run.store import VerdictWriter, repair_torn_tail
+from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines
 
 EX_TEMPFAIL = 75
 
@@ -326,46 +324,7 @@ def ray_available() -> bool:
     return True
 
 
-def cli_run_requests(args: Any) -> int:
-    """``trajectory-judge run-requests``: exit 0 when every request is settled, 75 when an endpoint was given up."""
-    from trajectory_judge.run.settings import api_key
-
-    if not args.endpoint or args.out is None:
-        raise ValueError("--endpoint URL (at least one) and --out FILE are required")
-    if args.engine == "ray" and not ray_available():
-        raise ValueError(RAY_MISSING)
-    requests, out = Path(args.requests), Path(args.out)
-    if out.resolve() == requests.resolve():
-        raise ValueError(f"--out {out} is the requests file; outputs never overwrite inputs")
-    key = api_key(args.api_key_env)
-    endpoints = [
-        Endpoint(u, args.concurrency, args.timeout, args.retries, args.retry_budget, key) for u in args.endpoint
-    ]
-    reqs = read_requests(requests)
-    if msg := repair_torn_tail(out, None):
-        print(f"trajectory-judge: {msg}", file=sys.stderr)
-    done = settled(out)
-    pending = [r for c, r in reqs.items() if c not in done]
-    writer = VerdictWriter(out)
-    lock = threading.Lock()
-
-    def write(line: str) -> None:
-        with lock:
-            writer.write_line(line)
-
-    try:
-        tallies = ENGINES[args.engine](pending, endpoints, write)
-    finally:
-        writer.close()
-    answered, refused = sum(t.answered for t in tallies), sum(t.refused for t in tallies)
-    left = len(pending) - answered - refused
-    if not args.quiet or left or any(t.given_up for t in tallies):
-        print(_summary(len(reqs) - len(pending), answered, refused, left, out), file=sys.stderr)
-        for t in tallies:
-            print(f"trajectory-judge: endpoint {t.summary()}", file=sys.stderr)
-    return EX_TEMPFAIL if left else 0
-
-
-def _summary(skipped: int, answered: int, refused: int, left: int, out: Path) -> str:
+def summary(skipped: int, answered: int, refused: int, left: int, out: Path) -> str:
+    """The summary line of ``run-requests``: what was answered, refused, already there and left."""
     tail = f"; {left} unanswered, rerun the same command to resume" if left else ""
     return f"trajectory-judge: {answered} answered, {refused} refused by the server, {skipped} already in {out}{tail}"
