@@ -45,7 +45,7 @@ def run_build_dataset(args: argparse.Namespace) -> int:
     from trajectory_judge.provenance.pins import broken_pins_note
     from trajectory_judge.testbed.dataset import build_dataset, declare_design, write_trajectories
 
-    out, trajs, seconds = write_trajectories(args, lambda: build_dataset(args.n, args.seed))
+    out, trajs, seconds = write_trajectories(args.out, lambda: build_dataset(args.n, args.seed), force=args.force)
     print(f"wrote {len(trajs)} trajectories to {out} in {seconds:.2f} s", file=sys.stderr)
     if note := declare_design(out.parent, force=args.force):
         print(note, file=sys.stderr)
@@ -69,7 +69,9 @@ def run_build_counterfactual(args: argparse.Namespace) -> int:
     from trajectory_judge.testbed.counterfactual import build_counterfactual
     from trajectory_judge.testbed.dataset import write_trajectories
 
-    out, trajs, seconds = write_trajectories(args, lambda: build_counterfactual(args.instances, args.seed))
+    out, trajs, seconds = write_trajectories(
+        args.out, lambda: build_counterfactual(args.instances, args.seed), force=args.force
+    )
     n_inst = len({t.instance_id for t in trajs})
     print(
         f"wrote {len(trajs)} trajectories ({n_inst} instances, each clean and with the fault at every step) "

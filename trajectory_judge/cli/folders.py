@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from trajectory_judge.cli import argtypes as A
-from trajectory_judge.cli.options import REPIN, Verbs
+from trajectory_judge.cli.options import REPIN, Verbs, declare
 
 
 def add_forget(sub: Verbs) -> None:
@@ -58,19 +57,14 @@ def add_import_inspect(sub: Verbs) -> None:
     p.add_argument(
         "logs", nargs="+", metavar="LOG", help="eval logs (.eval or .json) of trajectory_judge's inspect tasks"
     )
-    p.add_argument(
+    declare(
+        p,
         "--data",
-        default=None,
-        metavar="DIR",
-        help="folder with trajectories.jsonl; verdicts and run records are appended there (required)",
-    )
-    p.add_argument("--force", action="store_true", help=f"write into --data even if SHA256SUMS pins it {REPIN}")
-    p.add_argument(
+        "--force",
         "--judge-model-name",
-        type=A.model_name,
-        default=None,
-        help="model name used in judge ids (default: the name the server was sent, as run --model takes it: "
-        "gpt-4o-mini for the log's openai/gpt-4o-mini, m for openai-api/SERVICE/m)",
+        data="folder with trajectories.jsonl; verdicts and run records are appended there (required)",
+        judge_model_name="model name used in judge ids (default: the name the server was sent, as run --model takes "
+        "it: gpt-4o-mini for the log's openai/gpt-4o-mini, m for openai-api/SERVICE/m)",
     )
     p.set_defaults(func=run_import_inspect)
 
