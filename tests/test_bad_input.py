@@ -481,7 +481,7 @@ def test_port_converter_accepts_exactly_1_to_65535(text, ok):
     # for `python tools/serve.py --port` (declared outside the trajectory-judge verbs)
     import argparse
 
-    from trajectory_judge.run.argtypes import port
+    from trajectory_judge.cli.argtypes import port
 
     if ok:
         assert port(text) == int(text)

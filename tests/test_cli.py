@@ -1,5 +1,9 @@
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from trajectory_judge.cli import main
 from trajectory_judge.models import load_verdicts
@@ -68,3 +72,17 @@ def test_check_reads_an_agent_episodes_file(tmp_path, capsys):
     f.write_text(json.dumps(ep) + "\n")
     assert main(["check", str(f)]) == 0
     assert "unlabelled" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("verb", ["run", "report", "export-requests", "agent"])
+def test_a_verbs_help_imports_no_numerics_client_runner_or_report(verb):
+    # every verb is declared on every start, so the declarations must stay light: the handlers import the rest
+    code = (
+        "import sys\nfrom trajectory_judge.cli import main\n"
+        f"try:\n    main([{verb!r}, '--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = ('numpy', 'pandas', 'scipy', 'httpx', 'trajectory_judge.run.runner', 'trajectory_judge.judges.llm',"
+        " 'trajectory_judge.cli.report', 'trajectory_judge.testbed.agent')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "[]"

@@ -23,7 +23,7 @@ from trajectory_judge.backends.retry import RateGate, RetryPolicy, backoff_delay
 from trajectory_judge.backends.strict import strict_subset
 from trajectory_judge.judges.schema import RESPONSE_MODELS, response_schema
 from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
-from trajectory_judge.run import cli_run
+from trajectory_judge.run import settings
 
 SCHEMA = response_schema("step")
 
@@ -163,14 +163,14 @@ def test_a_rate_limit_pauses_every_request_of_the_client():
 def _cli(tmp_path, monkeypatch, srv, ft, *extra):
     from trajectory_judge.cli import main
 
-    real = cli_run.make_client
+    real = settings.make_client
 
     def patched(args):
         c = real(args)
         c._sleep, c._clock = ft.sleep, ft.clock
         return c
 
-    monkeypatch.setattr(cli_run, "make_client", patched)
+    monkeypatch.setattr(settings, "make_client", patched)
     return main(
         [
             "run",

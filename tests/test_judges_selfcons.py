@@ -88,7 +88,7 @@ def test_ensemble_verdict_is_the_aggregate_of_its_stored_members():
 
 
 def test_the_command_lines_ensemble_defaults_are_the_judges_own():
-    from trajectory_judge.run.cli_run import SELFCONS_SEEDS, SELFCONS_TEMPERATURE
+    from trajectory_judge.cli.options import SELFCONS_SEEDS, SELFCONS_TEMPERATURE
 
     assert (SELFCONS_TEMPERATURE, SELFCONS_SEEDS) == (TEMPERATURE, SEEDS)
 

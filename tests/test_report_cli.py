@@ -99,8 +99,8 @@ def test_terminal_shows_every_headline_metric_with_its_interval_and_n(two_models
 
 
 def test_terminal_writes_every_interval_as_the_book_does(two_models, capsys):
-    from trajectory_judge.analysis.report_cli import metric_cell
     from trajectory_judge.book.render.style import format_interval
+    from trajectory_judge.cli.report import metric_cell
 
     d, trajs, verdicts = two_models
     rep = build_report(trajs, verdicts, resamples=50, seed=7)

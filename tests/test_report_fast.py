@@ -11,10 +11,10 @@ import sys
 import pytest
 from analysis_synth import design, random_verdicts, verdict
 
-from trajectory_judge.analysis import report_cli as R
 from trajectory_judge.analysis.core.bootstrap import clopper_pearson
 from trajectory_judge.analysis.core.formatting import TextTable
 from trajectory_judge.analysis.core.report import build_report
+from trajectory_judge.cli import report as R
 from trajectory_judge.models import dumps
 
 HEAVY = ("scipy", "pandas", "matplotlib", "httpx")

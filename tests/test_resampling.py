@@ -169,22 +169,29 @@ def test_instances_of_a_design_are_drawn_among_their_like_so_every_replicate_kee
     assert len({tuple(r) for r in w[:, :6]}) > 1  # and the two alike instances are drawn in turn
 
 
-def test_cluster_instance_draws_whole_runs_of_a_design_within_their_make_up_and_of_a_sample_from_the_whole(
-    tmp_path, capsys
-):
+def test_resample_instances_draws_whole_runs_of_a_sample_and_design_instances_within_their_make_up(tmp_path, capsys):
     folder = sample_folder(tmp_path, copies=3, n=30)
-    assert _report_json(folder, "--cluster", "instance")["resampling"] == "instances"
-    design = _report_json(folder, "--resample", "design", "--cluster", "instance")
+    assert _report_json(folder, "--resample", "instances")["resampling"] == "instances"
+    design = _report_json(folder, "--resample", "design-instances")
     assert design["resampling"] == "design-instances"
     from trajectory_judge.analysis.core.resampling import METHOD
 
     assert METHOD["design-instances"] in capsys.readouterr().out  # the heading says so
 
 
-def test_the_release_under_cluster_instance_gives_the_headline_auroc_delta_an_interval_of_its_own(release, tmp_path):
+def test_cluster_is_refused_in_one_line_that_names_the_resample_options_that_replace_it(tmp_path, capsys):
+    folder = sample_folder(tmp_path, copies=3, n=30)
+    assert main(["report", "--data", str(folder), "--cluster", "instance", "--json", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("trajectory-judge report: error: --cluster instance is now ")
+    assert "--resample instances" in err and "--resample design-instances" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_the_release_under_design_instances_gives_the_headline_auroc_delta_an_interval_of_its_own(release, tmp_path):
     out = {}
-    for how in (("--resample", "design"), ("--resample", "design", "--cluster", "instance")):
-        path = tmp_path / f"{len(how)}.json"
+    for how in (("--resample", "design"), ("--resample", "design-instances")):
+        path = tmp_path / f"{how[1]}.json"
         argv = ["report", "--data", str(release), "--statistics", "--resamples", "2000", "--json", str(path), *how]
         assert main(argv) == 0
         doc = json.loads(path.read_text(encoding="utf-8"))

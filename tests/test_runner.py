@@ -11,10 +11,11 @@ import pytest
 from llm_fakes import ScriptedClient, make_trajectory, response
 
 from trajectory_judge.backends.clients import TransportError
+from trajectory_judge.cli import run as cli_run
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.llm import LLMJudge
 from trajectory_judge.models import Verdict, parse_jsonl, write_jsonl
-from trajectory_judge.run import cli_run, runner, store
+from trajectory_judge.run import runner, settings, store
 
 
 def trajs(n: int):
@@ -214,7 +215,7 @@ def _fake_llama(req: httpx.Request) -> httpx.Response:
 
 def _cli(tmp_path, monkeypatch, handler, extra=()):
     write_jsonl(tmp_path / "trajectories.jsonl", trajs(4))
-    real = cli_run.make_client
+    real = settings.make_client
 
     def patched(args):
         c = real(args)
@@ -222,11 +223,12 @@ def _cli(tmp_path, monkeypatch, handler, extra=()):
         c._sleep = lambda s: None
         return c
 
-    monkeypatch.setattr(cli_run, "make_client", patched)
+    monkeypatch.setattr(settings, "make_client", patched)
     p = argparse.ArgumentParser()
-    cli_run.add_run_arguments(p)
+    cli_run.add(p.add_subparsers())
     args = p.parse_args(
         [
+            "run",
             "--data",
             str(tmp_path),
             "--model",

@@ -53,10 +53,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from trajectory_judge.cli import argtypes as A
 from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.models import DataError
 from trajectory_judge.provenance.checksums import file_sha256
-from trajectory_judge.run import argtypes as A
 from trajectory_judge.run.llm_paths import (  # some only re-exported, for the recipe's users
     LAUNCH_INFO,
     PORTABLE_CMAKE_ARGS,

@@ -22,7 +22,6 @@ A sample that errored in the log is not a verdict: it is counted, and ``inspect 
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,7 +52,6 @@ from trajectory_judge.models import (
     load_trajectories,
 )
 from trajectory_judge.models.fingerprint import json_digest
-from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run.fingerprints import check_fingerprints, on_record
 from trajectory_judge.run.record import LATENCY_MEANING, base_record, now
 from trajectory_judge.run.store import (
@@ -449,34 +447,3 @@ def write_log(r: ReadLog, data: str | Path) -> ImportResult:
             append_run_record(data, run_record(log, got, result, r.model_name, written))
             result.recorded = True
     return result
-
-
-def cli_import_inspect(args: Any) -> int:
-    """``trajectory-judge import-inspect``: import each log, one summary line per log on stderr.
-
-    ``--data`` is required, and a folder pinned by ``SHA256SUMS`` is refused without ``--force``
-    (:func:`~trajectory_judge.provenance.pins.writable_folder`), before anything is written; so is a log
-    whose judge has another fingerprint than its id has on record (:func:`check_logs`): every log is read
-    and checked before the first is written.
-    """
-    data = writable_folder(args.data, what="verdicts and run records", force=args.force)
-    try:
-        logs = [read_log(path, data, judge_model_name=args.judge_model_name) for path in args.logs]
-        with data_dir_lock(data):
-            check_logs(logs, data)  # every log before any is written
-            results = [write_log(r, data) for r in logs]
-        for path, r in zip(args.logs, results):
-            errored = (
-                f"; {r.errored} samples errored in the log (`inspect eval-retry {path}` redoes them)"
-                if r.errored
-                else ""
-            )
-            print(
-                f"trajectory-judge: {path}: {r.written} written, {r.skipped} already on disk, "
-                f"{r.unparseable} unparseable{errored}",
-                file=sys.stderr,
-            )
-    finally:
-        if note := broken_pins_note(data):
-            print(note, file=sys.stderr)
-    return 0

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 import time
-from typing import Any
 
 from trajectory_judge.models import Trajectory, Verdict
-from trajectory_judge.testbed.checker import check, checker_table
+from trajectory_judge.testbed.checker import check
 
 
-def _load_any(path: str) -> list[Trajectory]:
+def load_any(path: str) -> list[Trajectory]:
     """Trajectories from a trajectories file or from an agent's episodes file (``organic.jsonl``)."""
     import json
 
@@ -49,39 +47,6 @@ def foreign_tools_note(trajs: list[Trajectory]) -> str | None:
         "written for the support desk's tools, so on these trajectories their verdicts check little beyond "
         "the format"
     )
-
-
-def cli_check(args: Any) -> int:
-    """``trajectory-judge check FILE|DIR [--out VERDICTS]`` (a folder: its ``trajectories.jsonl``)."""
-    from pathlib import Path
-
-    from trajectory_judge.models import OUTCOME_ONLY, DataError, fault_types_lines, load_fault_types, write_jsonl
-    from trajectory_judge.provenance.outputs import guard_output
-
-    if Path(args.file).is_dir():
-        if not (Path(args.file) / "trajectories.jsonl").is_file():
-            raise DataError(
-                f"{args.file}: a folder that holds no trajectories.jsonl; give a trajectories file or a data folder"
-            )
-        args.file = str(Path(args.file) / "trajectories.jsonl")
-    if args.out:
-        guard_output(args.out, inputs=[args.file])
-    trajs = _load_any(args.file)  # raises DataError naming file and line; nothing written
-    if note := foreign_tools_note(trajs):
-        print(note, file=sys.stderr)
-    folder = Path(args.file).parent
-    for line in fault_types_lines(trajs, load_fault_types(folder)):  # the folder's own types, and what looks amiss
-        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
-    print(f"{'type':<24}{'n':>6}{'flagged':>10}{'typed':>8}")
-    for kind, n, flagged, typed in checker_table(trajs):
-        print(
-            f"{kind:<24}{n:>6}{flagged / n:>10.3f}{typed / n if kind not in ('clean', 'unlabelled', OUTCOME_ONLY) else float('nan'):>8.3f}"
-        )
-    if args.out:
-        judge = ProgrammaticJudge()
-        write_jsonl(args.out, [judge.judge(t) for t in trajs])
-        print(f"wrote {len(trajs)} programmatic verdicts to {args.out}", file=sys.stderr)
-    return 0
 
 
 CONFIDENCE_FLAGGED = 0.95

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
 
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, read_text
@@ -162,17 +161,4 @@ def check_manifest(directory: str | Path) -> int:
         return 1
     verify_folder(d)
     print(f"{d / MANIFEST}: all listed files verify ({len(listed)} files)")
-    return 0
-
-
-def cli_manifest(args: Any) -> int:
-    """``trajectory-judge manifest --data DIR [--check]``."""
-    if args.check:
-        return check_manifest(args.data)
-    if not Path(args.data).is_dir():
-        raise DataError(f"{args.data}: no such directory")
-    if not any((Path(args.data) / n).is_file() for n in DATA_FILES):
-        raise DataError(f"{args.data}: none of {', '.join(DATA_FILES)} is there; nothing to list")
-    path = write_manifest(args.data)
-    print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -289,28 +288,3 @@ def project_release(release_dir: str | Path, out_dir: str | Path) -> Path:
         atomic_write_text(out / name, text)
     atomic_write_text(out / MANIFEST, manifest_text(out, PROJECTED_FILES))
     return out
-
-
-def cli_fetch_release(args: Any) -> int:
-    """``trajectory-judge fetch-release [--dir DIR] [--base-url URL] [--project OUT]``."""
-    from trajectory_judge.provenance import release
-
-    if getattr(args, "project", None) is None:
-        return release.cli_fetch_release(args)
-    out = Path(args.project)
-    if out.exists() and not out.is_dir():
-        print(f"trajectory-judge fetch-release: error: --project {out}: exists and is not a directory", file=sys.stderr)
-        return 2
-    try:
-        source = release.fetch_release(args.dir, base_url=args.base_url)
-    except (ReleaseError, OSError) as exc:
-        print(f"trajectory-judge: fetch-release failed: {exc}", file=sys.stderr)
-        return 1
-    print(f"release verified in {source}")
-    try:
-        project_release(source, out)
-    except (ReleaseError, DataError, OSError) as exc:
-        print(f"trajectory-judge fetch-release: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"projection written to {out}")
-    return 0

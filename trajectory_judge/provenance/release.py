@@ -7,9 +7,7 @@ numbers-only projection of its verdicts is committed, in ``data/release/`` (see 
 from __future__ import annotations
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -78,15 +76,3 @@ def fetch_release(directory: str | Path | None = None, *, base_url: str | None =
                 continue
             _download(client, f"{base}/{name}", dest, expected)
     return d
-
-
-def cli_fetch_release(args: Any) -> int:
-    """``trajectory-judge fetch-release [--dir DIR] [--base-url URL]``."""
-    try:
-        d = fetch_release(args.dir, base_url=args.base_url)
-    except ReleaseError as exc:
-        print(f"trajectory-judge: fetch-release failed: {exc}", file=sys.stderr)
-        return 1
-    print(f"release verified in {d}")
-    print(f"use it with: export TJ_RELEASE_DIR={d}")
-    return 0

@@ -30,34 +30,23 @@ import holds the folder's lock, refuses a pinned folder without ``--force``, ski
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
-import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from trajectory_judge.backends.clients import OpenAIClient
 from trajectory_judge.backends.transport import openai_fault
-from trajectory_judge.fileio import atomic_open, atomic_write_text
 from trajectory_judge.judges.base import Judge
 from trajectory_judge.judges.blind import Blinder
 from trajectory_judge.judges.custom import PromptTemplate, check_template
 from trajectory_judge.judges.selfcons import SEEDS, TEMPERATURE
-from trajectory_judge.models import LLM_VIEWS, DataError, Trajectory, load_trajectories
-from trajectory_judge.provenance.checksums import sha256_file
-from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
-from trajectory_judge.run import argtypes as A
-from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
-from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerprints
-from trajectory_judge.run.record import base_record, now
-from trajectory_judge.run.runner import RunResult, run_judges
-from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
-from trajectory_judge.run.store import MEMBERS, TRAJECTORIES, VERDICTS, append_run_record, data_dir_lock
-from trajectory_judge.run.task import judge_task, member_ids
+from trajectory_judge.models import DataError, Trajectory
+from trajectory_judge.run.batch_format import BatchResult, read_lines
+from trajectory_judge.run.runner import RunResult
+from trajectory_judge.run.task import judge_task
 
 SETTINGS_SUFFIX = ".settings.json"
 """The settings file of ``REQUESTS`` is ``REQUESTS`` with this appended."""
@@ -141,7 +130,7 @@ class Settings:
 
     def make(self, client: OpenAIClient, model_name: str) -> list[Judge]:
         """The judges, built as ``run`` builds them, around ``client``, named for ``model_name``."""
-        from trajectory_judge.run.cli_run import make_judges
+        from trajectory_judge.run.settings import make_judges
 
         return make_judges(
             self.judges,
@@ -248,7 +237,7 @@ def requests_of(
         yield t, [(custom_id(judge.judge_id, body), body) for body in client.sent]
 
 
-def _judges_with_clients(settings: Settings, make_client: Any) -> list[tuple[Judge, Any]]:
+def judges_with_clients(settings: Settings, make_client: Any) -> list[tuple[Judge, Any]]:
     """Per model, one judge per name and the judge of the prompt of one's own, each with a client of its own
     (``make_client(model)``; its judge id is part of its requests' ids), in the order ``run`` judges them."""
     out = []
@@ -266,84 +255,11 @@ def _judges_with_clients(settings: Settings, make_client: Any) -> list[tuple[Jud
     return out
 
 
-def _refuse_overwriting_inputs(out: Path, inputs: Sequence[Path]) -> None:
+def refuse_overwriting_inputs(out: Path, inputs: Sequence[Path]) -> None:
+    """Refuse (ValueError, one line) an output path that is one of ``inputs``."""
     for p in inputs:
         if out.resolve() == p.resolve():
             raise ValueError(f"--out {out} is an input of this command; outputs never overwrite inputs")
-
-
-def cli_export_requests(args: argparse.Namespace) -> int:
-    """``trajectory-judge export-requests``: write the requests and their settings file (both atomically).
-
-    A judge whose fingerprint differs from the one its id has on record in ``--data`` is refused first, as
-    the import would refuse it, so that no request is paid for whose answers cannot come back.
-    """
-    from trajectory_judge.judges.custom import load_template
-    from trajectory_judge.run.cli_run import check_prompt_view, judge_names, selfcons_settings, split_models
-
-    if args.data is None or args.out is None:
-        raise ValueError("--data DIR and --out FILE are required")
-    if args.view is not None and args.prompt is None:
-        raise ValueError("--view chooses what --prompt's template shows; give --prompt FILE with it")
-    if args.prompt is not None:
-        check_prompt_view(judge_names(args), args.view)
-    selfcons_temperature, selfcons_seeds = selfcons_settings(args)
-    data, out = Path(args.data), Path(args.out)
-    traj_path = data / TRAJECTORIES
-    _refuse_overwriting_inputs(out, [traj_path, data / VERDICTS, data / MEMBERS])
-    _refuse_overwriting_inputs(settings_path(out), [traj_path])
-    trajs = load_trajectories(traj_path)[: args.limit]
-    settings = Settings(
-        judges=tuple(judge_names(args)),
-        models=tuple((m, n or m) for m, n in split_models(args.model, args.judge_model_name)),
-        limit=args.limit,
-        max_tokens=args.max_tokens,
-        num_ctx=args.num_ctx,
-        temperature=args.temperature,
-        seed=args.seed,
-        template=load_template(args.prompt) if args.prompt else None,
-        view=args.view,
-        selfcons_temperature=selfcons_temperature,
-        selfcons_seeds=selfcons_seeds,
-    )
-    pairs = _judges_with_clients(settings, settings.capture)
-    check_fingerprints(data, judge_fingerprints([j for j, _ in pairs]), what="this export")
-    seen: set[str] = set()
-    digest = hashlib.sha256()
-    with atomic_open(out, "w") as fh:
-        streams = [requests_of(j, c, trajs) for j, c in pairs]
-        for per_trajectory in zip(*streams):  # trajectory by trajectory, as the runner visits them
-            for _t, reqs in per_trajectory:
-                for cid, body in reqs:
-                    if cid in seen:
-                        continue
-                    seen.add(cid)
-                    line = BatchRequest(custom_id=cid, body=body).line() + "\n"
-                    fh.write(line)
-                    digest.update(line.encode("utf-8"))
-    from trajectory_judge.judges.prompts import prompt_digests
-
-    record = {
-        "format": FORMAT,
-        **settings.record(),
-        "judge_ids": [j.judge_id for j, _ in pairs],
-        "members": {j.judge_id: list(member_ids(j)) for j, _ in pairs if member_ids(j)} or None,
-        "prompt_sha256": prompt_digests(),
-        "requests": out.name,
-        "requests_sha256": digest.hexdigest(),
-        "n_requests": len(seen),
-        "n_trajectories": len(trajs),
-        "trajectories_sha256": sha256_file(traj_path),
-        "exported": now(),
-    }
-    atomic_write_text(settings_path(out), json.dumps(record, indent=1, sort_keys=True) + "\n")
-    if not args.quiet:
-        print(
-            f"trajectory-judge: {len(seen)} requests ({', '.join(record['judge_ids'])} on {len(trajs)} trajectories) "
-            f"written to {out}; settings in {settings_path(out)}",
-            file=sys.stderr,
-        )
-    return 0
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -427,8 +343,8 @@ def plan_import(
     done = Imported()
     plan = []
     for (judge, capture), (replayed, replay) in zip(
-        _judges_with_clients(settings, settings.capture),
-        _judges_with_clients(
+        judges_with_clients(settings, settings.capture),
+        judges_with_clients(
             settings,
             lambda model: ReplayClient(
                 model, results.answers, num_ctx=settings.num_ctx, max_tokens=settings.max_tokens
@@ -454,196 +370,3 @@ def plan_import(
         plan.append((replay.model, replayed, ready))
     done.missing = list(dict.fromkeys(done.missing))
     return plan, done
-
-
-def cli_import_results(args: argparse.Namespace) -> int:
-    """``trajectory-judge import-results``: answers -> verdicts, members and a run record, under the lock."""
-    data = writable_folder(args.data, what="verdicts and a run record", force=args.force)
-    if args.requests is None:
-        raise ValueError("--requests FILE is required: the requests file the results answer")
-    requests, results_path = Path(args.requests), Path(args.results)
-    settings, srec = read_settings(requests)
-    if sha256_file(requests) != srec.get("requests_sha256"):
-        raise DataError(f"{requests}: its bytes are not those {settings_path(requests)} was written with")
-    if sha256_file(data / TRAJECTORIES) != srec.get("trajectories_sha256"):
-        raise DataError(
-            f"{data / TRAJECTORIES}: not the trajectories the requests were exported from; "
-            "import into the folder they came from"
-        )
-    trajs_all = load_trajectories(data / TRAJECTORIES)
-    trajs = trajs_all[: settings.limit]
-    requested = set(read_requests(requests))
-    results = read_results(results_path)
-    if results.torn:
-        print(f"trajectory-judge: {results.torn}", file=sys.stderr)
-    foreign = len(set(results.answers) - requested)
-    t0 = time.monotonic()
-    try:
-        with data_dir_lock(data), stop_on_signals():
-            plan, done = plan_import(settings, trajs, requested, results, requests)
-            check_fingerprints(  # every judge before any verdict is written
-                data,
-                judge_fingerprints([j for _, j, _ in plan]),
-                what="this import",
-                prompt_option="export-requests --prompt",
-            )
-            for model, _name in settings.models:  # one run record per model, as `run --model a,b` writes
-                mine = [(j, ready) for m, j, ready in plan if m == model]
-                part = Imported(complete=done.complete, missing=done.missing, errors=done.errors)
-                for judge, ready in mine:
-                    r = run_judges(
-                        ready,
-                        [judge],
-                        data / VERDICTS,
-                        members_path=data / MEMBERS,
-                        progress=False,
-                        record=False,
-                        known_ids=[t.trajectory_id for t in trajs_all],
-                        force=args.force,
-                    )
-                    _add(part.result, r)
-                if part.result.written:
-                    judges = [j for j, _ in mine]
-                    append_run_record(
-                        data, _run_record(args, settings, srec, part, results_path, requests, t0, model, judges)
-                    )
-                _add(done.result, part.result)
-    except Interrupted as exc:
-        print(f"trajectory-judge: interrupted ({exc}); verdicts already on disk are kept.", file=sys.stderr)
-        return exit_code(exc)
-    finally:
-        if note := broken_pins_note(data):
-            print(note, file=sys.stderr)
-    _say(done, foreign, args.missing)
-    return 0
-
-
-def _add(total: RunResult, r: RunResult) -> None:
-    for k in ("planned", "skipped", "written", "unparseable", "failed"):
-        setattr(total, k, getattr(total, k) + getattr(r, k))
-    total.per_judge.update(r.per_judge)
-    total.rechecked.update(r.rechecked)
-    total.repaired = "; ".join(x for x in (total.repaired, r.repaired) if x) or None
-
-
-def _run_record(
-    args: argparse.Namespace,
-    settings: Settings,
-    srec: dict[str, Any],
-    done: Imported,
-    results: Path,
-    requests: Path,
-    t0: float,
-    model: str,
-    judges: Sequence[Judge],
-) -> dict[str, Any]:
-    """The run record of one model's judges in an import (``done``: what they did)."""
-    ids = [j.judge_id for j in judges]
-    rec = base_record(ids, {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}, concurrency=1)
-    rec.update(
-        backend="batch",
-        base_url=None,
-        model=model,
-        judge_model_name=dict(settings.models)[model],
-        limit=settings.limit,
-        decoding=settings.decoding(),
-        prompt_sha256=srec.get("prompt_sha256"),
-        prompts={j.judge_id: t.record() for j in judges if (t := getattr(j, "template", None))} or None,
-        fingerprints={k: fp.record() for k, fp in judge_fingerprints(judges).items()} or None,
-        batch={
-            "results": str(results),
-            "results_sha256": sha256_file(results),
-            "requests": str(requests),
-            "requests_sha256": srec.get("requests_sha256"),
-            "exported": srec.get("exported"),
-            "complete_pairs": done.complete,
-            "unanswered_requests": len(done.missing),
-        },
-        server={"server": "batch results"},
-    )
-    rec.update(asdict(done.result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=None)
-    return rec
-
-
-def _say(done: Imported, foreign: int, missing_out: str | None) -> None:
-    r = done.result
-    line = f"trajectory-judge: {r.written} written, {r.skipped} already on disk, {r.unparseable} unparseable"
-    if done.missing:
-        errs = f", {len(done.errors)} of them answered with an error" if done.errors else ""
-        shown = ", ".join(done.missing[:SHOWN_MISSING]) + (", ..." if len(done.missing) > SHOWN_MISSING else "")
-        line += f"; {len(done.missing)} requests have no answer{errs} ({shown}): their judge and trajectory pairs are left out"
-        if missing_out:
-            atomic_write_text(missing_out, "".join(c + "\n" for c in done.missing))
-            line += f"; all of them are listed in {missing_out}"
-    if foreign:
-        line += f"; {foreign} answers are to requests not in --requests (ignored)"
-    print(line, file=sys.stderr)
-
-
-# --- the command lines --------------------------------------------------------------------------
-def add_export_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare the arguments of ``trajectory-judge export-requests``."""
-    from trajectory_judge.run.cli_run import JUDGE_FAMILIES, add_selfcons_arguments
-
-    p.add_argument("--data", default=None, metavar="DIR", help="folder with trajectories.jsonl (required)")
-    p.add_argument(
-        "--judges",
-        type=A.name_list(JUDGE_FAMILIES),
-        default=None,
-        help=f"comma-separated, from {','.join(JUDGE_FAMILIES)} (default outcome,step,reply; none with --prompt; "
-        "selfcons with --prompt samples the template: selfconsK+NAME:MODEL)",
-    )
-    p.add_argument(
-        "--prompt",
-        default=None,
-        metavar="FILE",
-        help="a prompt template of your own over --view, as `run --prompt` takes it (judge id VIEW+NAME:MODEL)",
-    )
-    p.add_argument(
-        "--view",
-        choices=list(LLM_VIEWS),
-        default=None,
-        help="what of each trajectory --prompt's {view} shows, and its response schema (default step)",
-    )
-    p.add_argument(
-        "--model",
-        type=A.model_name,
-        required=True,
-        help="model name the requests name; several, comma-separated (a,b), each under its own judge ids",
-    )
-    p.add_argument(
-        "--judge-model-name",
-        type=A.model_name,
-        default=None,
-        help="model name used in judge ids (default --model; with several models, as many names, comma-separated)",
-    )
-    p.add_argument("--limit", type=A.positive_int, default=None, help="only the first N trajectories")
-    p.add_argument("--num-ctx", type=A.positive_int, default=8192, help="context window (default 8192)")
-    p.add_argument("--max-tokens", type=A.positive_int, default=512, help="output budget per request (default 512)")
-    p.add_argument("--temperature", type=A.nonnegative_float, default=0.0, help="single-pass temperature (default 0)")
-    p.add_argument("--seed", type=A.nonnegative_int, default=7, help="single-pass seed (default 7)")
-    add_selfcons_arguments(p)
-    p.add_argument(
-        "--out",
-        default=None,
-        metavar="FILE",
-        help="the requests file (required); its settings file is FILE.settings.json beside it",
-    )
-    p.add_argument("--quiet", action="store_true", help="no summary line")
-
-
-def add_import_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare the arguments of ``trajectory-judge import-results``."""
-    p.add_argument("results", metavar="RESULTS", help="a Batch API output file (JSONL) answering the requests")
-    p.add_argument("--data", default=None, metavar="DIR", help="the folder the requests were exported from (required)")
-    p.add_argument(
-        "--requests", default=None, metavar="FILE", help="the requests file (its settings file beside it) (required)"
-    )
-    p.add_argument(
-        "--missing", default=None, metavar="FILE", help="write the custom_id of every unanswered request here"
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="write into --data even if SHA256SUMS pins it (then re-pin it with `trajectory-judge manifest`)",
-    )

@@ -32,10 +32,8 @@ answered, refused and failed, and how often it rate-limited.
 
 from __future__ import annotations
 
-import argparse
 import json
 import queue
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,9 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from trajectory_judge.backends.errors import JudgeClientError, ServerRejectedError
-from trajectory_judge.run import argtypes as A
-from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines, read_requests
-from trajectory_judge.run.store import VerdictWriter, repair_torn_tail
+from trajectory_judge.run.batch_format import BatchRequest, BatchResult, read_lines
 
 EX_TEMPFAIL = 75
 
@@ -328,85 +324,7 @@ def ray_available() -> bool:
     return True
 
 
-# --- the command line -----------------------------------------------------------------------------
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare the arguments of ``trajectory-judge run-requests``."""
-    p.add_argument("requests", metavar="REQUESTS", help="a requests file of `trajectory-judge export-requests`")
-    p.add_argument(
-        "--endpoint",
-        type=A.url,
-        action="append",
-        default=None,
-        metavar="URL",
-        help="an OpenAI base URL (requests go to URL/chat/completions); give it once per endpoint (required)",
-    )
-    p.add_argument("--out", default=None, metavar="FILE", help="the results file, appended to (required)")
-    p.add_argument(
-        "--engine",
-        choices=["local", "ray"],
-        default="local",
-        help="local (threads in this process) or ray (Ray Data: the scale extra; RAY_ADDRESS names a cluster)",
-    )
-    p.add_argument("--concurrency", type=A.positive_int, default=4, help="requests in flight per endpoint (default 4)")
-    p.add_argument(
-        "--api-key-env",
-        type=A.env_name,
-        default=None,
-        metavar="NAME",
-        help="send the API key held in environment variable NAME to every endpoint",
-    )
-    p.add_argument("--timeout", type=A.positive_float, default=600.0, help="seconds per request (default 600)")
-    p.add_argument("--retries", type=A.nonnegative_int, default=3, help="retries of a failed request (default 3)")
-    p.add_argument(
-        "--retry-budget",
-        type=A.nonnegative_float,
-        default=600.0,
-        metavar="SECONDS",
-        help="seconds one request may wait on backoff and rate limits before its endpoint is given up (default 600)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no summary line")
-
-
-def cli_run_requests(args: argparse.Namespace) -> int:
-    """``trajectory-judge run-requests``: exit 0 when every request is settled, 75 when an endpoint was given up."""
-    from trajectory_judge.run.cli_run import api_key
-
-    if not args.endpoint or args.out is None:
-        raise ValueError("--endpoint URL (at least one) and --out FILE are required")
-    if args.engine == "ray" and not ray_available():
-        raise ValueError(RAY_MISSING)
-    requests, out = Path(args.requests), Path(args.out)
-    if out.resolve() == requests.resolve():
-        raise ValueError(f"--out {out} is the requests file; outputs never overwrite inputs")
-    key = api_key(args.api_key_env)
-    endpoints = [
-        Endpoint(u, args.concurrency, args.timeout, args.retries, args.retry_budget, key) for u in args.endpoint
-    ]
-    reqs = read_requests(requests)
-    if msg := repair_torn_tail(out, None):
-        print(f"trajectory-judge: {msg}", file=sys.stderr)
-    done = settled(out)
-    pending = [r for c, r in reqs.items() if c not in done]
-    writer = VerdictWriter(out)
-    lock = threading.Lock()
-
-    def write(line: str) -> None:
-        with lock:
-            writer.write_line(line)
-
-    try:
-        tallies = ENGINES[args.engine](pending, endpoints, write)
-    finally:
-        writer.close()
-    answered, refused = sum(t.answered for t in tallies), sum(t.refused for t in tallies)
-    left = len(pending) - answered - refused
-    if not args.quiet or left or any(t.given_up for t in tallies):
-        print(_summary(len(reqs) - len(pending), answered, refused, left, out), file=sys.stderr)
-        for t in tallies:
-            print(f"trajectory-judge: endpoint {t.summary()}", file=sys.stderr)
-    return EX_TEMPFAIL if left else 0
-
-
-def _summary(skipped: int, answered: int, refused: int, left: int, out: Path) -> str:
+def summary(skipped: int, answered: int, refused: int, left: int, out: Path) -> str:
+    """The summary line of ``run-requests``: what was answered, refused, already there and left."""
     tail = f"; {left} unanswered, rerun the same command to resume" if left else ""
     return f"trajectory-judge: {answered} answered, {refused} refused by the server, {skipped} already in {out}{tail}"

@@ -21,10 +21,8 @@ chapter no longer name a forgotten judge, and nothing is lost.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,6 @@ from pathlib import Path
 from trajectory_judge.analysis.core.misses import TRANSCRIPTS
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, JudgeSpec, read_text
-from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
 from trajectory_judge.run.store import MEMBERS, RUNS, VERDICTS, append_line, data_dir_lock
 
 FORGOTTEN = "forgotten.jsonl"
@@ -197,28 +194,3 @@ def _nothing(vpath: Path, judge_id: str, scope: set[str] | None) -> str:
         f"{vpath}: no verdict of judge {judge_id!r}{where}; nothing changed "
         f"(judges there: {', '.join(judges) if judges else 'none'})"
     )
-
-
-def cli_forget(args: argparse.Namespace) -> int:
-    """``trajectory-judge forget --data DIR --judge ID [--trajectories ID,...] [--force]``.
-
-    A folder pinned by ``SHA256SUMS`` is refused without ``--force``, before anything is written.
-    """
-    data = writable_folder(args.data, what="a shorter verdicts.jsonl", force=getattr(args, "force", False))
-    scope = None
-    if args.trajectories is not None:
-        scope = [t.strip() for t in args.trajectories.split(",") if t.strip()]
-        if not scope:
-            raise ValueError("--trajectories: give one or more trajectory ids, separated by commas")
-    r = forget_verdicts(data, args.judge, scope)
-    members = f" and {r.members} member verdict{'s' if r.members != 1 else ''}" if r.members else ""
-    links = f", {r.transcripts} transcript link{'s' if r.transcripts != 1 else ''}" if r.transcripts else ""
-    runs = f", its part of {r.runs} run record{'s' if r.runs != 1 else ''}" if r.runs else ""
-    print(
-        f"trajectory-judge: forgot {r.verdicts} verdict{'s' if r.verdicts != 1 else ''}{members}{links}{runs} "
-        f"of {args.judge!r}; the lines are kept in {r.backup}; `trajectory-judge run` judges them again",
-        file=sys.stderr,
-    )
-    if note := broken_pins_note(data):
-        print(note, file=sys.stderr)
-    return 0

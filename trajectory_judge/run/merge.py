@@ -46,8 +46,7 @@ from trajectory_judge.models import (
     recorded_fingerprints,
 )
 from trajectory_judge.provenance.manifest import MANIFEST, verify_manifest
-from trajectory_judge.provenance.pins import broken_pins_note, is_pinned, pinned_refusal
-from trajectory_judge.run.store import LOCK, MEMBERS, RETRIED, RUNS, TRAJECTORIES, VERDICTS, data_dir_lock
+from trajectory_judge.run.store import LOCK, MEMBERS, RETRIED, RUNS, TRAJECTORIES, VERDICTS
 
 ORGANIC, TRANSCRIPTS, FORGOTTEN = "organic.jsonl", "transcripts.jsonl", "forgotten.jsonl"
 
@@ -265,7 +264,7 @@ def summary(merged: Merged, n_sources: int, out: Path) -> str:
     return f"trajectory-judge merge: {n_sources} folders into {out}: " + ", ".join(parts) + tail
 
 
-def _collect_and_write(sources: Sequence[Path], out: Path, *, exists: bool) -> Merged:
+def collect_and_write(sources: Sequence[Path], out: Path, *, exists: bool) -> Merged:
     merged = collect(sources)
     if merged.not_merged:
         print(
@@ -275,35 +274,3 @@ def _collect_and_write(sources: Sequence[Path], out: Path, *, exists: bool) -> M
         )
     write_merged(merged, sources[0] / TRAJECTORIES, out, exists=exists)
     return merged
-
-
-def cli_merge(args: Any) -> int:
-    """``trajectory-judge merge FOLDER... --out DIR [--force]``."""
-    out = Path(args.out)
-    sources = [Path(s) for s in args.folders]
-    exists = out.exists()
-    if exists and not out.is_dir():
-        raise DataError(f"{out}: exists and is not a folder; --out names a new folder or a data folder")
-    if exists and is_pinned(out) and not args.force:
-        raise pinned_refusal(out, "merged verdicts")
-    if exists and any(out.iterdir()):
-        if not (out / TRAJECTORIES).is_file():
-            raise DataError(f"{out}: not empty and holds no {TRAJECTORIES}; --out names a new folder or a data folder")
-        if not any(os.path.samefile(out, s) for s in sources if s.exists()):
-            print(
-                f"trajectory-judge merge: note: {out} already holds data; it is merged as the first folder",
-                file=sys.stderr,
-            )
-            sources.insert(0, out)
-    elif exists:
-        out.rmdir()  # an empty folder: built beside and renamed into place like a new one
-        exists = False
-    if exists:  # no writer may append to it between reading and writing
-        with data_dir_lock(out):
-            merged = _collect_and_write(sources, out, exists=True)
-    else:
-        merged = _collect_and_write(sources, out, exists=False)
-    print(summary(merged, len(sources), out), file=sys.stderr)
-    if exists and (note := broken_pins_note(out)):
-        print(note, file=sys.stderr)
-    return 0

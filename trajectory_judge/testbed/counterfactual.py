@@ -17,8 +17,6 @@ instance (the clean run, then the positions in order), so a prefix of ``7 k`` tr
 from __future__ import annotations
 
 import random
-import sys
-from typing import Any
 
 from trajectory_judge.models import Trajectory
 from trajectory_judge.testbed.env import Instance, generate_instances
@@ -72,25 +70,3 @@ def build_counterfactual(instances: int = 60, seed: int = 7) -> list[Trajectory]
         out.append(solve(inst))
         out.extend(plant(inst, k, seed) for k in positions(inst))
     return out
-
-
-def cli_build_counterfactual(args: Any) -> int:
-    """``trajectory-judge build-counterfactual --instances N --seed S --out DIR [--force]``.
-
-    Writes ``DIR/trajectories.jsonl`` with the same guards as ``build-dataset``: never over verdicts that
-    name trajectories it would change, nor over bytes a ``SHA256SUMS`` pins, unless ``--force``.
-    """
-    from trajectory_judge.provenance.pins import broken_pins_note
-    from trajectory_judge.testbed.dataset import write_trajectories
-
-    out, trajs, seconds = write_trajectories(args, lambda: build_counterfactual(args.instances, args.seed))
-    folder = out.parent
-    n_inst = len({t.instance_id for t in trajs})
-    print(
-        f"wrote {len(trajs)} trajectories ({n_inst} instances, each clean and with the fault at every step) "
-        f"to {out} in {seconds:.2f} s",
-        file=sys.stderr,
-    )
-    if note := broken_pins_note(folder):
-        print(note, file=sys.stderr)
-    return 0

@@ -9,12 +9,10 @@ full-price (silent) and restocking (loud) hosts.
 from __future__ import annotations
 
 import random
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from trajectory_judge.models import (
     DESIGN_CELLS,
@@ -89,12 +87,14 @@ def build_dataset(n: int = 400, seed: int = 7) -> list[Trajectory]:
     return [trajs[i] for i in stratified_order(cells, seed)]
 
 
-def write_trajectories(args: Any, make: Callable[[], list[Trajectory]]) -> tuple[Path, list[Trajectory], float]:
-    """Write ``make()``'s trajectories to ``args.out/trajectories.jsonl`` under ``build-dataset``'s guards,
+def write_trajectories(
+    out_dir: str | None, make: Callable[[], list[Trajectory]], *, force: bool = False
+) -> tuple[Path, list[Trajectory], float]:
+    """Write ``make()``'s trajectories to ``out_dir/trajectories.jsonl`` under ``build-dataset``'s guards,
     returning the file, the trajectories and the seconds it took; the broken-pins note is printed after.
 
     Never over verdicts that name trajectories it would change, nor over bytes a ``SHA256SUMS`` pins, unless
-    ``args.force``; nothing is written before a refusal.
+    ``force``; nothing is written before a refusal.
     """
     import hashlib
 
@@ -105,8 +105,7 @@ def write_trajectories(args: Any, make: Callable[[], list[Trajectory]]) -> tuple
     from trajectory_judge.provenance.pins import is_pinned, pinned_refusal, writable_folder
 
     start = time.perf_counter()
-    force = getattr(args, "force", False)
-    folder = writable_folder(args.out, what="trajectories", force=True, option="--out DIR")  # pins: below
+    folder = writable_folder(out_dir, what="trajectories", force=True, option="--out DIR")  # pins: below
     if folder.exists() and not folder.is_dir():
         raise DataError(f"refusing to write into {folder}: --out names a directory, and {folder} is a file")
     out = folder / "trajectories.jsonl"
@@ -137,21 +136,3 @@ def declare_design(folder: Path, *, force: bool = False) -> str | None:
         return f"note: {folder} is pinned by SHA256SUMS, so {DESIGN_FILE} was not written (--force writes it)"
     atomic_write_text(path, text)
     return None
-
-
-def cli_build_dataset(args: Any) -> int:
-    """``trajectory-judge build-dataset --n N --seed S --out DIR [--force]``.
-
-    ``--out`` is required. In a folder pinned by ``SHA256SUMS`` the trajectories are written only
-    when they are the bytes it pins (a rebuild), or with ``--force``; nothing is written before a refusal.
-    Beside them goes ``design.json``, which declares the folder a planted design.
-    """
-    from trajectory_judge.provenance.pins import broken_pins_note
-
-    out, trajs, seconds = write_trajectories(args, lambda: build_dataset(args.n, args.seed))
-    print(f"wrote {len(trajs)} trajectories to {out} in {seconds:.2f} s", file=sys.stderr)
-    if note := declare_design(out.parent, force=getattr(args, "force", False)):
-        print(note, file=sys.stderr)
-    if note := broken_pins_note(out.parent):
-        print(note, file=sys.stderr)
-    return 0

@@ -229,19 +229,3 @@ def find_mistakes(
     return Mistakes(
         judge_id, view, len(judged), faults, len(judged) - faults, tuple(found["miss"]), tuple(found["false alarm"])
     )
-
-
-def cli_misses(args: Any) -> int:
-    """``trajectory-judge misses``: print a judge's misses and false alarms (as text, or JSON with ``--json``)."""
-    from trajectory_judge.analysis.core.loading import load_data
-
-    data = load_data(args.data)
-    try:
-        found = find_mistakes(data.trajectories, data.verdicts, args.judge, read_transcripts(args.data))
-    except ValueError as exc:
-        raise DataError(f"{Path(args.data) / 'verdicts.jsonl'}: {exc}") from None
-    if args.json:
-        print(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        print(found.to_text(limit=args.limit))
-    return 0

@@ -31,8 +31,6 @@ labels-only (classical) estimate it can never be much wider than.
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -591,26 +589,3 @@ def summary_lines(p: Prevalence, calibration: str, verdicts: str) -> list[str]:
         out.append(f"  assumes: {PPI_ASSUMPTION}")
     out += [f"  note: {w}" for w in p.warnings]
     return out
-
-
-def cli_prevalence(args: Any) -> int:
-    """``trajectory-judge prevalence --judge J --calibration DIR --verdicts FILE [--labels FILE] [--json OUT]``."""
-    from trajectory_judge.fileio import atomic_write_text
-    from trajectory_judge.provenance.outputs import guard_output
-
-    inputs = [args.verdicts, str(Path(args.calibration) / "verdicts.jsonl")] + ([args.labels] if args.labels else [])
-    if args.json:
-        guard_output(args.json, inputs=inputs)
-    p = prevalence_from_files(
-        args.judge, args.calibration, args.verdicts, labels=args.labels, resamples=args.resamples, seed=args.seed
-    )
-    print("\n".join(summary_lines(p, args.calibration, args.verdicts)))
-    if args.json:
-        record = {
-            **p.to_dict(),
-            "inputs": {"calibration": args.calibration, "verdicts": args.verdicts, "labels": args.labels},
-            "assumes": ASSUMPTION,
-        }
-        atomic_write_text(args.json, json.dumps(record, indent=2, allow_nan=False) + "\n")
-        print(f"wrote {args.json}", file=sys.stderr)
-    return 0

@@ -28,7 +28,7 @@ from trajectory_judge.analysis.core.loading import (
 )
 from trajectory_judge.analysis.core.registry import REGISTRY, STATISTIC_REGISTRY
 from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, Report, _md, build_report
-from trajectory_judge.analysis.core.resampling import Resampling, clustered, folder_resampling
+from trajectory_judge.analysis.core.resampling import Resampling, folder_resampling
 from trajectory_judge.analysis.statistics.abstention import Abstention
 from trajectory_judge.analysis.statistics.deployment import Deployment, at_prevalence
 from trajectory_judge.analysis.statistics.seeds import MEMBERS_FILE, members_summary
@@ -309,10 +309,9 @@ def cli_report(args: Any) -> int:
 
 
 def _resampling(args: Any) -> Resampling:
-    """What the report's bootstrap resamples: ``--resample``, else the folder's own choice; ``--cluster instance``
-    draws whole instances of it."""
+    """What the report's bootstrap resamples: ``--resample``, else the folder's own choice."""
     chosen: Resampling = args.resample or folder_resampling(args.data)
-    return clustered(chosen) if getattr(args, "cluster", None) == "instance" else chosen
+    return chosen
 
 
 def _report(args: Any) -> int:
