@@ -208,7 +208,6 @@ def test_the_book_build_check_finds_the_tests_that_build_the_book(collected):
     """The control: the checker sees the book builds of the slow tier (and so could see one elsewhere)."""
     slow = {i.nodeid for i in collected if i.get_closest_marker("slow") and builds_a_book(i)}
     assert (
-        "tests/test_book_code_key.py::"
-        "test_editing_a_function_a_chapter_calls_makes_the_next_build_execute_it_and_nothing_else_does" in slow
+        "tests/test_book_code_key.py::test_an_edit_executes_exactly_the_chapters_that_import_the_edited_module" in slow
     )
     assert any(n.startswith("tests/test_book_parallel.py::") for n in slow)
