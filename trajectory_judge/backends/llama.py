@@ -85,17 +85,12 @@ class LlamaServerExtras:
             if t.status_code == 200 and isinstance(t.json().get("prompt"), str):
                 text = t.json()["prompt"]
             r = self._http.post("/tokenize", json={"content": text, "add_special": True})
-            if r.status_code != 200:
-                self._can_tokenize = False
-                return None
-            tokens = r.json().get("tokens")
-            if not isinstance(tokens, list):
-                self._can_tokenize = False
-                return None
+            tokens = r.json().get("tokens") if r.status_code == 200 else None
         except (httpx.HTTPError, ValueError):
-            self._can_tokenize = False
+            tokens = None
+        self._can_tokenize = isinstance(tokens, list)
+        if not isinstance(tokens, list):
             return None
-        self._can_tokenize = True
         # without /apply-template, allow a small margin for the chat template's tokens
         return len(tokens) + (0 if text is not prompt else 32)
 

@@ -49,9 +49,11 @@ class RetryingPost:
     def _where(self, url: str) -> str:
         return url if "://" in url else f"{self.base_url}{url}"
 
-    def _give_up(self, url: str, attempts: int, waited: float, last: str, why: str = "") -> RetryBudgetExhausted:
-        budget = f" and {waited:.0f} s of waiting" if waited >= 1 else ""
-        msg = f"{self.name} at {self._where(url)}: gave up after {attempts} attempt{'s' if attempts != 1 else ''}{budget}{why}; last error: {last}"
+    def _give_up(self, url: str, st: _Tries, over_budget: str | None = None) -> RetryBudgetExhausted:
+        """The error of a request given up: past its retries, or (``over_budget``: what more to say) past its budget."""
+        budget = f" and {st.waited:.0f} s of waiting" if st.waited >= 1 else ""
+        why = f" (--retry-budget {self.policy.budget_s:.0f} s{over_budget})" if over_budget is not None else ""
+        msg = f"{self.name} at {self._where(url)}: gave up after {st.attempts} attempt{'s' if st.attempts != 1 else ''}{budget}{why}; last error: {st.last}"
         self.gate.close(msg)
         return RetryBudgetExhausted(msg)
 
@@ -77,7 +79,7 @@ class RetryingPost:
         while True:
             if delay:
                 if st.waited + delay > p.budget_s:
-                    raise self._give_up(url, st.attempts, st.waited, st.last, f" (--retry-budget {p.budget_s:.0f} s)")
+                    raise self._give_up(url, st, over_budget="")
                 self._sleep(delay)
                 st.waited, delay = st.waited + delay, 0.0
             r, latency, epoch = self._attempt(url, payload, auth, st)
@@ -96,7 +98,7 @@ class RetryingPost:
                     return body, latency
             st.faults += 1
             if st.faults > p.retries:
-                raise self._give_up(url, st.attempts, st.waited, st.last)
+                raise self._give_up(url, st)
             delay = max(backoff_delay(p, st.faults, self._rng), asked or 0.0)
 
     def _attempt(
@@ -119,13 +121,7 @@ class RetryingPost:
             self._check_aborted(url)
             raise RetryBudgetExhausted(f"{self.name}: stopped waiting because another request gave up: {exc}") from None
         except TimeoutError as exc:
-            raise self._give_up(
-                url,
-                st.attempts,
-                st.waited,
-                st.last,
-                f" (--retry-budget {self.policy.budget_s:.0f} s; every request is paused {exc.args[0]:.0f} s more)",
-            ) from None
+            raise self._give_up(url, st, over_budget=f"; every request is paused {exc.args[0]:.0f} s more") from None
 
     def _rate_limited(self, url: str, r: httpx.Response, asked: float | None, epoch: int, st: _Tries) -> None:
         """A 429 or 503: pause every request (or give up past the budget, or at once on a used-up quota)."""
@@ -141,9 +137,7 @@ class RetryingPost:
         wait = max(MIN_RATE_WAIT_S, asked) if asked is not None else backoff_delay(self.policy, st.limited, self._rng)
         if st.waited + wait > self.policy.budget_s:
             ask = f"; the server asks to wait {asked:.0f} s" if asked is not None else ""
-            raise self._give_up(
-                url, st.attempts, st.waited, st.last, f" (--retry-budget {self.policy.budget_s:.0f} s{ask})"
-            )
+            raise self._give_up(url, st, over_budget=ask)
         ra = f", Retry-After {asked:.0f} s" if asked is not None else ""
         self.gate.slowed(wait, epoch, f"HTTP {r.status_code}{ra}")
 

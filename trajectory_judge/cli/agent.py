@@ -89,10 +89,10 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
     """Play the episodes (holding the directory's lock) and append the run record however it ends."""
     from importlib.metadata import version as _dist_version
 
+    from trajectory_judge.run.llm_paths import read_launch_info
     from trajectory_judge.run.meter import CpuMeter
     from trajectory_judge.run.organic import run_episodes
     from trajectory_judge.run.record import git_commit, now as _now
-    from trajectory_judge.run.settings import launch_record
     from trajectory_judge.run.store import append_run_record
     from trajectory_judge.testbed.agent import ORGANIC
     from trajectory_judge.testbed.env import generate_instances
@@ -112,7 +112,7 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
         "git_commit": git_commit(),
         "server": client.server_info(),
     }
-    record["server_launch"] = launch_record(args.base_url, record["server"])
+    record["server_launch"] = read_launch_info(args.base_url, record["server"].get("model_path"))
     meter = CpuMeter(record["server_launch"])
     t0 = time.monotonic()
     code, status, message, written = 0, "ok", None, 0

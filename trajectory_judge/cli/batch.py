@@ -221,17 +221,14 @@ def run_requests(args: argparse.Namespace) -> int:
         print(f"trajectory-judge: {msg}", file=sys.stderr)
     done = settled(out)
     pending = [r for c, r in reqs.items() if c not in done]
-    writer = VerdictWriter(out)
     lock = threading.Lock()
+    with VerdictWriter(out) as writer:
 
-    def write(line: str) -> None:
-        with lock:
-            writer.write_line(line)
+        def write(line: str) -> None:
+            with lock:
+                writer.write_line(line)
 
-    try:
         tallies = ENGINES[args.engine](pending, endpoints, write)
-    finally:
-        writer.close()
     answered, refused = sum(t.answered for t in tallies), sum(t.refused for t in tallies)
     left = len(pending) - answered - refused
     if not args.quiet or left or any(t.given_up for t in tallies):

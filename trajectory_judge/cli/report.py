@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,7 +29,7 @@ from trajectory_judge.analysis.core.loading import (
 )
 from trajectory_judge.analysis.core.registry import REGISTRY, STATISTIC_REGISTRY
 from trajectory_judge.analysis.core.report import STATISTICS_ON_REQUEST, Report, _md, build_report
-from trajectory_judge.analysis.core.resampling import Resampling, folder_resampling
+from trajectory_judge.analysis.core.resampling import folder_resampling
 from trajectory_judge.analysis.statistics.abstention import Abstention
 from trajectory_judge.analysis.statistics.deployment import Deployment, at_prevalence
 from trajectory_judge.analysis.statistics.seeds import MEMBERS_FILE, members_summary
@@ -86,8 +87,7 @@ def metric_cell(rep: Report, judge: str, metric: str) -> str:
     ``0.752 (0.70–0.80)``, with ``†``, ``‡`` or ``*`` for an exact, zero-width or structural one);
     ``–`` when undefined. Step localisation adds its n."""
     jr = rep.judges[judge]
-    value, iv = jr.metrics[metric], jr.intervals.get(metric)
-    cell = format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
+    cell = _with_interval(jr.metrics[metric], jr.intervals.get(metric))
     if metric == "step_exact":
         cell += f" n={int(jr.metrics['step_exact_n'] or 0)}"
     return cell
@@ -104,19 +104,18 @@ def statistic_cell(rep: Report, judge: str, name: str) -> str:
     if name == "auroc_ties":
         low, high = jr.statistics.get("auroc_ties_against"), jr.statistics.get("auroc_ties_for")
         return MISSING if low is None or high is None else f"{format_number(low)}–{format_number(high)}"
-    value, iv = jr.statistics.get(name), jr.statistic_intervals.get(name)
     if name in ("prevalence", "auroc_tied_pairs"):
-        return format_number(value)
+        return format_number(jr.statistics.get(name))
+    return _with_interval(jr.statistics.get(name), jr.statistic_intervals.get(name))
+
+
+def _with_interval(value: float | None, iv: Any) -> str:
     return format_interval(value, iv.low if iv else None, iv.high if iv else None, iv.method if iv else None)
 
 
 def statistics_table(rep: Report, names: tuple[str, ...]) -> TextTable:
     """One row per judge: n, then each statistic of ``names`` as :func:`statistic_cell`."""
-    rows = {
-        j: {"n": jr.n, **{STATISTIC_HEADERS[m]: statistic_cell(rep, j, m) for m in names}}
-        for j, jr in rep.judges.items()
-    }
-    return TextTable.from_rows(rows, "judge")
+    return _judge_rows(rep, {STATISTIC_HEADERS[m]: m for m in names}, statistic_cell)
 
 
 def coverage_table(rep: Report) -> TextTable:
@@ -137,22 +136,24 @@ def coverage_table(rep: Report) -> TextTable:
 
 def terminal_table(rep: Report, metrics: tuple[str, ...]) -> TextTable:
     """One row per judge: n, then each of ``metrics`` as :func:`metric_cell`."""
-    rows = {j: {"n": jr.n, **{HEADERS[m]: metric_cell(rep, j, m) for m in metrics}} for j, jr in rep.judges.items()}
+    return _judge_rows(rep, {HEADERS[m]: m for m in metrics}, metric_cell)
+
+
+def _judge_rows(rep: Report, columns: dict[str, str], cell: Callable[[Report, str, str], str]) -> TextTable:
+    """One row per judge: n, then ``cell(rep, judge, name)`` under each header of ``columns`` (header -> name)."""
+    rows = {j: {"n": jr.n, **{h: cell(rep, j, m) for h, m in columns.items()}} for j, jr in rep.judges.items()}
     return TextTable.from_rows(rows, "judge")
 
 
 def baselines_table(rep: Report) -> TextTable:
     """The baselines with their detection metrics (exact: fixed by the design), and flagging everything on
     the trajectories of each judge that judged only part of the design."""
+    labelled = [(f"baseline: {b.name}", b) for b in rep.baselines]
+    labelled += [(f"flag everything on {j}'s", b) for j, b in rep.anchor_reading().own.items()]
     rows = {
-        f"baseline: {b.name}": {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
-        for b in rep.baselines
+        label: {"n": b.n, **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS}}
+        for label, b in labelled
     }
-    for j, b in rep.anchor_reading().own.items():
-        rows[f"flag everything on {j}'s"] = {
-            "n": b.n,
-            **{HEADERS[m]: format_number(b.metrics[m]) for m in BASELINE_METRICS},
-        }
     return TextTable.from_rows(rows, "baseline")
 
 
@@ -308,12 +309,6 @@ def cli_report(args: Any) -> int:
         return _report(args)
 
 
-def _resampling(args: Any) -> Resampling:
-    """What the report's bootstrap resamples: ``--resample``, else the folder's own choice."""
-    chosen: Resampling = args.resample or folder_resampling(args.data)
-    return chosen
-
-
 def _report(args: Any) -> int:
     _guard_outputs(args)
     runs = run_records(args.data)  # read once: the note below, the unparseable hints, ensembles and compute spent
@@ -335,7 +330,7 @@ def _report(args: Any) -> int:
         pairs=pairs,
         reference=args.reference,
         statistics=args.statistics,
-        resampling=_resampling(args),
+        resampling=args.resample or folder_resampling(args.data),  # --resample, else the folder's own choice
     )
     absent, types = absent_sentence(data.trajectories), present_types(data.trajectories)
     print(terminal_text(rep, types, absent))

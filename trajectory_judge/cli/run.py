@@ -108,22 +108,16 @@ def check_run_args(args: argparse.Namespace) -> None:
     check_judge_options(args)
 
 
-def selfcons_record(args: argparse.Namespace) -> dict[str, Any]:
-    """The ensemble's decoding as a run record keeps it: ``{"temperature": 0.7, "seeds": [7, 8, 9]}``."""
-    from trajectory_judge.run.settings import selfcons_settings
-
-    temperature, seeds = selfcons_settings(args)
-    return {"temperature": temperature, "seeds": list(seeds)}
-
-
 def run_record(
     args: argparse.Namespace, judges: Sequence[Judge], client: Any, names: Sequence[str], model_name: str
 ) -> dict[str, Any]:
     """The settings half of a run record: judges, server, decoding, prompt digests, code version."""
     from trajectory_judge.judges.prompts import prompt_digests
+    from trajectory_judge.run.llm_paths import read_launch_info
     from trajectory_judge.run.record import LATENCY_MEANING
-    from trajectory_judge.run.settings import launch_record
+    from trajectory_judge.run.settings import selfcons_settings
 
+    selfcons_temperature, selfcons_seeds = selfcons_settings(args)
     record: dict[str, Any] = {
         "backend": args.backend,
         "base_url": args.base_url,
@@ -134,7 +128,9 @@ def run_record(
             **client.decoding(),
             "temperature": args.temperature,
             "seed": args.seed,
-            "selfcons": selfcons_record(args) if "selfcons" in names else None,
+            "selfcons": {"temperature": selfcons_temperature, "seeds": list(selfcons_seeds)}
+            if "selfcons" in names
+            else None,
             "retries": args.retries,
             "retry_budget_s": args.retry_budget,
         },
@@ -145,7 +141,7 @@ def run_record(
         "latency": LATENCY_MEANING,
     }
     record["server"] = client.server_info()
-    record["server_launch"] = launch_record(args.base_url, record["server"])
+    record["server_launch"] = read_launch_info(args.base_url, record["server"].get("model_path"))
     return record
 
 
@@ -262,41 +258,26 @@ def _judge_and_record(
             known_ids=known,
             force=args.force,
         )
-    except RetryBudgetExhausted as exc:  # the server is busy or down: one line, a code a script can wait on
+    except BaseException as exc:
         result = getattr(exc, "run_result", result)
-        print(
-            f"trajectory-judge: error: {exc}; {result.written} verdicts written by this run are kept, "
-            f"rerun the same command later to resume.",
-            file=sys.stderr,
-        )
-        code = EX_TEMPFAIL
-    except JudgeClientError as exc:
-        result = getattr(exc, "run_result", result)
-        print(
-            f"trajectory-judge: error: {exc}\n  {result.written} verdicts written by this run are kept; "
-            f"rerun the same command to resume.",
-            file=sys.stderr,
-        )
-        code = 1
-    except (KeyboardInterrupt, Interrupted) as exc:
-        result = getattr(exc, "run_result", result)
-        print(
-            f"trajectory-judge: interrupted ({exc}); {result.written} verdicts written are kept; "
-            f"rerun the same command to resume.",
-            file=sys.stderr,
-        )
-        code = exit_code(exc)
-    except Exception as exc:
-        result = getattr(exc, "run_result", result)
-        result.status, result.message = "failed", f"{type(exc).__name__}: {exc}"
-        if not is_disk_full(exc):
+        kept = f"{result.written} verdicts written by this run are kept"
+        if isinstance(exc, RetryBudgetExhausted):  # the server is busy or down: one line, a code a script can wait on
+            code, said = EX_TEMPFAIL, f"error: {exc}; {kept}, rerun the same command later to resume."
+        elif isinstance(exc, JudgeClientError):
+            code, said = 1, f"error: {exc}\n  {kept}; rerun the same command to resume."
+        elif isinstance(exc, (KeyboardInterrupt, Interrupted)):
+            code = exit_code(exc)
+            said = f"interrupted ({exc}); {result.written} verdicts written are kept; rerun the same command to resume."
+        elif isinstance(exc, Exception):
+            result.status, result.message = "failed", f"{type(exc).__name__}: {exc}"
+            if not is_disk_full(exc):
+                raise
+            code = 1
+            said = f"error: {data}: no space left on the device; {result.written} verdicts kept; "
+            said += "free space and rerun to resume."
+        else:
             raise
-        print(
-            f"trajectory-judge: error: {data}: no space left on the device; {result.written} verdicts kept; "
-            "free space and rerun to resume.",
-            file=sys.stderr,
-        )
-        code = 1
+        print(f"trajectory-judge: {said}", file=sys.stderr)
     if code == 0:
         slowed = client.gate.summary() if hasattr(client, "gate") else None
         print(summary_line(result) + (f"; {slowed}" if slowed else ""), file=sys.stderr)

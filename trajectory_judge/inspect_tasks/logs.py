@@ -32,7 +32,7 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
-from trajectory_judge.analysis.core.misses import TRANSCRIPTS
+from trajectory_judge.analysis.core.misses import TRANSCRIPTS, read_transcripts
 from trajectory_judge.inspect_tasks.samples import sample_prompt
 from trajectory_judge.inspect_tasks.scoring import TRUNCATED, judge_model_name as default_model_name
 from trajectory_judge.judges.coerce import coerce
@@ -52,8 +52,8 @@ from trajectory_judge.models import (
     load_trajectories,
 )
 from trajectory_judge.models.fingerprint import json_digest
-from trajectory_judge.run.fingerprints import check_fingerprints, on_record
-from trajectory_judge.run.record import LATENCY_MEANING, base_record, now
+from trajectory_judge.run.fingerprints import check_fingerprints, on_record, record_lines
+from trajectory_judge.run.record import LATENCY_MEANING, base_record, now, per_judge_costs
 from trajectory_judge.run.store import (
     MEMBERS,
     RUNS,
@@ -93,6 +93,11 @@ class LogVerdicts:
     """What the judge is beyond its id (:func:`log_fingerprint`)."""
 
 
+def task_metadata(log: EvalLog) -> dict[str, Any]:
+    """What the task of ``log`` recorded under :data:`TASK_KEY` (its view, data, and the ensemble's decoding)."""
+    return (log.eval.metadata or {}).get(TASK_KEY) or {}
+
+
 def model_call_seconds(sample: EvalSample) -> float:
     """Seconds of the sample's model calls that answered (each model event's ``working_time``: the try that
     succeeded, retries and waits for a connection excluded), as ``trajectory-judge run`` measures a request;
@@ -105,7 +110,7 @@ def model_call_seconds(sample: EvalSample) -> float:
 
 def log_template(log: EvalLog) -> PromptTemplate | None:
     """The prompt of one's own a log's task judged with (its metadata holds the template), checked again."""
-    rec = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("prompt")
+    rec = task_metadata(log).get("prompt")
     if rec is None:
         return None
     where = f"{log.location}: the task's prompt ({TASK_KEY}.prompt)"
@@ -127,25 +132,17 @@ def log_fingerprint(log: EvalLog, view: str, template: PromptTemplate | None = N
     """The fingerprint of a log's judge, as ``run`` computes it for the same judge: the model the server was
     sent, the prompt's and schema's digests, the decoding (the ensemble's temperature and seeds from the task)."""
     cfg = generate_config(log)
-    model = default_model_name(log.eval.model)
-    if view == ENSEMBLE_FAMILY:
-        meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
-        return Fingerprint(
-            model=model,
-            prompt_sha256=template.sha256 if template else prompt_sha256("step"),
-            schema_sha256=json_digest(response_schema("step")),
-            temperature=meta.get("temperature"),
-            max_tokens=cfg.max_tokens,
-            seeds=tuple(meta.get("seeds") or ()),
-            top_p=cfg.top_p,
-        )
+    ensemble = view == ENSEMBLE_FAMILY
+    meta = task_metadata(log)
+    shown = "step" if ensemble else view  # the ensemble samples the step prompt
     return Fingerprint(
-        model=model,
-        prompt_sha256=template.sha256 if template else prompt_sha256(view),
-        schema_sha256=json_digest(response_schema(view)),
-        temperature=cfg.temperature,
+        model=default_model_name(log.eval.model),
+        prompt_sha256=template.sha256 if template else prompt_sha256(shown),
+        schema_sha256=json_digest(response_schema(shown)),
+        temperature=meta.get("temperature") if ensemble else cfg.temperature,
         max_tokens=cfg.max_tokens,
-        seed=cfg.seed,
+        seed=None if ensemble else cfg.seed,
+        seeds=tuple(meta.get("seeds") or ()) if ensemble else None,
         top_p=cfg.top_p,
     )
 
@@ -189,7 +186,7 @@ def _judge_ids(
     log: EvalLog, view: str, model_name: str, template: PromptTemplate | None = None
 ) -> tuple[str, list[tuple[float, int]]]:
     """The log's judge id and, for the ensemble, its members' (temperature, seed)."""
-    meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
+    meta = task_metadata(log)
     if view != ENSEMBLE_FAMILY:
         return JudgeSpec.llm(view, model_name, template.name if template else None).judge_id, []
     seeds = [int(s) for s in meta.get("seeds") or []]
@@ -207,7 +204,7 @@ SKIPPED_FIELDS = frozenset({"events", "messages", "attachments", "store"})
 def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: str) -> LogVerdicts:
     """Every verdict (and member) the samples of ``log`` give, in the folder's trajectory order."""
     where = str(log.location)
-    view = ((log.eval.metadata or {}).get(TASK_KEY) or {}).get("view")
+    view = task_metadata(log).get("view")
     if view not in (*LLM_VIEWS, ENSEMBLE_FAMILY):
         raise DataError(
             f"{where}: task {log.eval.task!r} is not one of trajectory_judge's tasks "
@@ -244,12 +241,11 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
         epochs = sorted(by_traj[tid])
         got = [by_traj[tid][e] for e in epochs]
         link = {"trajectory_id": tid, "log": str(Path(where).resolve()), "sample_id": sids[tid]}
+        out.transcripts += [{**link, "judge_id": v.judge_id, "epochs": [e]} for e, v in zip(epochs, got)]
         if not sampling:
             out.verdicts += got
-            out.transcripts += [{**link, "judge_id": v.judge_id, "epochs": [e]} for e, v in zip(epochs, got)]
             continue
         out.members += got
-        out.transcripts += [{**link, "judge_id": v.judge_id, "epochs": [e]} for e, v in zip(epochs, got)]
         if len(got) == len(sampling):  # an ensemble verdict needs every member
             out.verdicts.append(aggregate(got, trajectory_id=tid, judge_id=judge_id))
             out.transcripts.append({**link, "judge_id": judge_id, "epochs": epochs})
@@ -275,18 +271,8 @@ class ImportResult:
 
 
 def _recorded_evals(data: Path) -> set[str]:
-    path = data / RUNS
-    if not path.exists():
-        return set()
-    ids = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and isinstance(rec.get("inspect"), dict):
-            ids.add(str(rec["inspect"].get("eval_id")))
-    return ids
+    records = record_lines(data / RUNS)
+    return {str(rec["inspect"].get("eval_id")) for _, rec in records if isinstance(rec.get("inspect"), dict)}
 
 
 def _seconds(start: str | None, end: str | None) -> float | None:
@@ -305,11 +291,7 @@ def run_record(
     ids = sorted({v.judge_id for v in got.verdicts}) or ensemble
     rec = base_record(ids, {e: members for e in ensemble}, concurrency=1)
     cfg = generate_config(log)
-    meta = (log.eval.metadata or {}).get(TASK_KEY) or {}
-    per: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
-    for v in written:
-        p = per[v.judge_id]
-        p[0], p[1], p[2], p[3] = p[0] + 1, p[1] + v.latency_s, p[2] + v.prompt_tokens, p[3] + v.completion_tokens
+    meta = task_metadata(log)
     usage = {m: u.model_dump(exclude_none=True) for m, u in (log.stats.model_usage or {}).items()}
     rec.update(
         {
@@ -350,10 +332,7 @@ def run_record(
             "skipped": result.skipped,
             "errored": result.errored,
             "unparseable": result.unparseable,
-            "per_judge": {
-                j: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
-                for j, (n, lat, pt, ct) in per.items()
-            },
+            "per_judge": per_judge_costs(written),
         }
     )
     return rec
@@ -362,27 +341,18 @@ def run_record(
 def _append_new(path: Path, records: Sequence[Verdict], done: set[tuple[str, str]]) -> list[Verdict]:
     new = [v for v in records if (v.trajectory_id, v.judge_id) not in done]
     if new:
-        writer = VerdictWriter(path)
-        try:
+        with VerdictWriter(path) as writer:
             for v in new:
                 writer.write(v)
                 done.add((v.trajectory_id, v.judge_id))
-        finally:
-            writer.close()
     return new
 
 
 def _append_transcripts(data: Path, links: Sequence[dict[str, Any]]) -> None:
-    path = data / TRANSCRIPTS
-    have = set()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                have.add((rec["trajectory_id"], rec["judge_id"]))
+    have = read_transcripts(data)
     new = [ln for ln in links if (ln["trajectory_id"], ln["judge_id"]) not in have]
     if new:
-        with open(path, "a", encoding="utf-8") as fh:
+        with open(data / TRANSCRIPTS, "a", encoding="utf-8") as fh:
             fh.write("".join(json.dumps(ln, sort_keys=True) + "\n" for ln in new))
 
 

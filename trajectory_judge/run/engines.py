@@ -111,10 +111,8 @@ class Tally:
 
     def add(self, other: Tally) -> None:
         """Count ``other`` (the same endpoint, in another round) in this one."""
-        self.answered += other.answered
-        self.refused += other.refused
-        self.failed += other.failed
-        self.rate_limited += other.rate_limited
+        for count in ("answered", "refused", "failed", "rate_limited"):
+            setattr(self, count, getattr(self, count) + getattr(other, count))
         self.given_up = self.given_up or other.given_up
 
     def summary(self) -> str:

@@ -22,7 +22,6 @@ chapter no longer name a forgotten judge, and nothing is lost.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from pathlib import Path
 from trajectory_judge.analysis.core.misses import TRANSCRIPTS
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, JudgeSpec, read_text
-from trajectory_judge.run.store import MEMBERS, RUNS, VERDICTS, append_line, data_dir_lock
+from trajectory_judge.run.store import MEMBERS, RUNS, VERDICTS, append_durably, data_dir_lock
 
 FORGOTTEN = "forgotten.jsonl"
 """The lines ``forget`` removed, appended beside the verdicts (kept, never deleted)."""
@@ -123,12 +122,7 @@ def forget_verdicts(data_dir: str | Path, judge_id: str, trajectory_ids: Sequenc
         left = {_ids(line)[0] for line in keep_v + keep_m}
         gone = {j for j in (_ids(line)[0] for line in drop_v + drop_m) if j is not None and j not in left}
         keep_r, drop_r = _runs_without(rpath, gone)
-        fd = os.open(backup, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        try:
-            append_line(fd, "".join(line + "\n" for line in drop_v + drop_m + drop_t + drop_r).encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_durably(backup, "".join(line + "\n" for line in drop_v + drop_m + drop_t + drop_r).encode("utf-8"))
         rewritten = ((rpath, keep_r, drop_r), (tpath, keep_t, drop_t), (mpath, keep_m, drop_m), (vpath, keep_v, drop_v))
         for path, kept, dropped in rewritten:  # the verdicts last: an interrupted forget leaves them whole
             if dropped:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
-from trajectory_judge.models import JudgeSpec
+from trajectory_judge.models import JudgeSpec, Verdict
 
 LATENCY_MEANING = (
     "latency_s: seconds of the model call that answered, from sending the request to its full answer "
@@ -65,4 +66,16 @@ def base_record(judge_ids: Sequence[str], members: dict[str, list[str]], *, conc
         "git_commit": git_commit(),
         "python": sys.version.split()[0],
         "host": os.uname().nodename,
+    }
+
+
+def per_judge_costs(verdicts: Iterable[Verdict]) -> dict[str, dict[str, float]]:
+    """Per judge id, in the order first met: verdicts, mean seconds per verdict, mean prompt and completion tokens."""
+    sums: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+    for v in verdicts:
+        s = sums[v.judge_id]
+        s[0], s[1], s[2], s[3] = s[0] + 1, s[1] + v.latency_s, s[2] + v.prompt_tokens, s[3] + v.completion_tokens
+    return {
+        j: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
+        for j, (n, lat, pt, ct) in sums.items()
     }

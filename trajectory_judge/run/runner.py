@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, suppress
@@ -47,7 +46,7 @@ from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerpr
 from trajectory_judge.run.isolated import Isolated, check_isolatable
 from trajectory_judge.run.meter import CpuMeter
 from trajectory_judge.run.progress import Progress
-from trajectory_judge.run.record import base_record, now
+from trajectory_judge.run.record import base_record, now, per_judge_costs
 from trajectory_judge.run.stopping import Interrupted
 from trajectory_judge.run.store import (
     MEMBERS,
@@ -142,7 +141,7 @@ class _Recorder:
         self.members, self.on_disk, self.done, self.result, self.bar = members, on_disk, done, result, bar
         self.writer = VerdictWriter(path)
         self.mwriter = VerdictWriter(mpath) if members else None
-        self.stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+        self.written: list[Verdict] = []
         self.warned: set[str] = set()
         self.first_raise: Verdict | None = None
 
@@ -179,11 +178,7 @@ class _Recorder:
                     f"{retry_hint(_source(v.judge_id))}",
                     file=sys.stderr,
                 )
-        s = self.stats[v.judge_id]
-        s[0] += 1
-        s[1] += v.latency_s
-        s[2] += v.prompt_tokens
-        s[3] += v.completion_tokens
+        self.written.append(v)
 
     def raised_summary(self) -> str | None:
         """``N verdicts raised; first: ...`` (the first exception and where its traceback is kept), or None."""
@@ -207,10 +202,7 @@ class _Recorder:
             if self.mwriter is not None:
                 self.mwriter.close()
             self.bar.close()
-            self.result.per_judge = {
-                jid: {"verdicts": n, "s_per_verdict": lat / n, "prompt_tokens": pt / n, "completion_tokens": ct / n}
-                for jid, (n, lat, pt, ct) in self.stats.items()
-            }
+            self.result.per_judge = per_judge_costs(self.written)
 
 
 def _repair(path: Path, mpath: Path, ensembles: bool, result: RunResult) -> None:
@@ -309,78 +301,44 @@ def run_judges(
             judges = [
                 j if p is None else stack.enter_context(Isolated(j, p)) for j, p in zip(judges, pickled, strict=True)
             ]
-        return _run_locked(
-            trajectories,
-            judges,
-            stack,
-            path,
-            members_path=members_path,
-            concurrency=concurrency,
-            progress=progress,
-            abort=abort,
-            retry_unparseable=retry_unparseable,
-            run_record=run_record,
-            record=record,
-            blind_key=blind_key,
-            known_ids=known_ids,
-        )
+        ids = [j.judge_id for j in judges]
+        mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
+        rec = None
+        if record:
+            ensembles = {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}
+            rec = {**base_record(ids, ensembles, concurrency=concurrency), **(run_record or {})}
+            rec["fingerprints"] = {k: fp.record() for k, fp in judge_fingerprints(judges).items()} or None
+        meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
+        try:
+            _run(
+                trajectories,
+                judges,
+                path,
+                mpath,
+                result,
+                concurrency=concurrency,
+                progress=progress,
+                abort=abort,
+                retry_unparseable=retry_unparseable,
+                blinder=Blinder(blind_key),
+                known_ids=known_ids,
+            )
+        except BaseException as exc:
+            if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
+                result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
+                result.message = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            stack.close()  # isolated judges' processes end first, so that their CPU time is counted
+            if rec is not None:
+                rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
+                _append_record(path.parent, rec)
+        return result
 
 
 def _own_judge(judge: Judge) -> bool:
     """Whether ``judge`` was written outside this package (so :class:`Isolated` may run it)."""
     return not type(judge).__module__.startswith("trajectory_judge.")
-
-
-def _run_locked(
-    trajectories: Sequence[Trajectory],
-    judges: Sequence[Judge],
-    isolated: ExitStack,
-    path: Path,
-    *,
-    members_path: str | Path | None,
-    concurrency: int,
-    progress: bool,
-    abort: Callable[[], None] | None,
-    retry_unparseable: bool,
-    run_record: Mapping[str, Any] | None,
-    record: bool,
-    blind_key: bytes | None,
-    known_ids: Iterable[str] | None,
-) -> RunResult:
-    """:func:`run_judges` once the folder is known writable and its lock is held."""
-    mpath = Path(members_path) if members_path is not None else path.with_name(MEMBERS)
-    ids = _check_ids(judges)
-    rec = None
-    if record:
-        ensembles = {j.judge_id: list(member_ids(j)) for j in judges if member_ids(j)}
-        rec = {**base_record(ids, ensembles, concurrency=concurrency), **(run_record or {})}
-        rec["fingerprints"] = {k: fp.record() for k, fp in judge_fingerprints(judges).items()} or None
-    meter, t0, result = CpuMeter((rec or {}).get("server_launch")), time.monotonic(), RunResult()
-    try:
-        _run(
-            trajectories,
-            judges,
-            path,
-            mpath,
-            result,
-            concurrency=concurrency,
-            progress=progress,
-            abort=abort,
-            retry_unparseable=retry_unparseable,
-            blinder=Blinder(blind_key),
-            known_ids=known_ids,
-        )
-    except BaseException as exc:
-        if result.status == "ok":  # stopped before judging began (a bad verdicts file, Ctrl-C)
-            result.status = "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else "failed"
-            result.message = f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
-        isolated.close()  # isolated judges' processes end first, so that their CPU time is counted
-        if rec is not None:
-            rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
-            _append_record(path.parent, rec)
-    return result
 
 
 def _check_ids(judges: Sequence[Judge]) -> list[str]:

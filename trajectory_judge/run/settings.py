@@ -19,13 +19,6 @@ JUDGE_FAMILIES: tuple[str, ...] = (*LLM_VIEWS, ENSEMBLE_FAMILY)
 """What ``--judges`` names: the three views' judges and the self-consistency ensemble."""
 
 
-def launch_record(base_url: str, server: dict[str, Any]) -> dict[str, Any] | None:
-    """The local server's launch record (build, argv, binary hash) when it matches ``server``."""
-    from trajectory_judge.run.llm_paths import read_launch_info
-
-    return read_launch_info(base_url, server.get("model_path"))
-
-
 def selfcons_settings(args: Any) -> tuple[float, tuple[int, ...]]:
     """The ensemble's temperature and seeds of ``args`` (the defaults where the options are absent), the seeds
     checked (:func:`trajectory_judge.judges.selfcons.check_seeds`; a ValueError in one line)."""

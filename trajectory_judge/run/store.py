@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,26 +67,21 @@ def data_dir_lock(data_dir: str | Path) -> Iterator[Path]:
     path = d / LOCK
     key, me = path.resolve(), threading.get_ident()
     with _HELD_GUARD:
-        holder, depth = _HELD.get(key, (None, 0))
+        holder = _HELD.get(key, (None, 0))[0]
         if holder is not None and holder != me:
             raise DataError(f"{d} is being written by another thread of this process; wait for it to end, then rerun")
-        if holder == me:
-            _HELD[key] = (me, depth + 1)
-    if holder == me:
-        try:
-            yield path
-        finally:
-            with _HELD_GUARD:
-                _HELD[key] = (me, _HELD[key][1] - 1)
-        return
-    with _flock(d, path):
+    with _flock(d, path) if holder is None else nullcontext():  # an inner holder shares the outer one's flock
         with _HELD_GUARD:
-            _HELD[key] = (me, 1)
+            _HELD[key] = (me, _HELD.get(key, (me, 0))[1] + 1)
         try:
             yield path
         finally:
             with _HELD_GUARD:
-                del _HELD[key]
+                depth = _HELD[key][1] - 1
+                if depth:
+                    _HELD[key] = (me, depth)
+                else:
+                    del _HELD[key]
 
 
 @contextmanager
@@ -127,6 +122,16 @@ def append_line(fd: int, data: bytes) -> None:
         with suppress(OSError):  # if even this fails, the repair on resume handles what is left
             os.ftruncate(fd, start)
         raise
+
+
+def append_durably(path: str | Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` (created if need be) whole or not at all (:func:`append_line`), then fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        append_line(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # --- the verdict file ------------------------------------------------------------------
@@ -348,12 +353,7 @@ def append_run_record(data_dir: str | Path, record: dict[str, Any]) -> None:
     msg = repair_torn_tail(path, None)
     if msg:
         print(f"trajectory-judge: {msg}", file=sys.stderr)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        append_line(fd, (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_durably(path, (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 RETRIED = "retried.jsonl"
@@ -398,12 +398,7 @@ def set_aside_unparseable(
     keep_m = [m for m in members if (m.trajectory_id, owner.get(m.judge_id)) not in retry]
     moved = [v for v in verdicts if (v.trajectory_id, v.judge_id) in retry]
     moved += [m for m in members if (m.trajectory_id, owner.get(m.judge_id)) in retry]
-    fd = os.open(Path(path).with_name(RETRIED), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        append_line(fd, "".join(dumps(v) + "\n" for v in moved).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_durably(path.with_name(RETRIED), "".join(dumps(v) + "\n" for v in moved).encode("utf-8"))
     if len(keep_m) != len(members):
         atomic_write_text(mpath, "".join(dumps(m) + "\n" for m in keep_m))
     atomic_write_text(path, "".join(dumps(v) + "\n" for v in keep_v))
