@@ -12,6 +12,13 @@ from trajectory_judge.analysis.core import metrics as M
 from trajectory_judge.analysis.core.bootstrap import stratified_indices
 
 
+def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
+    """Multiplicity of each of ``n`` rows in each replicate: ``(B, m)`` indices -> ``(B, n)`` counts."""
+    b = indices.shape[0]
+    flat = (np.arange(b)[:, None] * n + indices).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
 def bootstrap_loop(
     n: int,
     statistic: Callable[[np.ndarray], Any],

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from loop_reference import count_weights
 from scale_judges import judge_all
 
 from trajectory_judge.analysis.core.bootstrap import (
@@ -27,13 +28,12 @@ from trajectory_judge.analysis.core.bootstrap import (
     block_weights,
     bootstrap,
     chunk_generator,
-    count_weights,
     ordered_sum,
     replicate_root,
     stratified_draws,
     stratified_indices,
 )
-from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap, run_bootstraps
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstraps
 from trajectory_judge.testbed.dataset import build_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def test_blocks_hold_a_bounded_number_of_weights_and_any_batch():
 @pytest.mark.parametrize("n", [400, 4000])
 def test_intervals_at_400_and_4000_trajectories_are_the_recorded_ones_bit_for_bit(plans, n):
     rec = RECORDED[str(n)]
-    boot = run_bootstrap(plans[n], resamples=rec["resamples"], seed=rec["seed"])
+    boot = run_bootstraps(plans[n], resamples=rec["resamples"], seed=rec["seed"])[0]
     assert list(boot.names) == rec["names"] and list(boot.method) == rec["method"]
     assert [float(x).hex() for x in boot.estimate] == rec["estimate"]
     assert [float(x).hex() for x in boot.low] == rec["low"]
@@ -103,8 +103,8 @@ def test_intervals_at_400_and_4000_trajectories_are_the_recorded_ones_bit_for_bi
     ("n", "batch", "resamples"), [(400, 1, 300), (400, 7, 300), (4000, 100, 300), (400, 256, 1100)]
 )
 def test_block_size_does_not_change_the_intervals_bit_for_bit(plans, n, batch, resamples):
-    boot = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=batch)
-    whole = run_bootstrap(plans[n], resamples=resamples, seed=7, batch=resamples)
+    boot = run_bootstraps(plans[n], resamples=resamples, seed=7, batch=batch)[0]
+    whole = run_bootstraps(plans[n], resamples=resamples, seed=7, batch=resamples)[0]
     assert np.array_equal(boot.distribution, whole.distribution, equal_nan=True)
     assert np.array_equal(boot.low, whole.low, equal_nan=True) and np.array_equal(boot.high, whole.high, equal_nan=True)
 
@@ -116,7 +116,7 @@ def test_a_pass_read_from_kept_counts_has_the_bits_of_one_counted_afresh_and_the
     assert held == 1100 * 400  # one byte per row and replicate: no stratum of 400 rows is drawn 256 times
     again = run_bootstraps(plans[400], resamples=1100, seed=7, kept=kept)[0]  # every chunk read from the first's
     assert kept.held == held
-    fresh = run_bootstrap(plans[400], resamples=1100, seed=7)
+    fresh = run_bootstraps(plans[400], resamples=1100, seed=7)[0]
     for boot in (again, fresh):
         assert np.array_equal(boot.distribution, first.distribution, equal_nan=True)
     small = KeptCounts(limit=1 << 20)  # a pass of 400 rows x 1,100 replicates keeps 440 kB
@@ -176,10 +176,10 @@ _BLAS_CODE = """
 import hashlib, sys
 import numpy as np
 from scale_judges import judge_all
-from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap, run_bootstraps
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstraps
 from trajectory_judge.testbed.dataset import build_dataset
 trajs = build_dataset(400, 7)
-boot = run_bootstrap(make_plan(trajs, judge_all(trajs)), resamples=600, seed=7)
+boot = run_bootstraps(make_plan(trajs, judge_all(trajs)), resamples=600, seed=7)[0]
 print(hashlib.sha256(boot.distribution.tobytes() + boot.low.tobytes() + boot.high.tobytes()).hexdigest())
 """
 

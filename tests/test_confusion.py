@@ -15,7 +15,10 @@ from sklearn.metrics import (
     recall_score,
 )
 
-from trajectory_judge.analysis.core.confusion import CONFUSION_STATISTICS, confusion_statistics, flag_counts
+from trajectory_judge.analysis.core.confusion import confusion_statistics, flag_counts
+
+CONFUSION_STATISTICS = ("precision", "recall", "f1", "balanced_accuracy", "kappa", "mcc")
+"""What :func:`confusion_statistics` returns, in this order."""
 
 SKLEARN = {
     "precision": precision_score,

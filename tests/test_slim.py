@@ -4,23 +4,26 @@ import json
 import sys
 import tracemalloc
 
-import numpy as np
 import pytest
 from analysis_synth import design, random_verdicts
 
-from trajectory_judge.analysis.core.bootstrap import distinct_columns
 from trajectory_judge.analysis.core.loading import load_data, load_slim_data
 from trajectory_judge.analysis.core.paired import reaches_input
 from trajectory_judge.analysis.core.report import build_report
 from trajectory_judge.analysis.core.slim import (
+    Shared,
     TrajectoryRecord,
     VerdictRecord,
-    slim_trajectories,
     view_key,
 )
 from trajectory_judge.fileio import READ_EVENT
 from trajectory_judge.models import DataError, dumps, jsonl_lines, read_text
 from trajectory_judge.testbed.dataset import build_dataset
+
+
+def slim_trajectories(trajs):
+    shared = Shared()
+    return [TrajectoryRecord.of(t, shared) for t in trajs]
 
 
 def _write(d, trajs, verdicts):
@@ -123,15 +126,6 @@ def test_an_unlabelled_trajectory_is_named_by_file_and_line(tmp_path):
     _write(tmp_path, trajs, vs)
     with pytest.raises(DataError, match=r"trajectories.jsonl:2: .* has no label"):
         load_slim_data(tmp_path)
-
-
-def test_distinct_columns_keep_one_of_each_and_rebuild_the_data():
-    rng = np.random.default_rng(1)
-    base = rng.integers(0, 3, size=(50, 4)).astype(float)
-    data = base[:, [0, 1, 0, 2, 3, 3, 1]]
-    distinct, inverse = distinct_columns(data)
-    assert distinct.shape == (50, 4)
-    assert np.array_equal(distinct[:, inverse], data)
 
 
 def test_a_line_is_the_same_record_through_the_json_parser_as_through_json_loads(testbed, tmp_path):

@@ -25,7 +25,7 @@ from loop_reference import bootstrap_loop, loop_statistic
 
 from trajectory_judge.analysis.core.bootstrap import bootstrap
 from trajectory_judge.analysis.core.loading import load_data
-from trajectory_judge.analysis.core.plan import make_plan, run_bootstrap
+from trajectory_judge.analysis.core.plan import make_plan, run_bootstraps
 from trajectory_judge.models import DESIGN_CELLS
 
 DEFAULT_DATA = Path(
@@ -50,7 +50,7 @@ def main() -> None:
     )
 
     t0 = time.perf_counter()
-    run_bootstrap(plan, resamples=args.resamples, seed=args.seed)
+    run_bootstraps(plan, resamples=args.resamples, seed=args.seed)[0]
     vec = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -49,9 +49,6 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-METHODS: tuple[str, ...] = ("bootstrap", "clopper-pearson", "structural")
-"""Interval methods, as named in the report."""
-
 
 @dataclass(frozen=True)
 class BootstrapResult:
@@ -66,7 +63,7 @@ class BootstrapResult:
     high: np.ndarray = field(repr=False)
     """Upper interval bound per statistic."""
     method: tuple[str, ...] = field(repr=False)
-    """Interval method per statistic (one of :data:`METHODS`)."""
+    """Interval method per statistic: ``bootstrap``, ``clopper-pearson`` or ``structural``."""
     distribution: np.ndarray = field(repr=False)
     """Replicate values, shape ``(resamples, len(names))``."""
     confidence_level: float = 0.95
@@ -314,7 +311,7 @@ def block_weights(
     clusters: Sequence[Any] | None = None,
     kept: KeptCounts | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Rows ``start:stop`` of ``count_weights(stratified_indices(...))``, block by block (:func:`block_bounds`).
+    """Rows ``start:stop`` of each row's multiplicity in each replicate, block by block (:func:`block_bounds`).
 
     Each chunk of :data:`CHUNK` replicates is drawn from its own stream and counted once; a block copies
     the rows of the chunks it covers, so a block holds its weights and one chunk's. With ``clusters`` (one
@@ -368,23 +365,6 @@ def stratified_indices(
     if not draws:
         return np.zeros((resamples, 0), dtype=np.intp)
     return np.concatenate([members[d] for members, d in draws], axis=1)
-
-
-def draw_weights(draws: Sequence[tuple[np.ndarray, np.ndarray]], n: int, start: int, stop: int) -> np.ndarray:
-    """``count_weights(stratified_indices(...)[start:stop], n)`` from the draws, without the index matrix."""
-    w = np.zeros((stop - start, n))
-    for members, d in draws:
-        part, k = d[start:stop], len(members)
-        flat = (np.arange(len(part))[:, None] * k + part).ravel()
-        w[:, members] = np.bincount(flat, minlength=len(part) * k).reshape(len(part), k)
-    return w
-
-
-def count_weights(indices: np.ndarray, n: int) -> np.ndarray:
-    """Multiplicity of each of ``n`` rows in each replicate: ``(B, m)`` indices -> ``(B, n)`` counts."""
-    b = indices.shape[0]
-    flat = (np.arange(b)[:, None] * n + indices).ravel()
-    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
 
 
 def _limb_layout(

@@ -13,9 +13,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-CONFUSION_STATISTICS: tuple[str, ...] = ("precision", "recall", "f1", "balanced_accuracy", "kappa", "mcc")
-"""What :func:`confusion_statistics` returns, in this order."""
-
 
 def ratio(num: ArrayLike, den: ArrayLike) -> np.ndarray:
     """``num / den`` where ``den > 0``, NaN elsewhere (no division is made there, so no warning)."""
@@ -55,4 +52,4 @@ def flag_counts(truth: ArrayLike, flags: ArrayLike) -> tuple[np.ndarray, np.ndar
     return (t & f).sum(-1), (~t & f).sum(-1), (t & ~f).sum(-1), (~t & ~f).sum(-1)
 
 
-__all__ = ["CONFUSION_STATISTICS", "confusion_statistics", "flag_counts", "ratio"]
+__all__ = ["confusion_statistics", "flag_counts", "ratio"]

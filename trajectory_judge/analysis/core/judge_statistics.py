@@ -65,7 +65,7 @@ from trajectory_judge.analysis.core.bootstrap import (
 from trajectory_judge.analysis.core.confusion import confusion_statistics, ratio
 from trajectory_judge.analysis.core.deltas import Delta, read_deltas
 from trajectory_judge.analysis.core.names import delta_name, evaluate_names, pair_blocks, split_name
-from trajectory_judge.analysis.core.registry import STATISTIC_REGISTRY, statistic_names
+from trajectory_judge.analysis.core.registry import statistic_names
 from trajectory_judge.models import DESIGN_CELLS, Label, Trajectory, Verdict
 
 if TYPE_CHECKING:
@@ -85,9 +85,6 @@ SKLEARN_STATISTICS: tuple[str, ...] = statistic_names(sklearn=True)
 
 DELTA_STATISTICS: tuple[str, ...] = statistic_names(delta=True)
 """Statistics compared between judges as paired deltas ``b - a``."""
-
-REFERENCE: dict[str, str] = {s.name: s.reference for s in STATISTIC_REGISTRY.values() if s.reference}
-"""What each statistic is read against."""
 
 LOWER_IS_BETTER: frozenset[str] = frozenset(
     {*statistic_names(lower_is_better=True), *(f"risk_at_coverage:{q:g}" for q in COVERAGES)}
@@ -588,7 +585,7 @@ def judge_statistics(
 
     ``verdicts`` maps each judge to its verdict on each trajectory (aligned with ``labels`` and
     ``cells``, None where it did not judge). The resamples are drawn as the report draws them
-    (:func:`trajectory_judge.analysis.core.plan.run_bootstrap`: design cells in design order, the same
+    (:func:`trajectory_judge.analysis.core.plan.run_bootstraps`: design cells in design order, the same
     seed and replicates), so these intervals and the report's share their resamples; the report itself
     bootstraps both in one pass (:func:`read_statistics` reads its replicates).
     """

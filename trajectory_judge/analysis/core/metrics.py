@@ -269,10 +269,6 @@ def count_names(types: Types = TESTBED_FAILURE_TYPES, other: bool = False) -> tu
     )
 
 
-COUNT_NAMES: tuple[str, ...] = count_names(TESTBED_FAILURE_TYPES)
-"""Indicator columns of the count form over the testbed's six types (:func:`count_names` for a folder's)."""
-
-
 COST_COUNTS: frozenset[str] = frozenset({"latency", "prompt", "completion"})
 """Count columns that carry cost rather than judgement."""
 

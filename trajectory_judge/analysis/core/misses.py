@@ -147,11 +147,7 @@ class Mistakes:
             }
 
         return {
-            "judge_id": self.judge_id,
-            "view": self.view,
-            "judged": self.judged,
-            "faults": self.faults,
-            "clean": self.clean,
+            **{k: getattr(self, k) for k in ("judge_id", "view", "judged", "faults", "clean")},
             "misses": [item(m) for m in self.misses],
             "false_alarms": [item(m) for m in self.false_alarms],
         }

@@ -1,6 +1,6 @@
 """The bootstrap plan: every judge's per-trajectory outcomes as arrays, ready to resample.
 
-:func:`make_plan` lays the verdicts out by trajectory and design cell; :func:`run_bootstrap`
+:func:`make_plan` lays the verdicts out by trajectory and design cell; :func:`run_bootstraps`
 draws the stratified paired replicates once for all judges and metrics, so every interval and
 every paired delta of the report comes from the same resamples.
 """
@@ -210,13 +210,6 @@ def plan_family(plan: Plan, resampling: Resampling = "design") -> Family:
     """The report's statistics of ``plan`` as one family of the shared bootstrap (:func:`~.bootstrap.bootstrap_families`)."""
     exact, structural = _exact_and_structural(plan, plan.strata(resampling))
     return Family(plan.columns, plan.distinct_statistic, plan.names, exact, structural)
-
-
-def run_bootstrap(
-    plan: Plan, *, resamples: int = 10_000, seed: int = 7, batch: int | None = None, resampling: Resampling = "design"
-) -> BootstrapResult:
-    """All statistics of ``plan`` from one shared resample per replicate."""
-    return run_bootstraps(plan, resamples=resamples, seed=seed, batch=batch, resampling=resampling)[0]
 
 
 def run_bootstraps(

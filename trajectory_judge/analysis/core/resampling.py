@@ -54,10 +54,6 @@ def folder_resampling(folder: str | Path) -> Resampling:
     return "design" if declares_design(folder) else "trajectories"
 
 
-CLUSTERS = ("instance",)
-"""What ``--cluster`` can draw whole: the instance (a base run and every trajectory made from it)."""
-
-
 def clustered(resampling: Resampling) -> Resampling:
     """``resampling`` with whole instances drawn: ``design-instances`` for a design, ``instances`` otherwise."""
     return "design-instances" if resampling in ("design", "design-instances") else "instances"
@@ -73,7 +69,6 @@ def instance_makeup(clean: Sequence[bool], instances: Sequence[str]) -> list[str
 
 
 __all__ = [
-    "CLUSTERS",
     "DESIGN_FILE",
     "METHOD",
     "RESAMPLINGS",

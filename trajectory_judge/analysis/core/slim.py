@@ -6,7 +6,7 @@ equals its clean parent's; not the text of its steps. The report's loader
 (:func:`~trajectory_judge.analysis.core.loading.load_slim_data`) reads the models a line at a time
 (:func:`~trajectory_judge.models.stream_trajectories`) and keeps of each a :class:`TrajectoryRecord` (with a
 digest of every view's rendering) or a :class:`VerdictRecord` (without the rationale), the full object dropped
-before the next line is read. :func:`slim_trajectories` and :func:`slim_verdicts` turn full objects into records.
+before the next line is read. :meth:`TrajectoryRecord.of` and :meth:`VerdictRecord.of` turn full objects into records.
 Equal digests stand for equal renderings (BLAKE2b, 128 bits).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from trajectory_judge.judges.views import VIEWS, render_view
@@ -138,18 +138,6 @@ class VerdictRecord:
     def unparseable(self) -> bool:
         """As :attr:`~trajectory_judge.models.Verdict.unparseable`."""
         return self.error is not None and "unparseable" in self.error
-
-
-def slim_trajectories(trajectories: Iterable[Trajectory | TrajectoryRecord]) -> list[TrajectoryRecord]:
-    """Records of ``trajectories`` (records pass through)."""
-    shared = Shared()
-    return [t if isinstance(t, TrajectoryRecord) else TrajectoryRecord.of(t, shared) for t in trajectories]
-
-
-def slim_verdicts(verdicts: Iterable[Verdict | VerdictRecord]) -> list[VerdictRecord]:
-    """Records of ``verdicts`` (records pass through)."""
-    shared = Shared()
-    return [v if isinstance(v, VerdictRecord) else VerdictRecord.of(v, shared) for v in verdicts]
 
 
 def trajectory_ids(trajectories: Sequence[Trajectory | TrajectoryRecord]) -> list[str]:

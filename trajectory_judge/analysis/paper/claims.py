@@ -103,6 +103,10 @@ class Counted:
         return {"above": lo > 0, "below": hi < 0, "excludes": lo > 0 or hi < 0}[self.test]
 
 
+ESTIMATE_FIELDS: tuple[str, ...] = ("value", "low", "high", "method", "n", "detail")
+"""What :meth:`Estimate.to_dict` holds, in this order (the estimate's columns of :meth:`Register.to_frame`)."""
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A quantity computed once: its value, 95% interval, how the interval was obtained and on how many units."""
@@ -153,14 +157,7 @@ class Estimate:
 
     def to_dict(self) -> dict:
         """Value, low, high, method, n and detail as plain Python values."""
-        return {
-            "value": self.value,
-            "low": self.low,
-            "high": self.high,
-            "method": self.method,
-            "n": self.n,
-            "detail": self.detail,
-        }
+        return {k: getattr(self, k) for k in ESTIMATE_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -515,7 +512,7 @@ class Register:
         """One row per claim: group, where, says, stated, quantity, value, low, high, method, n, verdict, reason."""
         rows = []
         for c in self.items:
-            e = c.estimate.to_dict() if c.estimate else dict.fromkeys(("value", "low", "high", "method", "n", "detail"))
+            e = c.estimate.to_dict() if c.estimate else dict.fromkeys(ESTIMATE_FIELDS)
             rows.append(
                 {
                     "key": c.key,

@@ -12,7 +12,7 @@ Access::
 
     PUBLISHED_MAIN["step:qwen2.5:14b"]["silent_recall"]   # 0.766
     PUBLISHED_INTERVALS, PUBLISHED_DELTAS, PUBLISHED_GAPS, PUBLISHED_PER_TYPE, PUBLISHED_COUNTS,
-    PUBLISHED_PAIRED, PUBLISHED_COST
+    PUBLISHED_PAIRED
 """
 
 from __future__ import annotations
@@ -353,18 +353,6 @@ PUBLISHED_STRATA: Mapping[str, Mapping[str, int]] = MappingProxyType(
 """README "Strata each judge actually saw": judge -> stratum -> trajectories (the same for all five)."""
 
 
-PUBLISHED_COST: Mapping[str, Mapping[str, float]] = MappingProxyType(
-    {
-        # README Results table / paper Table 3 (s/traj) and §7.3 (tokens). Only what is printed.
-        OUTCOME: MappingProxyType({"s_per_traj": 3.5}),
-        STEP: MappingProxyType({"s_per_traj": 10.4, "completion_tokens_mean": 391}),
-        STEP8: MappingProxyType({"s_per_traj": 1.5, "completion_tokens_mean": 57}),
-        SELFCONS: MappingProxyType({"s_per_traj": 30.2}),
-    }
-)
-"""judge -> cost metric -> published value."""
-
-
 def published_main(judge: str, metric: str) -> float | None:
     """The published main-table value, or raise ``KeyError`` naming what is published."""
     if judge not in PUBLISHED_MAIN:
@@ -379,7 +367,6 @@ __all__ = [
     "FALSE_ALARM_ROW",
     "MAIN_METRICS",
     "OUTCOME",
-    "PUBLISHED_COST",
     "PUBLISHED_COUNTS",
     "PUBLISHED_DELTAS",
     "PUBLISHED_GAPS",

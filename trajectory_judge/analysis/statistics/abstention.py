@@ -101,18 +101,8 @@ class Abstention:
         """One row per judge: the threshold, what it keeps, the error rate among the kept, and the p-value."""
         import pandas as pd
 
-        rows = [
-            {
-                "judge": t.judge,
-                "threshold": t.threshold,
-                "kept": t.kept,
-                "n": t.n,
-                "coverage": t.coverage,
-                "risk": t.risk,
-                "p_value": t.p_value,
-            }
-            for t in self.judges
-        ]
+        columns = ("judge", "threshold", "kept", "n", "coverage", "risk", "p_value")
+        rows = [{c: getattr(t, c) for c in columns} for t in self.judges]
         return pd.DataFrame(rows).set_index("judge")
 
 

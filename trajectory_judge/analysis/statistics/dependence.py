@@ -64,20 +64,8 @@ class Dependence:
         """One row per delta: the pair, the metric, the value and both intervals."""
         import pandas as pd
 
-        rows = [
-            {
-                "a": d.a,
-                "b": d.b,
-                "metric": d.metric,
-                "value": d.value,
-                "low": d.low,
-                "high": d.high,
-                "clustered_low": d.clustered_low,
-                "clustered_high": d.clustered_high,
-                "width_ratio": d.width_ratio,
-            }
-            for d in self.deltas
-        ]
+        columns = ("a", "b", "metric", "value", "low", "high", "clustered_low", "clustered_high", "width_ratio")
+        rows = [{c: getattr(d, c) for c in columns} for d in self.deltas]
         return pd.DataFrame(rows)
 
 

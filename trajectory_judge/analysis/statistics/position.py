@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from trajectory_judge.analysis.core.bootstrap import BootstrapResult, bootstrap
+from trajectory_judge.analysis.core.bootstrap import BootstrapResult, bootstrap, monte_carlo_p
 from trajectory_judge.analysis.core.loading import Dataset, judge_order
 from trajectory_judge.analysis.paper.claims import Estimate
 from trajectory_judge.models import Episode, Trajectory, Verdict, design_cell
@@ -363,7 +363,7 @@ def spread_permutation(
     n, k = x.shape
     observed = float(_spread_of(x.sum(axis=0), n))
     null = _null_spreads(x.sum(axis=1), k, permutations, np.random.default_rng(seed))
-    p = (int((null >= observed - 1e-12).sum()) + 1) / (permutations + 1)
+    p = monte_carlo_p(int((null >= observed - 1e-12).sum()), permutations)
     return observed, p, float(np.quantile(null, 0.95, method="inverted_cdf"))  # a spread the shuffles attain
 
 

@@ -188,10 +188,7 @@ class Prevalence:
         return pd.DataFrame(
             [
                 {
-                    "estimate": r.estimate,
-                    "low": r.low,
-                    "high": r.high,
-                    "method": r.method,
+                    **{k: getattr(r, k) for k in ("estimate", "low", "high", "method")},
                     "status": getattr(r, "status", ESTIMATED),
                 }
                 for r in rows.values()

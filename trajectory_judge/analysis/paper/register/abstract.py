@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.analysis.paper import estimates as E, published as P
@@ -16,6 +17,13 @@ from trajectory_judge.analysis.paper.register.common import (
     text_value,
 )
 from trajectory_judge.models import Trajectory, Verdict
+
+headline_record = partial(record, "headline")
+"""A claim of the abstract with a number (group ``headline``)."""
+
+
+abstract_record = partial(record, "abstract_text")
+"""A statement of the abstract without a number of its own (group ``abstract_text``)."""
 
 
 def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
@@ -37,63 +45,56 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
     better = axes_count(rep, S, P.SELFCONS, "better")
     reads = _reads_reply(rep, traj, verd)
     return [
-        record(
+        headline_record(
             "design_400",
-            "headline",
             "abstract",
             "the five judges are scored over 400 trajectories",
             Stated.number("400", text_value("design_trajectories")),
             "trajectories every published judge judged",
             Estimate.exact(min(jr.n for j, jr in rep.judges.items() if j in P.PUBLISHED_JUDGES), rep.n_trajectories),
         ),
-        record(
+        headline_record(
             "outcome_loud",
-            "headline",
             "abstract",
             f"the outcome-only judge catches {text_value('abstract_outcome_loud_pct'):g}% of loud faults",
             stated_pct("abstract_outcome_loud_pct"),
             "its loud recall",
             E.metric(rep, O, "loud_recall"),
         ),
-        record(
+        headline_record(
             "outcome_silent",
-            "headline",
             "abstract",
             f"the outcome-only judge catches only {text_value('abstract_outcome_silent_pct'):g}% of silent faults",
             stated_pct("abstract_outcome_silent_pct"),
             "its silent recall",
             E.metric(rep, O, "silent_recall"),
         ),
-        record(
+        headline_record(
             "outcome_false_alarms",
-            "headline",
             "abstract",
             f"the outcome-only judge flags {text_value('abstract_outcome_far_pct'):g}% of the correct trajectories",
             stated_pct("abstract_outcome_far_pct"),
             "its false-alarm rate",
             E.metric(rep, O, "false_alarm_rate"),
         ),
-        record(
+        headline_record(
             "step_silent",
-            "headline",
             "abstract",
             f"the step-rubric judge of the same model reaches {text_value('abstract_step_silent_pct'):g}% silent recall",
             stated_pct("abstract_step_silent_pct"),
             "its silent recall",
             E.metric(rep, S, "silent_recall"),
         ),
-        record(
+        headline_record(
             "step_zero_false_alarms",
-            "headline",
             "abstract; §6",
             "the step-rubric judge raises no false alarm",
             Stated.number("zero", 0.0),
             "its false-alarm rate",
             E.metric(rep, S, "false_alarm_rate"),
         ),
-        record(
+        headline_record(
             "step_cost",
-            "headline",
             "abstract",
             f"the step-rubric judge costs {text_value('abstract_step_cost_ratio'):g} times as much as the outcome-only one",
             Stated.number(
@@ -102,27 +103,24 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "the ratio of their seconds per trajectory",
             cost_ratio(rep, S, O),
         ),
-        record(
+        headline_record(
             "rules_miss_claims",
-            "headline",
             "abstract; §7.2",
             "the rule engine never catches an invented promise",
             Stated.number("0%", 0.0),
             "its recall on unsupported-claim faults",
             E.metric(rep, P.RULES, "recall:unsupported_claim"),
         ),
-        record(
+        headline_record(
             "claim_evades_step",
-            "headline",
             "abstract",
             f"an invented promise evades the step judge {text_value('abstract_claim_evades_step_pct'):g}% of the time",
             stated_pct("abstract_claim_evades_step_pct"),
             "one minus its recall on unsupported-claim faults",
             miss,
         ),
-        record(
+        abstract_record(
             "no_judge_reads_reply",
-            "abstract_text",
             "abstract",
             "no judge reads the final reply",
             Stated.number("none", 0.0),
@@ -131,9 +129,8 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             reads[0],
             variants=[Variant("quantity", "judges whose raw recall on those faults excludes zero", reads[1])],
         ),
-        record(
+        headline_record(
             "selfcons_cost",
-            "headline",
             "abstract; §7.4",
             f"a self-consistency ensemble of the step judge costs {text_value('abstract_selfcons_cost_ratio'):g} times as much",
             Stated.number(
@@ -142,18 +139,16 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "the ratio of its seconds per trajectory to the greedy step judge's",
             cost_ratio(rep, P.SELFCONS, S),
         ),
-        record(
+        headline_record(
             "selfcons_improves_nothing",
-            "headline",
             "abstract; §7.4",
             "the ensemble improves nothing over one greedy pass",
             Stated.number("none", 0.0),
             "quality axes on which the ensemble is better with a paired interval that excludes zero",
             better,
         ),
-        record(
+        abstract_record(
             "rebuilds_every_number",
-            "abstract_text",
             "abstract",
             "the released pipeline rebuilds every number offline",
             Stated.number("every number", 1.0),

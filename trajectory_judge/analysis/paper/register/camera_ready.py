@@ -5,6 +5,7 @@ reply-unchanged types and by outcome survival, read from the records the paired 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from trajectory_judge.analysis.paper.claims import Claim, Estimate, Stated
 from trajectory_judge.analysis.paper.paired_detail import camera_ready
 from trajectory_judge.analysis.paper.register.common import DP2, DP3, PCT, REPLY_WHY, paired_value, record, signed_text
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict, design_cell
+
+camera_ready_record = partial(record, "camera_ready")
+"""A claim of the camera-ready abstract (group ``camera_ready``)."""
 
 
 def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
@@ -34,18 +38,16 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
     far = E.metric(rep, S, "false_alarm_rate")
     paired = camera_ready(rep, traj, O, S, verd).paired  # the records the paired chapter prints
     return [
-        record(
+        camera_ready_record(
             "cr_four_types",
-            "camera_ready",
             "camera-ready abstract",
             "four of the six fault types leave the outcome judge's input unchanged",
             Stated.number("four", float(len(P.REPLY_UNCHANGED_TYPES))),
             "fault types whose every fault shows the outcome view of its clean parent",
             Estimate.exact(len(four), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in four)),
         ),
-        record(
+        camera_ready_record(
             "cr_outcome_hidden_min",
-            "camera_ready",
             "camera-ready abstract",
             f"on those four types the outcome judge's recall is as low as {paired_value('outcome_recall_reply_unchanged_min'):.0%}",
             Stated.number(
@@ -56,9 +58,8 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
             "its lowest recall of the four",
             rec[lo_t],
         ),
-        record(
+        camera_ready_record(
             "cr_outcome_hidden_max",
-            "camera_ready",
             "camera-ready abstract",
             f"the outcome judge's recall on those four types is at most {paired_value('outcome_recall_reply_unchanged_max'):.0%}",
             Stated.number(
@@ -69,27 +70,24 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
             "its highest recall of the four",
             rec[hi_t],
         ),
-        record(
+        camera_ready_record(
             "cr_outcome_hidden_paired",
-            "camera_ready",
             "camera-ready abstract",
             "on those four types the outcome judge's paired discrimination is zero",
             Stated.number("zero", 0.0),
             "its paired discrimination on the faults of the four types",
             E.paired_group(rep, traj, verd, O, hidden),
         ),
-        record(
+        camera_ready_record(
             "cr_outcome_loud_paired",
-            "camera_ready",
             "camera-ready abstract",
             f"the outcome judge's loud recall is a paired {signed_text(paired_value('outcome_paired_loud'))}",
             Stated.number(signed_text(paired_value("outcome_paired_loud")), paired_value("outcome_paired_loud"), DP3),
             "its paired discrimination on loud faults",
             paired["outcome_paired_loud"],
         ),
-        record(
+        camera_ready_record(
             "cr_outcome_silent_paired",
-            "camera_ready",
             "camera-ready abstract",
             f"the outcome judge's silent recall is a paired {signed_text(paired_value('outcome_paired_silent'))}",
             Stated.number(
@@ -98,18 +96,16 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
             "its paired discrimination on silent faults",
             paired["outcome_paired_silent"],
         ),
-        record(
+        camera_ready_record(
             "cr_step_hidden_all",
-            "camera_ready",
             "camera-ready abstract",
             "told to check each step, the same model flags every fault of those four types",
             Stated.number("every fault", 1.0),
             "the step judge's recall on the four types",
             step4,
         ),
-        record(
+        camera_ready_record(
             "cr_step_clean_bound",
-            "camera_ready",
             "camera-ready abstract",
             f"the step judge flags none of the clean runs, with a 95% upper bound of {paired_value('step_clean_flagged_ci_high'):.1%}",
             Stated.number(
@@ -122,27 +118,24 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
                 f"{round(far.value * (far.n or 0))} of {far.n} clean runs flagged; the Clopper\u2013Pearson bound",
             ),
         ),
-        record(
+        camera_ready_record(
             "cr_claim_one_always",
-            "camera_ready",
             "camera-ready abstract",
             "of the four invented promises the step judge flags one every time",
             Stated.number("one", paired_value("claim_always_flagged_sentences")),
             "invented promises whose every fault it flags",
             Estimate.exact(len(always), len(claims), f"of {len(claims)} promises"),
         ),
-        record(
+        camera_ready_record(
             "cr_claim_others_once",
-            "camera_ready",
             "camera-ready abstract",
             f"the step judge flags the other three promises once in {paired_value('claim_other_n'):g} faults",
             Stated.number("once", paired_value("claim_other_flagged")),
             "faults flagged among those carrying the other promises",
             Estimate.exact(int(rest["flagged"].sum()), int(rest["n"].sum()), f"of {int(rest['n'].sum())} faults"),
         ),
-        record(
+        camera_ready_record(
             "cr_reply_paired",
-            "camera_ready",
             "camera-ready abstract",
             f"a judge shown every step but asked only about the reply reaches a paired {signed_text(paired_value('reply_paired_reply_unchanged'), 2)} on those types",
             Stated.number(
@@ -154,9 +147,8 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
             None,
             REPLY_WHY,
         ),
-        record(
+        camera_ready_record(
             "cr_step_hidden_paired",
-            "camera_ready",
             "camera-ready abstract",
             f"told to check each step, the judge's paired discrimination on those types is {signed_text(paired_value('step_paired_reply_unchanged'), 2)}",
             Stated.number(

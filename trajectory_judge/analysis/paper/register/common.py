@@ -25,8 +25,8 @@ PCT, DP3, DP2 = 0.01, 0.001, 0.01
 
 
 def record(
-    key: str,
     group: str,
+    key: str,
     where: str,
     says: str,
     stated: Stated,
@@ -35,7 +35,8 @@ def record(
     why_not: str = "",
     variants: Iterable[Variant] = (),
 ) -> Claim:
-    """A claim record (positional, so the lists below read as tables)."""
+    """A claim record (positional, so the lists read as tables); each part of the register binds its ``group``
+    (``partial(record, "results")``)."""
     return Claim(key, group, where, says, stated, quantity, estimate, why_not, tuple(variants))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.analysis.paper import estimates as E, published as P
@@ -24,6 +25,9 @@ from trajectory_judge.analysis.paper.register.common import (
     text_value,
 )
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
+
+results_record = partial(record, "results")
+"""A claim of §6 (group ``results``)."""
 
 
 def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
@@ -53,9 +57,8 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
     best = max((j for j in P.PUBLISHED_JUDGES if j != R), key=lambda j: J[j].metrics["type_macro_f1"] or 0)
     n_flagged = flagged_count(rep, S)
     return [
-        record(
+        results_record(
             "table3_same_set",
-            "results",
             "Table 3 caption",
             "every judge is scored on the same 400 trajectories, 100 clean, 175 silent and 125 loud",
             Stated.number("400", text_value("design_trajectories")),
@@ -66,9 +69,8 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
                 f"{rep.design['clean']} clean, {rep.design['silent']} silent and {rep.design['loud']} loud",
             ),
         ),
-        record(
+        results_record(
             "table3_rules_no_interval",
-            "results",
             "Table 3 caption",
             "the rule engine's recalls have no sampling variance under the design-conditioned bootstrap",
             Stated.number("zero", 0.0),
@@ -77,81 +79,72 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
                 E.metric(rep, R, "silent_recall")
             ),
         ),
-        record(
+        results_record(
             "step_all_flagged_faulty",
-            "results",
             "§6",
             f"every one of the {count_value('step_flagged'):g} trajectories the step judge flagged is genuinely faulty",
             Stated.number("all", 1.0),
             "its precision",
             E.metric(rep, S, "precision", f"{n_flagged} trajectories flagged"),
         ),
-        record(
+        results_record(
             "step_localisation",
-            "results",
             "§6",
             f"the step judge localises nearly exactly, {published_main(S, 'step_exact'):.3f} over its {count_value('step_exact_n'):g} scored cases",
             stated_decimals(published_main(S, "step_exact")),
             "its exact-step localisation",
             E.metric(rep, S, "step_exact", f"over {int(J[S].metrics['step_exact_n'] or 0)} scored cases"),
         ),
-        record(
+        results_record(
             "step_calibration",
-            "results",
             "§6; Figure 3 caption",
             f"the step judge's stated confidence is more honest than the outcome judge's (ECE {published_main(S, 'ece'):.3f} against {published_main(O, 'ece'):.3f})",
             Stated.side("lower", "below"),
             "paired ECE difference, step minus outcome judge",
             E.delta(rep, O, S, "ece"),
         ),
-        record(
+        results_record(
             "rules_no_false_alarm",
-            "results",
             "§6",
             "the rule engine never raises a false alarm",
             Stated.number("never", 0.0),
             "its false-alarm rate",
             E.metric(rep, R, "false_alarm_rate"),
         ),
-        record(
+        results_record(
             "rules_exact_localisation",
-            "results",
             "§6",
             "the rule engine localises every fault it flags exactly",
             Stated.number("perfectly", 1.0),
             "its exact-step localisation",
             E.metric(rep, R, "step_exact"),
         ),
-        record(
+        results_record(
             "rules_free",
-            "results",
             "§6",
             "the rule engine costs nothing",
             Stated.number("0.0 s", 0.0, 0.1),
             "its seconds per trajectory",
             E.metric(rep, R, "s_per_traj"),
         ),
-        record(
+        results_record(
             "rules_type_best",
-            "results",
             "§6; §7.5",
             f"the rule engine types faults better than any model, at a macro-F1 of {published_main(R, 'type_macro_f1'):.3f}",
             Stated.side("better", "above"),
             "paired type macro-F1 difference, rule engine minus the best model",
             E.delta(rep, best, R, "type_macro_f1", f"the best model's is {J[best].metrics['type_macro_f1']:.3f}"),
         ),
-        record(
+        results_record(
             "rules_silent",
-            "results",
             "§6",
             "the rule engine still misses more than half of the silent faults",
             Stated.side("below one half", "below", 0.5),
             "its silent recall",
             E.metric(rep, R, "silent_recall"),
         ),
-        record(
+        results_record(
             "rules_two_types_blind",
-            "results",
             "§6",
             "two of the six fault types are beyond what rules can express",
             Stated.number("two", 2.0),
@@ -160,54 +153,48 @@ def results_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
                 len(rule_zero), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in rule_zero)
             ),
         ),
-        record(
+        results_record(
             "step8_flagged",
-            "results",
             "§6; §7.3",
             f"the 8B step judge flags {count_value('step8_flagged'):g} of the {text_value('design_trajectories'):g} trajectories",
             Stated.number(f"{count_value('step8_flagged'):g}", count_value("step8_flagged")),
             "trajectories it flagged",
             Estimate.exact(flagged_count(rep, S8), J[S8].n),
         ),
-        record(
+        results_record(
             "selfcons_within_noise",
-            "results",
             "§6; §7.4",
             "the ensemble lands within noise of one greedy pass on every quality axis",
             Stated.number("none", 0.0),
             "quality axes whose paired difference, ensemble minus greedy step judge, excludes zero",
             noisy,
         ),
-        record(
+        results_record(
             "fig2_step_closes_gap",
-            "results",
             "Figure 2 caption",
             "the step judge closes most of the outcome judge's loud-minus-silent gap",
             Stated.side("more than half", "above", 0.5),
             "one minus the ratio of the step judge's gap to the outcome judge's",
             gaps,
         ),
-        record(
+        results_record(
             "step8_uniform",
-            "results",
             "Table 4 caption",
             "the 8B judge's column is uniformly 1.00, the false-alarm row included",
             Stated.number("1.00", 1.0, DP2),
             "its lowest cell",
             low8,
         ),
-        record(
+        results_record(
             "fig3_most_certain_least_right",
-            "results",
             "Figure 3 caption",
             "the outcome judge is most certain exactly where it is least right",
             Stated.side("less accurate", "below"),
             "accuracy at its most frequent confidence minus its accuracy at every other confidence",
             E.accuracy_at_top_confidence(rep, traj, verd, O),
         ),
-        record(
+        results_record(
             "fig3_rules_two_constants",
-            "results",
             "Figure 3 caption",
             "the rule engine's confidence takes two hand-set values",
             Stated.number("two", 2.0),

@@ -4,6 +4,7 @@ the quoted miss of §7.2 (:func:`quoted_miss`), which the audit also recomputes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from trajectory_judge.analysis.core.report import Report
 from trajectory_judge.analysis.paper import estimates as E, published as P
@@ -26,6 +27,9 @@ from trajectory_judge.analysis.paper.register.common import (
 )
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict
 
+analysis_record = partial(record, "analysis")
+"""A claim of §7 or of the captions of Figure 4 and Table 9 (group ``analysis``)."""
+
 
 def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdict]) -> list[Claim]:
     """§7.1 and §7.2."""
@@ -34,90 +38,80 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
     hidden = E.hidden_types(traj, O)
     pt = P.PUBLISHED_PER_TYPE
     return [
-        record(
+        analysis_record(
             "view_silent_delta",
-            "analysis",
             "§7.1",
             f"showing the steps instead of the reply raises silent recall by {signed_text(d_sil.value)}, same model and prompt otherwise",
             stated_signed(d_sil.value),
             "paired silent-recall difference, step minus outcome view",
             E.delta(rep, O, S, "silent_recall"),
         ),
-        record(
+        analysis_record(
             "view_false_alarm_delta",
-            "analysis",
             "§7.1",
             f"the step view moves false alarms from {published_main(O, 'false_alarm_rate'):.3f} to zero",
             stated_signed(-published_main(O, "false_alarm_rate")),
             "paired false-alarm difference, step minus outcome view",
             E.delta(rep, O, S, "false_alarm_rate"),
         ),
-        record(
+        analysis_record(
             "outcome_gap",
-            "analysis",
             "§7.1",
             f"the outcome judge's loud-minus-silent gap is {signed_text(g_pub.value)}",
             stated_signed(g_pub.value),
             "its loud minus silent recall",
             E.gap(rep, O),
         ),
-        record(
+        analysis_record(
             "three_types_reply_unchanged",
-            "analysis",
             "§7.1",
             "for three of the six fault types the reply is word for word the clean run's",
             Stated.number("three", text_value("section71_reply_unchanged_types")),
             "fault types whose every fault shows the outcome view of its clean parent",
             Estimate.exact(len(hidden), len(TESTBED_FAILURE_TYPES), ", ".join(t.replace("_", " ") for t in hidden)),
         ),
-        record(
+        analysis_record(
             "outcome_pooled",
-            "analysis",
             "§1; §7.1",
             f"pooled over both strata the outcome judge's recall would read {count_value('pooled_recall_outcome'):.2f}",
             stated_decimals(count_value("pooled_recall_outcome"), DP2),
             "its recall over all faults",
             E.metric(rep, O, "recall"),
         ),
-        record(
+        analysis_record(
             "outcome_third_flagged",
-            "analysis",
             "§7.1",
             "the outcome judge flags a third of the correct trajectories",
             Stated.fraction("a third", 1 / 3),
             "its false-alarm rate",
             E.metric(rep, O, "false_alarm_rate"),
         ),
-        record(
+        analysis_record(
             "step_claim_recall",
-            "analysis",
             "§7.2",
             f"the step judge, shown the reply, catches only {pt[S]['unsupported_claim']:.2f} of the unsupported-claim faults",
             stated_decimals(pt[S]["unsupported_claim"], DP2),
             "its recall on unsupported-claim faults",
             E.metric(rep, S, "recall:unsupported_claim"),
         ),
-        record(
+        analysis_record(
             "selfcons_claim_recall",
-            "analysis",
             "§7.2; §7.4",
             f"the ensemble catches {pt[SC]['unsupported_claim']:.2f} of them",
             stated_decimals(pt[SC]["unsupported_claim"], DP2),
             "its recall on unsupported-claim faults",
             E.metric(rep, SC, "recall:unsupported_claim"),
         ),
-        record(
+        analysis_record(
             "outcome_claim_recall",
-            "analysis",
             "§7.2",
             f"the outcome judge's recall on them is {pt[O]['unsupported_claim']:.2f}",
             stated_decimals(pt[O]["unsupported_claim"], DP2),
             "its recall on unsupported-claim faults",
             E.metric(rep, O, "recall:unsupported_claim"),
         ),
-        record(
+        analysis_record(
             "outcome_claim_above_baseline",
-            "analysis",
             "§7.2",
             "the outcome judge's recall on them is barely above its false-alarm rate, but above it",
             Stated.side("above", "above"),
@@ -136,9 +130,8 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
                 )
             ],
         ),
-        record(
+        analysis_record(
             "section72_example_confidence",
-            "analysis",
             "§7.2",
             f"the step judge reports the quoted miss clean at confidence {text_value('section72_example_confidence'):.2f}",
             stated_decimals(text_value("section72_example_confidence"), DP2),
@@ -146,9 +139,8 @@ def _sections_71_72(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             quoted_miss(traj, verd),
             "no fault carrying the quoted promise is missed",
         ),
-        record(
+        analysis_record(
             "step_worse_on_claims",
-            "analysis",
             "§7.2",
             "shown the whole trajectory, the judge gets worse on the fault that lives in the reply",
             Stated.side("worse", "below"),
@@ -176,27 +168,24 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
     f1_all = float(next(b for b in rep.baselines if b.flags).metrics["f1"] or 0.0)
     tok = J[S8].metrics["completion_tokens_mean"] - J[S].metrics["completion_tokens_mean"]  # type: ignore[operator]
     return [
-        record(
+        analysis_record(
             "step8_floor",
-            "analysis",
             "§7.3",
             "the 8B step judge's false-alarm rate is 1.00",
             Stated.number("1.00", 1.0, DP2),
             "its false-alarm rate",
             E.metric(rep, S8, "false_alarm_rate"),
         ),
-        record(
+        analysis_record(
             "step8_recall",
-            "analysis",
             "§7.3",
             "the 8B step judge's recall is 1.00 nearly everywhere",
             Stated.number("1.00", 1.0, DP2),
             "its recall over all faults",
             E.metric(rep, S8, "recall"),
         ),
-        record(
+        analysis_record(
             "step8_f1_base_rate",
-            "analysis",
             "§7.3",
             f"the 8B step judge's F1 of {published_main(S8, 'f1'):.3f} is the base rate of faults in the set",
             stated_decimals(base),
@@ -209,18 +198,16 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             ),
             variants=[Variant("baseline", "the F1 of flagging everything", stated=stated_decimals(f1_all))],
         ),
-        record(
+        analysis_record(
             "step8_precision_base_rate",
-            "analysis",
             "§7.3",
             f"the 8B step judge's precision, {count_value('step8_precision'):.3f}, is about the base rate of 300 in 400",
             Stated.number(f"{base:.3f}", base, DP2),
             "its precision",
             E.metric(rep, S8, "precision"),
         ),
-        record(
+        analysis_record(
             "step8_short_rationales",
-            "analysis",
             "§7.3",
             f"the 8B step judge's rationales are far shorter than the 14B judge's ({count_value('step8_completion_tokens'):g} against {count_value('step_completion_tokens'):g} tokens)",
             Stated.side("shorter", "below"),
@@ -232,27 +219,24 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
                 method="measured once",
             ),
         ),
-        record(
+        analysis_record(
             "selfcons_ece",
-            "analysis",
             "§7.4; Table 9 caption",
             f"voting makes calibration worse: the ensemble's ECE is {signed_text(d_ece.value)} above one greedy pass",
             stated_signed(d_ece.value),
             "paired ECE difference, ensemble minus step judge",
             E.delta(rep, S, SC, "ece"),
         ),
-        record(
+        analysis_record(
             "selfcons_two_values",
-            "analysis",
             "§7.4",
             "with three samples the vote share can take only two values",
             Stated.number("two", 2.0),
             "distinct confidences the ensemble states",
             Estimate.exact(len(J[SC].confidence_support), J[SC].n),
         ),
-        record(
+        analysis_record(
             "selfcons_claim_drop",
-            "analysis",
             "§7.4",
             f"on unsupported-claim faults voting moves recall from {pt[S]['unsupported_claim']:.2f} to {pt[SC]['unsupported_claim']:.2f}",
             Stated.number(
@@ -263,45 +247,40 @@ def _sections_73_75(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             "paired recall difference on unsupported-claim faults, ensemble minus step judge",
             E.type_recall_difference(rep, traj, verd, S, SC, "unsupported_claim"),
         ),
-        record(
+        analysis_record(
             "table9_only_calibration",
-            "analysis",
             "Table 9 caption",
             "apart from calibration, every quality difference between the ensemble and one greedy pass straddles zero",
             Stated.number("none", 0.0),
             "quality axes other than ECE whose paired difference excludes zero",
             others,
         ),
-        record(
+        analysis_record(
             "step_hallucinated_all",
-            "analysis",
             "§7.5",
             "the step judge finds every hallucinated-argument fault",
             Stated.number("all 50", 1.0),
             "its recall on hallucinated-argument faults",
             E.metric(rep, S, "recall:hallucinated_argument"),
         ),
-        record(
+        analysis_record(
             "step_naming_lags_detection",
-            "analysis",
             "§7.5",
             "the step judge names faults worse than it detects them",
             Stated.side("lower", "below"),
             "its type macro-F1 minus its F1, on one shared resample",
             E.replicate_function(rep, [f"{S}|type_macro_f1", f"{S}|f1"], lambda a, b: a - b, n=J[S].n),
         ),
-        record(
+        analysis_record(
             "step_misattributes_third",
-            "analysis",
             "§7.5; Figure 4 caption",
             "the 14B step judge misattributes a third of the faults it detects",
             Stated.fraction("a third", 1 / 3),
             "share of its detections named with another type or none",
             E.misattributed_share(rep, traj, verd, S),
         ),
-        record(
+        analysis_record(
             "fig4_claims_missed",
-            "analysis",
             "Figure 4 caption",
             f"{count_value('confusion_claim_missed'):g} of the 50 unsupported-claim faults sit in the step judge's missed column",
             Stated.number(f"{count_value('confusion_claim_missed'):g}", count_value("confusion_claim_missed")),
