@@ -58,6 +58,10 @@ def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str]
     return pd.DataFrame(rows, columns=cols)
 
 
+FLOOR_RATES: tuple[str, ...] = ("flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all")
+"""The rates of :func:`floor_table`, in its order and :func:`floor_view`'s."""
+
+
 @computes
 def floor_table(rep: Report) -> pd.DataFrame:
     """Per judge: trajectories flagged of judged, flag rate, false-alarm rate, recall, paired discrimination."""
@@ -67,30 +71,9 @@ def floor_table(rep: Report) -> pd.DataFrame:
         recall, far = jr.metrics["recall"], jr.metrics["false_alarm_rate"]
         flagged = round((recall or 0.0) * n_fault + (far or 0.0) * jr.strata["clean"])
         pd_all = jr.paired_discrimination["all"].value
-        rows.append(
-            (
-                j,
-                jr.n,
-                flagged,
-                f"flags {flagged} of {jr.n}",
-                flagged / jr.n,
-                far,
-                recall,
-                None if recall is None or far is None else recall - far,
-                pd_all,
-            )
-        )
-    cols = [
-        "judge",
-        "n",
-        "flagged",
-        "flags",
-        "flag_rate",
-        "false_alarm_rate",
-        "recall",
-        "recall_minus_far",
-        "paired_all",
-    ]
+        minus = None if recall is None or far is None else recall - far
+        rows.append((j, jr.n, flagged, f"flags {flagged} of {jr.n}", flagged / jr.n, far, recall, minus, pd_all))
+    cols = ["judge", "n", "flagged", "flags", *FLOOR_RATES]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
@@ -197,15 +180,8 @@ def _counts_heatmap(ax: Any, mat: pd.DataFrame, *, row_labels: bool) -> None:
         ax.set_yticks([])
     colours = mesh.to_rgba(values)
     for (row, col), count in np.ndenumerate(mat.to_numpy()):
-        ax.text(
-            col + 0.5,
-            row + 0.5,
-            f"{count:d}",
-            ha="center",
-            va="center",
-            size=MIN_FONT_PT,
-            color=_text_colour(colours[row, col]),
-        )
+        colour = _text_colour(colours[row, col])
+        ax.text(col + 0.5, row + 0.5, f"{count:d}", ha="center", va="center", size=MIN_FONT_PT, color=colour)
 
 
 @computes
@@ -260,18 +236,9 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
     for j, jr in rep.judges.items():
         if parse_judge_id(j).view != "outcome":
             continue
-        pdisc = jr.paired_discrimination
-        rows.append(
-            (
-                j,
-                pdisc["hidden_from_input"].value,
-                pdisc["hidden_from_input"].n,
-                pdisc["reaches_input"].value,
-                pdisc["reaches_input"].n,
-                jr.metrics["false_alarm_rate"],
-                pdisc["hidden_from_input"].disagree,
-            )
-        )
+        hidden, reaches = jr.paired_discrimination["hidden_from_input"], jr.paired_discrimination["reaches_input"]
+        far = jr.metrics["false_alarm_rate"]
+        rows.append((j, hidden.value, hidden.n, reaches.value, reaches.n, far, hidden.disagree))
     cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate", "disagree_hidden"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
@@ -445,16 +412,7 @@ def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     from trajectory_judge.book.chapters.appendix import true_minus
     from trajectory_judge.book.render.style import MISSING
 
-    cols = [
-        "flagged",
-        "n",
-        "flag_rate",
-        "false_alarm_rate",
-        "recall",
-        "recall_minus_far",
-        "paired_all",
-        "completion_tokens",
-    ]
+    cols = ["flagged", "n", *FLOOR_RATES, "completion_tokens"]
     out = floor[cols].astype({"flagged": int, "n": int})
     for c in ("recall_minus_far", "paired_all"):  # differences: signed with a true minus, like every interval
         out[c] = [MISSING if pd.isna(x) else true_minus(format_number(float(x), 3)) for x in out[c]]

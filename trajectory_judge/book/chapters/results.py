@@ -302,33 +302,14 @@ def recall_figure(rep: Report) -> Any:
                 continue
             r = r.iloc[0]
             y = i + (k - 0.5) * 0.38
-            ax.barh(
-                y,
-                r["recall"],
-                height=0.36,
-                color=colour,
-                alpha=1.0 if s == "silent" else 0.45,
-                hatch=None if s == "silent" else "//",
-                edgecolor="black",
-                linewidth=0.6,
-            )
-            ax.errorbar(
-                r["recall"],
-                y,
-                xerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]],
-                color="black",
-                capsize=3,
-                lw=1,
-            )
+            silent = s == "silent"
+            ax.barh(y, r["recall"], height=0.36, color=colour, alpha=1.0 if silent else 0.45,
+                    hatch=None if silent else "//", edgecolor="black", linewidth=0.6)  # fmt: skip
+            xerr = [[r["recall"] - r["low"]], [r["high"] - r["recall"]]]
+            ax.errorbar(r["recall"], y, xerr=xerr, color="black", capsize=3, lw=1)
         far = rep.judges[j].metrics["false_alarm_rate"]
-        ax.scatter(
-            math.nan if far is None else far,  # no clean run, no rate: the cross is not drawn
-            i,
-            s=70,
-            zorder=5,
-            color=FALSE_ALARM["color"],
-            marker=FALSE_ALARM["marker"],
-        )
+        x = math.nan if far is None else far  # no clean run, no rate: the cross is not drawn
+        ax.scatter(x, i, s=70, zorder=5, color=FALSE_ALARM["color"], marker=FALSE_ALARM["marker"])
     ax.set_yticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
     ax.invert_yaxis()
     ax.set(xlim=(0, 1.02))
@@ -340,9 +321,7 @@ def recall_figure(rep: Report) -> Any:
         Patch(facecolor="grey", alpha=0.45, hatch="//", edgecolor="black", label="Loud faults"),
         plt.Line2D([], [], color="black", marker="x", ls="", markersize=8, label=FALSE_ALARM["label"]),
     ]
-    fig.legend(
-        handles=handles, loc="outside upper center", ncol=2, columnspacing=1.0, handlelength=1.4
-    )  # above the data
+    fig.legend(handles=handles, loc="outside upper center", ncol=2, columnspacing=1.0, handlelength=1.4)  # above
     return fig
 
 
@@ -361,17 +340,9 @@ def reliability_figure(rep: Report) -> Any:
         bins = bins[bins["n"] > 0]
         st = judge_style(j)
         hollow = not parse_judge_id(j).is_llm
-        ax.scatter(
-            bins["confidence"],
-            bins["accuracy"],
-            s=500 * bins["n"] / jr.n,
-            alpha=0.75,
-            linewidths=1.5,
-            marker=st["marker"],
-            facecolors="none" if hollow else st["color"],
-            edgecolors=st["color"],
-            label=st["label"] if same_n else f"{st['label']} (n = {jr.n})",
-        )
+        ax.scatter(bins["confidence"], bins["accuracy"], s=500 * bins["n"] / jr.n, alpha=0.75, linewidths=1.5,
+                   marker=st["marker"], facecolors="none" if hollow else st["color"], edgecolors=st["color"],
+                   label=st["label"] if same_n else f"{st['label']} (n = {jr.n})")  # fmt: skip
     ax.set(xlabel="Stated confidence (bin mean)", ylabel="Observed accuracy", xlim=(0.45, 1.02), ylim=(-0.02, 1.05))
     handles, names = ax.get_legend_handles_labels()
     title = f"Each judge: n = {next(iter(rep.judges.values())).n}" if same_n and rep.judges else None
@@ -397,17 +368,8 @@ def signal_table(rep: Report) -> pd.DataFrame:
         pdisc = jr.paired_discrimination
         above = [t for t in rep.types if t in pdisc and (v := pdisc[t].value) is not None and v > 0]
         sil, loud = jr.metrics["silent_recall"], jr.metrics["loud_recall"]
-        rows.append(
-            (
-                j,
-                jr.n,
-                far,
-                None if sil is None or far is None else sil - far,
-                None if loud is None or far is None else loud - far,
-                len(above),
-                ", ".join(above),
-            )
-        )
+        sil_far, loud_far = (None if r is None or far is None else r - far for r in (sil, loud))
+        rows.append((j, jr.n, far, sil_far, loud_far, len(above), ", ".join(above)))
     cols = ["judge", "n", "false_alarm_rate", "silent_minus_far", "loud_minus_far", "types_above_anchor", "which"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
