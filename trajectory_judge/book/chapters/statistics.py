@@ -754,12 +754,7 @@ def _curve(data: Dataset, judge: str) -> tuple[list[float], list[float], list[fl
     labels = {t.trajectory_id: _label(t) for t in data.trajectories}
     pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == judge]
     curve, ends = expected_risk_curve(pairs), risk_coverage(pairs)
-    return (
-        [c for c, _ in curve],
-        [r for _, r in curve],
-        [p["coverage"] for p in ends],
-        [p["risk"] for p in ends],
-    )
+    return ([c for c, _ in curve], [r for _, r in curve], [p["coverage"] for p in ends], [p["risk"] for p in ends])
 
 
 @computes
