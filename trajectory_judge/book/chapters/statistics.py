@@ -108,8 +108,10 @@ def checked(ed: Editions) -> int:
 
 def flag_everything(data: Dataset) -> dict[str, float | None]:
     """The statistics of a judge that flags every trajectory at one confidence (scikit-learn's values)."""
-    flag = {"judge_id": "programmatic", "faulty": True, "confidence": 1.0, "rationale": ""}
-    return point_statistics([(_label(t), Verdict(trajectory_id=t.trajectory_id, **flag)) for t in data.trajectories])
+    flag = Verdict(trajectory_id="", judge_id="programmatic", faulty=True, confidence=1.0, rationale="")
+    return point_statistics(
+        [(_label(t), flag.model_copy(update={"trajectory_id": t.trajectory_id})) for t in data.trajectories]
+    )
 
 
 def _cell(rep: Report, j: str, m: str) -> str:
