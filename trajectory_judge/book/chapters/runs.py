@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -39,7 +40,7 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
     What the server did not report reads :data:`NOT_REPORTED`; a Python judge's row names no
     server and no decoding (:data:`NOT_APPLICABLE`).
     """
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for rec in read_run_records(data_dir):
         dec, srv = rec.get("decoding") or {}, rec.get("server") or {}
         build = (rec.get("server_launch") or {}).get("package") or srv.get("build")
