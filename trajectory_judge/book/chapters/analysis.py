@@ -21,6 +21,7 @@ from trajectory_judge.book.render.style import (
     judge_name,
     list_text,
     model_name,
+    number_word,
     parse_judge_id,
     source_name,
 )
@@ -363,8 +364,6 @@ def hidden_sentence(hidden: dict[str, pd.DataFrame]) -> str:
 def claim_above_sentence(summaries: dict[str, pd.DataFrame]) -> str:
     """Per source, which LLM judges catch ``unsupported_claim`` more often than they flag those faults'
     clean parents (rows of :func:`claim_summary`)."""
-    from trajectory_judge.book.render.claim_text import number_word
-
     parts = []
     for source, frame in summaries.items():
         llm = frame.loc[[j for j in frame.index if parse_judge_id(j).is_llm]]
@@ -458,7 +457,6 @@ def cost_sentence(ratios: dict[str, dict[str, float | None]]) -> str:
 def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     """Per source, for how many judges typing macro-F1 falls below detection recall."""
     from trajectory_judge.book.chapters.editions import ours_wording
-    from trajectory_judge.book.render.claim_text import number_word
 
     ours = ours_wording().column.lower()
     parts = []
@@ -483,8 +481,6 @@ def hidden_zero_sentence(
     """What the outcome judges do with identical inputs, per source (rows of :func:`hidden_fault_table`): the
     paper's exact zero, or, for a judge that gives a fault and its parent different verdicts on the same input, a
     finding with its numbers (paired discrimination, pairs that part ways, answers that did not parse)."""
-    from trajectory_judge.book.render.claim_text import number_word
-
     findings = []
     for source, frame in hidden.items():
         for j, r in _not_zero(frame).iterrows():
@@ -526,7 +522,6 @@ def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     """For the landing page: the fault–parent pairs with an identical outcome view that the outcome judges
     of ``TJ_DATA`` judged (this source's rows of :func:`hidden_fault_table`), and their paired zero."""
     from trajectory_judge.book.chapters.editions import ours_wording
-    from trajectory_judge.book.render.claim_text import number_word
 
     whose = "your" if ours_wording().own else "our"
     n, k = len(frame), int(frame["n_hidden"].sum()) if len(frame) else 0

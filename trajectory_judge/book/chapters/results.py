@@ -23,6 +23,7 @@ from trajectory_judge.book.render.style import (
     format_number,
     judge_name,
     list_text,
+    number_word,
     parse_judge_id,
     plural,
     source_name,
@@ -124,11 +125,6 @@ def baseline_design(rep: Report) -> str:
     )
 
 
-def _words(n: int) -> str:
-    small = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-    return small[n] if 0 <= n < len(small) else str(n)
-
-
 def our_headline(rep: Report) -> str:
     """The headline's counterpart in the verdicts beside the paper's, named as the tables name them."""
     from trajectory_judge.book.chapters.editions import ours_wording
@@ -182,12 +178,14 @@ def above_baseline(rep: Report, whose: str) -> str:
     if not above:
         best = max(f1, key=f1.__getitem__)
         return (
-            f"Of {whose} {_words(n)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
+            f"Of {whose} {number_word(n, 12)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
             f"{format_number(f1[best])})"
         )
     if k == n:
-        return f"Of {whose} {_words(n)} judges, all {_words(n)} exceed it ({named})"
-    return f"Of {whose} {_words(n)} judges, {_words(k)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
+        return f"Of {whose} {number_word(n, 12)} judges, all {number_word(n, 12)} exceed it ({named})"
+    return (
+        f"Of {whose} {number_word(n, 12)} judges, {number_word(k, 12)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
+    )
 
 
 TYPE_GROUPS: tuple[tuple[str, ...], ...] = (TESTBED_FAILURE_TYPES[:3], TESTBED_FAILURE_TYPES[3:])
