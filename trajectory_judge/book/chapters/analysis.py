@@ -21,6 +21,7 @@ from trajectory_judge.book.render.style import (
     judge_name,
     list_text,
     model_name,
+    number_word,
     source_name,
 )
 from trajectory_judge.models import JudgeSpec, Verdict
@@ -57,6 +58,10 @@ def view_deltas(rep: Report, verdicts: Sequence[Verdict], metrics: Sequence[str]
     return pd.DataFrame(rows, columns=cols)
 
 
+FLOOR_RATES: tuple[str, ...] = ("flag_rate", "false_alarm_rate", "recall", "recall_minus_far", "paired_all")
+"""The rates of :func:`floor_table`, in its order and :func:`floor_view`'s."""
+
+
 @computes
 def floor_table(rep: Report) -> pd.DataFrame:
     """Per judge: trajectories flagged of judged, flag rate, false-alarm rate, recall, paired discrimination."""
@@ -66,30 +71,9 @@ def floor_table(rep: Report) -> pd.DataFrame:
         recall, far = jr.metrics["recall"], jr.metrics["false_alarm_rate"]
         flagged = round((recall or 0.0) * n_fault + (far or 0.0) * jr.strata["clean"])
         pd_all = jr.paired_discrimination["all"].value
-        rows.append(
-            (
-                j,
-                jr.n,
-                flagged,
-                f"flags {flagged} of {jr.n}",
-                flagged / jr.n,
-                far,
-                recall,
-                None if recall is None or far is None else recall - far,
-                pd_all,
-            )
-        )
-    cols = [
-        "judge",
-        "n",
-        "flagged",
-        "flags",
-        "flag_rate",
-        "false_alarm_rate",
-        "recall",
-        "recall_minus_far",
-        "paired_all",
-    ]
+        minus = None if recall is None or far is None else recall - far
+        rows.append((j, jr.n, flagged, f"flags {flagged} of {jr.n}", flagged / jr.n, far, recall, minus, pd_all))
+    cols = ["judge", "n", "flagged", "flags", *FLOOR_RATES]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
 
@@ -196,15 +180,8 @@ def _counts_heatmap(ax: Any, mat: pd.DataFrame, *, row_labels: bool) -> None:
         ax.set_yticks([])
     colours = mesh.to_rgba(values)
     for (row, col), count in np.ndenumerate(mat.to_numpy()):
-        ax.text(
-            col + 0.5,
-            row + 0.5,
-            f"{count:d}",
-            ha="center",
-            va="center",
-            size=MIN_FONT_PT,
-            color=_text_colour(colours[row, col]),
-        )
+        colour = _text_colour(colours[row, col])
+        ax.text(col + 0.5, row + 0.5, f"{count:d}", ha="center", va="center", size=MIN_FONT_PT, color=colour)
 
 
 @computes
@@ -259,18 +236,9 @@ def hidden_fault_table(rep: Report) -> pd.DataFrame:
     for j, jr in rep.judges.items():
         if JudgeSpec.parse(j).view != "outcome":
             continue
-        pdisc = jr.paired_discrimination
-        rows.append(
-            (
-                j,
-                pdisc["hidden_from_input"].value,
-                pdisc["hidden_from_input"].n,
-                pdisc["reaches_input"].value,
-                pdisc["reaches_input"].n,
-                jr.metrics["false_alarm_rate"],
-                pdisc["hidden_from_input"].disagree,
-            )
-        )
+        hidden, reaches = jr.paired_discrimination["hidden_from_input"], jr.paired_discrimination["reaches_input"]
+        far = jr.metrics["false_alarm_rate"]
+        rows.append((j, hidden.value, hidden.n, reaches.value, reaches.n, far, hidden.disagree))
     cols = ["judge", "paired_hidden", "n_hidden", "paired_reaches", "n_reaches", "false_alarm_rate", "disagree_hidden"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 
@@ -395,8 +363,6 @@ def hidden_sentence(hidden: dict[str, pd.DataFrame]) -> str:
 def claim_above_sentence(summaries: dict[str, pd.DataFrame]) -> str:
     """Per source, which LLM judges catch ``unsupported_claim`` more often than they flag those faults'
     clean parents (rows of :func:`claim_summary`)."""
-    from trajectory_judge.book.render.claim_text import number_word
-
     parts = []
     for source, frame in summaries.items():
         llm = frame.loc[[j for j in frame.index if JudgeSpec.parse(j).is_llm]]
@@ -444,16 +410,7 @@ def floor_view(floor: pd.DataFrame) -> pd.DataFrame:
     from trajectory_judge.book.chapters.appendix import true_minus
     from trajectory_judge.book.render.style import MISSING
 
-    cols = [
-        "flagged",
-        "n",
-        "flag_rate",
-        "false_alarm_rate",
-        "recall",
-        "recall_minus_far",
-        "paired_all",
-        "completion_tokens",
-    ]
+    cols = ["flagged", "n", *FLOOR_RATES, "completion_tokens"]
     out = floor[cols].astype({"flagged": int, "n": int})
     for c in ("recall_minus_far", "paired_all"):  # differences: signed with a true minus, like every interval
         out[c] = [MISSING if pd.isna(x) else true_minus(format_number(float(x), 3)) for x in out[c]]
@@ -499,7 +456,6 @@ def cost_sentence(ratios: dict[str, dict[str, float | None]]) -> str:
 def naming_sentence(naming: dict[str, pd.DataFrame]) -> str:
     """Per source, for how many judges typing macro-F1 falls below detection recall."""
     from trajectory_judge.book.chapters.editions import ours_wording
-    from trajectory_judge.book.render.claim_text import number_word
 
     ours = ours_wording().column.lower()
     parts = []
@@ -524,8 +480,6 @@ def hidden_zero_sentence(
     """What the outcome judges do with identical inputs, per source (rows of :func:`hidden_fault_table`): the
     paper's exact zero, or, for a judge that gives a fault and its parent different verdicts on the same input, a
     finding with its numbers (paired discrimination, pairs that part ways, answers that did not parse)."""
-    from trajectory_judge.book.render.claim_text import number_word
-
     findings = []
     for source, frame in hidden.items():
         for j, r in _not_zero(frame).iterrows():
@@ -567,7 +521,6 @@ def landing_hidden_sentence(frame: pd.DataFrame) -> str:
     """For the landing page: the fault–parent pairs with an identical outcome view that the outcome judges
     of ``TJ_DATA`` judged (this source's rows of :func:`hidden_fault_table`), and their paired zero."""
     from trajectory_judge.book.chapters.editions import ours_wording
-    from trajectory_judge.book.render.claim_text import number_word
 
     whose = "your" if ours_wording().own else "our"
     n, k = len(frame), int(frame["n_hidden"].sum()) if len(frame) else 0

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.book.render.style import PYTHON
+from trajectory_judge.book.render.style import PYTHON, number_word
 from trajectory_judge.judges.prompts import SHARED_PREFIX, build_prompt, view_prefix
 from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
@@ -129,19 +130,14 @@ def paper_judges_frame(verdicts: Sequence[Any], runs: Sequence[dict[str, Any]]) 
     for r in runs:  # the release keeps the seed and k; both must be the ones the paper states
         if r.get("seed") != PAPER_DECODING["seed"] or r.get("k") != len(PAPER_DECODING["selfcons_seeds"]):
             raise ValueError(f"release run settings: seed {r.get('seed')}, k {r.get('k')} differ from the paper's text")
-    counts: dict[str, int] = {}
-    for v in verdicts:
-        counts[v.judge_id] = counts.get(v.judge_id, 0) + 1
+    counts = Counter(v.judge_id for v in verdicts)
     rows = []
     for j, n in counts.items():
         s = JudgeSpec.parse(j)
         ens = s.ensemble > 1
         temp = PAPER_DECODING["selfcons_temperature"] if ens else (PAPER_DECODING["temperature"] if s.is_llm else None)
-        seeds = (
-            ", ".join(map(str, PAPER_DECODING["selfcons_seeds"]))
-            if ens
-            else (str(PAPER_DECODING["seed"]) if s.is_llm else None)
-        )
+        seed = str(PAPER_DECODING["seed"]) if s.is_llm else None
+        seeds = ", ".join(map(str, PAPER_DECODING["selfcons_seeds"])) if ens else seed
         rows.append(
             {
                 "Judge": judge_name(j),
@@ -166,9 +162,7 @@ def found_judges(verdicts: Sequence[Any]) -> pd.DataFrame:
     from trajectory_judge.book.render.style import judges_frame
 
     ids = judge_order(verdicts)
-    judged: dict[str, int] = {}
-    for v in verdicts:
-        judged[v.judge_id] = judged.get(v.judge_id, 0) + 1
+    judged = Counter(v.judge_id for v in verdicts)
     unparseable = unparseable_counts(verdicts)
     frame = judges_frame(ids)
     frame["judged"] = [judged[j] for j in ids]
@@ -217,13 +211,6 @@ def _numbered(text: str) -> int:
     return sum(1 for line in text.splitlines() if line[:1].isdigit())
 
 
-_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-
-
-def _word(n: int) -> str:
-    return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
-
-
 @computes
 def prompt_comparison_table(example: Any) -> pd.DataFrame:
     """Part by part: the paper's prompt (:data:`PAPER_PROMPT`, in our words) beside this edition's, whose
@@ -245,13 +232,13 @@ def prompt_comparison_table(example: Any) -> pd.DataFrame:
         "form": "one flat string, no chat roles",
         "order": "role, procedure, taxonomy, confidence, then view paragraph and trajectory",
         "role": f"{'one sentence' if ROLE.count('. ') == 0 else 'several sentences'}, in our words",
-        "procedure": f"{_word(_numbered(PROCEDURE))} numbered rules, in our words",
-        "taxonomy": f"{_word(n_types - 1)} failure types and none, one line each, {_word(n_examples)} with an example, in our words",
+        "procedure": f"{number_word(_numbered(PROCEDURE), 12)} numbered rules, in our words",
+        "taxonomy": f"{number_word(n_types - 1, 12)} failure types and none, one line each, {number_word(n_examples, 12)} with an example, in our words",
         "confidence": f"the same range, {lo} to {hi}, and the same request, in our words",
         "outcome view": "the same three points, in our words",
         "step view": "the same points, in our words",
         "reply view": "beyond the paper: every step, asked only whether the reply's claims are backed",
-        "rendering": f"{_word(len(first_lines))} lines a step: {', '.join(w.removeprefix('step 0 ') for w in first_lines)}",
+        "rendering": f"{number_word(len(first_lines), 12)} lines a step: {', '.join(w.removeprefix('step 0 ') for w in first_lines)}",
         "schemas": f"{schema[0]} first ({', '.join(schema)}); outcome {'without' if no_step else 'with'} failure_step",
         "coercion": f"the same three rules; confidence clamped to {lo}–{hi}",
     }

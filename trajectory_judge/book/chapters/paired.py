@@ -73,16 +73,8 @@ def paired_figure(detail: pd.DataFrame):
             st = judge_style(j)
             x = np.arange(len(wide)) + (i - (k - 1) / 2) * 0.8 / k
             ax.bar(x, wide[j].fillna(0), width=0.8 / k, color=st["color"], edgecolor="black", linewidth=0.4)
-            ax.scatter(
-                x,
-                wide[j],
-                marker=st["marker"],
-                color=st["color"],
-                edgecolors="black",
-                s=24,
-                zorder=3,
-                label=st["label"],
-            )
+            ax.scatter(x, wide[j], marker=st["marker"], color=st["color"], edgecolors="black", s=24, zorder=3,
+                       label=st["label"])  # fmt: skip
         ax.axhline(0, color="black", lw=0.8)
         ax.set_ylabel(title)
         ax.set_xticks(
@@ -254,11 +246,10 @@ CAMERA_READY_COUNTS: frozenset[str] = frozenset(
 @computes
 def camera_ready_frame(numbers: dict[str, dict[str, float]]) -> pd.DataFrame:
     """Quantity (in words) by column (``numbers``' keys): counts as integers, rates with three decimals."""
-    from trajectory_judge.book.render.style import format_number
+    from trajectory_judge.book.chapters.appendix import true_minus
+    from trajectory_judge.book.render.style import format_interval, format_number
 
     keys = list(next(iter(numbers.values())))
-    from trajectory_judge.book.chapters.appendix import true_minus
-    from trajectory_judge.book.render.style import format_interval
 
     def text(x, count: bool) -> str:
         if isinstance(x, Quantity) and x.low is not None:

@@ -23,6 +23,7 @@ from trajectory_judge.book.render.style import (
     format_number,
     judge_name,
     list_text,
+    number_word,
     plural,
     source_name,
     with_source,
@@ -123,11 +124,6 @@ def baseline_design(rep: Report) -> str:
     )
 
 
-def _words(n: int) -> str:
-    small = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-    return small[n] if 0 <= n < len(small) else str(n)
-
-
 def our_headline(rep: Report) -> str:
     """The headline's counterpart in the verdicts beside the paper's, named as the tables name them."""
     from trajectory_judge.book.chapters.editions import ours_wording
@@ -181,12 +177,14 @@ def above_baseline(rep: Report, whose: str) -> str:
     if not above:
         best = max(f1, key=f1.__getitem__)
         return (
-            f"Of {whose} {_words(n)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
+            f"Of {whose} {number_word(n, 12)} judges, none exceeds it (the highest F1 is that of {judge_name(best)}, "
             f"{format_number(f1[best])})"
         )
     if k == n:
-        return f"Of {whose} {_words(n)} judges, all {_words(n)} exceed it ({named})"
-    return f"Of {whose} {_words(n)} judges, {_words(k)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
+        return f"Of {whose} {number_word(n, 12)} judges, all {number_word(n, 12)} exceed it ({named})"
+    return (
+        f"Of {whose} {number_word(n, 12)} judges, {number_word(k, 12)} {'exceeds' if k == 1 else 'exceed'} it ({named})"
+    )
 
 
 TYPE_GROUPS: tuple[tuple[str, ...], ...] = (TESTBED_FAILURE_TYPES[:3], TESTBED_FAILURE_TYPES[3:])
@@ -301,33 +299,14 @@ def recall_figure(rep: Report) -> Any:
                 continue
             r = r.iloc[0]
             y = i + (k - 0.5) * 0.38
-            ax.barh(
-                y,
-                r["recall"],
-                height=0.36,
-                color=colour,
-                alpha=1.0 if s == "silent" else 0.45,
-                hatch=None if s == "silent" else "//",
-                edgecolor="black",
-                linewidth=0.6,
-            )
-            ax.errorbar(
-                r["recall"],
-                y,
-                xerr=[[r["recall"] - r["low"]], [r["high"] - r["recall"]]],
-                color="black",
-                capsize=3,
-                lw=1,
-            )
+            silent = s == "silent"
+            ax.barh(y, r["recall"], height=0.36, color=colour, alpha=1.0 if silent else 0.45,
+                    hatch=None if silent else "//", edgecolor="black", linewidth=0.6)  # fmt: skip
+            xerr = [[r["recall"] - r["low"]], [r["high"] - r["recall"]]]
+            ax.errorbar(r["recall"], y, xerr=xerr, color="black", capsize=3, lw=1)
         far = rep.judges[j].metrics["false_alarm_rate"]
-        ax.scatter(
-            math.nan if far is None else far,  # no clean run, no rate: the cross is not drawn
-            i,
-            s=70,
-            zorder=5,
-            color=FALSE_ALARM["color"],
-            marker=FALSE_ALARM["marker"],
-        )
+        x = math.nan if far is None else far  # no clean run, no rate: the cross is not drawn
+        ax.scatter(x, i, s=70, zorder=5, color=FALSE_ALARM["color"], marker=FALSE_ALARM["marker"])
     ax.set_yticks(range(len(order)), [_two_line_name(j, rep.judges[j].n) for j in order])
     ax.invert_yaxis()
     ax.set(xlim=(0, 1.02))
@@ -339,9 +318,7 @@ def recall_figure(rep: Report) -> Any:
         Patch(facecolor="grey", alpha=0.45, hatch="//", edgecolor="black", label="Loud faults"),
         plt.Line2D([], [], color="black", marker="x", ls="", markersize=8, label=FALSE_ALARM["label"]),
     ]
-    fig.legend(
-        handles=handles, loc="outside upper center", ncol=2, columnspacing=1.0, handlelength=1.4
-    )  # above the data
+    fig.legend(handles=handles, loc="outside upper center", ncol=2, columnspacing=1.0, handlelength=1.4)  # above
     return fig
 
 
@@ -396,17 +373,8 @@ def signal_table(rep: Report) -> pd.DataFrame:
         pdisc = jr.paired_discrimination
         above = [t for t in rep.types if t in pdisc and (v := pdisc[t].value) is not None and v > 0]
         sil, loud = jr.metrics["silent_recall"], jr.metrics["loud_recall"]
-        rows.append(
-            (
-                j,
-                jr.n,
-                far,
-                None if sil is None or far is None else sil - far,
-                None if loud is None or far is None else loud - far,
-                len(above),
-                ", ".join(above),
-            )
-        )
+        sil_far, loud_far = (None if r is None or far is None else r - far for r in (sil, loud))
+        rows.append((j, jr.n, far, sil_far, loud_far, len(above), ", ".join(above)))
     cols = ["judge", "n", "false_alarm_rate", "silent_minus_far", "loud_minus_far", "types_above_anchor", "which"]
     return pd.DataFrame(rows, columns=cols).set_index("judge")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -21,33 +22,12 @@ NOT_REPORTED = "not reported"
 NOT_APPLICABLE = "\u2013"
 """What a decoding setting reads for a judge that decodes nothing (a Python judge)."""
 
-SETTING_COLUMNS: tuple[str, ...] = (
-    "model",
-    "ensemble",
-    "model_sha256",
-    "server",
-    "temperature",
-    "seed",
-    "num_ctx",
-    "max_tokens",
-)
+SETTING_COLUMNS = ("model", "ensemble", "model_sha256", "server", "temperature", "seed", "num_ctx", "max_tokens")
 """What must stay fixed for a judge across its runs (the build is listed, not compared: see run_summary)."""
 
 
-RUN_COLUMNS: tuple[str, ...] = (
-    "judge",
-    "model",
-    "ensemble",
-    "model_sha256",
-    "server",
-    "build",
-    "temperature",
-    "seed",
-    "num_ctx",
-    "max_tokens",
-    "verdicts",
-    "started",
-)
+RUN_COLUMNS = ("judge", *SETTING_COLUMNS[:4], "build", *SETTING_COLUMNS[4:], "verdicts", "started")
+"""The columns of :func:`run_settings`: the settings, the build and the run's verdicts and start."""
 
 
 @computes
@@ -61,45 +41,23 @@ def run_settings(data_dir: str | Path) -> pd.DataFrame:
     What the server did not report reads :data:`NOT_REPORTED`; a Python judge's row names no
     server and no decoding (:data:`NOT_APPLICABLE`).
     """
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for rec in read_run_records(data_dir):
         dec, srv = rec.get("decoding") or {}, rec.get("server") or {}
         build = (rec.get("server_launch") or {}).get("package") or srv.get("build")
         for judge, per in (rec.get("per_judge") or {}).items():
             if not per.get("verdicts"):
                 continue
+            run = (per.get("verdicts"), rec.get("started"))
             if JudgeSpec.parse(judge).family == PYTHON:
-                rows.append(
-                    (
-                        judge,
-                        NOT_APPLICABLE,
-                        1,
-                        NOT_APPLICABLE,
-                        "Python judge",
-                        NOT_APPLICABLE,
-                        *[NOT_APPLICABLE] * 4,
-                        per.get("verdicts"),
-                        rec.get("started"),
-                    )
-                )
+                na = NOT_APPLICABLE
+                rows.append((judge, na, 1, na, "Python judge", na, na, na, na, na, *run))
                 continue
             sha = srv.get("model_sha256")
             temp, seed = judge_decoding(judge, dec)
+            model = (rec.get("model"), JudgeSpec.parse(judge).ensemble, sha[:12] if sha else None, srv.get("server"))
             rows.append(
-                (
-                    judge,
-                    rec.get("model"),
-                    JudgeSpec.parse(judge).ensemble,
-                    sha[:12] if sha else None,
-                    srv.get("server"),
-                    build,
-                    temp,
-                    seed,
-                    dec.get("num_ctx") or srv.get("n_ctx"),
-                    dec.get("max_tokens"),
-                    per.get("verdicts"),
-                    rec.get("started"),
-                )
+                (judge, *model, build, temp, seed, dec.get("num_ctx") or srv.get("n_ctx"), dec.get("max_tokens"), *run)
             )
     frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
     settings = [c for c in RUN_COLUMNS if c not in ("judge", "ensemble", "verdicts", "started")]
@@ -136,9 +94,7 @@ def settings_sentence(summary: pd.DataFrame) -> str:
     changed = sorted(counts.index[counts > 1])
     if changed:
         return f"These judges ran under more than one set of decoding settings: {', '.join(changed)}"
-    n_samples = sum(
-        sample_settings(j) is not None for j in counts.index
-    )  # an ensemble's samples have rows of their own
+    n_samples = sum(sample_settings(j) is not None for j in counts.index)  # an ensemble's samples: rows of their own
     n_judges = len(counts) - n_samples
     who = {1: "The one LLM judge", 2: "Both LLM judges"}.get(n_judges, f"Each of the {n_judges} LLM judges")
     if n_samples:

@@ -22,15 +22,8 @@ from trajectory_judge.book.render.style import (
 from trajectory_judge.models import ENSEMBLE_FAMILY, RULES_ID, JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
-COMPARE_METRICS: tuple[str, ...] = (
-    "f1",
-    "silent_recall",
-    "loud_recall",
-    "false_alarm_rate",
-    "type_macro_f1",
-    "ece",
-    "s_per_traj",
-)
+COMPARE_METRICS = ("f1", "silent_recall", "loud_recall", "false_alarm_rate", "type_macro_f1", "ece", "s_per_traj")
+"""The metrics :func:`comparison_frame` sets side by side."""
 
 
 @computes
@@ -40,15 +33,8 @@ def comparison_frame(ours, release) -> pd.DataFrame:
     for source, rep in (("edition", ours), ("release", release)):
         for j, jr in rep.judges.items():
             family = JudgeSpec.parse(j).family  # selfcons3: selfcons; a Python judge: python
-            rows.append(
-                {
-                    "family": family,
-                    "source": source,
-                    "judge": j,
-                    "n": jr.n,
-                    **{m: jr.metrics.get(m) for m in COMPARE_METRICS},
-                }
-            )
+            metrics = {m: jr.metrics.get(m) for m in COMPARE_METRICS}
+            rows.append({"family": family, "source": source, "judge": j, "n": jr.n, **metrics})
     df = pd.DataFrame(rows)
     rank = {f: i for i, f in enumerate(FAMILIES)}
     df["_r"] = df["family"].map(lambda f: rank.get(f, len(rank)))
@@ -94,8 +80,8 @@ def setup_frame(
         }
         if kind != "judges" and dec:  # the agent's runs and the organic episodes: the agent model's own decoding
             decoding = {run_decoding(r)}
-        temps = sorted({_setting(t) for t, _ in decoding}) or [NOT_RECORDED]
-        seeds = sorted({_setting(s) for _, s in decoding}) or [NOT_RECORDED]
+        temps = sorted({setting_text(t) for t, _ in decoding}) or [NOT_RECORDED]
+        seeds = sorted({setting_text(s) for _, s in decoding}) or [NOT_RECORDED]
         ctx = dec.get("num_ctx", server.get("n_ctx"))
         if ctx is None and stated and ids:
             ctx = f"{stated['num_ctx']}{STATED}"
@@ -105,7 +91,7 @@ def setup_frame(
                 "judges": ", ".join(_run_judge_name(j) for j in ids) or KIND_NAMES.get(kind, kind),
                 "model": model_name(r["model"]) if r.get("model") else NOT_RECORDED,
                 "server": server.get("server") or ("Ollama (per README)" if not dec else NOT_RECORDED),
-                "context": _setting(ctx),
+                "context": setting_text(ctx),
                 "temperature": "; ".join(temps),
                 "seed": "; ".join(seeds),
             }
@@ -146,11 +132,6 @@ def _stated(judge: str, record: Mapping[str, Any], stated: Mapping[str, Any] | N
 
 NOT_RECORDED = "\u2013"
 """A setting the run record does not state."""
-
-
-def _setting(x: Any) -> str:
-    """A recorded setting as text (:func:`~trajectory_judge.book.chapters.judges.setting_text`)."""
-    return setting_text(x)
 
 
 def _run_judge_name(judge: str) -> str:

@@ -8,7 +8,7 @@ and checks the point values against scikit-learn on every build (:func:`checked`
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -40,9 +40,11 @@ from trajectory_judge.book.render.style import (
     format_interval,
     format_number,
     judge_name,
+    label,
     list_text,
     llm_judges,
     plural,
+    source_name,
 )
 from trajectory_judge.models import Label, Trajectory, Verdict, design_cell
 from trajectory_judge.provenance.computed import computes
@@ -106,23 +108,10 @@ def checked(ed: Editions) -> int:
 
 def flag_everything(data: Dataset) -> dict[str, float | None]:
     """The statistics of a judge that flags every trajectory at one confidence (scikit-learn's values)."""
-    pairs = [
-        (
-            _label(t),
-            Verdict(
-                trajectory_id=t.trajectory_id,
-                judge_id="programmatic",
-                faulty=True,
-                confidence=1.0,
-                rationale="",
-                latency_s=0.0,
-                prompt_tokens=0,
-                completion_tokens=0,
-            ),
-        )
-        for t in data.trajectories
-    ]
-    return point_statistics(pairs)
+    flag = Verdict(trajectory_id="", judge_id="programmatic", faulty=True, confidence=1.0, rationale="")
+    return point_statistics(
+        [(_label(t), flag.model_copy(update={"trajectory_id": t.trajectory_id})) for t in data.trajectories]
+    )
 
 
 def _cell(rep: Report, j: str, m: str) -> str:
@@ -151,57 +140,68 @@ def _tie_range(values: Mapping[str, float | None]) -> str:
     return f"{format_number(low, 3)}–{format_number(high, 3)}"
 
 
+def _judge_rows(rows: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """Per source (the paper's first), row label -> column -> cell: one frame each, stacked under a Source level."""
+    return by_source({s: pd.DataFrame.from_dict(r, orient="index").rename_axis("judge") for s, r in rows.items()})
+
+
+def _with_reference(
+    ed: Editions, columns: Mapping[str, str], extra: Mapping[str, Callable[[Any], str]] | None = None
+) -> pd.DataFrame:
+    """Per judge of both editions, each statistic of ``columns`` (header -> statistic; the share of faults without an
+    interval) and the ``extra`` columns (header -> cell of the judge's report), then a flag-everything row of the
+    reference values."""
+
+    def cell(rep: Report, j: str, s: str) -> str:
+        return format_number(rep.judges[j].statistics[s], 3) if s == "prevalence" else _cell(rep, j, s)
+
+    def rows(data: Dataset, rep: Report) -> dict[str, dict[str, Any]]:
+        out = {
+            judge_name(j): {c: cell(rep, j, s) for c, s in columns.items()}
+            | {c: f(jr) for c, f in (extra or {}).items()}
+            for j, jr in rep.judges.items()
+        }
+        ref = flag_everything(data)
+        return out | {FLAG_ALL: {c: format_number(ref[s], 3) for c, s in columns.items()}}
+
+    return _judge_rows({s: rows(data, rep) for s, (data, rep) in _editions(ed).items()})
+
+
 @computes
 def ranking_table(ed: Editions) -> pd.DataFrame:
     """Per judge of both editions: AUROC, AUPRC and its reference, Cohen's kappa, MCC, balanced accuracy and the flag
     rate beside the share of faults; a flag-everything row per edition gives the reference values (the ties behind
     AUROC are :func:`ties_table`'s)."""
-    frames = {}
-    for source, (data, rep) in _editions(ed).items():
-        rows = {}
-        for j, jr in rep.judges.items():
-            flagged = (jr.metrics["recall"] or 0) * (jr.strata["silent"] + jr.strata["loud"]) + (
-                jr.metrics["false_alarm_rate"] or 0
-            ) * jr.strata["clean"]
-            rows[judge_name(j)] = {
-                "AUROC": _cell(rep, j, "auroc"),
-                "AUPRC": _cell(rep, j, "auprc"),
-                "AUPRC at random (share faulty)": format_number(jr.statistics["prevalence"], 3),
-                "Cohen's κ": _cell(rep, j, "kappa"),
-                "MCC": _cell(rep, j, "mcc"),
-                "Balanced accuracy": _cell(rep, j, "balanced_accuracy"),
-                "Flag rate": format_number(flagged / jr.n, 3),
-            }
-        ref = flag_everything(data)
-        rows[FLAG_ALL] = {
-            "AUROC": format_number(ref["auroc"], 3),
-            "AUPRC": format_number(ref["auprc"], 3),
-            "AUPRC at random (share faulty)": format_number(ref["prevalence"], 3),
-            "Cohen's κ": format_number(ref["kappa"], 3),
-            "MCC": format_number(ref["mcc"], 3),
-            "Balanced accuracy": format_number(ref["balanced_accuracy"], 3),
-            "Flag rate": format_number(1.0, 3),
-        }
-        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
-    return by_source(frames)
+    columns = {"AUROC": "auroc", "AUPRC": "auprc", "AUPRC at random (share faulty)": "prevalence"}
+    columns |= {"Cohen's κ": "kappa", "MCC": "mcc", "Balanced accuracy": "balanced_accuracy"}
+    return _with_reference(ed, columns, {"Flag rate": _flag_rate}).fillna({"Flag rate": format_number(1.0, 3)})
+
+
+def _flag_rate(jr: Any) -> str:
+    """The share of its trajectories a judge flagged, from its recall and false-alarm rate."""
+    faults, clean = jr.strata["silent"] + jr.strata["loud"], jr.strata["clean"]
+    return format_number(
+        ((jr.metrics["recall"] or 0) * faults + (jr.metrics["false_alarm_rate"] or 0) * clean) / jr.n, 3
+    )
 
 
 @computes
 def ties_table(ed: Editions) -> pd.DataFrame:
     """Per judge of both editions: its AUROC, the share of (faulty, clean) pairs tied on its probability of "faulty",
     and the AUROC with every tie broken against it and in its favour."""
-    frames = {}
-    for source, (_, rep) in _editions(ed).items():
-        rows = {
-            judge_name(j): {
-                "AUROC": _cell(rep, j, "auroc"),
-                TIED: format_number(jr.statistics["auroc_tied_pairs"], 3),
-                OVER_TIES: _tie_range(jr.statistics),
+    return _judge_rows(
+        {
+            source: {
+                judge_name(j): {
+                    "AUROC": _cell(rep, j, "auroc"),
+                    TIED: format_number(jr.statistics["auroc_tied_pairs"], 3),
+                    OVER_TIES: _tie_range(jr.statistics),
+                }
+                for j, jr in rep.judges.items()
             }
-            for j, jr in rep.judges.items()
+            for source, (_, rep) in _editions(ed).items()
         }
-        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
-    return by_source(frames)
+    )
 
 
 def selective_caption() -> str:
@@ -220,31 +220,13 @@ def selective_table(ed: Editions) -> pd.DataFrame:
     """Per judge: AURC and E-AURC, and at each coverage of :data:`COVERAGES` the recall on the kept faults and the
     risk, with intervals (verdicts of equal confidence in random order: expected values; the share kept is the
     coverage to within one verdict, as the chapter's sentence on the selective statistics says)."""
-    frames = {}
-    for source, (data, rep) in _editions(ed).items():
-        rows = {}
-        for j in rep.judges:
-            rows[judge_name(j)] = {
-                "AURC (lower is better)": _cell(rep, j, "aurc"),
-                "E-AURC (lower is better)": _cell(rep, j, "e_aurc"),
-            }
-            for q in COVERAGES:
-                rows[judge_name(j)] |= {
-                    f"Recall, keeping {q:.0%}": _cell(rep, j, f"recall_at_coverage:{q:g}"),
-                    f"Risk, keeping {q:.0%}": _cell(rep, j, f"risk_at_coverage:{q:g}"),
-                }
-        ref = flag_everything(data)
-        rows[FLAG_ALL] = {
-            "AURC (lower is better)": format_number(ref["aurc"], 3),
-            "E-AURC (lower is better)": format_number(ref["e_aurc"], 3),
+    columns = {"AURC (lower is better)": "aurc", "E-AURC (lower is better)": "e_aurc"}
+    for q in COVERAGES:
+        columns |= {
+            f"Recall, keeping {q:.0%}": f"recall_at_coverage:{q:g}",
+            f"Risk, keeping {q:.0%}": f"risk_at_coverage:{q:g}",
         }
-        for q in COVERAGES:
-            rows[FLAG_ALL] |= {
-                f"Recall, keeping {q:.0%}": format_number(ref[f"recall_at_coverage:{q:g}"], 3),
-                f"Risk, keeping {q:.0%}": format_number(ref[f"risk_at_coverage:{q:g}"], 3),
-            }
-        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
-    return by_source(frames)
+    return _with_reference(ed, columns)
 
 
 def whole_groups_coverage(data: Dataset, judge: str, q: float) -> float:
@@ -276,24 +258,22 @@ def abstention_caption(res: Mapping[str, Abstention]) -> str:
 def abstention_table(res: Mapping[str, Abstention]) -> pd.DataFrame:
     """Per judge: its certified threshold, the share of verdicts it keeps and the error rate among them, or that none
     is certified."""
-    frames = {}
-    for source, a in res.items():
-        rows = {}
-        for t in a.judges:
-            if t.threshold is None:
-                rows[judge_name(t.judge)] = {
-                    "Trust at confidence": "none certified",
-                    "Share kept": format_number(0.0, 3),
-                    "Wrong among kept": "–",
-                }
-            else:
-                rows[judge_name(t.judge)] = {
+    none = {"Trust at confidence": "none certified", "Share kept": format_number(0.0, 3), "Wrong among kept": "–"}
+    return _judge_rows(
+        {
+            source: {
+                judge_name(t.judge): none
+                if t.threshold is None
+                else {
                     "Trust at confidence": f"≥ {format_number(t.threshold, 2)}",
                     "Share kept": format_number(t.coverage, 3),
                     "Wrong among kept": format_number(t.risk, 3),
                 }
-        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
-    return by_source(frames)
+                for t in a.judges
+            }
+            for source, a in res.items()
+        }
+    )
 
 
 def abstention_sentence(ed: Editions, res: Mapping[str, Abstention]) -> str:
@@ -341,16 +321,11 @@ STATISTIC_NAMES: dict[str, str] = {s: label_of(s) for s in DELTA_STATISTICS}
 def paired_table(ed: Editions) -> pd.DataFrame:
     """Step minus outcome judge of one model, one column per edition's pair: the paired delta of each
     statistic (rows), with its interval."""
-    from trajectory_judge.book.render.style import source_name
-
     cols = {}
     for source, (_, rep) in _editions(ed).items():
         for a, b in outcome_step_pairs(rep):
             cols[f"{source_name(source)}: {judge_name(b)} − outcome"] = {
-                STATISTIC_NAMES[m]: (lambda d: format_interval(d.value, d.low, d.high, "bootstrap"))(
-                    rep.statistic_delta(a, b, m)
-                )
-                for m in STATISTIC_NAMES
+                name: _boot(rep.statistic_delta(a, b, m)) for m, name in STATISTIC_NAMES.items()
             }
     return pd.DataFrame(cols).rename_axis("statistic")
 
@@ -358,22 +333,24 @@ def paired_table(ed: Editions) -> pd.DataFrame:
 @computes
 def mcnemar_table(ed: Editions) -> pd.DataFrame:
     """Per LLM judge: fault/clean-parent pairs, the discordant counts, paired discrimination and McNemar's exact p."""
-    frames = {}
-    for source, (data, rep) in _editions(ed).items():
-        rows = {}
-        for j in rep.judges:
-            m = mcnemar_pairs(data.trajectories, data.verdicts, j)
-            rows[judge_name(j)] = {
-                "Pairs": m.n,
-                "Flags the fault only": m.fault_only,
-                "Flags the parent only": m.parent_only,
-                "Paired discrimination": m.discrimination,
-                "McNemar exact p": _p(m.pvalue),
-                "Base runs": m.instances,
-                "p, pairs of one run together": _p(m.pvalue_clustered),
-            }
-        frames[source] = pd.DataFrame.from_dict(rows, orient="index").rename_axis("judge")
-    return by_source(frames)
+
+    def row(m: Any) -> dict[str, Any]:
+        return {
+            "Pairs": m.n,
+            "Flags the fault only": m.fault_only,
+            "Flags the parent only": m.parent_only,
+            "Paired discrimination": m.discrimination,
+            "McNemar exact p": _p(m.pvalue),
+            "Base runs": m.instances,
+            "p, pairs of one run together": _p(m.pvalue_clustered),
+        }
+
+    return _judge_rows(
+        {
+            source: {judge_name(j): row(mcnemar_pairs(data.trajectories, data.verdicts, j)) for j in rep.judges}
+            for source, (data, rep) in _editions(ed).items()
+        }
+    )
 
 
 def paper_dependence(ed: Editions) -> Dependence:
@@ -394,7 +371,7 @@ def dependence_table(dep: Dependence) -> pd.DataFrame:
     for d in dep.deltas:
         key = f"{judge_name(d.b)} − {judge_name(d.a)}: {DEPENDENCE_METRICS.get(d.metric, d.metric)}"
         rows[key] = {
-            "Trajectories resampled in their cells": format_interval(d.value, d.low, d.high, "bootstrap"),
+            "Trajectories resampled in their cells": _boot(d),
             "Whole base runs resampled": format_interval(d.value, d.clustered_low, d.clustered_high, "bootstrap"),
             "Width, whole runs over cells": format_number(d.width_ratio, 2),
         }
@@ -432,7 +409,7 @@ def dependence_values(ed: Editions, dep: Dependence) -> dict[str, str]:
         ),
         "dependence": (
             f"Drawing whole base runs moves the step − outcome AUROC difference's interval from "
-            f"{format_interval(auroc.value, auroc.low, auroc.high, 'bootstrap')} to "
+            f"{_boot(auroc)} to "
             f"{format_interval(auroc.value, auroc.clustered_low, auroc.clustered_high, 'bootstrap')}; across the "
             f"{len(ratios)} headline differences the interval is {format_number(min(ratios), 2)} to "
             f"{format_number(max(ratios), 2)} times as wide. In its clustered form McNemar's test gives the paper's "
@@ -501,8 +478,6 @@ def paper_type_family(ed: Editions) -> PerTypeFamily:
 def type_family_table(fam: PerTypeFamily) -> pd.DataFrame:
     """One row per failure type, one column per judge: the recall with its simultaneous interval (its own where the
     recall is at 0 or 1 in every replicate, marked as the report marks an exact interval)."""
-    from trajectory_judge.book.render.style import label
-
     rows: dict[str, dict[str, str]] = {}
     for c in fam.cells:
         rows.setdefault(label(c.failure_type), {})[judge_name(c.judge)] = format_interval(
@@ -526,17 +501,18 @@ def type_family_sentence(fam: PerTypeFamily) -> str:
     )
 
 
+def _boot(d: Any) -> str:
+    """A paired difference (``value``, ``low``, ``high``) with its bootstrap interval."""
+    return format_interval(d.value, d.low, d.high, "bootstrap")
+
+
 def _p(p: float) -> str:
     return "–" if math.isnan(p) else "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def quality_tests(rep: Report) -> list[DeltaTest]:
-    """Bootstrap p, Holm, BH, MDE and TOST of every report delta on :data:`QUALITY_DELTAS`."""
-    return scaled_tests(rep, 1.0)
-
-
-def scaled_tests(rep: Report, scale: float) -> list[DeltaTest]:
-    """:func:`quality_tests` with every margin of :data:`MARGINS` times ``scale``."""
+def quality_tests(rep: Report, scale: float = 1.0) -> list[DeltaTest]:
+    """Bootstrap p, Holm, BH, MDE and TOST of every report delta on :data:`QUALITY_DELTAS`, with every margin of
+    :data:`MARGINS` times ``scale``."""
     ds = [d for d in rep.deltas if d.metric in QUALITY_DELTAS and not math.isnan(d.value)]
     margins = {m: scale * v for m, v in MARGINS.items()}
     return delta_tests(rep.bootstrap, ds, margin=margins, alpha=ALPHA, power=POWER)
@@ -574,8 +550,6 @@ def testing_table(ed: Editions) -> pd.DataFrame:
     their median minimum detectable effect (:data:`SMALLEST_DETECTABLE`). Rows, not columns, so the plain-word
     names fit the text column on a desktop and a phone alike."""
     cols = {}
-    from trajectory_judge.book.render.style import source_name
-
     for source, (_, rep) in _editions(ed).items():
         every = quality_tests(rep)
         tests = [t for t in every if not t.degenerate]
@@ -612,13 +586,11 @@ def testing_caption() -> str:
 def margin_sensitivity_table(ed: Editions) -> pd.DataFrame:
     """Per edition, how many of the differences whose interval holds 0 are equivalent to 0 at each multiple of the
     margins (:data:`SENSITIVITY_SCALES`)."""
-    from trajectory_judge.book.render.style import source_name
-
     cols = {}
     for source, (_, rep) in _editions(ed).items():
         col = {}
         for scale in SENSITIVITY_SCALES:
-            tests = [t for t in scaled_tests(rep, scale) if not t.degenerate and t.delta.low <= 0 <= t.delta.high]
+            tests = [t for t in quality_tests(rep, scale) if not t.degenerate and t.delta.low <= 0 <= t.delta.high]
             rates = format_number(MARGIN * scale, 3).rstrip("0")
             col[f"Margins ×{scale:g} (±{rates} on a rate)"] = f"{sum(t.equivalent for t in tests)} of {len(tests)}"
         cols[source_name(source)] = col
@@ -639,8 +611,6 @@ def _names(judges: Sequence[str]) -> str:
 
 def _ours_ranking(rep, best: str | None, below: Sequence[str]) -> str:
     """The sentence on the ranking of the judges beside the paper's (their best LLM ranker, those below chance)."""
-    from trajectory_judge.book.chapters.editions import ours_wording
-
     whose = ours_wording().column
     head = (
         f"{whose}'s best LLM ranker is {judge_name(best)}, AUROC {_cell(rep, best, 'auroc')}; "
@@ -689,8 +659,6 @@ def _achieved(rep: Report, j: str, q: float) -> str:
 
 def glue_values(ed: Editions) -> dict[str, str]:
     """Every number of the chapter's prose, as sentences."""
-    from trajectory_judge.book.chapters.editions import ours_wording
-
     prep, rep = ed.paper_rep, ed.rep
     (pa, pb), *_ = outcome_step_pairs(prep)
     pd_auroc = prep.statistic_delta(pa, pb, "auroc")
@@ -718,7 +686,7 @@ def glue_values(ed: Editions) -> dict[str, str]:
         "paper_ranking": (
             f"On the paper's verdicts the best LLM ranker is {judge_name(best_p)}, AUROC {_cell(prep, best_p, 'auroc')}; "
             f"the step judge ranks faults above clean runs better than the outcome judge of the same model by "
-            f"{format_interval(pd_auroc.value, pd_auroc.low, pd_auroc.high, 'bootstrap')} in AUROC, an interval "
+            f"{_boot(pd_auroc)} in AUROC, an interval "
             f"{'that excludes 0' if pd_auroc.low > 0 or pd_auroc.high < 0 else 'that holds 0'}. Flagging everything "
             f"has AUROC {format_number(pfa['auroc'], 3)}, AUPRC {format_number(pfa['auprc'], 3)} (the share of faults), "
             f"and κ and MCC of {format_number(pfa['kappa'], 3)}, whatever its F1."
@@ -788,12 +756,7 @@ def _curve(data: Dataset, judge: str) -> tuple[list[float], list[float], list[fl
     labels = {t.trajectory_id: _label(t) for t in data.trajectories}
     pairs = [(labels[v.trajectory_id], v) for v in data.verdicts if v.judge_id == judge]
     curve, ends = expected_risk_curve(pairs), risk_coverage(pairs)
-    return (
-        [c for c, _ in curve],
-        [r for _, r in curve],
-        [p["coverage"] for p in ends],
-        [p["risk"] for p in ends],
-    )
+    return ([c for c, _ in curve], [r for _, r in curve], [p["coverage"] for p in ends], [p["risk"] for p in ends])
 
 
 @computes
@@ -805,7 +768,6 @@ def risk_coverage_figure(ed: Editions) -> Any:
     import matplotlib.pyplot as plt
 
     from trajectory_judge.book.render.figures import PHONE_WIDTH_IN, judge_style, two_line_name
-    from trajectory_judge.book.render.style import source_name
 
     editions = _editions(ed)
     rows = [max(1, math.ceil(len(rep.judges) / 2)) for _, rep in editions.values()]
@@ -856,7 +818,6 @@ def front_figure(ed: Editions) -> Any:
     import matplotlib.pyplot as plt
 
     from trajectory_judge.book.render.figures import MIN_FONT_PT, PHONE_WIDTH_IN, direct_labels, judge_style
-    from trajectory_judge.book.render.style import source_name
 
     editions = _editions(ed)
     fig, axes = plt.subplots(len(editions), 1, figsize=(PHONE_WIDTH_IN, 7.6), sharex=True)

@@ -32,7 +32,7 @@ from trajectory_judge.analysis.paper.claims import (
 )
 from trajectory_judge.analysis.paper.register import metric_estimate as metric, paper_register, seed_register
 from trajectory_judge.analysis.paper.robustness import ALTERNATIVES, P_VALUES, Robustness, robustness, seed_registers
-from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number
+from trajectory_judge.book.render.style import MARKS, MISSING, format_interval, format_number, number_word
 from trajectory_judge.models import JudgeSpec
 from trajectory_judge.provenance.computed import computes
 
@@ -319,14 +319,6 @@ def edition_headline(rep: Report, whose: str = "This edition") -> str:
         f"{judge_name(st).split(' · ')[0].lower()}-rubric judge of the same model reaches {f(st, 'silent_recall')} silent recall "
         f"at a false-alarm rate of {f(st, 'false_alarm_rate')}"
     )
-
-
-_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def number_word(n: int) -> str:
-    """``one`` ... ``ten`` for small counts, digits beyond."""
-    return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
 
 
 def scope_phrase(counts: list[int], total: int) -> str:

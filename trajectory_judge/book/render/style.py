@@ -230,6 +230,14 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural_form or singular + 's')}"
 
 
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def number_word(n: int, most: int = 10) -> str:
+    """``one`` ... ``ten`` (up to ``most``, at most ``twelve``) for small counts, digits beyond."""
+    return _WORDS[n] if 0 <= n <= min(most, len(_WORDS) - 1) else str(n)
+
+
 @computes
 def versions_table(
     packages: Sequence[str] = (
