@@ -69,8 +69,6 @@ def coerce(
             trajectory_id=trajectory_id,
             judge_id=judge_id,
             faulty=False,
-            failure_step=None,
-            failure_type=None,
             confidence=CONFIDENCE_MIN,
             rationale=str(text)[:2000],
             error=error,

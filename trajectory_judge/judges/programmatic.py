@@ -78,8 +78,6 @@ class ProgrammaticJudge:
                 confidence=CONFIDENCE_FLAGGED,
                 rationale=f"{first.rule} at step {first.step}: {first.detail}",
                 latency_s=latency,
-                prompt_tokens=0,
-                completion_tokens=0,
             )
         return Verdict(
             trajectory_id=traj.trajectory_id,
@@ -88,6 +86,4 @@ class ProgrammaticJudge:
             confidence=CONFIDENCE_CLEAN,
             rationale="no rule violated (rules cannot see wrong_tool or unsupported_claim)",
             latency_s=latency,
-            prompt_tokens=0,
-            completion_tokens=0,
         )

@@ -21,15 +21,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from trajectory_judge.models import DataError
+from trajectory_judge.provenance.manifest import DATA_FILES, MANIFEST
 
-DATA_NAMES: tuple[str, ...] = (
-    "trajectories.jsonl",
-    "verdicts.jsonl",
-    "members.jsonl",
-    "runs.jsonl",
-    "organic.jsonl",
-    "SHA256SUMS",
-)
+DATA_NAMES: tuple[str, ...] = (*DATA_FILES, MANIFEST)
 """The files of a data directory that no whole-file output may land on (but their own verb's)."""
 
 

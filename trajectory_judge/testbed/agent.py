@@ -103,11 +103,9 @@ class Action(BaseModel):
 
 def action_schema() -> dict[str, Any]:
     """The JSON schema of :class:`Action` (all fields required, in order)."""
-    from trajectory_judge.models.schema import _clean
+    from trajectory_judge.models.schema import decoding_schema
 
-    schema = _clean(Action.model_json_schema())
-    schema["required"] = list(schema["properties"])
-    return schema
+    return decoding_schema(Action)
 
 
 AGENT_PREFIX = (

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from trajectory_judge.analysis.core.formatting import list_text
-from trajectory_judge.book.building.records import KERNEL_RECORD, KEY_PACKAGES
+from trajectory_judge.book.building.records import KERNEL_RECORD, KEY_PACKAGES, place_relative
 
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
@@ -212,14 +212,7 @@ def display_name(path: str | Path, places: Sequence[tuple[str, Path]]) -> str:
     """A file's name as the page prints it: relative to the first of ``places`` (label, folder) that holds
     it, behind that place's label (``data/verdicts.jsonl``, ``$TJ_DATA/verdicts.jsonl``); else its file
     name alone (no absolute path of the builder's machine)."""
-    path = Path(path)
-    for label, folder in places:
-        try:
-            rel = path.relative_to(folder)
-        except ValueError:
-            continue
-        return f"{label}/{rel.as_posix()}" if label else rel.as_posix()
-    return path.name
+    return place_relative(path, places) or Path(path).name
 
 
 def read_kernel_records(root: Path) -> dict[str, dict]:
