@@ -95,7 +95,7 @@ def check_template(text: str, where: str) -> None:
         if base in WITHHELD:
             raise DataError(
                 f"{at}: placeholder {field} would put the label or the trajectory's id into the prompt; "
-                f"a judge is shown only its view (allowed: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
+                f"a judge is shown only its view (allowed: {_allowed()})"
             )
         if name == "" or name.isdigit():
             raise DataError(f"{at}: positional placeholder {field}; name one of {_allowed()}")

@@ -123,9 +123,7 @@ def jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                     f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {size + exc.start})"
                 ) from None
             size += len(raw)
-            body = text[:-1] if text.endswith("\n") else text
-            body = body[:-1] if body.endswith("\r") else body
-            for part in body.split("\r"):
+            for part in text.removesuffix("\n").removesuffix("\r").split("\r"):
                 lineno += 1
                 if part.strip():
                     yield lineno, part

@@ -15,12 +15,7 @@ from pathlib import Path
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, read_text
 from trajectory_judge.provenance.checksums import sha256_file
-
-MANIFEST = "SHA256SUMS"
-
-
-DATA_FILES: tuple[str, ...] = ("trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl")
-"""The files a manifest covers when present."""
+from trajectory_judge.provenance.outputs import DATA_FILES, MANIFEST, guard_output
 
 
 def read_manifest(directory: str | Path) -> dict[str, str] | None:
@@ -64,8 +59,6 @@ def _listed(directory: Path) -> tuple[str, ...]:
 
 def write_manifest(directory: str | Path, names: Iterable[str] | None = None) -> Path:
     """(Re)write the manifest of ``directory`` (see :func:`manifest_text` for which files it lists)."""
-    from trajectory_judge.provenance.outputs import guard_output
-
     path = Path(directory) / MANIFEST
     names = tuple(names) if names is not None else _listed(Path(directory))
     guard_output(path, inputs=[Path(directory) / n for n in names if n != MANIFEST], own=(MANIFEST,))

@@ -30,14 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trajectory_judge.backends.clients import ModelClient
-from trajectory_judge.models import (
-    Episode,
-    Label,
-    Observation,
-    Step,
-    ToolCall,
-    Trajectory,
-)
+from trajectory_judge.models import Episode, Label, Observation, Step, ToolCall, Trajectory
 from trajectory_judge.testbed.checker import check
 from trajectory_judge.testbed.env import Instance, SupportDesk, outcome_matches
 from trajectory_judge.testbed.procedure import PROCEDURE

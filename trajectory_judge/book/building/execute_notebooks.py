@@ -307,8 +307,6 @@ def execute(
 
     md = Path(md).resolve()
     start = _book_start(md)
-    if data is None:
-        data = data_dir(start)
     folders = data_folders(start, data)
     digest = data_digest(folders)
     nb = read_source(md)

@@ -25,7 +25,6 @@ import pandas as pd
 
 from trajectory_judge.book.building.records import files_read, records_dir, write_record
 from trajectory_judge.book.paths import data_dir, repo_root
-from trajectory_judge.fileio import FileRead
 from trajectory_judge.provenance.computed import computed
 
 SHORT = 12
@@ -60,14 +59,12 @@ def site_data_path(path: str | Path, sha256: str, root: str | Path) -> str:
         return f"outside/{sha256[:16]}/{p.name}"
 
 
-def _file_rows(files: Sequence[FileRead], root: Path) -> list[dict[str, Any]]:
-    return [{"path": display_path(f.path, root), "sha256": f.sha256, "size": f.size} for f in files]
-
-
-def _origin(obj: Any) -> tuple[str | None, list[FileRead]]:
-    """The function that computed ``obj`` (if one names itself) and the data files read by now."""
+def _origin(obj: Any) -> tuple[str | None, list[dict[str, Any]]]:
+    """The function that computed ``obj`` (if one names itself) and the data files read by now (path in the
+    book, sha256, size)."""
     info = computed(obj)
-    return (info.made_by if info else None), files_read()
+    files = [{"path": display_path(f.path, repo_root()), "sha256": f.sha256, "size": f.size} for f in files_read()]
+    return (info.made_by if info else None), files
 
 
 def record_table(
@@ -90,7 +87,7 @@ def record_table(
         "name": name,
         "caption": caption,
         "made_by": made_by,
-        "files": _file_rows(files, repo_root()),
+        "files": files,
         "index_levels": frame.index.nlevels,
         "column_levels": frame.columns.nlevels,
         "decimals": decimals if isinstance(decimals, int) else dict(decimals),
@@ -114,7 +111,7 @@ def record_figure(fig: Any, alt: str, made_by: str | None = None) -> None:
         return
     tagged, files = _origin(fig)
     made_by = made_by or tagged
-    meta = {"alt": alt, "made_by": made_by, "files": _file_rows(files, repo_root())}
+    meta = {"alt": alt, "made_by": made_by, "files": files}
     write_record(f"figures/{figure_key(alt)}.meta.json", json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
 
 

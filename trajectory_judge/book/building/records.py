@@ -101,11 +101,6 @@ def files_read() -> list[FileRead]:
     return [] if _reads is None else _reads.files()
 
 
-def chapter() -> str | None:
-    """The chapter this kernel executes, as named by :func:`set_chapter` (``None`` before)."""
-    return _chapter
-
-
 def records_dir() -> Path | None:
     """This chapter's records folder during a build, or ``None`` (no build, or no chapter named)."""
     root = os.environ.get(RECORDS_ENV)
