@@ -154,19 +154,12 @@ def test_inspect_import_names_a_judge_by_the_id_the_record_gives(judge_id):
     from types import SimpleNamespace
 
     from trajectory_judge.inspect_tasks.logs import TASK_KEY, _judge_ids
-    from trajectory_judge.judges.selfcons import member_id
 
     spec = JudgeSpec.parse(judge_id)
     model = str(spec.model)
     if spec.is_member:  # an epoch of the ensemble's task, or a sample of another view
-        got = member_id(
-            model,
-            temperature=float(spec.temperature or 0),
-            seed=int(spec.seed or 0),
-            view=spec.view,
-            prompt=spec.prompt,
-        )
-        assert got == judge_id
+        got = JudgeSpec.member(spec.view, float(spec.temperature or 0), int(spec.seed or 0), model, spec.prompt)
+        assert got.judge_id == judge_id
         return
     task = "selfcons" if spec.kind == "ensemble" else spec.view
     meta = {"view": task, "temperature": 0.7, "seeds": list(range(7, 7 + spec.ensemble))}
@@ -178,7 +171,7 @@ def test_inspect_import_names_a_judge_by_the_id_the_record_gives(judge_id):
         template = PromptTemplate(name=spec.prompt, text="{view}", file=f"{spec.prompt}.txt")
     got, sampling = _judge_ids(log, task, model, template)
     assert got == judge_id and len(sampling) == (spec.ensemble if spec.kind == "ensemble" else 0)
-    assert all(JudgeSpec.parse(member_id(model, temperature=t, seed=s)).model == model for t, s in sampling)
+    assert all(JudgeSpec.member("step", t, s, model).model == model for t, s in sampling)
 
 
 def test_an_outcome_member_is_shown_the_outcome_view_so_a_silent_fault_is_hidden_from_it():

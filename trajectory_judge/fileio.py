@@ -8,7 +8,7 @@ previous file intact and no temporary file behind.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import os
 import secrets
 import sys
@@ -57,18 +57,24 @@ def fsync_dir(directory: Path) -> None:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:  # pragma: no cover - a platform without directory fds
         return
-    try:
+    with contextlib.suppress(OSError):
         os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
+    os.close(fd)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically (see :func:`atomic_open`)."""
     with atomic_open(path, "w") as fh:
         fh.write(text)
+
+
+def write_text_if_changed(path: str | Path, text: str) -> bool:
+    """Write ``text`` to ``path`` atomically unless the file already holds exactly it; whether it was written."""
+    path = Path(path)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    atomic_write_text(path, text)
+    return True
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -100,13 +106,8 @@ arguments. Nothing here keeps it: a process that wants to know what it read adds
 kernels do: :class:`trajectory_judge.book.building.records.ReadLog`)."""
 
 
-def note_read(path: str | Path, data: bytes) -> FileRead:
-    """Announce that ``path`` was read with content ``data`` (:data:`READ_EVENT`)."""
-    return note_read_hashed(path, hashlib.sha256(data).hexdigest(), len(data))
-
-
-def note_read_hashed(path: str | Path, sha256: str, size: int) -> FileRead:
-    """:func:`note_read` of a file read in pieces: its SHA-256 (hex) and size in bytes, hashed while reading."""
+def note_read(path: str | Path, sha256: str, size: int) -> FileRead:
+    """Announce that ``path`` was read (:data:`READ_EVENT`): its SHA-256 (hex) and size in bytes."""
     record = FileRead(Path(path).resolve(), sha256, size)
     sys.audit(READ_EVENT, *record)
     return record

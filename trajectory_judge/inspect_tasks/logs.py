@@ -39,9 +39,10 @@ from trajectory_judge.judges.coerce import coerce
 from trajectory_judge.judges.custom import PromptTemplate, check_template
 from trajectory_judge.judges.prompts import prompt_digests, prompt_sha256
 from trajectory_judge.judges.schema import response_schema
-from trajectory_judge.judges.selfcons import aggregate, member_id
+from trajectory_judge.judges.selfcons import aggregate
 from trajectory_judge.models import (
     ENSEMBLE_FAMILY,
+    ENSEMBLE_VIEW,
     LLM_VIEWS,
     DataError,
     Fingerprint,
@@ -230,7 +231,7 @@ def log_verdicts(log: EvalLog, trajectories: dict[str, Trajectory], model_name: 
                 float(s.metadata.get("temperature", sampling[0][0])),
                 int(s.metadata.get("seed", sampling[s.epoch - 1][1])),
             )
-            jid = member_id(model_name, temperature=temp, seed=seed, prompt=template.name if template else None)
+            jid = JudgeSpec.member(ENSEMBLE_VIEW, temp, seed, model_name, template.name if template else None).judge_id
         else:
             jid = judge_id
         by_traj[tid][s.epoch] = sample_verdict(

@@ -60,22 +60,12 @@ def coerce(
     ``step_indices`` are the step indices of the judged trajectory (the valid range for
     ``failure_step``); ``note`` is an extra problem to record (for example a truncated output).
     """
+    ids: dict[str, Any] = dict(trajectory_id=trajectory_id, judge_id=judge_id)
     cost: dict[str, Any] = dict(latency_s=latency_s, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     obj, error = _parse(text)
     if obj is None:
-        if note:
-            error = f"{error}; {note}"
-        return Verdict(
-            trajectory_id=trajectory_id,
-            judge_id=judge_id,
-            faulty=False,
-            failure_step=None,
-            failure_type=None,
-            confidence=CONFIDENCE_MIN,
-            rationale=str(text)[:2000],
-            error=error,
-            **cost,
-        )
+        error = f"{error}; {note}" if note else error
+        return Verdict(**ids, faulty=False, confidence=CONFIDENCE_MIN, rationale=str(text)[:2000], error=error, **cost)
     faulty: bool = obj["faulty"]
     confidence = min(CONFIDENCE_MAX, max(CONFIDENCE_MIN, float(obj["confidence"])))
     ftype = obj.get("failure_type")
@@ -85,8 +75,7 @@ def coerce(
     failure_step = step if faulty and isinstance(step, int) and not isinstance(step, bool) and step in valid else None
     reasoning = obj.get("reasoning")
     return Verdict(
-        trajectory_id=trajectory_id,
-        judge_id=judge_id,
+        **ids,
         faulty=faulty,
         failure_step=failure_step,
         failure_type=failure_type,

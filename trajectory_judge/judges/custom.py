@@ -24,7 +24,7 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from trajectory_judge.judges.views import VIEWS, render_view
+from trajectory_judge.judges.views import render_view
 from trajectory_judge.models import DataError, Trajectory, check_prompt_name, read_text
 from trajectory_judge.testbed.procedure import PROCEDURE
 
@@ -67,8 +67,6 @@ class PromptTemplate:
 
     def render(self, view: str, traj: Trajectory) -> str:
         """The prompt for ``traj`` under ``view``: the template with its placeholders filled."""
-        if view not in VIEWS:
-            raise ValueError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
         return self.text.format(
             view=render_view(view, traj), goal=traj.goal, reply=traj.final_answer, procedure=PROCEDURE
         )
@@ -97,7 +95,7 @@ def check_template(text: str, where: str) -> None:
         if base in WITHHELD:
             raise DataError(
                 f"{at}: placeholder {field} would put the label or the trajectory's id into the prompt; "
-                f"a judge is shown only its view (allowed: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
+                f"a judge is shown only its view (allowed: {_allowed()})"
             )
         if name == "" or name.isdigit():
             raise DataError(f"{at}: positional placeholder {field}; name one of {_allowed()}")

@@ -60,6 +60,4 @@ class MockJudge:
             confidence=round(confidence, 4),
             rationale=f"mock verdict (sha256 {d[:4].hex()})",
             latency_s=time.perf_counter() - t0,
-            prompt_tokens=0,
-            completion_tokens=0,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from trajectory_judge.models import Trajectory, Verdict
 from trajectory_judge.testbed.checker import check
@@ -67,27 +68,16 @@ class ProgrammaticJudge:
         start = time.perf_counter()
         violations = check(traj)
         latency = time.perf_counter() - start
-        if violations:
-            first = violations[0]
-            return Verdict(
-                trajectory_id=traj.trajectory_id,
-                judge_id=self.judge_id,
-                faulty=True,
-                failure_step=first.step,
-                failure_type=first.failure_type,
-                confidence=CONFIDENCE_FLAGGED,
-                rationale=f"{first.rule} at step {first.step}: {first.detail}",
-                latency_s=latency,
-                prompt_tokens=0,
-                completion_tokens=0,
-            )
+        shared: dict[str, Any] = {"trajectory_id": traj.trajectory_id, "judge_id": self.judge_id, "latency_s": latency}
+        if not violations:
+            rationale = "no rule violated (rules cannot see wrong_tool or unsupported_claim)"
+            return Verdict(**shared, faulty=False, confidence=CONFIDENCE_CLEAN, rationale=rationale)
+        first = violations[0]
         return Verdict(
-            trajectory_id=traj.trajectory_id,
-            judge_id=self.judge_id,
-            faulty=False,
-            confidence=CONFIDENCE_CLEAN,
-            rationale="no rule violated (rules cannot see wrong_tool or unsupported_claim)",
-            latency_s=latency,
-            prompt_tokens=0,
-            completion_tokens=0,
+            **shared,
+            faulty=True,
+            failure_step=first.step,
+            failure_type=first.failure_type,
+            confidence=CONFIDENCE_FLAGGED,
+            rationale=f"{first.rule} at step {first.step}: {first.detail}",
         )

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trajectory_judge.models import TESTBED_FAILURE_TYPES
-from trajectory_judge.models.schema import _clean
+from trajectory_judge.models.schema import decoding_schema
 
 REASONING_MAX_CHARS = 600
 """``maxLength`` of the ``reasoning`` string."""
@@ -68,6 +68,4 @@ def response_schema(view: str) -> dict[str, Any]:
         model = RESPONSE_MODELS[view]
     except KeyError:
         raise ValueError(f"unknown view {view!r}; expected one of {', '.join(RESPONSE_MODELS)}") from None
-    schema = _clean(model.model_json_schema())
-    schema["required"] = list(schema["properties"])
-    return schema
+    return decoding_schema(model)

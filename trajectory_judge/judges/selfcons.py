@@ -12,7 +12,7 @@ Aggregation rule:
   kept in the ensemble verdict's ``error``.
 
 Every member is a verdict in its own right, with its own judge id naming view, temperature and
-seed (:func:`member_id`, e.g. ``step@T0.7/seed7:qwen2.5-coder:1.5b``). The runner keeps them in
+seed (:meth:`~trajectory_judge.models.JudgeSpec.member`, e.g. ``step@T0.7/seed7:qwen2.5-coder:1.5b``). The runner keeps them in
 ``DATA/members.jsonl``, so the ensemble can be re-derived from its members and each member can be
 scored as a single-pass sampled judge.
 
@@ -43,14 +43,6 @@ SEEDS: tuple[int, ...] = (7, 8, 9)
 
 
 T = TypeVar("T")
-
-
-def member_id(
-    model_name: str, *, temperature: float = TEMPERATURE, seed: int, view: str = "step", prompt: str | None = None
-) -> str:
-    """The judge id of one ensemble member, ``f"{view}@T{temperature:g}/seed{seed}:{model_name}"``, or
-    ``f"{view}+{prompt}@T..."`` for a sample of a prompt of one's own (:meth:`~trajectory_judge.models.JudgeSpec.member`)."""
-    return JudgeSpec.member(view, temperature, seed, model_name, prompt).judge_id
 
 
 def check_seeds(seeds: Sequence[int], what: str = "seeds") -> tuple[int, ...]:
@@ -129,7 +121,7 @@ class SelfConsistencyJudge(PromptedJudge):
         name = template.name if template is not None else None
         self.judge_id = JudgeSpec.self_consistency(len(self.seeds), model_name, name).judge_id
         self.member_ids = tuple(
-            member_id(model_name, temperature=temperature, seed=s, view=self.view, prompt=name) for s in self.seeds
+            JudgeSpec.member(self.view, temperature, s, model_name, name).judge_id for s in self.seeds
         )
         self.schema = response_schema(self.view)
 

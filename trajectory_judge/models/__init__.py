@@ -4,22 +4,17 @@ Field names and types match the published release exactly, so its files load unc
 per role: :mod:`.judge_ids` (the judge-id grammar and :class:`JudgeSpec`), :mod:`.records` (the
 records and what a label says), :mod:`.fingerprint` (what a judge is beyond its id), :mod:`.jsonl`
 (reading and writing JSON lines), :mod:`.design` (a folder's declaration that it is a planted design) and :mod:`.schema`
-(the formats' version and JSON Schemas). Every public name is importable from here.
+(the formats' version and JSON Schemas). The names the other layers and the book import are re-exported
+here; every public name is importable from its own module.
 """
 
 from __future__ import annotations
 
 from trajectory_judge.models.design import DESIGN_FILE, declares_design, design_declaration
-from trajectory_judge.models.fault_types import (
-    FAULT_TYPES_FILE,
-    fault_types_lines,
-    load_fault_types,
-    type_counts,
-)
+from trajectory_judge.models.fault_types import fault_types_lines, load_fault_types
 from trajectory_judge.models.fingerprint import Fingerprint, OnRecord, recorded_fingerprints
 from trajectory_judge.models.jsonl import (
     DataError,
-    M,
     dumps,
     jsonl_lines,
     load_trajectories,
@@ -34,11 +29,9 @@ from trajectory_judge.models.jsonl import (
 from trajectory_judge.models.judge_ids import (
     ENSEMBLE_FAMILY,
     ENSEMBLE_VIEW,
-    JUDGE_ID_GRAMMAR,
     LLM_VIEWS,
     PYTHON_FAMILY,
     RULES_ID,
-    JudgeKind,
     JudgeSpec,
     check_judge_id,
     check_name,
@@ -46,73 +39,46 @@ from trajectory_judge.models.judge_ids import (
 )
 from trajectory_judge.models.records import (
     DESIGN_CELLS,
-    FAILURE_TYPE_PATTERN,
     FAILURE_TYPES,
     OUTCOME_ONLY,
     TESTBED_FAILURE_TYPES,
-    Count,
     Episode,
-    FailureType,
-    JudgeId,
     Label,
     Observation,
-    Probability,
-    Seconds,
     Step,
-    StepIndex,
     ToolCall,
     Trajectory,
     Verdict,
     check_verdict_step,
     design_cell,
     folder_types,
-    step_range,
     stratum,
     type_order,
-    valid_steps,
 )
-from trajectory_judge.models.schema import (
-    SCHEMA_KINDS,
-    SCHEMA_RULES,
-    SCHEMA_VERSION,
-    json_schema,
-)
+from trajectory_judge.models.schema import SCHEMA_VERSION, json_schema
 
 __all__ = [
     "DESIGN_FILE",
     "declares_design",
     "design_declaration",
-    "Count",
     "DESIGN_CELLS",
     "DataError",
     "ENSEMBLE_FAMILY",
     "ENSEMBLE_VIEW",
     "Episode",
     "FAILURE_TYPES",
-    "FAILURE_TYPE_PATTERN",
-    "FAULT_TYPES_FILE",
     "OUTCOME_ONLY",
-    "FailureType",
     "Fingerprint",
-    "JUDGE_ID_GRAMMAR",
-    "JudgeId",
-    "JudgeKind",
     "JudgeSpec",
     "LLM_VIEWS",
     "Label",
-    "M",
     "Observation",
     "OnRecord",
     "PYTHON_FAMILY",
-    "Probability",
     "RULES_ID",
-    "SCHEMA_KINDS",
-    "SCHEMA_RULES",
     "SCHEMA_VERSION",
     "TESTBED_FAILURE_TYPES",
-    "Seconds",
     "Step",
-    "StepIndex",
     "ToolCall",
     "Trajectory",
     "Verdict",
@@ -135,10 +101,7 @@ __all__ = [
     "stream_trajectories",
     "stream_verdicts",
     "recorded_fingerprints",
-    "step_range",
     "stratum",
-    "type_counts",
     "type_order",
-    "valid_steps",
     "write_jsonl",
 ]

@@ -59,14 +59,9 @@ class Fingerprint:
     """Nucleus sampling's top-p, when one was set (None: the server's default)."""
 
     def __post_init__(self) -> None:  # one spelling per value, so that 0 and 0.0 are one fingerprint
-        if self.temperature is not None:
-            object.__setattr__(self, "temperature", float(self.temperature))
-        if self.top_p is not None:
-            object.__setattr__(self, "top_p", float(self.top_p))
-        if self.max_tokens is not None:
-            object.__setattr__(self, "max_tokens", int(self.max_tokens))
-        if self.seed is not None:
-            object.__setattr__(self, "seed", int(self.seed))
+        for name, kind in (("temperature", float), ("top_p", float), ("max_tokens", int), ("seed", int)):
+            if (value := getattr(self, name)) is not None:
+                object.__setattr__(self, name, kind(value))
         if self.seeds is not None:
             object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
 

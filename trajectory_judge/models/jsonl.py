@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from trajectory_judge.fileio import atomic_open, note_read, note_read_hashed
+from trajectory_judge.fileio import atomic_open, note_read
 from trajectory_judge.models.records import Trajectory, Verdict
 
 
@@ -52,7 +52,8 @@ def read_text(path: str | Path) -> str:
         text = (data := path.read_bytes()).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
-    note_read(path, data)  # announced to whoever logs reads (the book's kernels: its provenance lines)
+    # announced to whoever logs reads (the book's kernels: its provenance lines)
+    note_read(path, hashlib.sha256(data).hexdigest(), len(data))
     return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as Path.read_text
 
 
@@ -122,13 +123,11 @@ def jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                     f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {size + exc.start})"
                 ) from None
             size += len(raw)
-            body = text[:-1] if text.endswith("\n") else text
-            body = body[:-1] if body.endswith("\r") else body
-            for part in body.split("\r"):
+            for part in text.removesuffix("\n").removesuffix("\r").split("\r"):
                 lineno += 1
                 if part.strip():
                     yield lineno, part
-    note_read_hashed(path, sha.hexdigest(), size)
+    note_read(path, sha.hexdigest(), size)
 
 
 def stream_trajectories(path: str | Path) -> Iterator[tuple[int, Trajectory]]:

@@ -68,6 +68,14 @@ def json_schema(kind: str) -> dict[str, Any]:
     }
 
 
+def decoding_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema a model's answer is decoded under: ``model``'s, without pydantic's cosmetic titles, with
+    every property required, in order (the order of generation under constrained decoding)."""
+    schema = _clean(model.model_json_schema())
+    schema["required"] = list(schema["properties"])
+    return schema
+
+
 def _clean(node: Any) -> Any:
     # drop pydantic's cosmetic "title"s; the grammar does not need them
     if isinstance(node, dict):

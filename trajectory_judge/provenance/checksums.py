@@ -28,8 +28,5 @@ def file_sha256(path: str | Path) -> str:
 
 def sha256_file(path: str | Path) -> str:
     """Hex sha256 of a file, read in chunks."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()

@@ -15,12 +15,7 @@ from pathlib import Path
 from trajectory_judge.fileio import atomic_write_text
 from trajectory_judge.models import DataError, read_text
 from trajectory_judge.provenance.checksums import sha256_file
-
-MANIFEST = "SHA256SUMS"
-
-
-DATA_FILES: tuple[str, ...] = ("trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl")
-"""The files a manifest covers when present."""
+from trajectory_judge.provenance.outputs import DATA_FILES, MANIFEST, guard_output
 
 
 def read_manifest(directory: str | Path) -> dict[str, str] | None:
@@ -48,27 +43,24 @@ def read_manifest(directory: str | Path) -> dict[str, str] | None:
 def manifest_text(directory: str | Path, names: Iterable[str] | None = None) -> str:
     """The manifest of ``names`` (default: :data:`DATA_FILES` and any other file already listed) present in ``directory``."""
     d = Path(directory)
-    if names is None:
-        try:
-            listed = read_manifest(d) or {}
-        except DataError:  # an unreadable manifest is being replaced; keep only the data files
-            listed = {}
-        names = (*DATA_FILES, *(n for n in listed if n not in DATA_FILES))
+    names = _listed(d) if names is None else names
     lines = [f"{sha256_file(d / n)}  {n}" for n in names if (d / n).is_file()]
     return "\n".join(lines) + "\n"
 
 
+def _listed(directory: Path) -> tuple[str, ...]:
+    """:data:`DATA_FILES`, then any other file the manifest of ``directory`` lists already."""
+    try:
+        listed = read_manifest(directory) or {}
+    except DataError:  # an unreadable manifest is being replaced; keep only the data files
+        listed = {}
+    return (*DATA_FILES, *(n for n in listed if n not in DATA_FILES))
+
+
 def write_manifest(directory: str | Path, names: Iterable[str] | None = None) -> Path:
     """(Re)write the manifest of ``directory`` (see :func:`manifest_text` for which files it lists)."""
-    from trajectory_judge.provenance.outputs import guard_output
-
     path = Path(directory) / MANIFEST
-    if names is None:
-        try:
-            names = (*DATA_FILES, *(n for n in (read_manifest(directory) or {}) if n not in DATA_FILES))
-        except DataError:
-            names = DATA_FILES
-    names = tuple(names)
+    names = tuple(names) if names is not None else _listed(Path(directory))
     guard_output(path, inputs=[Path(directory) / n for n in names if n != MANIFEST], own=(MANIFEST,))
     atomic_write_text(path, manifest_text(directory, names))
     return path

@@ -22,14 +22,13 @@ from pathlib import Path
 
 from trajectory_judge.models import DataError
 
-DATA_NAMES: tuple[str, ...] = (
-    "trajectories.jsonl",
-    "verdicts.jsonl",
-    "members.jsonl",
-    "runs.jsonl",
-    "organic.jsonl",
-    "SHA256SUMS",
-)
+MANIFEST = "SHA256SUMS"
+"""A data directory's checksum manifest (:mod:`.manifest`)."""
+
+DATA_FILES: tuple[str, ...] = ("trajectories.jsonl", "verdicts.jsonl", "members.jsonl", "runs.jsonl", "organic.jsonl")
+"""The data files of a data directory: the files a manifest covers when present."""
+
+DATA_NAMES: tuple[str, ...] = (*DATA_FILES, MANIFEST)
 """The files of a data directory that no whole-file output may land on (but their own verb's)."""
 
 

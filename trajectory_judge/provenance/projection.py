@@ -271,9 +271,7 @@ def project_release(release_dir: str | Path, out_dir: str | Path) -> Path:
     release_dir, out = Path(release_dir), Path(out_dir)
     if out.exists() and not out.is_dir():
         raise DataError(f"{out}: exists and is not a directory")
-    vpath = _verified_source(release_dir, VERDICTS)
-    rpath = _verified_source(release_dir, RUN)
-    tpath = _verified_source(release_dir, TRAJECTORIES)
+    vpath, rpath, tpath = (_verified_source(release_dir, name) for name in (VERDICTS, RUN, TRAJECTORIES))
     files = {
         VERDICTS: project_verdicts(vpath.read_text(encoding="utf-8"), vpath),
         SETTINGS: project_run(rpath.read_text(encoding="utf-8"), rpath),

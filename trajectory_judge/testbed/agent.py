@@ -30,14 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trajectory_judge.backends.clients import ModelClient
-from trajectory_judge.models import (
-    Episode,
-    Label,
-    Observation,
-    Step,
-    ToolCall,
-    Trajectory,
-)
+from trajectory_judge.models import Episode, Label, Observation, Step, ToolCall, Trajectory
 from trajectory_judge.testbed.checker import check
 from trajectory_judge.testbed.env import Instance, SupportDesk, outcome_matches
 from trajectory_judge.testbed.procedure import PROCEDURE
@@ -103,11 +96,9 @@ class Action(BaseModel):
 
 def action_schema() -> dict[str, Any]:
     """The JSON schema of :class:`Action` (all fields required, in order)."""
-    from trajectory_judge.models.schema import _clean
+    from trajectory_judge.models.schema import decoding_schema
 
-    schema = _clean(Action.model_json_schema())
-    schema["required"] = list(schema["properties"])
-    return schema
+    return decoding_schema(Action)
 
 
 AGENT_PREFIX = (

@@ -79,13 +79,9 @@ class _Pool:
         self.numbers: list[float] = []
 
     def add(self, value: Any) -> None:
-        if isinstance(value, bool):
-            self.strings.add(str(value))
-        elif isinstance(value, (int, float)):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             self.numbers.append(float(value))
-            self.strings.add(str(value))
-        else:
-            self.strings.add(str(value))
+        self.strings.add(str(value))
 
     def grounds(self, value: Any) -> bool:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -137,21 +133,11 @@ def _call_violations(
     out: list[Violation] = []
     for name in TRACED_ARGS.get(tool, ()):
         if name in args and not pool.grounds(args[name]):
-            out.append(
-                _violation(
-                    index,
-                    "R1_ungrounded_argument",
-                    f"{tool}.{name}={args[name]!r} appears neither in the goal nor in an earlier observation",
-                )
-            )
+            detail = f"{tool}.{name}={args[name]!r} appears neither in the goal nor in an earlier observation"
+            out.append(_violation(index, "R1_ungrounded_argument", detail))
     if tool == "check_eligibility" and order_id not in looked_up:
-        out.append(
-            _violation(
-                index,
-                "R2_eligibility_without_lookup",
-                f"eligibility checked on {order_id!r} before looking the order up",
-            )
-        )
+        detail = f"eligibility checked on {order_id!r} before looking the order up"
+        out.append(_violation(index, "R2_eligibility_without_lookup", detail))
     return out
 
 
@@ -166,30 +152,17 @@ def _refund_violations(
 ) -> list[Violation]:
     out: list[Violation] = []
     if order_id not in authorised:
-        out.append(
-            _violation(
-                index,
-                "R3_refund_without_eligibility",
-                f"refund on {order_id!r} with no passing eligibility check on record",
-            )
-        )
+        detail = f"refund on {order_id!r} with no passing eligibility check on record"
+        out.append(_violation(index, "R3_refund_without_eligibility", detail))
     else:
         amount = args.get("amount_eur")
         if not isinstance(amount, (int, float)) or abs(float(amount) - authorised[order_id]) >= AMOUNT_TOLERANCE_EUR:
-            out.append(
-                _violation(
-                    index,
-                    "R4_amount_mismatch",
-                    f"refund of {amount!r} but the check authorised {authorised[order_id]:.2f}",
-                )
-            )
+            detail = f"refund of {amount!r} but the check authorised {authorised[order_id]:.2f}"
+            out.append(_violation(index, "R4_amount_mismatch", detail))
     owner = looked_up.get(order_id, {}).get("customer_id")
     if owner is not None and verified is not None and owner != verified:
-        out.append(
-            _violation(
-                index, "R5_identity_mismatch", f"order {order_id!r} belongs to {owner}, not the verified {verified}"
-            )
-        )
+        detail = f"order {order_id!r} belongs to {owner}, not the verified {verified}"
+        out.append(_violation(index, "R5_identity_mismatch", detail))
     if order_id in refunded or looked_up.get(order_id, {}).get("status") == "refunded":
         out.append(_violation(index, "R6_already_refunded", f"order {order_id!r} was already refunded"))
     return out
@@ -207,9 +180,8 @@ def _ending_violations(traj: Trajectory) -> list[Violation]:
     if not replies:
         out.append(_violation(last, "R7_reply_placement", "the trajectory never replies to the customer"))
     elif len(replies) > 1:
-        out.append(
-            _violation(replies[1], "R7_reply_placement", f"{len(replies)} replies where exactly one is expected")
-        )
+        detail = f"{len(replies)} replies where exactly one is expected"
+        out.append(_violation(replies[1], "R7_reply_placement", detail))
     elif replies[0] != last:
         out.append(_violation(replies[0], "R7_reply_placement", "the reply is not the last step"))
     if not any(s.call.tool in ("issue_refund", "escalate") for s in traj.steps):

@@ -14,12 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from trajectory_judge.models import (
-    DESIGN_CELLS,
-    TESTBED_FAILURE_TYPES,
-    Trajectory,
-    design_cell,
-)
+from trajectory_judge.models import DESIGN_CELLS, TESTBED_FAILURE_TYPES, Trajectory, design_cell
 from trajectory_judge.testbed.env import Instance, generate_instances
 from trajectory_judge.testbed.inject import can_host, inject
 from trajectory_judge.testbed.oracle import solve

@@ -14,14 +14,7 @@ from typing import Any
 
 from trajectory_judge.models import Observation
 
-STRATA: tuple[str, ...] = (
-    "happy",
-    "restocking",
-    "expired",
-    "non_refundable",
-    "wrong_customer",
-    "already_refunded",
-)
+STRATA: tuple[str, ...] = ("happy", "restocking", "expired", "non_refundable", "wrong_customer", "already_refunded")
 """The six instance strata, assigned round-robin over the instance index."""
 
 

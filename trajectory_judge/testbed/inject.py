@@ -69,7 +69,8 @@ def mutate_calls(instance: Instance, failure_type: str, seed: int = 7) -> tuple[
         raise NotHostable(f"{instance.instance_id} ({instance.stratum}) cannot host {failure_type}")
     rng = _rng(instance, failure_type, seed)
     calls = list(oracle_calls(instance))
-    order_id, total = instance.order.order_id, instance.order.total_eur
+    order_id = instance.order.order_id
+    full_refund = {"order_id": order_id, "amount_eur": instance.order.total_eur}
     if failure_type == "wrong_tool":
         calls[2] = PlannedCall("Let me look at the order once more.", "lookup_order", {"order_id": order_id})
     elif failure_type == "hallucinated_argument":
@@ -77,13 +78,9 @@ def mutate_calls(instance: Instance, failure_type: str, seed: int = 7) -> tuple[
         calls[2] = PlannedCall("Read the refund rules for the item.", "get_policy", {"sku": sku})
     elif failure_type == "skipped_precondition":
         del calls[3]
-        calls[3] = PlannedCall(
-            "Refund what the customer paid.", "issue_refund", {"order_id": order_id, "amount_eur": total}
-        )
+        calls[3] = PlannedCall("Refund what the customer paid.", "issue_refund", full_refund)
     elif failure_type == "ignored_observation":
-        calls[4] = PlannedCall(
-            "Refund the full price of the order.", "issue_refund", {"order_id": order_id, "amount_eur": total}
-        )
+        calls[4] = PlannedCall("Refund the full price of the order.", "issue_refund", full_refund)
     elif failure_type == "premature_stop":
         return calls[:4], HOLDING_ANSWER
     elif failure_type == "unsupported_claim":

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from trajectory_judge.book.paths import repo_root
-from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.fileio import write_text_if_changed
 
 CITATION_FILE = "CITATION.cff"
 ZENODO_FILE = ".zenodo.json"
@@ -117,13 +117,9 @@ class BibEntry:
             )
         return f"@{self.kind}{{{self.key},\n" + ",\n".join(lines) + "\n}"
 
-    def field(self, name: str) -> str | None:
-        """The value of field ``name``, if present."""
-        return dict(self.fields).get(name)
 
-
-def paper_entry(cff: Mapping[str, Any]) -> BibEntry:
-    """The paper's BibTeX entry, from its reference in ``CITATION.cff``."""
+def paper_bibtex(cff: Mapping[str, Any]) -> str:
+    """The paper's BibTeX entry as text, from its reference in ``CITATION.cff``."""
     ref = paper(cff)
     fields = [
         ("author", authors_field(ref["authors"])),
@@ -136,11 +132,11 @@ def paper_entry(cff: Mapping[str, Any]) -> BibEntry:
     ]
     if ref.get("notes"):
         fields.append(("note", str(ref["notes"])))
-    return BibEntry("misc", PAPER_KEY, tuple(fields))
+    return BibEntry("misc", PAPER_KEY, tuple(fields)).to_bibtex()
 
 
-def edition_entry(cff: Mapping[str, Any], year: str | int) -> BibEntry:
-    """This edition's BibTeX entry, from ``CITATION.cff``; ``year`` is the book's (its copyright year)."""
+def edition_bibtex(cff: Mapping[str, Any], year: str | int) -> str:
+    """This edition's BibTeX entry as text, from ``CITATION.cff``; ``year`` is the book's (its copyright year)."""
     key = "trajectoryjudge" + str(year) + "edition"
     ref = paper(cff)
     fields = (
@@ -151,17 +147,7 @@ def edition_entry(cff: Mapping[str, Any], year: str | int) -> BibEntry:
         ("url", str(cff["repository-code"])),
         ("note", f"Version {cff['version']}; an executable edition of arXiv:{arxiv_id(ref)}"),
     )
-    return BibEntry("misc", key, fields)
-
-
-def paper_bibtex(cff: Mapping[str, Any]) -> str:
-    """The paper's BibTeX entry as text."""
-    return paper_entry(cff).to_bibtex()
-
-
-def edition_bibtex(cff: Mapping[str, Any], year: str | int) -> str:
-    """This edition's BibTeX entry as text."""
-    return edition_entry(cff, year).to_bibtex()
+    return BibEntry("misc", key, fields).to_bibtex()
 
 
 def cite_links(cff: Mapping[str, Any]) -> str:
@@ -174,30 +160,19 @@ def cite_links(cff: Mapping[str, Any]) -> str:
 
 
 def _creator(author: Mapping[str, Any]) -> dict[str, str]:
-    if "family-names" in author:
-        return {"name": author_name(author)}
-    return {"name": str(author["name"])}
+    return {"name": author_name(author) if "family-names" in author else str(author["name"])}
 
 
 def related_identifiers(cff: Mapping[str, Any]) -> list[dict[str, str]]:
     """Zenodo's related identifiers: the paper this edition supplements, the release its data come
     from, and the repository that hosts it."""
     ref, rel = paper(cff), release(cff)
-    return [
-        {
-            "identifier": str(ref["doi"]),
-            "relation": "isSupplementTo",
-            "resource_type": "publication-preprint",
-            "scheme": "doi",
-        },
-        {"identifier": str(rel["doi"]), "relation": "isDerivedFrom", "resource_type": "software", "scheme": "doi"},
-        {
-            "identifier": str(cff["repository-code"]),
-            "relation": "isSupplementTo",
-            "resource_type": "software",
-            "scheme": "url",
-        },
-    ]
+    rows = (
+        (ref["doi"], "isSupplementTo", "publication-preprint", "doi"),
+        (rel["doi"], "isDerivedFrom", "software", "doi"),
+        (cff["repository-code"], "isSupplementTo", "software", "url"),
+    )
+    return [{"identifier": str(i), "relation": r, "resource_type": t, "scheme": sc} for i, r, t, sc in rows]
 
 
 def zenodo_metadata(cff: Mapping[str, Any]) -> dict[str, Any]:
@@ -222,11 +197,7 @@ def zenodo_text(cff: Mapping[str, Any]) -> str:
 def write_zenodo(book: str | Path | None = None) -> bool:
     """Rewrite ``.zenodo.json`` from ``CITATION.cff`` (atomically) if it differs; whether it was rewritten."""
     root = Path(book) if book is not None else repo_root()
-    zenodo, fresh = root / ZENODO_FILE, zenodo_text(load_citation(root))
-    if zenodo.exists() and zenodo.read_text(encoding="utf-8") == fresh:
-        return False
-    atomic_write_text(zenodo, fresh)
-    return True
+    return write_text_if_changed(root / ZENODO_FILE, zenodo_text(load_citation(root)))
 
 
 def set_repository_code(url: str, book: str | Path | None = None) -> list[Path]:
@@ -240,9 +211,7 @@ def set_repository_code(url: str, book: str | Path | None = None) -> list[Path]:
     if not _REPOSITORY_CODE.search(text):
         raise ValueError(f"{path}: no top-level `repository-code:` line")
     written = []
-    new = _REPOSITORY_CODE.sub(f"repository-code: {url}", text, count=1)
-    if new != text:
-        atomic_write_text(path, new)
+    if write_text_if_changed(path, _REPOSITORY_CODE.sub(f"repository-code: {url}", text, count=1)):
         written.append(path)
     if (root / ZENODO_FILE).exists() and write_zenodo(root):
         written.append(root / ZENODO_FILE)

@@ -45,6 +45,7 @@ from trajectory_judge.book.paths import (
     paper_trajectories_dir,
     repo_root,
 )
+from trajectory_judge.fileio import write_text_if_changed
 
 KERNEL = "python3"
 """The kernel every notebook runs on."""
@@ -231,16 +232,7 @@ def write_code_keys(folder: str | Path, keys: Mapping[str, CodeKey]) -> bool:
     chapters; the file is rewritten, atomically, only when its bytes change. Returns whether it was."""
     merged = {**read_code_keys(folder), **keys}
     rows = {name: {"modules": list(key.modules), "sha256": key.sha256} for name, key in merged.items()}
-    return _write_if_changed(Path(folder) / CODE_KEYS, json.dumps(rows, indent=1, sort_keys=True) + "\n")
-
-
-def _write_if_changed(path: Path, text: str) -> bool:
-    from trajectory_judge.fileio import atomic_write_text
-
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    atomic_write_text(path, text)
-    return True
+    return write_text_if_changed(Path(folder) / CODE_KEYS, json.dumps(rows, indent=1, sort_keys=True) + "\n")
 
 
 MODULES_PROBE = """\
@@ -315,8 +307,6 @@ def execute(
 
     md = Path(md).resolve()
     start = _book_start(md)
-    if data is None:
-        data = data_dir(start)
     folders = data_folders(start, data)
     digest = data_digest(folders)
     nb = read_source(md)
@@ -350,8 +340,7 @@ def execute(
     nb.metadata[METADATA_KEY] = {"data_sha256": digest, "records": packed}
     code = CodeKey.of(imported_modules("".join(o.get("text", "") for o in probe.outputs)), start)
     out = md.with_suffix(".ipynb") if out_dir is None else Path(out_dir) / f"{md.stem}.ipynb"
-    text = nbformat.writes(nb, version=4)
-    _write_if_changed(out, text if text.endswith("\n") else text + "\n")
+    write_text_if_changed(out, _notebook_text(nb))
     return Executed(md, out, seconds, code=code)
 
 
@@ -487,8 +476,6 @@ def sync_ipynb_cell(md: Path, index: int) -> bool:
     """
     import nbformat
 
-    from trajectory_judge.fileio import atomic_write_text
-
     md = Path(md)
     want = [c for c in read_source(md).cells if c.cell_type == "code"]
     out = md.with_suffix(".ipynb")
@@ -499,9 +486,15 @@ def sync_ipynb_cell(md: Path, index: int) -> bool:
     if have[index].source == want[index].source:
         return False
     have[index].source = want[index].source
+    return write_text_if_changed(out, _notebook_text(nb))
+
+
+def _notebook_text(nb) -> str:
+    """An executed notebook as written: nbformat's JSON with one newline at the end."""
+    import nbformat
+
     text = nbformat.writes(nb, version=4)
-    atomic_write_text(out, text if text.endswith("\n") else text + "\n")
-    return True
+    return text if text.endswith("\n") else text + "\n"
 
 
 def name_repository(url: str, branch: str = "main", book: str | Path | None = None) -> list[Path]:
@@ -530,6 +523,12 @@ def _config(repository: str, branch: str) -> int:
     return 0
 
 
+def _refuse(message: str) -> int:
+    """One line of error of the ``execute`` verb; its exit status, 2."""
+    print(f"trajectory-judge book execute: error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m trajectory_judge.book execute [--data DIR] [--timeout S] [NOTEBOOK ...]`` or
     ``python -m trajectory_judge.book config --repository URL [--branch B]``."""
@@ -552,15 +551,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None:
         out_dir = Path(args.out).resolve()
         if out_dir == notebooks_dir().resolve():
-            print(
-                "trajectory-judge book execute: error: --out is the notebooks folder; omit it to execute in place",
-                file=sys.stderr,
-            )
-            return 2
+            return _refuse("--out is the notebooks folder; omit it to execute in place")
         out_dir.mkdir(parents=True, exist_ok=True)
     if args.jobs is not None and args.jobs < 1:
-        print(f"trajectory-judge book execute: error: --jobs {args.jobs}: at least 1", file=sys.stderr)
-        return 2
+        return _refuse(f"--jobs {args.jobs}: at least 1")
     try:
         sources = notebook_sources(args.notebooks)
         if args.data is not None and not Path(args.data).is_dir():  # before any chapter starts
@@ -568,8 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.notebooks:
             sources = stale(sources, data=args.data, out_dir=args.out)
     except FileNotFoundError as exc:
-        print(f"trajectory-judge book execute: error: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(str(exc))
     if not sources:
         print(
             "every chapter's execution is current: nothing to execute (name a chapter to execute it)", file=sys.stderr

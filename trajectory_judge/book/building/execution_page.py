@@ -13,7 +13,6 @@ packages' versions, the data files it read with their sha256). The Sphinx extens
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -23,7 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from trajectory_judge.analysis.core.formatting import list_text
-from trajectory_judge.book.building.records import KERNEL_RECORD, KEY_PACKAGES
+from trajectory_judge.book.building.records import KERNEL_RECORD, KEY_PACKAGES, place_relative
+from trajectory_judge.provenance.checksums import sha256_file
 
 SHORT_SHA = 12
 """How many hex digits of a sha256 the page prints."""
@@ -31,9 +31,14 @@ SHORT_SHA = 12
 LOCK_ROW, COMMIT_ROW = "Lock (SHA-256)", "Commit"
 """The environment table's rows for the lock's checksum and the build's commit."""
 
-ORIGINS = ("committed", "executed", "cached", "read")
-"""Where a chapter's outputs came from: its committed notebook (executed on the same data), an
-execution for this build, an earlier build's execution of the same data (the cache), or myst-nb
+ORIGINS: dict[str, str] = {
+    "committed": "committed notebook",
+    "executed": "executed for this build",
+    "cached": "an earlier build’s execution",
+    "read": "executed while read",
+}
+"""Where a chapter's outputs came from, with how the chapters' table says it: its committed notebook (executed on
+the same data), an execution for this build, an earlier build's execution of the same data (the cache), or myst-nb
 executing it while the book was read (the cache missed)."""
 
 
@@ -73,14 +78,7 @@ class ChapterRun:
 
     @property
     def result(self) -> str:
-        if not self.succeeded:
-            return "failed"
-        return {
-            "committed": "committed notebook",
-            "executed": "executed for this build",
-            "cached": "an earlier build’s execution",
-            "read": "executed while read",
-        }.get(self.origin, self.origin)
+        return ORIGINS.get(self.origin, self.origin) if self.succeeded else "failed"
 
 
 @dataclass(frozen=True)
@@ -115,9 +113,8 @@ class ExecutionReport:
     def to_frame(self) -> pd.DataFrame:
         """One row per chapter, in the book's order: where its outputs came from, run time, data files read."""
         rows = [(c.title, c.result, c.runtime, len(c.files) if c.recorded else "not recorded") for c in self.chapters]
-        return pd.DataFrame(rows, columns=["Chapter", "Outputs", "Run time (s)", "Data files read"]).set_index(
-            "Chapter"
-        )
+        columns = ["Chapter", "Outputs", "Run time (s)", "Data files read"]
+        return pd.DataFrame(rows, columns=columns).set_index("Chapter")
 
     def files_frame(self) -> pd.DataFrame:
         """One row per data file any chapter read: its short sha256, size and the chapters that read it."""
@@ -212,14 +209,7 @@ def display_name(path: str | Path, places: Sequence[tuple[str, Path]]) -> str:
     """A file's name as the page prints it: relative to the first of ``places`` (label, folder) that holds
     it, behind that place's label (``data/verdicts.jsonl``, ``$TJ_DATA/verdicts.jsonl``); else its file
     name alone (no absolute path of the builder's machine)."""
-    path = Path(path)
-    for label, folder in places:
-        try:
-            rel = path.relative_to(folder)
-        except ValueError:
-            continue
-        return f"{label}/{rel.as_posix()}" if label else rel.as_posix()
-    return path.name
+    return place_relative(path, places) or Path(path).name
 
 
 def read_kernel_records(root: Path) -> dict[str, dict]:
@@ -267,10 +257,7 @@ def chapter_run(
 
 def file_sha256(path: Path) -> str | None:
     """The sha256 of a file's bytes, or ``None`` when there is no such file."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
+    return sha256_file(path) if Path(path).is_file() else None
 
 
 def build_commit(root: Path) -> str:

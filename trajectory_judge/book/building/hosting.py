@@ -16,12 +16,13 @@ badges and the citation's ``repository-code`` (``CITATION.cff``, and ``.zenodo.j
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from trajectory_judge.book.building.citation import set_repository_code
 from trajectory_judge.book.paths import BOOK_CONFIG, repo_root
-from trajectory_judge.fileio import atomic_write_text
+from trajectory_judge.fileio import write_text_if_changed
 
 BINDER_URL = "https://mybinder.org"
 COLAB_URL = "https://colab.research.google.com"
@@ -131,24 +132,20 @@ def set_repository(url: str, branch: str = "main", book: str | Path | None = Non
     where = Hosting(check_repository(url), check_branch(branch))
     before = hosting(root)  # the block must be there before anything is rewritten
     config = root / BOOK_CONFIG
-    text = config.read_text(encoding="utf-8")
-    new = _BLOCK.sub(f"repository:\n  url: {where.url}\n  branch: {where.branch}", text, count=1)
-    written = []
-    if new != text:
-        atomic_write_text(config, new)
-        written.append(config)
+    block = f"repository:\n  url: {where.url}\n  branch: {where.branch}"
+    written = [config] if _rewrite(config, lambda text: _BLOCK.sub(block, text, count=1)) else []
     readme = root / "README.md"  # its badges link to the same places
-    if readme.exists():
-        text = readme.read_text(encoding="utf-8")
-        fresh = text.replace(before.binder(), where.binder()).replace(before.colab(), where.colab())
-        if fresh != text:
-            atomic_write_text(readme, fresh)
-            written.append(readme)
+    if readme.exists() and _rewrite(
+        readme, lambda text: text.replace(before.binder(), where.binder()).replace(before.colab(), where.colab())
+    ):
+        written.append(readme)
     written += set_repository_code(where.url, book=root)
     for md in sorted((root / "notebooks").glob("*.md")):
-        old = md.read_text(encoding="utf-8")
-        fresh = with_colab_cell(old, where)
-        if fresh != old:
-            atomic_write_text(md, fresh)
+        if _rewrite(md, lambda text: with_colab_cell(text, where)):
             written.append(md)
     return written
+
+
+def _rewrite(path: Path, change: Callable[[str], str]) -> bool:
+    """Apply ``change`` to the text of ``path``, writing it (atomically) only when it changes; whether it did."""
+    return write_text_if_changed(path, change(path.read_text(encoding="utf-8")))

@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from trajectory_judge.book.building.records import files_read, write_record
-from trajectory_judge.fileio import FileRead
+from trajectory_judge.book.building.records import files_read, records_dir, write_record
+from trajectory_judge.book.paths import data_dir, repo_root
 from trajectory_judge.provenance.computed import computed
 
 SHORT = 12
@@ -59,20 +59,12 @@ def site_data_path(path: str | Path, sha256: str, root: str | Path) -> str:
         return f"outside/{sha256[:16]}/{p.name}"
 
 
-def _file_rows(files: Sequence[FileRead], root: Path) -> list[dict[str, Any]]:
-    return [{"path": display_path(f.path, root), "sha256": f.sha256, "size": f.size} for f in files]
-
-
-def _origin(obj: Any) -> tuple[str | None, list[FileRead]]:
-    """The function that computed ``obj`` (if one names itself) and the data files read by now."""
+def _origin(obj: Any) -> tuple[str | None, list[dict[str, Any]]]:
+    """The function that computed ``obj`` (if one names itself) and the data files read by now (path in the
+    book, sha256, size)."""
     info = computed(obj)
-    return (info.made_by if info else None), files_read()
-
-
-def _book_root() -> Path:
-    from trajectory_judge.book.paths import repo_root
-
-    return repo_root()
+    files = [{"path": display_path(f.path, repo_root()), "sha256": f.sha256, "size": f.size} for f in files_read()]
+    return (info.made_by if info else None), files
 
 
 def record_table(
@@ -88,8 +80,6 @@ def record_table(
     returned them, before the book's formatting), ``tables/<name>.json`` (the same values, pandas'
     ``split`` layout, with the caption, the function, the data files and the display's decimals) and
     ``tables/<name>.meta.json`` (that description alone, for the extension)."""
-    from trajectory_judge.book.building.records import records_dir
-
     if records_dir() is None:
         return
     made_by, files = _origin(frame)
@@ -97,7 +87,7 @@ def record_table(
         "name": name,
         "caption": caption,
         "made_by": made_by,
-        "files": _file_rows(files, _book_root()),
+        "files": files,
         "index_levels": frame.index.nlevels,
         "column_levels": frame.columns.nlevels,
         "decimals": decimals if isinstance(decimals, int) else dict(decimals),
@@ -117,13 +107,11 @@ def figure_key(alt: str) -> str:
 def record_figure(fig: Any, alt: str, made_by: str | None = None) -> None:
     """Record, during a build, the function that computed figure ``fig`` (or ``made_by``, for a figure
     drawn as text) and the files read by then."""
-    from trajectory_judge.book.building.records import records_dir
-
     if records_dir() is None:
         return
     tagged, files = _origin(fig)
     made_by = made_by or tagged
-    meta = {"alt": alt, "made_by": made_by, "files": _file_rows(files, _book_root())}
+    meta = {"alt": alt, "made_by": made_by, "files": files}
     write_record(f"figures/{figure_key(alt)}.meta.json", json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
 
 
@@ -205,8 +193,6 @@ def _item(d: Download) -> str:
 def publishable(path: str | Path, root: str | Path) -> bool:
     """Whether the site may carry a copy of ``path``: a file of the book (its ``data/``) or of the
     folder it is built on (``TJ_DATA``), never of a cache outside them such as the published release's."""
-    from trajectory_judge.book.paths import data_dir
-
     p = Path(path).resolve()
     try:
         folders = [Path(root).resolve(), data_dir(root)]

@@ -25,7 +25,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from trajectory_judge.fileio import READ_EVENT, FileRead, atomic_write_bytes
+from trajectory_judge.fileio import READ_EVENT, FileRead, atomic_write_bytes, atomic_write_text
 
 RECORDS_ENV = "TJ_BUILD_RECORDS"
 """Environment variable naming the records directory of the chapter executing (set by ``execute``)."""
@@ -101,11 +101,6 @@ def files_read() -> list[FileRead]:
     return [] if _reads is None else _reads.files()
 
 
-def chapter() -> str | None:
-    """The chapter this kernel executes, as named by :func:`set_chapter` (``None`` before)."""
-    return _chapter
-
-
 def records_dir() -> Path | None:
     """This chapter's records folder during a build, or ``None`` (no build, or no chapter named)."""
     root = os.environ.get(RECORDS_ENV)
@@ -120,7 +115,6 @@ def write_record(relpath: str, data: str | bytes) -> Path | None:
     if folder is None:
         return None
     target = folder / relpath
-    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(target, data.encode("utf-8") if isinstance(data, str) else data)
     return target
 
@@ -174,13 +168,19 @@ def portable_path(path: str | Path, places: Places) -> str:
     """``path`` relative to the first of ``places`` that holds it (``data/verdicts.jsonl``,
     ``$TJ_DATA/verdicts.jsonl``); a file in none of them by its name alone, behind ``?/``."""
     p = Path(path).resolve()
+    return place_relative(p, [(label, Path(folder).resolve()) for label, folder in places]) or f"?/{p.name}"
+
+
+def place_relative(path: str | Path, places: Places) -> str | None:
+    """``path`` relative to the first of ``places`` that holds it, behind that place's label (none for the
+    book's root), as the paths are written; ``None`` when none holds it."""
     for label, folder in places:
         try:
-            rel = p.relative_to(Path(folder).resolve()).as_posix()
+            rel = Path(path).relative_to(folder).as_posix()
         except ValueError:
             continue
         return f"{label}/{rel}" if label else rel
-    return f"?/{p.name}"
+    return None
 
 
 def resolve_portable(text: str, places: Places) -> Path:
@@ -203,12 +203,7 @@ def pack(folder: Path, places: Places) -> dict[str, str]:
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
         rel = path.relative_to(folder).as_posix()
         text = path.read_text(encoding="utf-8")
-        if rel == KERNEL_RECORD:
-            record = json.loads(text)
-            for row in record.get("files", []):
-                row["path"] = portable_path(row["path"], places)
-            text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-        out[rel] = text
+        out[rel] = _kernel_paths(text, lambda p: portable_path(p, places)) if rel == KERNEL_RECORD else text
     return out
 
 
@@ -221,10 +216,13 @@ def unpack(records: Mapping[str, str], folder: Path, places: Places) -> None:
         if rel.startswith("/") or ".." in Path(rel).parts:
             raise ValueError(f"record {rel!r}: not a path inside a chapter's records")
         if rel == KERNEL_RECORD:
-            record = json.loads(text)
-            for row in record.get("files", []):
-                row["path"] = str(resolve_portable(row["path"], places))
-            text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-        target = folder / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, text.encode("utf-8"))
+            text = _kernel_paths(text, lambda p: str(resolve_portable(p, places)))
+        atomic_write_text(folder / rel, text)
+
+
+def _kernel_paths(text: str, rename: Callable[[str], str]) -> str:
+    """A kernel record's text (:data:`KERNEL_RECORD`) with each data file's path renamed."""
+    record = json.loads(text)
+    for row in record.get("files", []):
+        row["path"] = rename(row["path"])
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"
