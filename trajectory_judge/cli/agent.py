@@ -85,7 +85,7 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
     from trajectory_judge.run.meter import CpuMeter
     from trajectory_judge.run.organic import run_episodes
     from trajectory_judge.run.record import git_commit, now as _now
-    from trajectory_judge.run.store import append_run_record
+    from trajectory_judge.run.store import append_run_record_or_warn
     from trajectory_judge.testbed.agent import ORGANIC
     from trajectory_judge.testbed.env import generate_instances
 
@@ -136,10 +136,7 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
             wall_s=round(time.monotonic() - t0, 3),
             cpu_s=meter.read(),
         )
-        try:
-            append_run_record(data, record)
-        except OSError as exc:
-            print(f"trajectory-judge: warning: could not append to {data / 'runs.jsonl'}: {exc}", file=sys.stderr)
+        append_run_record_or_warn(data, record)
     return code
 
 
