@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,11 +52,10 @@ def cli_agent(args: argparse.Namespace) -> int:
     the directory or ``--data`` is missing or pinned without ``--force`` (then nothing is written),
     130 after Ctrl-C, 143 after SIGTERM; the run record is appended either way.
     """
+    from trajectory_judge.cli.locked import while_holding
     from trajectory_judge.models import DataError, Episode, parse_jsonl
-    from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
+    from trajectory_judge.provenance.pins import writable_folder
     from trajectory_judge.run.settings import make_client
-    from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
-    from trajectory_judge.run.store import data_dir_lock
     from trajectory_judge.testbed.agent import AGENT_SEED, AGENT_TEMPERATURE, ORGANIC, summarise
     from trajectory_judge.testbed.env import generate_instances
 
@@ -68,16 +68,8 @@ def cli_agent(args: argparse.Namespace) -> int:
     data.mkdir(parents=True, exist_ok=True)
     name = args.agent_model_name or args.model
     client = make_client(args)
-    try:
-        with data_dir_lock(data), stop_on_signals():
-            code = _play_and_record(args, data, client, name)
-    except Interrupted as exc:  # before playing began, or a second signal while recording
-        print(f"trajectory-judge: interrupted ({exc}); episodes already on disk are kept.", file=sys.stderr)
-        return exit_code(exc)
-    finally:
-        client.close()
-        if note := broken_pins_note(data):
-            print(note, file=sys.stderr)
+    with closing(client):
+        code = while_holding(data, "episodes", lambda: _play_and_record(args, data, client, name))
     if code == 0:
         keys = {(i.instance_id, name) for i in generate_instances(args.episodes, args.instance_seed)}
         eps = parse_jsonl(data / ORGANIC, Episode)
@@ -93,7 +85,7 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
     from trajectory_judge.run.meter import CpuMeter
     from trajectory_judge.run.organic import run_episodes
     from trajectory_judge.run.record import git_commit, now as _now
-    from trajectory_judge.run.store import append_run_record
+    from trajectory_judge.run.store import append_run_record_or_warn
     from trajectory_judge.testbed.agent import ORGANIC
     from trajectory_judge.testbed.env import generate_instances
 
@@ -144,10 +136,7 @@ def _play_and_record(args: argparse.Namespace, data: Path, client: ModelClient, 
             wall_s=round(time.monotonic() - t0, 3),
             cpu_s=meter.read(),
         )
-        try:
-            append_run_record(data, record)
-        except OSError as exc:
-            print(f"trajectory-judge: warning: could not append to {data / 'runs.jsonl'}: {exc}", file=sys.stderr)
+        append_run_record_or_warn(data, record)
     return code
 
 

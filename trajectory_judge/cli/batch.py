@@ -258,15 +258,15 @@ def import_results(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
+    from trajectory_judge.cli.locked import while_holding
     from trajectory_judge.models import DataError, load_trajectories
     from trajectory_judge.provenance.checksums import sha256_file
-    from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
+    from trajectory_judge.provenance.pins import writable_folder
     from trajectory_judge.run.batch import Imported, plan_import, read_results, read_settings, settings_path
     from trajectory_judge.run.batch_format import read_requests
     from trajectory_judge.run.fingerprints import check_fingerprints, judge_fingerprints
     from trajectory_judge.run.runner import run_judges
-    from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
-    from trajectory_judge.run.store import MEMBERS, TRAJECTORIES, VERDICTS, append_run_record, data_dir_lock
+    from trajectory_judge.run.store import MEMBERS, TRAJECTORIES, VERDICTS, append_run_record
 
     data = writable_folder(args.data, what="verdicts and a run record", force=args.force)
     if args.requests is None:
@@ -288,44 +288,44 @@ def import_results(args: argparse.Namespace) -> int:
         print(f"trajectory-judge: {results.torn}", file=sys.stderr)
     foreign = len(set(results.answers) - requested)
     t0 = time.monotonic()
-    try:
-        with data_dir_lock(data), stop_on_signals():
-            plan, done = plan_import(settings, trajs, requested, results, requests)
-            check_fingerprints(  # every judge before any verdict is written
-                data,
-                judge_fingerprints([j for _, j, _ in plan]),
-                what="this import",
-                prompt_option="export-requests --prompt",
-            )
-            for model, _name in settings.models:  # one run record per model, as `run --model a,b` writes
-                mine = [(j, ready) for m, j, ready in plan if m == model]
-                part = Imported(complete=done.complete, missing=done.missing, errors=done.errors)
-                for judge, ready in mine:
-                    r = run_judges(
-                        ready,
-                        [judge],
-                        data / VERDICTS,
-                        members_path=data / MEMBERS,
-                        progress=False,
-                        record=False,
-                        known_ids=[t.trajectory_id for t in trajs_all],
-                        force=args.force,
-                    )
-                    _add(part.result, r)
-                if part.result.written:
-                    judges = [j for j, _ in mine]
-                    append_run_record(
-                        data, _run_record(args, settings, srec, part, results_path, requests, t0, model, judges)
-                    )
-                _add(done.result, part.result)
-    except Interrupted as exc:
-        print(f"trajectory-judge: interrupted ({exc}); verdicts already on disk are kept.", file=sys.stderr)
-        return exit_code(exc)
-    finally:
-        if note := broken_pins_note(data):
-            print(note, file=sys.stderr)
-    _say(done, foreign, args.missing)
-    return 0
+    imported: list[Imported] = []  # what write() did, said once the folder is let go
+
+    def write() -> int:
+        plan, done = plan_import(settings, trajs, requested, results, requests)
+        check_fingerprints(  # every judge before any verdict is written
+            data,
+            judge_fingerprints([j for _, j, _ in plan]),
+            what="this import",
+            prompt_option="export-requests --prompt",
+        )
+        for model, _name in settings.models:  # one run record per model, as `run --model a,b` writes
+            mine = [(j, ready) for m, j, ready in plan if m == model]
+            part = Imported(complete=done.complete, missing=done.missing, errors=done.errors)
+            for judge, ready in mine:
+                r = run_judges(
+                    ready,
+                    [judge],
+                    data / VERDICTS,
+                    members_path=data / MEMBERS,
+                    progress=False,
+                    record=False,
+                    known_ids=[t.trajectory_id for t in trajs_all],
+                    force=args.force,
+                )
+                _add(part.result, r)
+            if part.result.written:
+                judges = [j for j, _ in mine]
+                append_run_record(
+                    data, _run_record(args, settings, srec, part, results_path, requests, t0, model, judges)
+                )
+            _add(done.result, part.result)
+        imported.append(done)
+        return 0
+
+    code = while_holding(data, "verdicts", write)
+    if code == 0:
+        _say(imported[0], foreign, args.missing)
+    return code
 
 
 def _add(total: RunResult, r: RunResult) -> None:

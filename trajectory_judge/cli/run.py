@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
 from trajectory_judge.cli import argtypes as A
@@ -154,12 +155,12 @@ def cli_run(args: argparse.Namespace) -> int:
     without ``--force`` (then nothing is written); 130 after Ctrl-C and 143 after SIGTERM (the run
     record is appended either way).
     """
+    from trajectory_judge.cli.locked import while_holding
     from trajectory_judge.judges.custom import load_template
     from trajectory_judge.models import load_trajectories
-    from trajectory_judge.provenance.pins import broken_pins_note, writable_folder
+    from trajectory_judge.provenance.pins import writable_folder
     from trajectory_judge.run.settings import judge_names, make_client, make_judges, selfcons_settings, split_models
-    from trajectory_judge.run.stopping import Interrupted, exit_code, stop_on_signals
-    from trajectory_judge.run.store import TRAJECTORIES, data_dir_lock
+    from trajectory_judge.run.store import TRAJECTORIES
 
     models = split_models(args.model, args.judge_model_name)
     if len(models) > 1:
@@ -194,16 +195,10 @@ def cli_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"trajectory-judge: error: {exc}", file=sys.stderr)
         return 2
-    try:
-        with data_dir_lock(data), stop_on_signals():
-            return _judge_and_record(args, data, trajs, judges, client, names, model_name, known)
-    except Interrupted as exc:  # before judging began, or a second signal while recording
-        print(f"trajectory-judge: interrupted ({exc}); verdicts already on disk are kept.", file=sys.stderr)
-        return exit_code(exc)
-    finally:
-        client.close()
-        if note := broken_pins_note(data):  # only after --force: say which pins this run broke
-            print(note, file=sys.stderr)
+    with closing(client):
+        return while_holding(
+            data, "verdicts", lambda: _judge_and_record(args, data, trajs, judges, client, names, model_name, known)
+        )
 
 
 def run_models(args: argparse.Namespace, models: Sequence[tuple[str, str | None]]) -> int:

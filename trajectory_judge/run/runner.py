@@ -50,9 +50,8 @@ from trajectory_judge.run.record import base_record, now, per_judge_costs
 from trajectory_judge.run.stopping import Interrupted
 from trajectory_judge.run.store import (
     MEMBERS,
-    RUNS,
     VerdictWriter,
-    append_run_record,
+    append_run_record_or_warn,
     data_dir_lock,
     repair_torn_tail,
     set_aside_unparseable,
@@ -332,7 +331,7 @@ def run_judges(
             stack.close()  # isolated judges' processes end first, so that their CPU time is counted
             if rec is not None:
                 rec.update(asdict(result), ended=now(), wall_s=round(time.monotonic() - t0, 3), cpu_s=meter.read())
-                _append_record(path.parent, rec)
+                append_run_record_or_warn(path.parent, rec)
         return result
 
 
@@ -354,13 +353,6 @@ def _check_ids(judges: Sequence[Judge]) -> list[str]:
     if len(set(ids)) != len(ids):
         raise ValueError(f"duplicate judge ids: {ids}")
     return ids  # type: ignore[return-value]
-
-
-def _append_record(data_dir: Path, rec: dict[str, Any]) -> None:
-    try:
-        append_run_record(data_dir, rec)
-    except OSError as exc:  # the verdicts matter more than the log line
-        print(f"trajectory-judge: warning: could not append to {data_dir / RUNS}: {exc}", file=sys.stderr)
 
 
 def _run(

@@ -356,6 +356,15 @@ def append_run_record(data_dir: str | Path, record: dict[str, Any]) -> None:
     append_durably(path, (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
+def append_run_record_or_warn(data_dir: Path, record: dict[str, Any]) -> None:
+    """:func:`append_run_record`, with a warning on stderr when the disk refuses it: what was written matters
+    more than the record of writing it."""
+    try:
+        append_run_record(data_dir, record)
+    except OSError as exc:
+        print(f"trajectory-judge: warning: could not append to {data_dir / RUNS}: {exc}", file=sys.stderr)
+
+
 RETRIED = "retried.jsonl"
 """Verdicts set aside by ``run --retry-unparseable`` (kept, never deleted), beside the verdicts."""
 
