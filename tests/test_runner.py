@@ -10,6 +10,7 @@ import httpx
 import pytest
 from llm_fakes import ScriptedClient, make_trajectory, response
 
+import trajectory_judge
 from trajectory_judge.backends.clients import TransportError
 from trajectory_judge.cli import run as cli_run
 from trajectory_judge.judges.base import Judge
@@ -251,7 +252,7 @@ def test_cli_run_appends_run_metadata(tmp_path, monkeypatch):
     assert rec["judges"] == ["outcome:qwen2.5-coder:1.5b", "step:qwen2.5-coder:1.5b"]
     assert rec["server"]["build"] == "b9-test" and rec["decoding"]["num_ctx"] == 8192
     assert rec["decoding"]["temperature"] == 0.0 and rec["decoding"]["seed"] == 7
-    assert (rec["written"], rec["status"], rec["package_version"]) == (6, "ok", "0.1.0")
+    assert (rec["written"], rec["status"], rec["package_version"]) == (6, "ok", trajectory_judge.__version__)
     assert rec["started"] <= rec["ended"] and "s_per_verdict" in rec["per_judge"]["step:qwen2.5-coder:1.5b"]
     assert _cli(tmp_path, monkeypatch, _fake_llama) == 0  # second invocation: resumes, logs again
     rec2 = lines(tmp_path / "runs.jsonl")[-1]

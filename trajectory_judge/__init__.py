@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from trajectory_judge.lazy import lazy_exports
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _EXPORTS: dict[str, str] = {
     "BootstrapResult": "trajectory_judge.analysis.core.bootstrap",
