@@ -649,9 +649,10 @@ def clopper_pearson(successes: float, trials: float, confidence_level: float = 0
     return low, high
 
 
-def monte_carlo_p(extreme: int, draws: int) -> float:
+def monte_carlo_p(extreme: int | np.ndarray, draws: int) -> Any:
     """``(k + 1) / (B + 1)``: the Monte-Carlo p-value when ``k`` of ``B`` resampled or permuted draws are at least as
-    extreme as the observation (never 0, the observation counted as one of the draws)."""
+    extreme as the observation (never 0, the observation counted as one of the draws); a float for a count ``k``, an
+    array of p-values for an array of counts."""
     return (extreme + 1) / (draws + 1)
 
 
