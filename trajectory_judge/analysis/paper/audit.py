@@ -364,11 +364,8 @@ class SeedDeltas:
 
 def seed_deltas(reports: Mapping[int, Report], a: str, b: str, metric: str) -> SeedDeltas:
     """The paired delta ``b - a`` of ``metric`` and its interval in each of ``reports`` (seed -> report)."""
-    by_seed = {}
-    for s, r in reports.items():
-        d = r.delta(a, b, metric)
-        by_seed[s] = Estimate(d.value, d.low, d.high, "bootstrap", d.n)
-    return SeedDeltas(metric, a, b, by_seed)
+    deltas = {s: r.delta(a, b, metric) for s, r in reports.items()}
+    return SeedDeltas(metric, a, b, {s: Estimate(d.value, d.low, d.high, "bootstrap", d.n) for s, d in deltas.items()})
 
 
 @dataclass(frozen=True)
@@ -479,17 +476,10 @@ def seed_spread(reports: Mapping[int, Report], data: Any = None) -> BoundSpread:
     hi = [round(v, d) for v, d in zip(df.max(axis=1), digits)]
     printing = rounded.eq(published, axis=0).sum(axis=1)
     within = (published >= lo) & (published <= hi)
+    ranges = zip(df.index, published, df.min(axis=1), df.max(axis=1), printing, within)
     return BoundSpread(
         tuple(
-            BoundRange(
-                str(q),
-                float(published[q]),
-                float(df.loc[q].min()),
-                float(df.loc[q].max()),
-                int(printing[q]),
-                len(reports),
-                bool(within[q]),
-            )
-            for q in df.index
+            BoundRange(str(q), float(p), float(a), float(b), int(k), len(reports), bool(w))
+            for q, p, a, b, k, w in ranges
         )
     )
