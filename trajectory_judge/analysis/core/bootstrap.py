@@ -96,40 +96,28 @@ class BootstrapResult:
         )
 
 
-def _checked_data(data: Any) -> np.ndarray:
+def _check_finite(data: Any) -> None:
     data = np.asarray(data, dtype=float)
-    if data.ndim != 2:
-        raise ValueError(f"data must be a 2-D (rows, columns) array, got shape {data.shape}")
     for j in range(0, data.shape[1], 64):  # a few columns at a time: no flag per element of the whole matrix
         if not np.isfinite(data[:, j : j + 64]).all():
             raise ValueError("data must be finite: a NaN or infinite value has no weighted sum")
-    return data
 
 
 def _validate(
-    data: Any,
-    strata: Any,
-    resamples: int,
-    confidence_level: float,
-    batch: int | None,
-    rng: Any,
-) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
-    data = _checked_data(data)
+    n: int, strata: Any, resamples: int, confidence_level: float, batch: int | None, rng: Any
+) -> tuple[np.ndarray, np.random.Generator]:
     strata = np.asarray(strata)
-    if strata.shape != (data.shape[0],):
-        raise ValueError(f"strata must have one entry per row ({data.shape[0]}), got shape {strata.shape}")
+    if strata.shape != (n,):
+        raise ValueError(f"strata must have one entry per row ({n}), got shape {strata.shape}")
     if not isinstance(resamples, (int, np.integer)) or resamples < 1:
         raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
     if not 0 < confidence_level < 1:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     if batch is not None and (not isinstance(batch, (int, np.integer)) or batch < 1):
         raise ValueError(f"batch must be a positive integer or None, got {batch!r}")
-    if not isinstance(rng, np.random.Generator):
-        if rng is None or isinstance(rng, (int, np.integer)):
-            rng = np.random.default_rng(rng)
-        else:
-            raise ValueError(f"rng must be a numpy Generator or an integer seed, got {type(rng).__name__}")
-    return data, strata, rng
+    if not (rng is None or isinstance(rng, (int, np.integer, np.random.Generator))):
+        raise ValueError(f"rng must be a numpy Generator or an integer seed, got {type(rng).__name__}")
+    return strata, np.random.default_rng(rng)  # a Generator is returned as it is
 
 
 def strata_members(strata: Sequence[Any], order: Sequence[Any] | None = None) -> list[np.ndarray]:
@@ -649,9 +637,10 @@ def clopper_pearson(successes: float, trials: float, confidence_level: float = 0
     return low, high
 
 
-def monte_carlo_p(extreme: int, draws: int) -> float:
+def monte_carlo_p(extreme: int | np.ndarray, draws: int) -> Any:
     """``(k + 1) / (B + 1)``: the Monte-Carlo p-value when ``k`` of ``B`` resampled or permuted draws are at least as
-    extreme as the observation (never 0, the observation counted as one of the draws)."""
+    extreme as the observation (never 0, the observation counted as one of the draws); a float for a count ``k``, an
+    array of p-values for an array of counts."""
     return (extreme + 1) / (draws + 1)
 
 
@@ -796,8 +785,8 @@ def bootstrap_families(
     if any(c.index.shape != (n,) for f in families for c in f.cells):
         raise ValueError(f"a grouping of the rows must give every one of the {n} rows a cell (or -1)")
     for f in families:
-        _checked_data(f.data)
-    _, strata, gen = _validate(np.zeros((n, 0)), strata, resamples, confidence_level, batch, rng)
+        _check_finite(f.data)
+    strata, gen = _validate(n, strata, resamples, confidence_level, batch, rng)
     # rows grouped by stratum, in the order the draws take them: each replicate's weights are the same
     # multiplicities of the same rows, laid out in contiguous runs, and the sums are exact in any order of rows
     rows = np.concatenate(strata_members(strata, strata_order)) if len(strata) else np.arange(0)

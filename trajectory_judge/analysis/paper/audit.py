@@ -46,36 +46,17 @@ def printed_decimals(x: float) -> int:
     return 0 if float(x).is_integer() else len(s.split(".")[1])
 
 
-_printed_decimals = printed_decimals
-
-
 def _row(
     what: str, source: str, published: float, got: float | None, tolerance: str, verdict: str, why: str = ""
 ) -> dict:
     got = np.nan if got is None else float(got)
-    return dict(
-        quantity=what,
-        source=source,
-        published=float(published),
-        recomputed=got,
-        tolerance=tolerance,
-        verdict=verdict,
-        why=why,
-    )
+    return dict(zip(COLUMNS, (what, source, float(published), got, tolerance, verdict, why)))
 
 
 def _point_row(what: str, source: str, published: float | None, got: float | None, digits: int, why: str = "") -> dict:
     if published is None:  # printed "n/a": reproduced when there is nothing to compute either
         ok = got is None or (isinstance(got, float) and np.isnan(got))
-        return dict(
-            quantity=what,
-            source=source,
-            published=np.nan,
-            recomputed=np.nan,
-            tolerance="n/a both",
-            verdict=REPRODUCES if ok else DIFFERS,
-            why=why,
-        )
+        return _row(what, source, np.nan, None, "n/a both", REPRODUCES if ok else DIFFERS, why)
     if got is None or (isinstance(got, float) and np.isnan(got)):
         return _row(what, source, published, None, "", NOT_RECOMPUTABLE, why)
     same = round(float(got), digits) == round(float(published), digits)
@@ -83,7 +64,7 @@ def _point_row(what: str, source: str, published: float | None, got: float | Non
 
 
 def _bound_row(what: str, source: str, published: float, got: float) -> dict:
-    d = _printed_decimals(published)
+    d = printed_decimals(published)
     same = round(float(got), d) == round(float(published), d)
     return _row(what, source, published, got, f"{d} decimals", REPRODUCES if same else DIFFERS)
 
@@ -280,28 +261,26 @@ def _interval_rows(rep: Report) -> list[dict]:
         else:
             v, iv = jr.metrics[q.metric], jr.intervals[q.metric]
         what = f"{q.judge} {q.metric}"
-        rows.append(_point_row(what, q.source, q.value, v, max(2, _printed_decimals(q.value))))
+        rows.append(_point_row(what, q.source, q.value, v, max(2, printed_decimals(q.value))))
         rows += [
             _bound_row(f"{what} low", q.source, q.low, iv.low),
             _bound_row(f"{what} high", q.source, q.high, iv.high),
         ]
     for d in P.PUBLISHED_DELTAS:
-        got = rep.delta(d.a, d.b, d.metric)
-        what = f"{d.metric}: {d.b} − {d.a}"
-        rows += [
-            _bound_row(what, d.source, d.value, got.value),
-            _bound_row(f"{what} low", d.source, d.low, got.low),
-            _bound_row(f"{what} high", d.source, d.high, got.high),
-        ]
+        rows += _bound_rows(f"{d.metric}: {d.b} − {d.a}", d, rep.delta(d.a, d.b, d.metric))
     for g in P.PUBLISHED_GAPS:
-        gap = next(x for x in rep.gaps if x.judge == g.judge)
-        what = f"{g.judge} loud − silent recall"
-        rows += [
-            _bound_row(what, g.source, g.value, gap.value),
-            _bound_row(f"{what} low", g.source, g.low, gap.low),
-            _bound_row(f"{what} high", g.source, g.high, gap.high),
-        ]
+        rows += _bound_rows(f"{g.judge} loud − silent recall", g, next(x for x in rep.gaps if x.judge == g.judge))
     return rows
+
+
+def _bound_rows(what: str, published: P.PublishedDelta | P.PublishedGap, got: Any) -> list[dict]:
+    """A published difference and its bounds beside the recomputed ones (``got.value``, ``.low``, ``.high``),
+    each compared at its printed precision."""
+    return [
+        _bound_row(what, published.source, published.value, got.value),
+        _bound_row(f"{what} low", published.source, published.low, got.low),
+        _bound_row(f"{what} high", published.source, published.high, got.high),
+    ]
 
 
 def _classify(df: pd.DataFrame, spread: pd.DataFrame | None) -> pd.DataFrame:
@@ -338,7 +317,7 @@ def _fact_rows(
         what = f"{key} ({fact.what})"
         if key in recompute:
             rows.append(
-                _point_row(what, fact.source, fact.value, _number(recompute[key]()), _printed_decimals(fact.value))
+                _point_row(what, fact.source, fact.value, _number(recompute[key]()), printed_decimals(fact.value))
             )
         else:
             why = _NOT_RECOMPUTABLE.get(key) or _NOT_RECOMPUTABLE["organic" if key.startswith("organic") else "reply"]
@@ -385,11 +364,8 @@ class SeedDeltas:
 
 def seed_deltas(reports: Mapping[int, Report], a: str, b: str, metric: str) -> SeedDeltas:
     """The paired delta ``b - a`` of ``metric`` and its interval in each of ``reports`` (seed -> report)."""
-    by_seed = {}
-    for s, r in reports.items():
-        d = r.delta(a, b, metric)
-        by_seed[s] = Estimate(d.value, d.low, d.high, "bootstrap", d.n)
-    return SeedDeltas(metric, a, b, by_seed)
+    deltas = {s: r.delta(a, b, metric) for s, r in reports.items()}
+    return SeedDeltas(metric, a, b, {s: Estimate(d.value, d.low, d.high, "bootstrap", d.n) for s, d in deltas.items()})
 
 
 @dataclass(frozen=True)
@@ -494,23 +470,16 @@ def seed_spread(reports: Mapping[int, Report], data: Any = None) -> BoundSpread:
     df = pd.DataFrame(cols)
     if published is None:
         raise ValueError("seed_spread needs at least one report")
-    digits = published.map(_printed_decimals)
+    digits = published.map(printed_decimals)
     rounded = df.apply(lambda col: pd.Series([round(v, d) for v, d in zip(col, digits)], index=col.index))
     lo = [round(v, d) for v, d in zip(df.min(axis=1), digits)]
     hi = [round(v, d) for v, d in zip(df.max(axis=1), digits)]
     printing = rounded.eq(published, axis=0).sum(axis=1)
     within = (published >= lo) & (published <= hi)
+    ranges = zip(df.index, published, df.min(axis=1), df.max(axis=1), printing, within)
     return BoundSpread(
         tuple(
-            BoundRange(
-                str(q),
-                float(published[q]),
-                float(df.loc[q].min()),
-                float(df.loc[q].max()),
-                int(printing[q]),
-                len(reports),
-                bool(within[q]),
-            )
-            for q in df.index
+            BoundRange(str(q), float(p), float(a), float(b), int(k), len(reports), bool(w))
+            for q, p, a, b, k, w in ranges
         )
     )

@@ -270,7 +270,7 @@ def position_power(
     cochran = float((_cochran_p(flags) < alpha).mean())
     obs = _spread_of(flags.sum(axis=1), n)
     null = _null_spreads(flags.sum(axis=2), k, null_draws, rng)  # (simulations, null_draws)
-    perm_p = ((null >= obs[:, None] - 1e-12).sum(axis=1) + 1) / (null_draws + 1)
+    perm_p = monte_carlo_p((null >= obs[:, None] - 1e-12).sum(axis=1), null_draws)
 
     def q_power(r: float) -> float:
         return float((_cochran_p(u < linear_recalls(k, r)) < alpha).mean())
@@ -484,17 +484,9 @@ def _judge_counterfactual(
     permutations: int,
 ) -> Counterfactual:
     k = len(positions)
-    flag = np.asarray([[verdict[(judge, d[p].trajectory_id)].faulty for p in positions] for d in complete], float)
-    exact = np.asarray(
-        [
-            [
-                verdict[(judge, d[p].trajectory_id)].faulty and verdict[(judge, d[p].trajectory_id)].failure_step == p
-                for p in positions
-            ]
-            for d in complete
-        ],
-        float,
-    )
+    at = [[verdict[(judge, d[p].trajectory_id)] for p in positions] for d in complete]
+    flag = np.asarray([[v.faulty for v in row] for row in at], float)
+    exact = np.asarray([[v.faulty and v.failure_step == p for v, p in zip(row, positions)] for row in at], float)
     alarm = np.asarray([[verdict[(judge, d[None].trajectory_id)].faulty] for d in complete], float)
     data = np.hstack([flag, exact, alarm])
     n = len(complete)

@@ -209,20 +209,8 @@ def _corrected(
     values = {"estimate": raw, "low": raw_low, "high": raw_high}
     clipped = {k: _clip(v) for k, v in values.items()}
     parts = tuple(k for k in values if clipped[k] != values[k])
-    return Corrected(
-        clipped["estimate"],
-        clipped["low"],
-        clipped["high"],
-        raw,
-        raw_low,
-        raw_high,
-        bool(parts),
-        parts,
-        ESTIMATED,
-        undefined,
-        method,
-        estimator,
-    )
+    bounds = (clipped["estimate"], clipped["low"], clipped["high"])
+    return Corrected(*bounds, raw, raw_low, raw_high, bool(parts), parts, ESTIMATED, undefined, method, estimator)
 
 
 def jeffreys_interval(successes: int, n: int, confidence_level: float = 0.95) -> tuple[float, float]:
@@ -278,27 +266,13 @@ def rogan_gladen(
     low = float(np.quantile(np.where(undefined, -np.inf, rates), alpha / 2, method="inverted_cdf"))
     high = float(np.quantile(np.where(undefined, np.inf, rates), 1 - alpha / 2, method="inverted_cdf"))
     raw = (q - fa) / (se - fa)
+    method = "jeffreys draws"
     if high < 0 or low > 1:
-        return (
-            Corrected(
-                None,
-                None,
-                None,
-                raw,
-                low,
-                high,
-                False,
-                (),
-                TRANSFER_FAILS,
-                j.at_or_below_zero,
-                "jeffreys draws",
-                "rogan-gladen",
-            ),
-            j,
+        fails = Corrected(
+            None, None, None, raw, low, high, False, (), TRANSFER_FAILS, j.at_or_below_zero, method, "rogan-gladen"
         )
-    return _corrected(
-        raw, low, high, method="jeffreys draws", estimator="rogan-gladen", undefined=j.at_or_below_zero
-    ), j
+        return fails, j
+    return _corrected(raw, low, high, method=method, estimator="rogan-gladen", undefined=j.at_or_below_zero), j
 
 
 def _warnings(faults: int, clean: int, labelled: int, undefined: int, resamples: int) -> tuple[str, ...]:

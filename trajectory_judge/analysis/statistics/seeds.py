@@ -257,11 +257,7 @@ class SeedVariance:
         """The paired seed differences (on ``metrics``, default all) whose interval excludes zero."""
         import pandas as pd
 
-        d = (
-            self.deltas
-            if self.deltas is not None
-            else pd.DataFrame(columns=["a", "b", "metric", "value", "low", "high"])
-        )
+        d = pd.DataFrame(columns=["a", "b", "metric", "value", "low", "high"]) if self.deltas is None else self.deltas
         if metrics is not None:
             d = d[d["metric"].isin(list(metrics))]
         return d[(d["low"] > 0) | (d["high"] < 0)]

@@ -19,10 +19,13 @@ from trajectory_judge.analysis.paper.register.common import (
 from trajectory_judge.models import Trajectory, Verdict
 
 headline_record = partial(record, "headline")
-"""A claim of the abstract with a number (group ``headline``)."""
+"""A claim of the abstract with a number (group ``headline``), stated in the abstract and elsewhere."""
+
+abstract_headline_record = partial(headline_record, "abstract")
+"""A claim of the abstract with a number, stated in the abstract alone."""
 
 
-abstract_record = partial(record, "abstract_text")
+abstract_record = partial(record, "abstract_text", "abstract")
 """A statement of the abstract without a number of its own (group ``abstract_text``)."""
 
 
@@ -45,57 +48,51 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
     better = axes_count(rep, S, P.SELFCONS, "better")
     reads = _reads_reply(rep, traj, verd)
     return [
-        headline_record(
+        abstract_headline_record(
             "design_400",
-            "abstract",
             "the five judges are scored over 400 trajectories",
             Stated.number("400", text_value("design_trajectories")),
             "trajectories every published judge judged",
             Estimate.exact(min(jr.n for j, jr in rep.judges.items() if j in P.PUBLISHED_JUDGES), rep.n_trajectories),
         ),
-        headline_record(
+        abstract_headline_record(
             "outcome_loud",
-            "abstract",
             f"the outcome-only judge catches {text_value('abstract_outcome_loud_pct'):g}% of loud faults",
             stated_pct("abstract_outcome_loud_pct"),
             "its loud recall",
             E.metric(rep, O, "loud_recall"),
         ),
-        headline_record(
+        abstract_headline_record(
             "outcome_silent",
-            "abstract",
             f"the outcome-only judge catches only {text_value('abstract_outcome_silent_pct'):g}% of silent faults",
             stated_pct("abstract_outcome_silent_pct"),
             "its silent recall",
             E.metric(rep, O, "silent_recall"),
         ),
-        headline_record(
+        abstract_headline_record(
             "outcome_false_alarms",
-            "abstract",
             f"the outcome-only judge flags {text_value('abstract_outcome_far_pct'):g}% of the correct trajectories",
             stated_pct("abstract_outcome_far_pct"),
             "its false-alarm rate",
             E.metric(rep, O, "false_alarm_rate"),
         ),
-        headline_record(
+        abstract_headline_record(
             "step_silent",
-            "abstract",
             f"the step-rubric judge of the same model reaches {text_value('abstract_step_silent_pct'):g}% silent recall",
             stated_pct("abstract_step_silent_pct"),
             "its silent recall",
             E.metric(rep, S, "silent_recall"),
         ),
         headline_record(
-            "step_zero_false_alarms",
             "abstract; §6",
+            "step_zero_false_alarms",
             "the step-rubric judge raises no false alarm",
             Stated.number("zero", 0.0),
             "its false-alarm rate",
             E.metric(rep, S, "false_alarm_rate"),
         ),
-        headline_record(
+        abstract_headline_record(
             "step_cost",
-            "abstract",
             f"the step-rubric judge costs {text_value('abstract_step_cost_ratio'):g} times as much as the outcome-only one",
             Stated.number(
                 f"{text_value('abstract_step_cost_ratio'):g} times", text_value("abstract_step_cost_ratio"), 1.0
@@ -104,16 +101,15 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             cost_ratio(rep, S, O),
         ),
         headline_record(
-            "rules_miss_claims",
             "abstract; §7.2",
+            "rules_miss_claims",
             "the rule engine never catches an invented promise",
             Stated.number("0%", 0.0),
             "its recall on unsupported-claim faults",
             E.metric(rep, P.RULES, "recall:unsupported_claim"),
         ),
-        headline_record(
+        abstract_headline_record(
             "claim_evades_step",
-            "abstract",
             f"an invented promise evades the step judge {text_value('abstract_claim_evades_step_pct'):g}% of the time",
             stated_pct("abstract_claim_evades_step_pct"),
             "one minus its recall on unsupported-claim faults",
@@ -121,7 +117,6 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
         ),
         abstract_record(
             "no_judge_reads_reply",
-            "abstract",
             "no judge reads the final reply",
             Stated.number("none", 0.0),
             "LLM judges that flag unsupported-claim faults (the invented sentence is in the reply alone) more often than "
@@ -130,8 +125,8 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             variants=[Variant("quantity", "judges whose raw recall on those faults excludes zero", reads[1])],
         ),
         headline_record(
-            "selfcons_cost",
             "abstract; §7.4",
+            "selfcons_cost",
             f"a self-consistency ensemble of the step judge costs {text_value('abstract_selfcons_cost_ratio'):g} times as much",
             Stated.number(
                 f"{text_value('abstract_selfcons_cost_ratio'):g} times", text_value("abstract_selfcons_cost_ratio"), 1.0
@@ -140,8 +135,8 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
             cost_ratio(rep, P.SELFCONS, S),
         ),
         headline_record(
-            "selfcons_improves_nothing",
             "abstract; §7.4",
+            "selfcons_improves_nothing",
             "the ensemble improves nothing over one greedy pass",
             Stated.number("none", 0.0),
             "quality axes on which the ensemble is better with a paired interval that excludes zero",
@@ -149,7 +144,6 @@ def headline_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verd
         ),
         abstract_record(
             "rebuilds_every_number",
-            "abstract",
             "the released pipeline rebuilds every number offline",
             Stated.number("every number", 1.0),
             "share of the published numbers the audit recomputes from the released verdicts",

@@ -16,7 +16,7 @@ from trajectory_judge.analysis.paper.paired_detail import camera_ready
 from trajectory_judge.analysis.paper.register.common import DP2, DP3, PCT, REPLY_WHY, paired_value, record, signed_text
 from trajectory_judge.models import TESTBED_FAILURE_TYPES, Trajectory, Verdict, design_cell
 
-camera_ready_record = partial(record, "camera_ready")
+camera_ready_record = partial(record, "camera_ready", "camera-ready abstract")
 """A claim of the camera-ready abstract (group ``camera_ready``)."""
 
 
@@ -40,7 +40,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
     return [
         camera_ready_record(
             "cr_four_types",
-            "camera-ready abstract",
             "four of the six fault types leave the outcome judge's input unchanged",
             Stated.number("four", float(len(P.REPLY_UNCHANGED_TYPES))),
             "fault types whose every fault shows the outcome view of its clean parent",
@@ -48,7 +47,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_outcome_hidden_min",
-            "camera-ready abstract",
             f"on those four types the outcome judge's recall is as low as {paired_value('outcome_recall_reply_unchanged_min'):.0%}",
             Stated.number(
                 f"{paired_value('outcome_recall_reply_unchanged_min'):.0%}",
@@ -60,7 +58,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_outcome_hidden_max",
-            "camera-ready abstract",
             f"the outcome judge's recall on those four types is at most {paired_value('outcome_recall_reply_unchanged_max'):.0%}",
             Stated.number(
                 f"{paired_value('outcome_recall_reply_unchanged_max'):.0%}",
@@ -72,7 +69,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_outcome_hidden_paired",
-            "camera-ready abstract",
             "on those four types the outcome judge's paired discrimination is zero",
             Stated.number("zero", 0.0),
             "its paired discrimination on the faults of the four types",
@@ -80,7 +76,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_outcome_loud_paired",
-            "camera-ready abstract",
             f"the outcome judge's loud recall is a paired {signed_text(paired_value('outcome_paired_loud'))}",
             Stated.number(signed_text(paired_value("outcome_paired_loud")), paired_value("outcome_paired_loud"), DP3),
             "its paired discrimination on loud faults",
@@ -88,7 +83,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_outcome_silent_paired",
-            "camera-ready abstract",
             f"the outcome judge's silent recall is a paired {signed_text(paired_value('outcome_paired_silent'))}",
             Stated.number(
                 signed_text(paired_value("outcome_paired_silent")), paired_value("outcome_paired_silent"), DP3
@@ -98,7 +92,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_step_hidden_all",
-            "camera-ready abstract",
             "told to check each step, the same model flags every fault of those four types",
             Stated.number("every fault", 1.0),
             "the step judge's recall on the four types",
@@ -106,7 +99,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_step_clean_bound",
-            "camera-ready abstract",
             f"the step judge flags none of the clean runs, with a 95% upper bound of {paired_value('step_clean_flagged_ci_high'):.1%}",
             Stated.number(
                 f"{paired_value('step_clean_flagged_ci_high'):.1%}", paired_value("step_clean_flagged_ci_high"), 0.001
@@ -120,7 +112,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_claim_one_always",
-            "camera-ready abstract",
             "of the four invented promises the step judge flags one every time",
             Stated.number("one", paired_value("claim_always_flagged_sentences")),
             "invented promises whose every fault it flags",
@@ -128,7 +119,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_claim_others_once",
-            "camera-ready abstract",
             f"the step judge flags the other three promises once in {paired_value('claim_other_n'):g} faults",
             Stated.number("once", paired_value("claim_other_flagged")),
             "faults flagged among those carrying the other promises",
@@ -136,7 +126,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_reply_paired",
-            "camera-ready abstract",
             f"a judge shown every step but asked only about the reply reaches a paired {signed_text(paired_value('reply_paired_reply_unchanged'), 2)} on those types",
             Stated.number(
                 signed_text(paired_value("reply_paired_reply_unchanged"), 2),
@@ -149,7 +138,6 @@ def camera_ready_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[
         ),
         camera_ready_record(
             "cr_step_hidden_paired",
-            "camera-ready abstract",
             f"told to check each step, the judge's paired discrimination on those types is {signed_text(paired_value('step_paired_reply_unchanged'), 2)}",
             Stated.number(
                 signed_text(paired_value("step_paired_reply_unchanged"), 2),

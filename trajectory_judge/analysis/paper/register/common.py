@@ -26,8 +26,8 @@ PCT, DP3, DP2 = 0.01, 0.001, 0.01
 
 def record(
     group: str,
-    key: str,
     where: str,
+    key: str,
     says: str,
     stated: Stated,
     quantity: str,
@@ -36,7 +36,7 @@ def record(
     variants: Iterable[Variant] = (),
 ) -> Claim:
     """A claim record (positional, so the lists read as tables); each part of the register binds its ``group``
-    (``partial(record, "results")``)."""
+    (``partial(record, "results")``), and its ``where`` too when all its claims share it."""
     return Claim(key, group, where, says, stated, quantity, estimate, why_not, tuple(variants))
 
 

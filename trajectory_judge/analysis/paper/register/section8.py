@@ -53,5 +53,5 @@ def organic_claims(rep: Report, traj: Sequence[Trajectory], verd: Sequence[Verdi
         ),
     ]
     return [
-        record("organic", key, "§8", says, Stated.number(f"{v:g}", v), q, None, ORGANIC_WHY) for key, says, v, q in rows
+        record("organic", "§8", key, says, Stated.number(f"{v:g}", v), q, None, ORGANIC_WHY) for key, says, v, q in rows
     ]
