@@ -8,6 +8,7 @@ label in a copy of the data makes nbval fail on the testbed notebook.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -365,3 +366,19 @@ def test_a_chapter_re_executed_on_new_code_replaces_its_cached_execution_of_the_
     assert "re-executed\n" in shown
     assert _cached_or_committed(cache, read, md, data, ROOT)[0].pk == second[0].pk  # then the new entry is kept
     assert _cached_or_committed(cache, read, md, "other data", ROOT) is None  # shown on its own data only
+
+
+@pytest.mark.parametrize("ipynb", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_no_committed_output_is_a_python_repr(ipynb):
+    """No output is an object's repr alone: an empty ``Markdown`` leaves nothing but its repr for the page to show."""
+    nb = json.loads(ipynb.read_text())
+    reprs = [
+        text
+        for cell in nb["cells"]
+        for out in cell.get("outputs", [])
+        if not any("".join(v).strip() for k, v in out.get("data", {}).items() if k != "text/plain")
+        and re.fullmatch(
+            r"<[\w.]+ object( at 0x[0-9a-f]+)?>", text := "".join(out.get("data", {}).get("text/plain", "")).strip()
+        )
+    ]
+    assert not reprs, f"{ipynb.name} shows {reprs}"

@@ -41,6 +41,14 @@ def setup(chapter: str | None = None) -> None:
     pd.set_option("styler.format.precision", 3)
 
 
+def say(text: str) -> None:
+    """Show ``text`` as Markdown, or nothing at all when it is empty (an empty ``Markdown`` shows its repr)."""
+    if text:
+        from IPython.display import Markdown, display
+
+        display(Markdown(text))
+
+
 def folder_note() -> None:
     """Show, on a reader's folder only, which folder and judges the page is about."""
     from trajectory_judge.book.paths import own_folder
