@@ -95,8 +95,9 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     written, skipped = map(int, out.split()[1:3])
     assert written + skipped == len(planned)
     # the planted tear, set aside once, by the first later run that got as far as reading the file (under load a run
-    # can be killed before its interpreter has started)
-    assert sum("moved a torn last line" in e for e in [*stderrs[2:], err]) == 1
+    # can be killed before its interpreter has started, or after it set the tear aside and before it said so)
+    assert sum("moved a torn last line" in e for e in [*stderrs[2:], err]) <= 1
+    assert sorted(p.name for p in tmp_path.glob("verdicts.jsonl.torn-*")) == ["verdicts.jsonl.torn-1"]
     assert path.with_name("verdicts.jsonl.torn-1").read_bytes() == b'{"trajectory_id":"t-0039","judge_id":"mock-st'
 
     raw = path.read_bytes()
